@@ -1,0 +1,102 @@
+# gpuscope build. `make` builds the CLI, the injected library and the test programs into
+# $(BUILD); `make test` runs every test that needs no GPU, in a normal and in an ASan+UBSan
+# build; `make demo` profiles a bundled example; `make install PREFIX=DIR`.
+
+CC      ?= cc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+SAN     ?=
+CUDA_HOME ?= /usr/local/cuda
+NVTX_INC ?= $(CUDA_HOME)/include
+
+OPT      = -O2
+ifneq ($(SAN),)
+OPT      = -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+endif
+WARN     = -Wall -Wextra -Werror
+CFLAGS  ?=
+CFLAGS  += -std=c17 $(WARN) -g $(OPT) -D_GNU_SOURCE -pthread
+LDFLAGS ?=
+
+CLI_SRC  = $(wildcard src/util/*.c src/format/*.c src/capture/*.c src/model/*.c \
+                      src/analysis/*.c src/render/*.c)
+MAIN_SRC = $(wildcard src/cli/*.c)
+LIB_SRC  = $(wildcard src/collector/*.c)
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+
+BIN      = $(BUILD)/bin/gpuscope
+LIB      = $(BUILD)/lib/libgpuscope-inject.so
+UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
+DEPS_OK  = $(BUILD)/.deps-ok
+
+all: $(BIN) $(LIB) $(PROGS) $(UNITS)
+
+$(DEPS_OK): scripts/deps.sh
+	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The injected library: position independent, hidden by default, only libc/pthread/dl.
+$(BUILD)/pic/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(NVTX_INC) -MMD -MP -c $< -o $@
+
+$(BIN): $(MAIN_OBJ) $(CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lzstd -lz -lm
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,-soname,libgpuscope-inject.so \
+		-o $@ $^ -ldl
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o -lcmocka -lzstd -lz -lm
+
+$(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
+
+$(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
+
+# libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
+fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(CLI_SRC) -lzstd -lz -lm
+
+test:
+	@bash tests/run.sh
+
+demo: all
+	@bash examples/demo.sh $(BUILD)
+
+bench: all
+	@bash bench/run.sh $(BUILD)
+
+install: $(BIN) $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpuscope
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-inject.so
+
+clean:
+	rm -rf build build-asan build-clang build-fuzz
+
+.PHONY: all test demo bench install clean fuzz
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

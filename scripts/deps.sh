@@ -1,0 +1,31 @@
+#!/bin/sh
+# deps.sh: check the build's Debian packages and headers; install what is missing when run
+# as root (apt-get), otherwise print the exact line to run. Called once per build directory.
+set -u
+missing=""
+have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
+have_header zstd.h   || missing="$missing libzstd-dev"
+have_header zlib.h   || missing="$missing zlib1g-dev"
+have_header stdarg.h || missing="$missing build-essential"
+printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <cmocka.h>\n' \
+	| ${CC:-cc} -E -x c - >/dev/null 2>&1 || missing="$missing libcmocka-dev"
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "deps: installing$missing" >&2
+		(apt-get install -y -q $missing >/dev/null 2>&1 ||
+		 { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $missing >/dev/null; }) || {
+			echo "deps: apt-get failed; run: apt-get update && apt-get install -y$missing" >&2
+			exit 1
+		}
+	else
+		echo "gpuscope needs:$missing" >&2
+		echo "run: sudo apt-get install -y$missing" >&2
+		exit 1
+	fi
+fi
+if [ ! -f "${NVTX_INC:-/usr/local/cuda/include}/nvtx3/nvToolsExt.h" ]; then
+	echo "gpuscope needs the NVTX3 headers of the CUDA toolkit (nvtx3/nvToolsExt.h) in" >&2
+	echo "'${NVTX_INC:-/usr/local/cuda/include}'; install the CUDA toolkit or set NVTX_INC=DIR" >&2
+	exit 1
+fi
+exit 0

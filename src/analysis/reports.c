@@ -1,0 +1,27 @@
+/* reports.c: the report table and the filter shared by every report. */
+#include "reports.h"
+
+#include <string.h>
+
+const struct gs_report_def gs_reports[] = {
+	{"nvtx_sum", "NVTX ranges: time, count and spread per range name and style", gs_report_nvtx_sum},
+};
+const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
+
+const struct gs_report_def *gs_report_find(const char *name)
+{
+	for (size_t i = 0; i < gs_nreports; i++)
+		if (!strcmp(gs_reports[i].name, name))
+			return &gs_reports[i];
+	return NULL;
+}
+
+int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const struct gs_range *r)
+{
+	if (f->pid && r->pid != f->pid)
+		return 0;
+	uint64_t rel = r->start >= m->start_mono ? r->start - m->start_mono : 0;
+	if (rel < f->t0 || (f->t1 && rel >= f->t1))
+		return 0;
+	return 1;
+}

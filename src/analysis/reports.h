@@ -1,0 +1,33 @@
+/* reports.h: the table of `gpuscope stats` reports. Each report is a pure function from the
+ * model (and a filter) to a table. Adding a report = one function + one row in gs_reports.
+ * Invariants: report names are unique, lowercase, nsys's where nsys has the report. */
+#ifndef GS_ANALYSIS_REPORTS_H
+#define GS_ANALYSIS_REPORTS_H
+
+#include "../model/model.h"
+#include "../util/err.h"
+#include "table.h"
+
+struct gs_filter {
+	int32_t pid;          /* 0: all */
+	uint64_t t0, t1;      /* session-relative ns window; t1 == 0: to the end */
+};
+
+struct gs_report_def {
+	const char *name;
+	const char *summary;
+	int (*fn)(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		  struct gs_err *err);
+};
+
+extern const struct gs_report_def gs_reports[];
+extern const size_t gs_nreports;
+const struct gs_report_def *gs_report_find(const char *name);
+
+int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err);
+
+/* Whether range r passes f (by pid, and by start time inside the window). */
+int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const struct gs_range *r);
+
+#endif

@@ -1,0 +1,70 @@
+/* table.c: result tables and the summary statistics every *_sum report uses. */
+#include "table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/alloc.h"
+
+void gs_table_init(struct gs_table *t, const char *name, const char *title,
+		   const struct gs_column *cols, size_t ncols)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->title = title;
+	t->cols = cols;
+	t->ncols = ncols;
+}
+
+union gs_cell *gs_table_row(struct gs_table *t)
+{
+	gs_grow((void **)&t->cells, &t->cap, (t->nrows + 1) * t->ncols, sizeof(*t->cells));
+	union gs_cell *row = t->cells + t->nrows * t->ncols;
+	memset(row, 0, t->ncols * sizeof(*row));
+	t->nrows++;
+	return row;
+}
+
+void gs_table_release(struct gs_table *t)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			if (t->cols[c].type == GS_COL_STR)
+				free(t->cells[r * t->ncols + c].s);
+	free(t->cells);
+	free(t->note);
+	memset(t, 0, sizeof(*t));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	s->n = n;
+	s->min = v[0];
+	s->max = v[n - 1];
+	long double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		s->total += v[i];
+		sum += v[i];
+	}
+	s->avg = (double)(sum / n);
+	s->med = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+	if (n > 1) {
+		long double acc = 0;
+		for (size_t i = 0; i < n; i++) {
+			long double d = (long double)v[i] - s->avg;
+			acc += d * d;
+		}
+		s->stddev = (double)sqrtl(acc / (n - 1));
+	}
+}

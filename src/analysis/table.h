@@ -1,0 +1,52 @@
+/* table.h: the result of a report: typed columns and rows of cells, rendered elsewhere.
+ * Invariants: every row has ncols cells; string cells are owned by the table; analysis code
+ * fills tables and never prints; render code prints tables and never computes. */
+#ifndef GS_ANALYSIS_TABLE_H
+#define GS_ANALYSIS_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gs_cell_type {
+	GS_COL_INT,   /* integer, right-aligned */
+	GS_COL_FLOAT, /* one decimal, right-aligned */
+	GS_COL_PCT,   /* percentage with one decimal */
+	GS_COL_STR,   /* text, left-aligned */
+};
+
+struct gs_column {
+	const char *name;
+	enum gs_cell_type type;
+};
+
+union gs_cell {
+	int64_t i;
+	double f;
+	char *s;
+};
+
+struct gs_table {
+	const char *name;  /* report name, e.g. nvtx_sum */
+	const char *title; /* e.g. NVTX Range Summary */
+	const struct gs_column *cols;
+	size_t ncols;
+	union gs_cell *cells;
+	size_t nrows, cap;
+	char *note;        /* a line shown under the table (lost records, damage), or NULL */
+};
+
+void gs_table_init(struct gs_table *t, const char *name, const char *title,
+		   const struct gs_column *cols, size_t ncols);
+/* Appends a row and returns its cells (zeroed). */
+union gs_cell *gs_table_row(struct gs_table *t);
+void gs_table_release(struct gs_table *t);
+
+/* Summary statistics of a sample, as the nsys summary reports show them. */
+struct gs_summary {
+	uint64_t n, total, min, max;
+	double avg, med, stddev; /* sample standard deviation (n-1); 0 for n < 2 */
+};
+/* Sorts v in place. */
+void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s);
+
+#endif

@@ -1,0 +1,611 @@
+/* assemble.c: turn the rings of a finished session into one .gst file.
+ *
+ * For each ring (process image): read the registry (domains, registered strings, categories,
+ * NVTX thread names), then every chunk in sequence order (the spool first, then what is still
+ * in the ring, sealed or not), pair push/pop per thread and domain and start/end by id across
+ * threads, and write complete ranges and marks into per-thread EVENTS chunks. Strings are
+ * interned once for the file and defined before first use, so any prefix of the output is
+ * readable. Memory is bounded by open ranges, not by the trace length. */
+#include "capture.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../format/file.h"
+#include "../format/gst.h"
+#include "../format/tlv.h"
+#include "../util/alloc.h"
+#include "../util/intern.h"
+#include "../util/u64map.h"
+#include "../util/varint.h"
+
+#define FLUSH_BYTES (128u << 10)
+
+struct attr {
+	uint32_t category, color, payload_type;
+	uint64_t payload;
+};
+
+struct open_range {
+	uint64_t start;
+	uint32_t name, domain; /* string ids */
+	uint32_t level;
+	uint16_t dom;          /* ring domain id, for pop matching */
+	uint8_t flags;         /* GS_EVF_* */
+	struct attr attr;
+};
+
+struct pending { /* one start/end range seen from one side so far */
+	uint8_t have;    /* 1: start seen, 2: end seen */
+	uint32_t slot, end_slot;
+	uint64_t end;
+	struct open_range r;
+};
+
+struct evbuf {
+	struct gs_strbuf data;
+	uint64_t count, base, prev, total;
+};
+
+struct slot_state {
+	GS_VEC(struct open_range) stack;
+	struct evbuf out;
+	int used;
+};
+
+struct ctx {
+	struct gs_writer w;
+	struct gs_intern strings;
+	size_t strings_written;
+	const struct gs_timemap *tm;
+	struct gs_assemble_stats *st;
+	/* per ring */
+	struct gs_ring_header *h;
+	struct slot_state *slots;
+	uint32_t *dom_sid;      /* ring domain id -> string id */
+	size_t ndom;
+	uint32_t *reg_sid;      /* registered string id -> string id */
+	size_t nreg;
+	GS_VEC(struct pending) pend;
+	GS_VEC(uint32_t) pend_free;
+	struct gs_u64map pend_map;
+	uint64_t unmatched_pop, unmatched_end;
+	uint64_t last_ns;
+	struct gs_strbuf tmp;
+};
+
+static uint32_t sid(struct ctx *c, const void *s, size_t n)
+{
+	return gs_intern(&c->strings, s, n);
+}
+
+static void flush_strings(struct ctx *c)
+{
+	size_t n = c->strings.count;
+	if (c->strings_written == n)
+		return;
+	gs_strbuf_reset(&c->tmp);
+	gs_put_varint(&c->tmp, c->strings_written);
+	gs_put_varint(&c->tmp, n - c->strings_written);
+	for (size_t i = c->strings_written; i < n; i++) {
+		gs_put_varint(&c->tmp, gs_intern_len(&c->strings, (uint32_t)i));
+		gs_strbuf_add(&c->tmp, gs_intern_str(&c->strings, (uint32_t)i),
+			      gs_intern_len(&c->strings, (uint32_t)i));
+	}
+	gs_writer_chunk(&c->w, GS_CHUNK_STRINGS, c->tmp.buf, c->tmp.len, 1);
+	c->strings_written = n;
+}
+
+static void flush_events(struct ctx *c, uint32_t slot)
+{
+	struct evbuf *b = &c->slots[slot].out;
+	if (!b->count)
+		return;
+	struct gs_ring_slot *s = (struct gs_ring_slot *)((uint8_t *)c->h + c->h->slots_offset) + slot;
+	flush_strings(c);
+	gs_strbuf_reset(&c->tmp);
+	gs_put_varint(&c->tmp, (uint64_t)c->h->pid);
+	gs_put_varint(&c->tmp, (uint64_t)atomic_load(&s->tid));
+	gs_put_varint(&c->tmp, b->count);
+	gs_put_varint(&c->tmp, b->base);
+	gs_strbuf_add(&c->tmp, b->data.buf, b->data.len);
+	gs_writer_chunk(&c->w, GS_CHUNK_EVENTS, c->tmp.buf, c->tmp.len, 1);
+	gs_strbuf_reset(&b->data);
+	b->count = 0;
+}
+
+static void put(struct gs_strbuf *sb, uint64_t v)
+{
+	gs_put_varint(sb, v);
+}
+
+/* Append one event to slot's buffer. end_tid is for start/end ranges ended elsewhere. */
+static void emit(struct ctx *c, uint32_t slot, int kind, const struct open_range *r, uint64_t end,
+		 uint32_t end_tid)
+{
+	struct evbuf *b = &c->slots[slot].out;
+	if (!b->data.buf)
+		gs_strbuf_init(&b->data);
+	if (!b->count)
+		b->base = b->prev = r->start;
+	uint8_t flags = r->flags;
+	if (r->domain)
+		flags |= GS_EVF_DOMAIN;
+	put(&b->data, (uint64_t)kind | (uint64_t)flags << 2);
+	put(&b->data, gs_zigzag((int64_t)(r->start - b->prev)));
+	b->prev = r->start;
+	if (kind == GS_EV_RANGE && !(flags & GS_EVF_OPEN))
+		put(&b->data, end >= r->start ? end - r->start : 0);
+	put(&b->data, r->name);
+	if (flags & GS_EVF_DOMAIN)
+		put(&b->data, r->domain);
+	if (flags & GS_EVF_ATTR) {
+		put(&b->data, r->attr.category);
+		put(&b->data, r->attr.color);
+		put(&b->data, r->attr.payload_type);
+		put(&b->data, r->attr.payload);
+	}
+	if (kind == GS_EV_RANGE)
+		put(&b->data, (flags & GS_EVF_STARTEND) ? end_tid : r->level);
+	b->count++;
+	b->total++;
+	c->st->events++;
+	if (b->data.len >= FLUSH_BYTES)
+		flush_events(c, slot);
+}
+
+static uint32_t domain_sid(struct ctx *c, uint16_t dom)
+{
+	if (!dom)
+		return 0;
+	if (dom < c->ndom && c->dom_sid[dom] != UINT32_MAX)
+		return c->dom_sid[dom];
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "domain-%u", dom);
+	return sid(c, buf, (size_t)n);
+}
+
+static void map_set(uint32_t **arr, size_t *n, uint32_t id, uint32_t v)
+{
+	if (id >= 1u << 24)
+		return;
+	if (id >= *n) {
+		size_t old = *n, cap = *n;
+		gs_grow((void **)arr, &cap, id + 1, sizeof(**arr));
+		for (size_t i = old; i < cap; i++)
+			(*arr)[i] = UINT32_MAX;
+		*n = cap;
+	}
+	(*arr)[id] = v;
+}
+
+struct category {
+	uint32_t domain, cat, name;
+};
+typedef GS_VEC(struct category) cat_vec;
+
+static void read_registry(struct ctx *c, cat_vec *cats, struct gs_u64map *tnames)
+{
+	struct gs_ring_header *h = c->h;
+	uint64_t used = atomic_load_explicit(&h->registry_used, memory_order_acquire);
+	if (used > h->registry_size)
+		used = h->registry_size;
+	const uint8_t *p = (uint8_t *)h + h->registry_offset, *end = p + used;
+	while (end - p >= (long)sizeof(struct gs_reg_rec)) {
+		struct gs_reg_rec r;
+		memcpy(&r, p, sizeof(r));
+		size_t need = sizeof(r) + GS_ALIGN8(r.len);
+		if (need > (size_t)(end - p))
+			break;
+		uint32_t s = sid(c, p + sizeof(r), r.len);
+		switch (r.kind) {
+		case GS_REG_DOMAIN: map_set(&c->dom_sid, &c->ndom, r.id, s); break;
+		case GS_REG_STRING: map_set(&c->reg_sid, &c->nreg, r.id, s); break;
+		case GS_REG_CATEGORY: {
+			struct category k = {domain_sid(c, (uint16_t)r.domain), r.id, s};
+			GS_VEC_PUSH(cats, k);
+			break;
+		}
+		case GS_REG_THREAD_NAME: gs_u64map_put(tnames, (uint64_t)r.id + 1, s); break;
+		default: break;
+		}
+		p += need;
+	}
+}
+
+static uint64_t ns(struct ctx *c, uint64_t ts)
+{
+	uint64_t v = gs_timemap_ns(c->tm, c->h->clock_kind, ts);
+	if (v > c->last_ns)
+		c->last_ns = v;
+	return v;
+}
+
+static uint32_t pend_new(struct ctx *c)
+{
+	if (c->pend_free.n)
+		return c->pend_free.v[--c->pend_free.n];
+	struct pending z = {0};
+	GS_VEC_PUSH(&c->pend, z);
+	return (uint32_t)(c->pend.n - 1);
+}
+
+static int32_t slot_tid(struct ctx *c, uint32_t slot)
+{
+	struct gs_ring_slot *s = (struct gs_ring_slot *)((uint8_t *)c->h + c->h->slots_offset) + slot;
+	return atomic_load(&s->tid);
+}
+
+/* Decode the records of one chunk written by slot. Malformed bytes end the chunk. */
+static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t used)
+{
+	if (slot >= c->h->nslots)
+		return;
+	struct slot_state *ss = &c->slots[slot];
+	ss->used = 1;
+	const uint8_t *end = p + used;
+	while (end - p >= 16) {
+		struct gs_raw_hdr rh;
+		uint64_t ts;
+		memcpy(&rh, p, 8);
+		memcpy(&ts, p + 8, 8);
+		if (rh.size < 16 || (rh.size & 7) || rh.size > end - p)
+			break;
+		const uint8_t *q = p + 16, *rend = p + rh.size;
+		uint64_t id = 0;
+		if (rh.type == GS_RAW_START || rh.type == GS_RAW_END) {
+			if (rend - q < 8)
+				break;
+			memcpy(&id, q, 8);
+			q += 8;
+		}
+		struct open_range r = {.start = ns(c, ts), .dom = rh.domain};
+		if (rh.type == GS_RAW_PUSH || rh.type == GS_RAW_START || rh.type == GS_RAW_MARK) {
+			struct gs_raw_ext ext = {0};
+			if (rh.flags & GS_RAWF_EXT) {
+				if (rend - q < (long)sizeof(ext))
+					break;
+				memcpy(&ext, q, sizeof(ext));
+				q += sizeof(ext);
+				r.flags |= GS_EVF_ATTR;
+				r.attr = (struct attr){ext.category, ext.color, ext.payload_type, ext.payload};
+				if (rh.flags & GS_RAWF_COLOR)
+					r.flags |= GS_EVF_COLOR;
+			}
+			if (rh.namelen > rend - q)
+				break;
+			if (rh.flags & GS_RAWF_REGNAME)
+				r.name = ext.regname < c->nreg && c->reg_sid[ext.regname] != UINT32_MAX
+						 ? c->reg_sid[ext.regname]
+						 : sid(c, "<unregistered string>", 21);
+			else
+				r.name = sid(c, q, rh.namelen);
+			if (rh.flags & GS_RAWF_TRUNC)
+				r.flags |= GS_EVF_TRUNC;
+			r.domain = domain_sid(c, rh.domain);
+		}
+		switch (rh.type) {
+		case GS_RAW_PUSH:
+			r.level = (uint32_t)ss->stack.n;
+			GS_VEC_PUSH(&ss->stack, r);
+			break;
+		case GS_RAW_POP: {
+			size_t i = ss->stack.n;
+			while (i > 0 && ss->stack.v[i - 1].dom != rh.domain)
+				i--;
+			if (!i) {
+				c->unmatched_pop++;
+				break;
+			}
+			struct open_range o = ss->stack.v[i - 1];
+			memmove(&ss->stack.v[i - 1], &ss->stack.v[i], (ss->stack.n - i) * sizeof(o));
+			ss->stack.n--;
+			emit(c, slot, GS_EV_RANGE, &o, r.start, 0);
+			break;
+		}
+		case GS_RAW_MARK:
+			emit(c, slot, GS_EV_MARK, &r, 0, 0);
+			break;
+		case GS_RAW_START:
+		case GS_RAW_END: {
+			uint32_t *pi = gs_u64map_get(&c->pend_map, id);
+			if (!pi) {
+				uint32_t k = pend_new(c);
+				struct pending *pd = &c->pend.v[k];
+				memset(pd, 0, sizeof(*pd));
+				if (rh.type == GS_RAW_START) {
+					pd->have = 1, pd->slot = slot, pd->r = r;
+				} else {
+					pd->have = 2, pd->end_slot = slot, pd->end = r.start;
+				}
+				gs_u64map_put(&c->pend_map, id, k);
+				break;
+			}
+			struct pending *pd = &c->pend.v[*pi];
+			if ((rh.type == GS_RAW_START) == (pd->have == 1)) {
+				if (rh.type == GS_RAW_END)
+					c->unmatched_end++; /* a second end for the same id */
+				break;
+			}
+			if (rh.type == GS_RAW_START) {
+				pd->slot = slot;
+				pd->r = r;
+			} else {
+				pd->end_slot = slot;
+				pd->end = r.start;
+			}
+			pd->r.flags |= GS_EVF_STARTEND;
+			uint32_t et = pd->end_slot == pd->slot ? 0 : (uint32_t)slot_tid(c, pd->end_slot);
+			emit(c, pd->slot, GS_EV_RANGE, &pd->r, pd->end, et);
+			GS_VEC_PUSH(&c->pend_free, *pi);
+			gs_u64map_del(&c->pend_map, id);
+			break;
+		}
+		default:
+			break; /* unknown record type: skip by size */
+		}
+		p += rh.size;
+	}
+}
+
+struct leftover {
+	uint32_t seq, idx;
+};
+
+static int cmp_left(const void *a, const void *b)
+{
+	const struct leftover *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_session_info *si,
+			 struct gs_err *err)
+{
+	struct gs_ring_header *h = rf->h;
+	c->h = h;
+	c->slots = gs_xcalloc(h->nslots, sizeof(*c->slots));
+	c->unmatched_pop = c->unmatched_end = 0;
+	c->last_ns = h->start_mono_ns;
+	gs_u64map_init(&c->pend_map);
+	cat_vec cats = {0};
+	struct gs_u64map tnames;
+	gs_u64map_init(&tnames);
+	read_registry(c, &cats, &tnames);
+
+	/* 1. the spool, in the order chunks were moved */
+	if (rf->spool) {
+		fflush(rf->spool);
+		rewind(rf->spool);
+		uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
+		uint32_t rec[4];
+		while (fread(rec, sizeof(rec), 1, rf->spool) == 1) {
+			if (rec[2] > h->chunk_size || (rec[2] && fread(buf, rec[2], 1, rf->spool) != 1)) {
+				free(buf);
+				return gs_errf(err, -EIO, "spool '%s' is damaged", rf->spool_path);
+			}
+			read_chunk(c, rec[0], buf, rec[2]);
+		}
+		free(buf);
+	}
+	/* 2. what is still in the ring: sealed, or owned by a thread that never sealed */
+	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
+	struct leftover *left = gs_xmalloc(sizeof(*left) * (h->nchunks ? h->nchunks : 1));
+	size_t nl = 0;
+	for (uint32_t i = 0; i < h->nchunks; i++) {
+		uint32_t s = atomic_load_explicit(&desc[i].state, memory_order_acquire);
+		if (s == GS_CHUNK_SEALED || s == GS_CHUNK_OWNED)
+			left[nl++] = (struct leftover){desc[i].seq, i};
+	}
+	qsort(left, nl, sizeof(*left), cmp_left);
+	for (size_t k = 0; k < nl; k++) {
+		struct gs_ring_desc *d = &desc[left[k].idx];
+		uint32_t used = atomic_load_explicit(&d->used, memory_order_acquire);
+		if (used > h->chunk_size)
+			used = h->chunk_size;
+		read_chunk(c, d->slot, (uint8_t *)h + h->chunks_offset + (uint64_t)left[k].idx * h->chunk_size, used);
+	}
+	free(left);
+
+	/* 3. ranges never closed stay, flagged open */
+	uint32_t nslots = GS_MIN(atomic_load(&h->slots_used), h->nslots);
+	for (uint32_t s = 0; s < nslots; s++) {
+		struct slot_state *ss = &c->slots[s];
+		for (size_t i = 0; i < ss->stack.n; i++) {
+			ss->stack.v[i].flags |= GS_EVF_OPEN;
+			emit(c, s, GS_EV_RANGE, &ss->stack.v[i], 0, 0);
+		}
+	}
+	for (size_t i = 0; i < c->pend_map.cap; i++) {
+		if (!c->pend_map.keys[i])
+			continue;
+		struct pending *pd = &c->pend.v[c->pend_map.vals[i]];
+		if (pd->have == 1) {
+			pd->r.flags |= GS_EVF_OPEN | GS_EVF_STARTEND;
+			emit(c, pd->slot, GS_EV_RANGE, &pd->r, 0, 0);
+		} else {
+			c->unmatched_end++;
+		}
+	}
+
+	/* 4. threads */
+	uint64_t exit_ns = h->exit_ts ? gs_timemap_ns(c->tm, h->clock_kind, h->exit_ts) : 0;
+	struct gs_ring_slot *slots = (struct gs_ring_slot *)((uint8_t *)h + h->slots_offset);
+	for (uint32_t s = 0; s < nslots; s++) {
+		flush_events(c, s);
+		struct gs_ring_slot *sl = &slots[s];
+		int32_t tid = atomic_load(&sl->tid);
+		if (!tid)
+			continue;
+		uint32_t *tn = gs_u64map_get(&tnames, (uint64_t)(uint32_t)tid + 1);
+		size_t nl2 = strnlen(sl->name, sizeof(sl->name));
+		gs_strbuf_reset(&c->tmp);
+		struct gs_strbuf m;
+		gs_strbuf_init(&m);
+		gs_tlv_u64(&m, GS_TK_PID, (uint64_t)h->pid);
+		gs_tlv_u64(&m, GS_TK_TID, (uint64_t)tid);
+		gs_tlv_str(&m, GS_TK_NAME, sl->name, nl2);
+		if (tn)
+			gs_tlv_str(&m, GS_TK_NVTX_NAME, gs_intern_str(&c->strings, *tn),
+				   gs_intern_len(&c->strings, *tn));
+		for (int k = 0; k < GS_LOSS__N; k++) {
+			uint64_t v = atomic_load(&sl->lost[k]);
+			if (v)
+				gs_tlv_pair(&m, GS_TK_LOST, (uint64_t)k, v);
+			c->st->lost[k] += v;
+		}
+		gs_tlv_u64(&m, GS_TK_EXITED, atomic_load(&sl->flags) & GS_SLOT_EXITED ? 1 : 0);
+		gs_tlv_u64(&m, GS_TK_FIRST, gs_timemap_ns(c->tm, h->clock_kind, sl->first_ts));
+		uint64_t last = atomic_load(&sl->last_ts);
+		if (last)
+			gs_tlv_u64(&m, GS_TK_LAST, gs_timemap_ns(c->tm, h->clock_kind, last));
+		gs_tlv_u64(&m, GS_TK_EVENTS, c->slots[s].out.total);
+		gs_writer_chunk(&c->w, GS_CHUNK_THREAD, m.buf, m.len, 0);
+		gs_strbuf_release(&m);
+		c->st->threads++;
+	}
+
+	/* 5. the process image */
+	struct gs_strbuf m;
+	gs_strbuf_init(&m);
+	gs_tlv_u64(&m, GS_PK_PID, (uint64_t)h->pid);
+	gs_tlv_u64(&m, GS_PK_PPID, (uint64_t)h->ppid);
+	gs_tlv_u64(&m, GS_PK_IMAGE, h->image);
+	gs_tlv_str(&m, GS_PK_CMDLINE, h->cmdline, GS_MIN(h->cmdline_len, sizeof(h->cmdline)));
+	gs_tlv_str(&m, GS_PK_EXE, h->exe, GS_MIN(h->exe_len, sizeof(h->exe)));
+	gs_tlv_u64(&m, GS_PK_START, h->start_mono_ns);
+	gs_tlv_u64(&m, GS_PK_END, exit_ns ? exit_ns : c->last_ns);
+	int clean = (atomic_load(&h->flags) & GS_RING_CLEAN_EXIT) != 0;
+	gs_tlv_u64(&m, GS_PK_CLEAN, (uint64_t)clean);
+	if (h->pid == si->root_pid && si->root_status >= 0) {
+		/* the root's last image carries its exit status */
+		int last_image = 1;
+		(void)last_image;
+		gs_tlv_u64(&m, GS_PK_EXIT, (uint64_t)si->root_status);
+	}
+	for (int k = 0; k < GS_LOSS__N; k++) {
+		uint64_t v = atomic_load(&h->lost[k]);
+		if (v)
+			gs_tlv_pair(&m, GS_PK_LOST, (uint64_t)k, v);
+		c->st->lost[k] += v;
+	}
+	if (c->unmatched_pop)
+		gs_tlv_pair(&m, GS_PK_UNMATCHED, 1, c->unmatched_pop);
+	if (c->unmatched_end)
+		gs_tlv_pair(&m, GS_PK_UNMATCHED, 2, c->unmatched_end);
+	gs_writer_chunk(&c->w, GS_CHUNK_PROCESS, m.buf, m.len, 0);
+	gs_strbuf_release(&m);
+	c->st->processes++;
+
+	if (cats.n) {
+		flush_strings(c);
+		gs_strbuf_reset(&c->tmp);
+		gs_put_varint(&c->tmp, cats.n);
+		for (size_t i = 0; i < cats.n; i++) {
+			gs_put_varint(&c->tmp, (uint64_t)h->pid);
+			gs_put_varint(&c->tmp, cats.v[i].domain);
+			gs_put_varint(&c->tmp, cats.v[i].cat);
+			gs_put_varint(&c->tmp, cats.v[i].name);
+		}
+		gs_writer_chunk(&c->w, GS_CHUNK_CATEGORIES, c->tmp.buf, c->tmp.len, 1);
+	}
+
+	for (uint32_t s = 0; s < h->nslots; s++) {
+		free(c->slots[s].stack.v);
+		gs_strbuf_release(&c->slots[s].out.data);
+	}
+	free(c->slots);
+	c->slots = NULL;
+	free(cats.v);
+	gs_u64map_release(&tnames);
+	gs_u64map_release(&c->pend_map);
+	c->pend.n = c->pend_free.n = 0;
+	free(c->dom_sid);
+	free(c->reg_sid);
+	c->dom_sid = c->reg_sid = NULL;
+	c->ndom = c->nreg = 0;
+	return 0;
+}
+
+static int cmp_ring(const void *a, const void *b)
+{
+	const struct gs_ringfile *x = *(const struct gs_ringfile *const *)a;
+	const struct gs_ringfile *y = *(const struct gs_ringfile *const *)b;
+	if (x->h->start_mono_ns != y->h->start_mono_ns)
+		return x->h->start_mono_ns < y->h->start_mono_ns ? -1 : 1;
+	return (x->h->pid > y->h->pid) - (x->h->pid < y->h->pid);
+}
+
+int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs_session_info *si,
+		const char *path, struct gs_assemble_stats *st, struct gs_err *err)
+{
+	memset(st, 0, sizeof(*st));
+	long rc = gs_drain_poll(d, err);
+	if (rc < 0)
+		return (int)rc;
+	size_t plen = strlen(path);
+	char *tmp = gs_xmalloc(plen + 5);
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".tmp", 5);
+	struct ctx c = {.tm = tm, .st = st};
+	if ((rc = gs_writer_open(&c.w, tmp, err)) < 0) {
+		free(tmp);
+		return (int)rc;
+	}
+	gs_intern_init(&c.strings);
+	gs_strbuf_init(&c.tmp);
+	sid(&c, "", 0); /* id 0: no name */
+
+	struct gs_strbuf m;
+	gs_strbuf_init(&m);
+	gs_tlv_str(&m, GS_SK_VERSION, GS_VERSION, strlen(GS_VERSION));
+	struct gs_strbuf cmd;
+	gs_strbuf_init(&cmd);
+	for (size_t i = 0; si->argv && si->argv[i]; i++)
+		gs_strbuf_add(&cmd, si->argv[i], strlen(si->argv[i]) + 1);
+	gs_tlv_str(&m, GS_SK_COMMAND, cmd.buf, cmd.len);
+	gs_strbuf_release(&cmd);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	gs_tlv_str(&m, GS_SK_HOST, host, strlen(host));
+	gs_tlv_u64(&m, GS_SK_START_REAL, si->start_real_ns);
+	gs_tlv_u64(&m, GS_SK_START_MONO, si->start_mono_ns);
+	gs_tlv_str(&m, GS_SK_TRACE, si->trace, strlen(si->trace));
+	const char *clock = "monotonic";
+	for (size_t i = 0; i < d->nrings; i++)
+		if (d->rings[i]->h->clock_kind == GS_CLOCK_TSC)
+			clock = "tsc";
+	gs_tlv_str(&m, GS_SK_CLOCK, clock, strlen(clock));
+	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
+
+	qsort(d->rings, d->nrings, sizeof(*d->rings), cmp_ring);
+	for (size_t i = 0; i < d->nrings && rc >= 0; i++)
+		rc = assemble_ring(&c, d->rings[i], si, err);
+	flush_strings(&c);
+
+	gs_strbuf_reset(&m);
+	gs_tlv_u64(&m, GS_EK_END_REAL, si->end_real_ns);
+	gs_tlv_u64(&m, GS_EK_END_MONO, si->end_mono_ns);
+	gs_tlv_u64(&m, GS_EK_EVENTS, st->events);
+	if (si->root_status >= 0)
+		gs_tlv_u64(&m, GS_EK_EXIT, (uint64_t)si->root_status);
+	gs_writer_chunk(&c.w, GS_CHUNK_END, m.buf, m.len, 0);
+	gs_strbuf_release(&m);
+	st->bytes = c.w.offset;
+	free(c.pend.v);
+	free(c.pend_free.v);
+	gs_strbuf_release(&c.tmp);
+	gs_intern_release(&c.strings);
+	int wrc = gs_writer_close(&c.w, tmp, rc < 0 ? NULL : err);
+	if (rc >= 0 && wrc < 0)
+		rc = wrc;
+	if (rc >= 0 && rename(tmp, path) != 0)
+		rc = gs_errf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc < 0 ? (int)rc : 0;
+}

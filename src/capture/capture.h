@@ -1,0 +1,67 @@
+/* capture.h: the CLI's side of recording. While the program runs, gs_drain_poll moves sealed
+ * chunks out of every ring file in the session directory into spool files (so the rings never
+ * fill while the CLI keeps up); afterwards gs_assemble turns spools and what is left in the
+ * rings into one .gst file.
+ *
+ * Invariants: a chunk is copied before it is marked FREE; chunks of one thread reach the
+ * spool in sequence order; nothing here runs inside the profiled process. */
+#ifndef GS_CAPTURE_H
+#define GS_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <stdio.h>
+
+#include "../format/ring.h"
+#include "../util/err.h"
+
+struct gs_ringfile {
+	char *path;
+	struct gs_ring_header *h;
+	size_t size;
+	FILE *spool;
+	char *spool_path;
+	uint64_t spooled;
+};
+
+/* Maps collector timestamps to CLOCK_MONOTONIC ns. */
+struct gs_timemap {
+	uint64_t tsc0, mono0, tsc1, mono1;
+};
+
+struct gs_drain {
+	char *dir;
+	struct gs_ringfile **rings;
+	size_t nrings, cap;
+	uint64_t chunks_moved;
+};
+
+void gs_drain_init(struct gs_drain *d, const char *dir);
+/* Adopt new ring files and move sealed chunks; returns chunks moved, or negative on error. */
+long gs_drain_poll(struct gs_drain *d, struct gs_err *err);
+void gs_drain_release(struct gs_drain *d);
+
+void gs_timemap_begin(struct gs_timemap *tm);
+void gs_timemap_end(struct gs_timemap *tm);
+uint64_t gs_timemap_ns(const struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts);
+
+struct gs_session_info {
+	const char *const *argv; /* the profiled command */
+	const char *trace;       /* sources */
+	uint64_t start_real_ns, start_mono_ns, end_real_ns, end_mono_ns;
+	pid_t root_pid;
+	int root_status;         /* shell-style: code or 128+signal; -1 unknown */
+};
+
+struct gs_assemble_stats {
+	uint64_t events, processes, threads;
+	uint64_t lost[GS_LOSS__N];
+	uint64_t bytes;
+};
+
+/* Writes path (through path.tmp and a rename) from everything the drain holds. */
+int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs_session_info *si,
+		const char *path, struct gs_assemble_stats *st, struct gs_err *err);
+
+#endif

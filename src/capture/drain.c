@@ -1,0 +1,222 @@
+/* drain.c: the consumer half of the ring protocol (src/format/ring.h), run by the CLI while
+ * the profiled program runs. Also maps collector clocks to CLOCK_MONOTONIC. */
+#include "capture.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/alloc.h"
+#include "../util/common.h"
+
+void gs_drain_init(struct gs_drain *d, const char *dir)
+{
+	memset(d, 0, sizeof(*d));
+	d->dir = gs_xstrdup(dir);
+}
+
+static int adopted(const struct gs_drain *d, const char *path)
+{
+	for (size_t i = 0; i < d->nrings; i++)
+		if (!strcmp(d->rings[i]->path, path))
+			return 1;
+	return 0;
+}
+
+/* Map a ring file once its header is complete; 1 adopted, 0 not ready, <0 error. */
+static int adopt(struct gs_drain *d, const char *path, struct gs_err *err)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : gs_errf(err, -errno, "cannot open ring '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < GS_RING_HEADER_SIZE) {
+		close(fd);
+		return 0;
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return gs_errf(err, -errno, "cannot map ring '%s': %s", path, strerror(errno));
+	struct gs_ring_header *h = m;
+	if (!(atomic_load_explicit(&h->flags, memory_order_acquire) & GS_RING_READY) ||
+	    h->magic != GS_RING_MAGIC) {
+		munmap(m, (size_t)st.st_size);
+		return 0;
+	}
+	if (h->version != GS_RING_VERSION || h->file_size != (uint64_t)st.st_size ||
+	    h->chunks_offset + (uint64_t)h->nchunks * h->chunk_size > h->file_size ||
+	    h->desc_offset + (uint64_t)h->nchunks * sizeof(struct gs_ring_desc) > h->file_size ||
+	    h->slots_offset + (uint64_t)h->nslots * sizeof(struct gs_ring_slot) > h->file_size ||
+	    h->registry_offset + h->registry_size > h->file_size) {
+		munmap(m, (size_t)st.st_size);
+		return gs_errf(err, -EINVAL, "ring '%s' has an inconsistent layout (version %u)", path,
+			       h->version);
+	}
+	struct gs_ringfile *rf = gs_xcalloc(1, sizeof(*rf));
+	rf->path = gs_xstrdup(path);
+	rf->h = h;
+	rf->size = (size_t)st.st_size;
+	size_t n = strlen(path);
+	rf->spool_path = gs_xmalloc(n + 7);
+	memcpy(rf->spool_path, path, n);
+	memcpy(rf->spool_path + n, ".spool", 7);
+	rf->spool = fopen(rf->spool_path, "w+be");
+	if (!rf->spool) {
+		int e = errno;
+		munmap(m, rf->size);
+		free(rf->path);
+		free(rf->spool_path);
+		free(rf);
+		return gs_errf(err, -e, "cannot create spool '%s': %s", path, strerror(e));
+	}
+	setvbuf(rf->spool, NULL, _IOFBF, 1 << 20);
+	gs_grow((void **)&d->rings, &d->cap, d->nrings + 1, sizeof(*d->rings));
+	d->rings[d->nrings++] = rf;
+	return 1;
+}
+
+struct seqidx {
+	uint32_t seq, idx;
+};
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct seqidx *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
+{
+	struct gs_ring_header *h = rf->h;
+	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
+	static struct seqidx *list;
+	static size_t cap;
+	size_t n = 0;
+	for (uint32_t i = 0; i < h->nchunks; i++) {
+		if (atomic_load_explicit(&desc[i].state, memory_order_acquire) != GS_CHUNK_SEALED)
+			continue;
+		gs_grow((void **)&list, &cap, n + 1, sizeof(*list));
+		list[n++] = (struct seqidx){desc[i].seq, i};
+	}
+	if (!n)
+		return 0;
+	qsort(list, n, sizeof(*list), cmp_seq);
+	for (size_t k = 0; k < n; k++) {
+		struct gs_ring_desc *d = &desc[list[k].idx];
+		uint32_t used = atomic_load_explicit(&d->used, memory_order_acquire);
+		if (used > h->chunk_size)
+			used = h->chunk_size;
+		uint32_t rec[4] = {d->slot, d->seq, used, 0};
+		const uint8_t *data = (uint8_t *)h + h->chunks_offset + (uint64_t)list[k].idx * h->chunk_size;
+		if (fwrite(rec, sizeof(rec), 1, rf->spool) != 1 ||
+		    (used && fwrite(data, used, 1, rf->spool) != 1))
+			return gs_errf(err, -EIO, "cannot write spool '%s': %s", rf->spool_path, strerror(errno));
+		atomic_store_explicit(&d->state, GS_CHUNK_FREE, memory_order_release);
+		atomic_fetch_add_explicit(&h->nfree, 1, memory_order_release);
+		rf->spooled++;
+	}
+	return (long)n;
+}
+
+long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
+{
+	DIR *dir = opendir(d->dir);
+	if (!dir)
+		return gs_errf(err, -errno, "cannot read session directory '%s': %s", d->dir, strerror(errno));
+	struct dirent *e;
+	char path[4096];
+	while ((e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+		if (n < 6 || strcmp(e->d_name + n - 5, ".ring"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", d->dir, e->d_name);
+		if (adopted(d, path))
+			continue;
+		int rc = adopt(d, path, err);
+		if (rc < 0) {
+			closedir(dir);
+			return rc;
+		}
+	}
+	closedir(dir);
+	long moved = 0;
+	for (size_t i = 0; i < d->nrings; i++) {
+		long m = move_sealed(d->rings[i], err);
+		if (m < 0)
+			return m;
+		moved += m;
+	}
+	d->chunks_moved += (uint64_t)moved;
+	return moved;
+}
+
+void gs_drain_release(struct gs_drain *d)
+{
+	for (size_t i = 0; i < d->nrings; i++) {
+		struct gs_ringfile *rf = d->rings[i];
+		if (rf->spool)
+			fclose(rf->spool);
+		munmap(rf->h, rf->size);
+		free(rf->path);
+		free(rf->spool_path);
+		free(rf);
+	}
+	free(d->rings);
+	free(d->dir);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- clocks ---- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void pair(uint64_t *tsc, uint64_t *mono)
+{
+#if defined(__x86_64__)
+	uint64_t a = __builtin_ia32_rdtsc();
+	*mono = mono_ns();
+	uint64_t b = __builtin_ia32_rdtsc();
+	*tsc = a + (b - a) / 2;
+#else
+	*mono = mono_ns();
+	*tsc = 0;
+#endif
+}
+
+void gs_timemap_begin(struct gs_timemap *tm)
+{
+	memset(tm, 0, sizeof(*tm));
+	pair(&tm->tsc0, &tm->mono0);
+}
+
+void gs_timemap_end(struct gs_timemap *tm)
+{
+	/* A baseline of at least 20 ms keeps the tick rate error under a part per million. */
+	while (mono_ns() < tm->mono0 + 20000000u) {
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+	}
+	pair(&tm->tsc1, &tm->mono1);
+}
+
+uint64_t gs_timemap_ns(const struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts)
+{
+	if (clock_kind != GS_CLOCK_TSC || tm->tsc1 <= tm->tsc0)
+		return ts;
+	long double rate = (long double)(tm->mono1 - tm->mono0) / (long double)(tm->tsc1 - tm->tsc0);
+	long double d = ((long double)ts - (long double)tm->tsc0) * rate;
+	long double v = (long double)tm->mono0 + d;
+	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
+}

@@ -1,0 +1,41 @@
+/* cli.h: what the command files share: the command table entry, option parsing that fails
+ * with a one-line hint, and output helpers. Only src/cli/ prints errors or exits.
+ * Exit codes: 0 ok, 1 failure, 2 usage error; `profile` exits with the program's status. */
+#ifndef GS_CLI_H
+#define GS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "../render/render.h"
+#include "../util/common.h"
+#include "../util/strbuf.h"
+
+struct gs_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis; /* after "gpuscope NAME " */
+	const char *summary;  /* one line for `gpuscope help` */
+	const char *options;  /* the OPTIONS block of --help */
+};
+
+extern const struct gs_command *const gs_commands[];
+const struct gs_command *gs_command_find(const char *name);
+
+void gs_cli_error(const char *fmt, ...) GS_PRINTF(1, 2);
+void gs_cli_warn(const char *fmt, ...) GS_PRINTF(1, 2);
+/* getopt_long with opterr off: on an unknown option or missing argument prints
+ * "gpuscope CMD: ..." with a hint and returns '?'; on -h/--help prints help and returns 'h'. */
+int gs_getopt(const struct gs_command *cmd, int argc, char **argv, const char *shortopts,
+	      const struct option *longopts);
+void gs_command_help(const struct gs_command *cmd, FILE *f);
+/* Write sb to path ("-" or NULL: stdout). Returns 0, or 1 after printing an error. */
+int gs_emit(const char *path, const struct gs_strbuf *sb);
+int gs_usage_error(const struct gs_command *cmd, const char *fmt, ...) GS_PRINTF(2, 3);
+/* Expand %p %h %q{VAR} %% in an output name. Returns malloc'd string or NULL with why set. */
+char *gs_expand_name(const char *pattern, long pid, const char **why);
+
+extern const struct gs_command gs_cmd_profile, gs_cmd_info, gs_cmd_dump, gs_cmd_stats,
+	gs_cmd_help, gs_cmd_version;
+
+#endif

@@ -1,0 +1,247 @@
+/* cmd-dump.c: `gpuscope dump`: every chunk and record of a trace as stored, as text or JSON
+ * lines, for debugging the format. Strings are shown by id and resolved where known. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/events.h"
+#include "../format/file.h"
+#include "../format/gst.h"
+#include "../format/tlv.h"
+#include "../util/alloc.h"
+#include "../util/varint.h"
+#include "cli.h"
+
+static const char *chunk_name(uint16_t t)
+{
+	switch (t) {
+	case GS_CHUNK_SESSION: return "session";
+	case GS_CHUNK_PROCESS: return "process";
+	case GS_CHUNK_THREAD: return "thread";
+	case GS_CHUNK_STRINGS: return "strings";
+	case GS_CHUNK_EVENTS: return "events";
+	case GS_CHUNK_CATEGORIES: return "categories";
+	case GS_CHUNK_END: return "end";
+	default: return "unknown";
+	}
+}
+
+struct dump {
+	struct gs_strbuf *sb;
+	int json;
+	GS_VEC(char *) strs;
+	GS_VEC(uint32_t) lens;
+};
+
+static void str_val(struct dump *d, const char *s, size_t n)
+{
+	gs_strbuf_addc(d->sb, '"');
+	gs_strbuf_add_json(d->sb, s, n);
+	gs_strbuf_addc(d->sb, '"');
+}
+
+static void sref(struct dump *d, const char *key, uint64_t id)
+{
+	gs_strbuf_addf(d->sb, d->json ? ",\"%s\":" : " %s=", key);
+	if (id < d->strs.n)
+		str_val(d, d->strs.v[id], d->lens.v[id]);
+	else
+		gs_strbuf_addf(d->sb, d->json ? "\"<string %" PRIu64 ">\"" : "<string %" PRIu64 ">", id);
+}
+
+static void num(struct dump *d, const char *key, uint64_t v)
+{
+	gs_strbuf_addf(d->sb, d->json ? ",\"%s\":%" PRIu64 : " %s=%" PRIu64, key, v);
+}
+
+static int dump_chunk(struct dump *d, const struct gs_chunk *c)
+{
+	struct gs_strbuf *sb = d->sb;
+	if (d->json)
+		gs_strbuf_addf(sb, "{\"chunk\":\"%s\",\"type\":%u,\"offset\":%" PRIu64 ",\"size\":%zu",
+			       chunk_name(c->type), c->type, c->offset, c->len);
+	else
+		gs_strbuf_addf(sb, "chunk %s type=%u offset=%" PRIu64 " size=%zu", chunk_name(c->type),
+			       c->type, c->offset, c->len);
+	const uint8_t *p = c->data, *end = c->data + c->len, *val;
+	uint64_t key, v;
+	size_t len;
+	int rc = 0;
+	switch (c->type) {
+	case GS_CHUNK_SESSION:
+	case GS_CHUNK_PROCESS:
+	case GS_CHUNK_THREAD:
+	case GS_CHUNK_END:
+		while ((rc = gs_tlv_next(&p, end, &key, &val, &len)) > 0) {
+			char k[32];
+			snprintf(k, sizeof(k), "k%" PRIu64, key);
+			if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
+			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO) &&
+			    !(c->type == GS_CHUNK_PROCESS && (key == GS_PK_CMDLINE || key == GS_PK_EXE)) &&
+			    !(c->type == GS_CHUNK_THREAD && (key == GS_TK_NAME || key == GS_TK_NVTX_NAME)))
+				num(d, k, v);
+			else {
+				gs_strbuf_addf(sb, d->json ? ",\"%s\":" : " %s=", k);
+				str_val(d, (const char *)val, len);
+			}
+		}
+		break;
+	case GS_CHUNK_STRINGS: {
+		uint64_t first, count, l;
+		if (!(p = gs_varint_get(p, end, &first)) || !(p = gs_varint_get(p, end, &count))) {
+			rc = -1;
+			break;
+		}
+		num(d, "first", first);
+		num(d, "count", count);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		for (uint64_t i = 0; i < count; i++) {
+			if (!(p = gs_varint_get(p, end, &l)) || l > (uint64_t)(end - p)) {
+				rc = -1;
+				break;
+			}
+			if (first + i == d->strs.n) {
+				GS_VEC_PUSH(&d->strs, gs_xstrndup((const char *)p, (size_t)l));
+				GS_VEC_PUSH(&d->lens, (uint32_t)l);
+			}
+			gs_strbuf_addf(sb, d->json ? "{\"string\":%" PRIu64 ",\"value\":" : "  string %" PRIu64 " ", first + i);
+			str_val(d, (const char *)p, (size_t)l);
+			gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+			p += l;
+		}
+		return rc;
+	}
+	case GS_CHUNK_EVENTS: {
+		struct gs_evchunk ec;
+		struct gs_event e;
+		if (gs_evchunk_open(&ec, c->data, c->len) < 0) {
+			rc = -1;
+			break;
+		}
+		num(d, "pid", ec.pid);
+		num(d, "tid", ec.tid);
+		num(d, "count", ec.count);
+		num(d, "base", ec.base);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		while ((rc = gs_evchunk_next(&ec, &e)) > 0) {
+			const char *kind = e.kind == GS_EV_RANGE ? "range" : "mark";
+			if (d->json)
+				gs_strbuf_addf(sb, "{\"event\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64, kind, ec.pid, ec.tid);
+			else
+				gs_strbuf_addf(sb, "  %s", kind);
+			num(d, "start", e.start);
+			if (e.kind == GS_EV_RANGE && !(e.flags & GS_EVF_OPEN))
+				num(d, "dur", e.dur);
+			num(d, "flags", e.flags);
+			sref(d, "name", e.name);
+			if (e.flags & GS_EVF_DOMAIN)
+				sref(d, "domain", e.domain);
+			if (e.flags & GS_EVF_ATTR) {
+				num(d, "category", e.category);
+				num(d, "color", e.color);
+				num(d, "payload_type", e.payload_type);
+				num(d, "payload", e.payload);
+			}
+			if (e.kind == GS_EV_RANGE)
+				num(d, (e.flags & GS_EVF_STARTEND) ? "end_tid" : "level", e.last);
+			gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		}
+		return rc;
+	}
+	case GS_CHUNK_CATEGORIES: {
+		uint64_t n2, a, b, cc, nm;
+		if (!(p = gs_varint_get(p, end, &n2))) {
+			rc = -1;
+			break;
+		}
+		num(d, "count", n2);
+		for (uint64_t i = 0; i < n2 && rc == 0; i++) {
+			if (!(p = gs_varint_get(p, end, &a)) || !(p = gs_varint_get(p, end, &b)) ||
+			    !(p = gs_varint_get(p, end, &cc)) || !(p = gs_varint_get(p, end, &nm))) {
+				rc = -1;
+				break;
+			}
+			gs_strbuf_adds(sb, d->json ? "}\n{\"category\":" : "\n  category");
+			gs_strbuf_addf(sb, d->json ? "%" PRIu64 : " %" PRIu64, cc);
+			num(d, "pid", a);
+			sref(d, "domain", b);
+			sref(d, "name", nm);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int fmt = GS_FMT_TEXT, o;
+	while ((o = gs_getopt(&gs_cmd_dump, argc, argv, "f:h", opts)) != -1) {
+		switch (o) {
+		case 'f':
+			fmt = gs_format_parse(optarg, 1u << GS_FMT_TEXT | 1u << GS_FMT_JSONL);
+			if (fmt < 0)
+				return gs_usage_error(&gs_cmd_dump, "unknown format '%s' (text, jsonl)", optarg);
+			break;
+		case 'h': return 0;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1)
+		return gs_usage_error(&gs_cmd_dump, optind >= argc ? "no trace given" : "one trace at a time");
+	struct gs_reader r;
+	struct gs_err err;
+	if (gs_reader_open(&r, argv[optind], &err) < 0) {
+		gs_cli_error("%s", err.msg);
+		return 1;
+	}
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	struct dump d = {.sb = &sb, .json = fmt == GS_FMT_JSONL};
+	if (d.json)
+		gs_strbuf_addf(&sb, "{\"file\":\"%s\",\"format\":\"%u.%u\"}\n", "", r.major, r.minor);
+	else
+		gs_strbuf_addf(&sb, "file format %u.%u\n", r.major, r.minor);
+	struct gs_chunk c;
+	int rc = 0;
+	while (gs_reader_next(&r, &c) > 0) {
+		if (dump_chunk(&d, &c) < 0) {
+			gs_cli_warn("'%s': malformed %s chunk at byte %" PRIu64, argv[optind],
+				    chunk_name(c.type), c.offset);
+			rc = 1;
+		}
+		if (sb.len > (1u << 20)) {
+			fwrite(sb.buf, 1, sb.len, stdout);
+			gs_strbuf_reset(&sb);
+		}
+	}
+	if (r.damaged) {
+		gs_cli_warn("'%s' is damaged: %s", argv[optind], r.why);
+		rc = 1;
+	} else if (!r.complete) {
+		gs_cli_warn("'%s' is incomplete: it ends without an end chunk", argv[optind]);
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	gs_strbuf_release(&sb);
+	for (size_t i = 0; i < d.strs.n; i++)
+		free(d.strs.v[i]);
+	free(d.strs.v);
+	free(d.lens.v);
+	gs_reader_close(&r);
+	return rc;
+}
+
+const struct gs_command gs_cmd_dump = {
+	"dump", run, "[--format text|jsonl] TRACE",
+	"Print every chunk and record of a trace, for debugging the format.",
+	"  -f, --format F           text (default) or jsonl\n"
+	"  -h, --help               show this help\n",
+};

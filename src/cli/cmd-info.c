@@ -1,0 +1,139 @@
+/* cmd-info.c: `gpuscope info`: what a trace holds: session, processes, threads, event counts,
+ * lost records by cause, format version, completeness. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../format/gst.h"
+#include "../model/model.h"
+#include "cli.h"
+
+static void wall(struct gs_strbuf *sb, uint64_t real_ns)
+{
+	time_t t = (time_t)(real_ns / 1000000000u);
+	struct tm tm;
+	char buf[64];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	gs_strbuf_adds(sb, buf);
+}
+
+static void lost_line(struct gs_strbuf *sb, const uint64_t *lost)
+{
+	int any = 0;
+	for (int k = 0; k < GS_LOSS__N; k++)
+		if (lost[k]) {
+			gs_strbuf_addf(sb, "%s%s ", any ? ", " : "", gs_loss_names[k]);
+			gs_fmt_count(sb, lost[k]);
+			any = 1;
+		}
+	if (!any)
+		gs_strbuf_adds(sb, "none");
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+	int o;
+	while ((o = gs_getopt(&gs_cmd_info, argc, argv, "h", opts)) != -1)
+		if (o == 'h')
+			return 0;
+		else
+			return 2;
+	if (optind != argc - 1)
+		return gs_usage_error(&gs_cmd_info, optind >= argc ? "no trace given" : "one trace at a time");
+	struct gs_model m;
+	struct gs_err err;
+	if (gs_model_load(&m, argv[optind], &err) < 0) {
+		gs_cli_error("%s", err.msg);
+		return 1;
+	}
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_addf(&sb, "trace:       %s (", m.path);
+	gs_fmt_bytes(&sb, m.file_size);
+	gs_strbuf_addf(&sb, ", format %u.%u, %" PRIu64 " chunks)\n", m.format_major, m.format_minor, m.chunks);
+	if (m.damaged)
+		gs_strbuf_addf(&sb, "state:       damaged: %s; what comes before is usable\n", m.why);
+	else if (!m.complete)
+		gs_strbuf_adds(&sb, "state:       incomplete: the recording was cut short; what it holds is usable\n");
+	else
+		gs_strbuf_adds(&sb, "state:       complete\n");
+	gs_strbuf_addf(&sb, "command:     %s\n", m.command);
+	gs_strbuf_addf(&sb, "host:        %s\n", m.host);
+	gs_strbuf_adds(&sb, "started:     ");
+	if (m.start_real)
+		wall(&sb, m.start_real);
+	else
+		gs_strbuf_adds(&sb, "unknown");
+	gs_strbuf_adds(&sb, "\nduration:    ");
+	if (m.end_mono > m.start_mono)
+		gs_fmt_duration(&sb, m.end_mono - m.start_mono);
+	else
+		gs_strbuf_adds(&sb, "unknown");
+	gs_strbuf_addf(&sb, "\nsources:     %s (clock: %s)\n", m.trace, m.clock);
+	if (m.exit_status >= 0)
+		gs_strbuf_addf(&sb, "exit status: %d\n", m.exit_status);
+	gs_strbuf_adds(&sb, "gpuscope:    ");
+	gs_strbuf_adds(&sb, *m.version ? m.version : "unknown");
+	gs_strbuf_adds(&sb, "\n\nevents:\n  nvtx ranges (push/pop)    ");
+	uint64_t pp = 0, se = 0, open = 0;
+	for (size_t i = 0; i < m.ranges.n; i++) {
+		if (m.ranges.v[i].flags & GS_RANGE_OPEN)
+			open++;
+		else if (m.ranges.v[i].flags & GS_RANGE_STARTEND)
+			se++;
+		else
+			pp++;
+	}
+	gs_fmt_count(&sb, pp);
+	gs_strbuf_adds(&sb, "\n  nvtx ranges (start/end)   ");
+	gs_fmt_count(&sb, se);
+	gs_strbuf_adds(&sb, "\n  nvtx ranges never ended   ");
+	gs_fmt_count(&sb, open);
+	gs_strbuf_adds(&sb, "\n  nvtx marks                ");
+	gs_fmt_count(&sb, m.marks.n);
+	gs_strbuf_adds(&sb, "\n  unmatched pops/ends       ");
+	gs_fmt_count(&sb, m.unmatched);
+	gs_strbuf_adds(&sb, "\n\nlost records: ");
+	lost_line(&sb, m.lost);
+	gs_strbuf_addf(&sb, "\n\nprocesses (%zu):\n", m.processes.n);
+	for (size_t i = 0; i < m.processes.n; i++) {
+		const struct gs_process *p = &m.processes.v[i];
+		gs_strbuf_addf(&sb, "  pid %d  ppid %d", p->pid, p->ppid);
+		if (p->image)
+			gs_strbuf_addf(&sb, "  (after exec #%u)", p->image);
+		gs_strbuf_adds(&sb, "  ");
+		if (p->end > p->start)
+			gs_fmt_duration(&sb, p->end - p->start);
+		if (p->exit_status >= 0)
+			gs_strbuf_addf(&sb, "  exit %d", p->exit_status);
+		else if (!p->clean)
+			gs_strbuf_adds(&sb, "  ended without exit path");
+		gs_strbuf_addf(&sb, "\n      %s\n", *p->cmdline ? p->cmdline : p->exe);
+	}
+	gs_strbuf_addf(&sb, "\nthreads (%zu):\n", m.threads.n);
+	gs_strbuf_adds(&sb, "  pid      tid      events      lost  name\n");
+	for (size_t i = 0; i < m.threads.n; i++) {
+		const struct gs_thread *t = &m.threads.v[i];
+		uint64_t l = 0;
+		for (int k = 0; k < GS_LOSS__N; k++)
+			l += t->lost[k];
+		gs_strbuf_addf(&sb, "  %-8d %-8d %-10" PRIu64 " %5" PRIu64 "  %s", t->pid, t->tid,
+			       t->events, l, t->name ? t->name : "");
+		if (t->nvtx_name)
+			gs_strbuf_addf(&sb, " (nvtx: %s)", t->nvtx_name);
+		gs_strbuf_addc(&sb, '\n');
+	}
+	int rc = gs_emit(NULL, &sb);
+	gs_strbuf_release(&sb);
+	gs_model_release(&m);
+	return rc;
+}
+
+const struct gs_command gs_cmd_info = {
+	"info", run, "TRACE",
+	"What a trace holds: session, processes, threads, counts, lost records.",
+	"  -h, --help               show this help\n",
+};

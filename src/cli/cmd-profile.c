@@ -1,0 +1,372 @@
+/* cmd-profile.c: `gpuscope profile`: run a program with the collector injected, drain its
+ * rings while it runs, and write one .gst for the whole process tree. The program keeps its
+ * stdin, stdout and stderr and its process group; signals sent to gpuscope reach it; gpuscope
+ * exits with its status (128+N when it died of signal N). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../capture/capture.h"
+#include "../format/gst.h"
+#include "../util/alloc.h"
+#include "cli.h"
+
+static const char *const known_sources[] = {"nvtx", NULL};
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* A terminal's Ctrl-C or Ctrl-\ already reached the whole foreground group. */
+	if ((sig == SIGINT || sig == SIGQUIT) && si && si->si_code == SI_KERNEL)
+		return;
+	int saved = errno;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+	errno = saved;
+}
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static char *find_inject_lib(void)
+{
+	const char *env = getenv("GPUSCOPE_INJECT_LIB");
+	if (env && *env)
+		return realpath(env, NULL);
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/../lib/libgpuscope-inject.so", self);
+	return realpath(path, NULL);
+}
+
+static int check_sources(const struct gs_command *cmd, const char *list)
+{
+	char *copy = gs_xstrdup(list), *save = NULL;
+	int rc = 0;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int ok = 0;
+		for (size_t i = 0; known_sources[i]; i++)
+			ok |= !strcmp(w, known_sources[i]);
+		if (!ok) {
+			rc = gs_usage_error(cmd, "unknown trace source '%s' (this build records: nvtx)", w);
+			break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		char path[PATH_MAX];
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static char *default_name(void)
+{
+	char buf[64];
+	for (unsigned i = 1;; i++) {
+		snprintf(buf, sizeof(buf), "report%u.gst", i);
+		if (access(buf, F_OK) != 0)
+			return gs_xstrdup(buf);
+	}
+}
+
+static char *with_ext(char *name)
+{
+	size_t n = strlen(name);
+	if (n >= 4 && !strcmp(name + n - 4, ".gst"))
+		return name;
+	char *s = gs_xmalloc(n + 5);
+	memcpy(s, name, n);
+	memcpy(s + n, ".gst", 5);
+	free(name);
+	return s;
+}
+
+static int shell_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"force-overwrite", no_argument, NULL, 'f'},
+		{"trace", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *out_pattern = NULL, *trace = "nvtx";
+	int force = 0, o;
+	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:h", opts)) != -1) {
+		switch (o) {
+		case 'o': out_pattern = optarg; break;
+		case 'f': force = 1; break;
+		case 't': trace = optarg; break;
+		case 'h': return 0;
+		default: return 2;
+		}
+	}
+	if (optind >= argc)
+		return gs_usage_error(&gs_cmd_profile, "no program to run");
+	if (check_sources(&gs_cmd_profile, trace))
+		return 2;
+	char **prog = argv + optind;
+
+	char *lib = find_inject_lib();
+	if (!lib) {
+		gs_cli_error("cannot find libgpuscope-inject.so next to gpuscope (expected in ../lib/; "
+			     "set GPUSCOPE_INJECT_LIB)");
+		return 1;
+	}
+
+	/* Names without %p are checked before anything runs. */
+	char *out = NULL;
+	const char *why = NULL;
+	if (!out_pattern) {
+		out = default_name();
+	} else if (!strstr(out_pattern, "%p")) {
+		out = gs_expand_name(out_pattern, 0, &why);
+		if (!out) {
+			free(lib);
+			return gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
+		}
+		out = with_ext(out);
+		if (!force && access(out, F_OK) == 0) {
+			gs_cli_error("'%s' exists (use -f to overwrite it)", out);
+			free(out);
+			free(lib);
+			return 1;
+		}
+	}
+
+	/* The session directory lives beside the output, so big traces need no room in /tmp. */
+	char *dir_of = gs_xstrdup(out ? out : out_pattern);
+	char *slash = strrchr(dir_of, '/');
+	struct gs_strbuf sdir;
+	gs_strbuf_init(&sdir);
+	if (slash) {
+		*slash = '\0';
+		gs_strbuf_addf(&sdir, "%s/", *dir_of ? dir_of : "/");
+	}
+	free(dir_of);
+	gs_strbuf_adds(&sdir, ".gpuscope-session-XXXXXX");
+	if (!mkdtemp(sdir.buf)) {
+		gs_cli_error("cannot create a session directory '%s': %s", sdir.buf, strerror(errno));
+		free(out);
+		free(lib);
+		gs_strbuf_release(&sdir);
+		return 1;
+	}
+	char *session = realpath(sdir.buf, NULL);
+	gs_strbuf_release(&sdir);
+
+	struct gs_timemap tm;
+	gs_timemap_begin(&tm);
+	struct gs_session_info si = {.argv = (const char *const *)prog, .trace = trace,
+				     .start_real_ns = now_ns(CLOCK_REALTIME),
+				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1};
+
+	int go[2], fail[2];
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(fail, O_CLOEXEC) != 0) {
+		gs_cli_error("cannot create a pipe: %s", strerror(errno));
+		return 1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		gs_cli_error("cannot start '%s': %s", prog[0], strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(fail[0]);
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		setenv("NVTX_INJECTION64_PATH", lib, 1);
+		setenv("GPUSCOPE_SESSION_DIR", session, 1);
+		setenv("GPUSCOPE_TRACE", trace, 1);
+		execvp(prog[0], prog);
+		int e = errno;
+		if (write(fail[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(fail[1]);
+	child_pid = pid;
+
+	if (!out) {
+		out = gs_expand_name(out_pattern, (long)pid, &why);
+		if (out)
+			out = with_ext(out);
+		if (!out || (!force && access(out, F_OK) == 0)) {
+			if (!out)
+				gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
+			else
+				gs_cli_error("'%s' exists (use -f to overwrite it)", out);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			remove_dir(session);
+			return out ? 1 : 2;
+		}
+	}
+
+	struct sigaction sa = {0}, old[6];
+	static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < GS_ARRAY_SIZE(fwd); i++)
+		sigaction(fwd[i], &sa, &old[i]);
+
+	if (write(go[1], "g", 1) != 1) {
+		gs_cli_error("cannot start '%s'", prog[0]);
+		return 1;
+	}
+	close(go[1]);
+	int e = 0;
+	ssize_t got;
+	while ((got = read(fail[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(fail[0]);
+	if (got == (ssize_t)sizeof(e)) {
+		int st;
+		waitpid(pid, &st, 0);
+		gs_cli_error("cannot run '%s': %s", prog[0], strerror(e));
+		remove_dir(session);
+		return shell_status(st);
+	}
+
+	struct gs_drain drain;
+	gs_drain_init(&drain, session);
+	struct gs_err err = {0};
+	int status = 0, drain_failed = 0;
+	for (;;) {
+		long moved = drain_failed ? 0 : gs_drain_poll(&drain, &err);
+		if (moved < 0) {
+			gs_cli_warn("%s; the trace will miss what follows", err.msg);
+			drain_failed = 1;
+		}
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 0;
+			break;
+		}
+		if (moved <= 0) {
+			struct timespec ts = {0, 5000000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	child_pid = 0;
+	for (size_t i = 0; i < GS_ARRAY_SIZE(fwd); i++)
+		sigaction(fwd[i], &old[i], NULL);
+	int code = shell_status(status);
+	si.root_pid = pid;
+	si.root_status = code;
+	si.end_real_ns = now_ns(CLOCK_REALTIME);
+	si.end_mono_ns = now_ns(CLOCK_MONOTONIC);
+	gs_timemap_end(&tm);
+
+	if (!force && access(out, F_OK) == 0) {
+		gs_cli_error("'%s' appeared while profiling; not overwriting it (use -f); "
+			     "the raw session is kept in '%s'", out, session);
+		gs_drain_release(&drain);
+		return code;
+	}
+	struct gs_assemble_stats st;
+	if (gs_assemble(&drain, &tm, &si, out, &st, &err) < 0) {
+		gs_cli_error("%s; the raw session is kept in '%s'", err.msg, session);
+		gs_drain_release(&drain);
+		return code;
+	}
+	gs_drain_release(&drain);
+	remove_dir(session);
+
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_addf(&sb, "gpuscope: wrote %s (", out);
+	gs_fmt_bytes(&sb, st.bytes);
+	gs_strbuf_addf(&sb, "; %llu process%s, %llu thread%s, ", (unsigned long long)st.processes,
+		       st.processes == 1 ? "" : "es", (unsigned long long)st.threads,
+		       st.threads == 1 ? "" : "s");
+	gs_fmt_count(&sb, st.events);
+	gs_strbuf_adds(&sb, " events, ");
+	uint64_t lost = 0;
+	for (int k = 0; k < GS_LOSS__N; k++)
+		lost += st.lost[k];
+	gs_fmt_count(&sb, lost);
+	gs_strbuf_adds(&sb, " lost");
+	if (lost) {
+		gs_strbuf_adds(&sb, ": ");
+		int first = 1;
+		for (int k = 0; k < GS_LOSS__N; k++)
+			if (st.lost[k]) {
+				gs_strbuf_addf(&sb, "%s%s ", first ? "" : ", ", gs_loss_names[k]);
+				gs_fmt_count(&sb, st.lost[k]);
+				first = 0;
+			}
+	}
+	gs_strbuf_adds(&sb, ")\n");
+	fputs(sb.buf, stderr);
+	gs_strbuf_release(&sb);
+	free(out);
+	free(lib);
+	free(session);
+	return code;
+}
+
+const struct gs_command gs_cmd_profile = {
+	"profile", run, "[OPTIONS] [--] PROGRAM [ARGS...]",
+	"Run PROGRAM with the collector injected and write a trace (NAME.gst).",
+	"  -o, --output NAME        trace name (default report1.gst, report2.gst, ...); '.gst' is\n"
+	"                           added; %p pid of PROGRAM, %h host, %q{VAR} environment\n"
+	"                           variable (e.g. %q{RANK}), %% a percent sign\n"
+	"  -f, --force-overwrite    replace an existing trace\n"
+	"  -t, --trace LIST         sources to record, comma-separated (default: nvtx)\n"
+	"  -h, --help               show this help\n"
+	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
+	"exits with PROGRAM's exit status, or 128+N when it died of signal N.\n",
+};

@@ -1,0 +1,115 @@
+/* cmd-stats.c: `gpuscope stats`: run reports from the report table over a trace's model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/reports.h"
+#include "../format/gst.h"
+#include "cli.h"
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"report", required_argument, NULL, 'r'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *reports = "nvtx_sum", *out = NULL;
+	int fmt = GS_FMT_TABLE, o;
+	while ((o = gs_getopt(&gs_cmd_stats, argc, argv, "r:f:o:h", opts)) != -1) {
+		switch (o) {
+		case 'r': reports = optarg; break;
+		case 'o': out = optarg; break;
+		case 'f':
+			fmt = gs_format_parse(optarg, 1u << GS_FMT_TABLE | 1u << GS_FMT_CSV | 1u << GS_FMT_JSON);
+			if (fmt < 0)
+				return gs_usage_error(&gs_cmd_stats, "unknown format '%s' (table, csv, json)", optarg);
+			break;
+		case 'h': return 0;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1)
+		return gs_usage_error(&gs_cmd_stats, optind >= argc ? "no trace given" : "one trace at a time");
+	/* Check every report name before loading anything. */
+	char *list = strdup(reports), *save = NULL;
+	const struct gs_report_def *defs[64];
+	size_t n = 0;
+	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		const struct gs_report_def *d = gs_report_find(w);
+		if (!d) {
+			struct gs_strbuf sb;
+			gs_strbuf_init(&sb);
+			for (size_t i = 0; i < gs_nreports; i++)
+				gs_strbuf_addf(&sb, "%s%s", i ? ", " : "", gs_reports[i].name);
+			int rc = gs_usage_error(&gs_cmd_stats, "unknown report '%s' (known: %s)", w, sb.buf);
+			gs_strbuf_release(&sb);
+			free(list);
+			return rc;
+		}
+		if (n < GS_ARRAY_SIZE(defs))
+			defs[n++] = d;
+	}
+	free(list);
+
+	struct gs_model m;
+	struct gs_err err;
+	if (gs_model_load(&m, argv[optind], &err) < 0) {
+		gs_cli_error("%s", err.msg);
+		return 1;
+	}
+	if (m.damaged)
+		gs_cli_warn("'%s' is damaged (%s); reporting what comes before", m.path, m.why);
+	else if (!m.complete)
+		gs_cli_warn("'%s' is incomplete (the recording was cut short); reporting what it holds",
+			    m.path);
+	uint64_t lost = gs_model_lost_total(&m);
+	if (lost)
+		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s')",
+			    (unsigned long long)lost, m.path);
+
+	struct gs_filter f = {0};
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	int rc = 0;
+	if (fmt == GS_FMT_JSON && n > 1)
+		gs_strbuf_adds(&sb, "{");
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct gs_table t;
+		if (defs[i]->fn(&m, &f, &t, &err) < 0) {
+			gs_cli_error("%s", err.msg);
+			rc = 1;
+			break;
+		}
+		if (fmt == GS_FMT_JSON && n > 1)
+			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", t.name);
+		if (fmt == GS_FMT_TABLE && i)
+			gs_strbuf_addc(&sb, '\n');
+		if (fmt == GS_FMT_TABLE && !t.nrows) {
+			gs_strbuf_addf(&sb, " ** %s (%s):\n\n", t.title, t.name);
+			gs_strbuf_addf(&sb, "%s holds no data for this report.\n", m.path);
+		} else {
+			gs_render_table(&t, (enum gs_format)fmt, &sb);
+		}
+		if (fmt == GS_FMT_JSON && n > 1 && sb.len && sb.buf[sb.len - 1] == '\n')
+			sb.buf[--sb.len] = '\0';
+		gs_table_release(&t);
+	}
+	if (fmt == GS_FMT_JSON && n > 1)
+		gs_strbuf_adds(&sb, "\n}\n");
+	if (!rc)
+		rc = gs_emit(out, &sb);
+	gs_strbuf_release(&sb);
+	gs_model_release(&m);
+	return rc;
+}
+
+const struct gs_command gs_cmd_stats = {
+	"stats", run, "[OPTIONS] TRACE",
+	"Summary tables like nsys stats (reports: nvtx_sum).",
+	"  -r, --report R[,R...]    reports to run (default: nvtx_sum)\n"
+	"  -f, --format F           table (default), csv or json\n"
+	"  -o, --output FILE        write to FILE instead of standard output\n"
+	"  -h, --help               show this help\n",
+};

@@ -1,0 +1,95 @@
+/* collector.h: internals of libgpuscope-inject.so shared by its source files.
+ *
+ * Invariants: the record path (gs_rec_reserve/gs_rec_commit and the NVTX handlers) never
+ * allocates, locks, prints, exits or changes errno; it is guarded against re-entry from
+ * signal handlers by tls.busy. Everything a thread commits is in the shared ring file at
+ * once. gs_gen changes on init and in a fork child; a thread whose tls.gen differs re-attaches
+ * before writing. */
+#ifndef GS_COLLECTOR_H
+#define GS_COLLECTOR_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../format/ring.h"
+#include "../util/common.h"
+
+#define GS_HIDDEN __attribute__((visibility("hidden")))
+#define GS_EXPORT __attribute__((visibility("default")))
+
+struct gs_tls {
+	uint32_t gen;   /* gs_gen this state belongs to; 0: not attached */
+	uint32_t busy;  /* inside a record: re-entry guard */
+	uint32_t room;  /* bytes left in the current chunk */
+	uint32_t slot_index;
+	uint8_t *cur;   /* next record goes here */
+	uint8_t *base;  /* current chunk */
+	struct gs_ring_desc *desc;
+	struct gs_ring_slot *slot;
+	uint64_t next_id; /* range ids: slot in the high bits, counter below */
+	int32_t depth[16]; /* push/pop nesting by domain id % 16 */
+};
+
+extern GS_HIDDEN __thread struct gs_tls gs_tls;
+extern GS_HIDDEN uint32_t gs_gen;
+extern GS_HIDDEN uint32_t gs_clock;
+extern GS_HIDDEN struct gs_ring_header *gs_ring;
+
+/* clock.c */
+static inline uint64_t gs_clock_now(void)
+{
+#if defined(__x86_64__)
+	if (GS_LIKELY(gs_clock == GS_CLOCK_TSC))
+		return __builtin_ia32_rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+GS_HIDDEN uint32_t gs_clock_choose(const char *want);
+
+/* ring.c */
+GS_HIDDEN int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots);
+GS_HIDDEN void *gs_rec_slow(struct gs_tls *t, size_t n);
+GS_HIDDEN void gs_ring_thread_exit(void);
+GS_HIDDEN void gs_ring_process_exit(void);
+GS_HIDDEN void gs_ring_forget(void); /* in a fork child: drop the parent's mapping */
+GS_HIDDEN int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len);
+GS_HIDDEN void gs_count_loss(struct gs_tls *t, enum gs_loss cause);
+
+/* Reserve n bytes (a multiple of 8) for one record; NULL when the record is lost (counted). */
+static inline uint8_t *gs_rec_reserve(struct gs_tls *t, size_t n)
+{
+	if (GS_LIKELY(t->gen == gs_gen && t->room >= n))
+		return t->cur;
+	return gs_rec_slow(t, n);
+}
+
+static inline void gs_rec_commit(struct gs_tls *t, size_t n)
+{
+	t->cur += n;
+	t->room -= (uint32_t)n;
+	atomic_store_explicit(&t->desc->used, (uint32_t)(t->cur - t->base), memory_order_release);
+}
+
+/* init.c */
+struct gs_config {
+	char session_dir[1024];
+	size_t buffer_bytes, chunk_bytes;
+	uint32_t max_threads;
+	int debug;
+	int trace_nvtx;
+};
+extern GS_HIDDEN struct gs_config gs_cfg;
+GS_HIDDEN int gs_collector_init(void); /* once; 1 when recording */
+GS_HIDDEN void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
+
+/* nvtx.c */
+GS_HIDDEN void gs_nvtx_child_reset(void);
+GS_HIDDEN void gs_nvtx_replay_registry(void);
+GS_HIDDEN void gs_nvtx_lock(void);
+GS_HIDDEN void gs_nvtx_unlock(void);
+
+#endif

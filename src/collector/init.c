@@ -1,0 +1,163 @@
+/* init.c: one-time set-up of the collector, its environment table, clock choice, fork and
+ * exit handling, and the silent-unless-asked debug log. Both NVTX instances and (later) the
+ * CUDA driver call gs_collector_init; it runs once per process image. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector.h"
+
+GS_HIDDEN struct gs_config gs_cfg;
+GS_HIDDEN uint32_t gs_clock = GS_CLOCK_MONOTONIC;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int recording;
+
+void gs_log(const char *fmt, ...)
+{
+	if (!gs_cfg.debug)
+		return;
+	int saved = errno;
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "gpuscope-inject[%d]: ", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	if (n > 0) {
+		buf[n++] = '\n';
+		ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
+		(void)w;
+	}
+	errno = saved;
+}
+
+/* The environment table, read once. */
+#define GS_ENV(name, def, doc) static const char *env_##name;
+#include "env.def"
+#undef GS_ENV
+
+static void read_env(void)
+{
+#define GS_ENV(name, def, doc)                                                               \
+	env_##name = getenv(#name);                                                          \
+	if (!env_##name)                                                                     \
+		env_##name = def;
+#include "env.def"
+#undef GS_ENV
+}
+
+static size_t env_size(const char *v, size_t lo, size_t hi, size_t def)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno || end == v || *end || x < lo || x > hi)
+		return def;
+	return (size_t)x;
+}
+
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+uint32_t gs_clock_choose(const char *want)
+{
+	if (!strcmp(want, "monotonic"))
+		return GS_CLOCK_MONOTONIC;
+#if defined(__x86_64__)
+	if (!strcmp(want, "tsc"))
+		return GS_CLOCK_TSC;
+	/* auto: the TSC only when the kernel says it is invariant across cores and states. */
+	static char info[1 << 16];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return GS_CLOCK_MONOTONIC;
+	size_t n = fread(info, 1, sizeof(info) - 1, f);
+	fclose(f);
+	info[n] = '\0';
+	char *flags = strstr(info, "\nflags");
+	if (!flags)
+		return GS_CLOCK_MONOTONIC;
+	char *eol = strchr(flags + 1, '\n');
+	if (eol)
+		*eol = '\0';
+	if (strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc"))
+		return GS_CLOCK_TSC;
+#endif
+	return GS_CLOCK_MONOTONIC;
+}
+
+static void on_fork_prepare(void)
+{
+	gs_nvtx_lock();
+}
+
+static void on_fork_parent(void)
+{
+	gs_nvtx_unlock();
+}
+
+/* In the child only the forking thread exists. It gets a ring of its own; the parent's
+ * mapping is dropped, and the registry is written again so names resolve. */
+static void on_fork_child(void)
+{
+	gs_nvtx_child_reset();
+	gs_ring_forget();
+	uint32_t next = gs_gen + 1;
+	gs_gen = 0;
+	if (recording && gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
+				      gs_cfg.max_threads) == 0) {
+		gs_gen = next ? next : 1;
+		gs_nvtx_replay_registry();
+	}
+}
+
+static void __attribute__((destructor)) on_unload(void)
+{
+	if (gs_gen)
+		gs_ring_process_exit();
+}
+
+static void init_once(void)
+{
+	int saved = errno;
+	read_env();
+	gs_cfg.debug = env_GPUSCOPE_DEBUG[0] == '1';
+	if (!env_GPUSCOPE_SESSION_DIR[0]) {
+		gs_log("GPUSCOPE_SESSION_DIR is not set: not recording");
+		goto out;
+	}
+	snprintf(gs_cfg.session_dir, sizeof(gs_cfg.session_dir), "%s", env_GPUSCOPE_SESSION_DIR);
+	gs_cfg.buffer_bytes = env_size(env_GPUSCOPE_BUFFER_MB, 4, 4096, 64) << 20;
+	gs_cfg.chunk_bytes = env_size(env_GPUSCOPE_CHUNK_KB, 4, 1024, 32) << 10;
+	gs_cfg.max_threads = (uint32_t)env_size(env_GPUSCOPE_MAX_THREADS, 16, 65536, 8192);
+	gs_cfg.trace_nvtx = has_word(env_GPUSCOPE_TRACE, "nvtx");
+	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
+	if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
+			 gs_cfg.max_threads) != 0)
+		goto out;
+	recording = 1;
+	gs_gen = 1;
+	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+out:
+	errno = saved;
+}
+
+int gs_collector_init(void)
+{
+	pthread_once(&once, init_once);
+	return recording;
+}

@@ -1,0 +1,299 @@
+/* ring.c: the collector's side of the shared record ring (see src/format/ring.h).
+ * Creates this process image's ring file, attaches threads to stream slots, hands out chunks
+ * and seals them. Only the slow path lives here; the fast path is inline in collector.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+
+GS_HIDDEN __thread struct gs_tls gs_tls;
+GS_HIDDEN uint32_t gs_gen;
+GS_HIDDEN struct gs_ring_header *gs_ring;
+
+static size_t ring_bytes;
+static _Atomic uint32_t next_desc; /* where the next chunk search starts: a hint */
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
+static inline struct gs_ring_slot *slot_at(uint32_t i)
+{
+	return (struct gs_ring_slot *)((uint8_t *)gs_ring + gs_ring->slots_offset) + i;
+}
+
+static inline struct gs_ring_desc *desc_at(uint32_t i)
+{
+	return (struct gs_ring_desc *)((uint8_t *)gs_ring + gs_ring->desc_offset) + i;
+}
+
+static inline uint8_t *chunk_at(uint32_t i)
+{
+	return (uint8_t *)gs_ring + gs_ring->chunks_offset + (uint64_t)i * gs_ring->chunk_size;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static size_t read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+static void thread_key_destructor(void *v)
+{
+	(void)v;
+	gs_ring_thread_exit();
+}
+
+int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
+{
+	uint32_t nchunks = (uint32_t)(bytes / chunk);
+	size_t slots_off = GS_RING_HEADER_SIZE;
+	size_t desc_off = slots_off + (size_t)nslots * sizeof(struct gs_ring_slot);
+	size_t reg_off = desc_off + (size_t)nchunks * sizeof(struct gs_ring_desc);
+	size_t reg_size = 1u << 20;
+	size_t chunks_off = (reg_off + reg_size + 4095) & ~(size_t)4095;
+	size_t total = chunks_off + (size_t)nchunks * chunk;
+	pid_t pid = getpid();
+	char path[1200];
+	int fd = -1;
+	uint32_t image;
+	for (image = 0; image < 1000; image++) {
+		snprintf(path, sizeof(path), "%s/%d-%u.ring", dir, (int)pid, image);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		gs_log("cannot create a ring in '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (ftruncate(fd, (off_t)total) != 0) {
+		gs_log("cannot size ring '%s': %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		gs_log("cannot map ring '%s': %s", path, strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	struct gs_ring_header *h = m;
+	h->version = GS_RING_VERSION;
+	h->header_size = GS_RING_HEADER_SIZE;
+	h->file_size = total;
+	h->chunk_size = (uint32_t)chunk;
+	h->nchunks = nchunks;
+	h->slots_offset = slots_off;
+	h->nslots = nslots;
+	h->slot_size = sizeof(struct gs_ring_slot);
+	h->desc_offset = desc_off;
+	h->registry_offset = reg_off;
+	h->registry_size = reg_size;
+	h->chunks_offset = chunks_off;
+	h->pid = pid;
+	h->ppid = getppid();
+	h->image = image;
+	h->clock_kind = gs_clock;
+	h->start_ts = gs_clock_now();
+	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	h->start_real_ns = clock_ns(CLOCK_REALTIME);
+	atomic_store(&h->nfree, nchunks);
+	h->cmdline_len = (uint32_t)read_file("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline));
+	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
+	h->exe_len = el > 0 ? (uint32_t)el : 0;
+	h->magic = GS_RING_MAGIC;
+	atomic_store_explicit(&h->flags, GS_RING_READY, memory_order_release);
+
+	gs_ring = h;
+	ring_bytes = total;
+	atomic_store(&next_desc, 0);
+	if (!exit_key_ok)
+		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
+	gs_log("recording into %s (%u chunks of %zu bytes, %u thread slots)", path, nchunks,
+	       chunk, nslots);
+	return 0;
+}
+
+void gs_ring_forget(void)
+{
+	if (gs_ring)
+		munmap(gs_ring, ring_bytes);
+	gs_ring = NULL;
+}
+
+void gs_count_loss(struct gs_tls *t, enum gs_loss cause)
+{
+	if (t->gen == gs_gen && t->slot) {
+		_Atomic uint64_t *c = &t->slot->lost[cause];
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	} else if (gs_ring) {
+		atomic_fetch_add_explicit(&gs_ring->lost[cause], 1, memory_order_relaxed);
+	}
+}
+
+static void refresh_name(struct gs_ring_slot *s)
+{
+	char name[16] = {0};
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0)
+		memcpy(s->name, name, sizeof(name));
+}
+
+static void attach(struct gs_tls *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->gen = gs_gen;
+	if (!gs_ring)
+		return;
+	uint32_t i = atomic_fetch_add(&gs_ring->slots_used, 1);
+	if (i >= gs_ring->nslots)
+		return; /* slot stays NULL: records count as thread_limit */
+	struct gs_ring_slot *s = slot_at(i);
+	s->first_ts = gs_clock_now();
+	refresh_name(s);
+	atomic_store_explicit(&s->tid, (int32_t)syscall(SYS_gettid), memory_order_release);
+	t->slot = s;
+	t->slot_index = i;
+	t->next_id = ((uint64_t)(i + 1) << 40) | 1;
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, (void *)1);
+}
+
+static void seal(struct gs_tls *t)
+{
+	if (!t->desc)
+		return;
+	atomic_store_explicit(&t->desc->state, GS_CHUNK_SEALED, memory_order_release);
+	t->desc = NULL;
+	t->base = t->cur = NULL;
+	t->room = 0;
+	if (t->slot) {
+		refresh_name(t->slot);
+		atomic_store_explicit(&t->slot->last_ts, gs_clock_now(), memory_order_relaxed);
+	}
+}
+
+static int acquire(struct gs_tls *t)
+{
+	struct gs_ring_header *h = gs_ring;
+	if (atomic_load_explicit(&h->nfree, memory_order_acquire) == 0)
+		return 0;
+	uint32_t n = h->nchunks, start = atomic_load_explicit(&next_desc, memory_order_relaxed);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (start + k) % n;
+		struct gs_ring_desc *d = desc_at(i);
+		uint32_t want = GS_CHUNK_FREE;
+		if (atomic_load_explicit(&d->state, memory_order_relaxed) != GS_CHUNK_FREE)
+			continue;
+		if (!atomic_compare_exchange_strong(&d->state, &want, GS_CHUNK_CLAIMED))
+			continue;
+		atomic_fetch_sub(&h->nfree, 1);
+		d->slot = t->slot_index;
+		d->seq = atomic_fetch_add(&h->chunk_seq, 1);
+		atomic_store_explicit(&d->used, 0, memory_order_relaxed);
+		atomic_store_explicit(&d->state, GS_CHUNK_OWNED, memory_order_release);
+		atomic_store_explicit(&next_desc, i + 1, memory_order_relaxed);
+		t->desc = d;
+		t->base = t->cur = chunk_at(i);
+		t->room = h->chunk_size;
+		return 1;
+	}
+	return 0;
+}
+
+void *gs_rec_slow(struct gs_tls *t, size_t n)
+{
+	if (!gs_gen)
+		return NULL; /* collector off */
+	int saved = errno;
+	void *p = NULL;
+	if (t->gen != gs_gen)
+		attach(t);
+	if (!t->slot) {
+		gs_count_loss(t, GS_LOSS_THREAD_LIMIT);
+		goto out;
+	}
+	if (t->room >= n) {
+		p = t->cur;
+		goto out;
+	}
+	seal(t);
+	if (n <= gs_ring->chunk_size && acquire(t))
+		p = t->cur;
+	else
+		gs_count_loss(t, GS_LOSS_BUFFER_FULL);
+out:
+	errno = saved;
+	return p;
+}
+
+void gs_ring_thread_exit(void)
+{
+	struct gs_tls *t = &gs_tls;
+	if (t->gen != gs_gen || !gs_ring || t->busy)
+		return;
+	int saved = errno;
+	seal(t);
+	if (t->slot)
+		atomic_fetch_or(&t->slot->flags, GS_SLOT_EXITED);
+	errno = saved;
+}
+
+void gs_ring_process_exit(void)
+{
+	if (!gs_ring)
+		return;
+	gs_ring_thread_exit();
+	gs_ring->exit_ts = gs_clock_now();
+	atomic_fetch_or_explicit(&gs_ring->flags, GS_RING_CLEAN_EXIT, memory_order_release);
+}
+
+int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len)
+{
+	struct gs_ring_header *h = gs_ring;
+	if (!h)
+		return -1;
+	if (len > GS_RING_NAME_MAX)
+		len = GS_RING_NAME_MAX;
+	uint64_t used = atomic_load_explicit(&h->registry_used, memory_order_relaxed);
+	size_t need = sizeof(struct gs_reg_rec) + GS_ALIGN8(len);
+	if (used + need > h->registry_size) {
+		atomic_fetch_add_explicit(&h->lost[GS_LOSS_REGISTRY_FULL], 1, memory_order_relaxed);
+		return -1;
+	}
+	uint8_t *p = (uint8_t *)h + h->registry_offset + used;
+	struct gs_reg_rec r = {.kind = kind, .len = (uint16_t)len, .id = id, .domain = domain};
+	memset(p + need - 8, 0, 8);
+	memcpy(p, &r, sizeof(r));
+	memcpy(p + sizeof(r), text, len);
+	atomic_store_explicit(&h->registry_used, used + need, memory_order_release);
+	return 0;
+}

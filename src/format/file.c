@@ -1,0 +1,244 @@
+/* file.c: the .gst chunk writer (zstd, CRC-32) and the validating chunk reader. */
+#include "file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "../util/alloc.h"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static void wr(struct gs_writer *w, const void *p, size_t n)
+{
+	if (w->failed || !n)
+		return;
+	if (fwrite(p, 1, n, w->f) != n)
+		w->failed = errno ? errno : EIO;
+	w->offset += n;
+}
+
+int gs_writer_open(struct gs_writer *w, const char *path, struct gs_err *err)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = fopen(path, "wbe");
+	if (!w->f)
+		return gs_errf(err, -errno, "cannot create '%s': %s", path, strerror(errno));
+	w->zctx = ZSTD_createCCtx();
+	w->level = 3;
+	uint8_t h[GS_FILE_HEADER_SIZE] = {0};
+	memcpy(h, GS_FILE_MAGIC, 8);
+	uint16_t major = GS_FILE_MAJOR, minor = GS_FILE_MINOR;
+	memcpy(h + 8, &major, 2);
+	memcpy(h + 10, &minor, 2);
+	put32(h + 12, GS_FILE_HEADER_SIZE);
+	wr(w, h, sizeof(h));
+	return 0;
+}
+
+int gs_writer_chunk(struct gs_writer *w, uint16_t type, const void *data, size_t len, int compress)
+{
+	const uint8_t *payload = data;
+	size_t stored = len;
+	uint16_t codec = GS_CODEC_RAW;
+	if (compress && len > 64 && w->zctx) {
+		size_t cap = ZSTD_compressBound(len);
+		gs_grow((void **)&w->zbuf, &w->zcap, cap, 1);
+		size_t z = ZSTD_compressCCtx(w->zctx, w->zbuf, w->zcap, data, len, w->level);
+		if (!ZSTD_isError(z) && z < len) {
+			payload = w->zbuf;
+			stored = z;
+			codec = GS_CODEC_ZSTD;
+		}
+	}
+	uint8_t h[GS_CHUNK_HEADER_SIZE] = {0};
+	put32(h, GS_CHUNK_MAGIC);
+	memcpy(h + 4, &type, 2);
+	memcpy(h + 6, &codec, 2);
+	/* h+8: crc, h+12: flags (0) */
+	put64(h + 16, stored);
+	put64(h + 24, len);
+	uLong crc = crc32(0L, h, GS_CHUNK_HEADER_SIZE);
+	crc = crc32(crc, payload, (uInt)stored);
+	put32(h + 8, (uint32_t)crc);
+	wr(w, h, sizeof(h));
+	wr(w, payload, stored);
+	w->chunks++;
+	return w->failed ? -w->failed : 0;
+}
+
+int gs_writer_close(struct gs_writer *w, const char *path, struct gs_err *err)
+{
+	int rc = 0;
+	if (w->f) {
+		if (fflush(w->f) != 0 && !w->failed)
+			w->failed = errno;
+		if (fclose(w->f) != 0 && !w->failed)
+			w->failed = errno;
+	}
+	if (w->failed)
+		rc = gs_errf(err, -w->failed, "cannot write '%s': %s", path, strerror(w->failed));
+	ZSTD_freeCCtx(w->zctx);
+	free(w->zbuf);
+	memset(w, 0, sizeof(*w));
+	return rc;
+}
+
+static int check_header(struct gs_reader *r, struct gs_err *err)
+{
+	if (r->size < GS_FILE_HEADER_SIZE || memcmp(r->file, GS_FILE_MAGIC, 8) != 0)
+		return gs_errf(err, -EINVAL, "'%s' is not a gpuscope trace (no GPUSCOPE header at byte 0)",
+			       r->path);
+	r->major = get16(r->file + 8);
+	r->minor = get16(r->file + 10);
+	uint32_t hs = get32(r->file + 12);
+	if (r->major != GS_FILE_MAJOR)
+		return gs_errf(err, -EINVAL,
+			       "'%s' is trace format %u.%u; this gpuscope reads %u.x (upgrade gpuscope)",
+			       r->path, r->major, r->minor, GS_FILE_MAJOR);
+	if (hs < GS_FILE_HEADER_SIZE || hs > r->size)
+		return gs_errf(err, -EINVAL, "'%s': bad header size %u at byte 12", r->path, hs);
+	r->pos = hs;
+	r->dctx = ZSTD_createDCtx();
+	return 0;
+}
+
+int gs_reader_open_mem(struct gs_reader *r, const char *name, const uint8_t *data, size_t size,
+		       struct gs_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = name;
+	r->file = (uint8_t *)data;
+	r->size = size;
+	return check_header(r, err);
+}
+
+int gs_reader_open(struct gs_reader *r, const char *path, struct gs_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return gs_errf(err, -ENOENT, "no trace at '%s' (run 'gpuscope profile' first)", path);
+		return gs_errf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return gs_errf(err, -EINVAL, "'%s' is not a regular file", path);
+	}
+	size_t cap = (size_t)st.st_size, n = 0;
+	uint8_t *buf = gs_xmalloc(cap + 1);
+	while (n < cap) {
+		ssize_t k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	r->file = buf;
+	r->size = n;
+	r->owned = 1;
+	int rc = check_header(r, err);
+	if (rc) {
+		free(buf);
+		r->file = NULL;
+		r->owned = 0;
+	}
+	return rc;
+}
+
+static int stop(struct gs_reader *r, const char *fmt, uint64_t off)
+{
+	r->damaged = 1;
+	snprintf(r->why, sizeof(r->why), fmt, (unsigned long long)off);
+	return 0;
+}
+
+int gs_reader_next(struct gs_reader *r, struct gs_chunk *c)
+{
+	if (r->damaged || r->pos >= r->size)
+		return 0;
+	uint64_t off = r->pos;
+	if (r->size - off < GS_CHUNK_HEADER_SIZE)
+		return stop(r, "cut inside a chunk header at byte %llu", off);
+	uint8_t h[GS_CHUNK_HEADER_SIZE];
+	memcpy(h, r->file + off, sizeof(h));
+	if (get32(h) != GS_CHUNK_MAGIC)
+		return stop(r, "no chunk marker at byte %llu", off);
+	uint16_t type = get16(h + 4), codec = get16(h + 6);
+	uint32_t crc = get32(h + 8);
+	uint64_t stored = get64(h + 16), raw = get64(h + 24);
+	if (raw > GS_CHUNK_MAX_RAW || stored > GS_CHUNK_MAX_RAW + 1024 || codec > GS_CODEC_ZSTD ||
+	    (codec == GS_CODEC_RAW && stored != raw))
+		return stop(r, "impossible chunk sizes at byte %llu", off);
+	if (stored > r->size - off - GS_CHUNK_HEADER_SIZE)
+		return stop(r, "cut inside the chunk at byte %llu", off);
+	const uint8_t *payload = r->file + off + GS_CHUNK_HEADER_SIZE;
+	memset(h + 8, 0, 4);
+	uLong sum = crc32(0L, h, GS_CHUNK_HEADER_SIZE);
+	sum = crc32(sum, payload, (uInt)stored);
+	if ((uint32_t)sum != crc)
+		return stop(r, "checksum mismatch in the chunk at byte %llu", off);
+	if (codec == GS_CODEC_ZSTD) {
+		gs_grow((void **)&r->buf, &r->bufcap, raw ? raw : 1, 1);
+		size_t got = ZSTD_decompressDCtx(r->dctx, r->buf, r->bufcap, payload, stored);
+		if (ZSTD_isError(got) || got != raw)
+			return stop(r, "undecodable compressed chunk at byte %llu", off);
+		c->data = r->buf;
+	} else {
+		c->data = payload;
+	}
+	c->type = type;
+	c->offset = off;
+	c->len = raw;
+	r->pos = off + GS_CHUNK_HEADER_SIZE + stored;
+	r->chunks++;
+	if (type == GS_CHUNK_END)
+		r->complete = 1;
+	return 1;
+}
+
+void gs_reader_close(struct gs_reader *r)
+{
+	ZSTD_freeDCtx(r->dctx);
+	free(r->buf);
+	if (r->owned)
+		free(r->file);
+	r->file = NULL;
+	r->dctx = NULL;
+	r->buf = NULL;
+}

@@ -1,0 +1,92 @@
+/* gst.h: the .gst trace file, byte by byte in docs/trace-format.md (part 2).
+ *
+ * A file is a 64-byte header followed by chunks. Each chunk is a 32-byte header, then
+ * stored_size bytes of payload, raw or zstd-compressed. A reader walks chunks in order, skips
+ * types it does not know, and stops at the first damaged one; a file without an END chunk was
+ * cut short (writer killed) and is flagged incomplete, everything before the cut still usable.
+ *
+ * Invariants: chunk types and TLV keys are only ever added; every string an EVENTS chunk
+ * refers to was defined by an earlier STRINGS chunk; all times are CLOCK_MONOTONIC ns. */
+#ifndef GS_FORMAT_GST_H
+#define GS_FORMAT_GST_H
+
+#include <stdint.h>
+
+#define GS_FILE_MAGIC "GPUSCOPE"
+#define GS_FILE_MAJOR 1
+#define GS_FILE_MINOR 0
+#define GS_FILE_HEADER_SIZE 64
+#define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
+#define GS_CHUNK_HEADER_SIZE 32
+#define GS_CHUNK_MAX_RAW (256u << 20) /* readers refuse larger chunks as damaged */
+
+enum gs_codec { GS_CODEC_RAW = 0, GS_CODEC_ZSTD = 1 };
+
+enum gs_chunk_type {
+	GS_CHUNK_SESSION = 1,    /* TLV: the profiling session */
+	GS_CHUNK_PROCESS = 2,    /* TLV: one process image */
+	GS_CHUNK_THREAD = 3,     /* TLV: one thread */
+	GS_CHUNK_STRINGS = 4,    /* first id, count, (len, bytes)* */
+	GS_CHUNK_EVENTS = 5,     /* pid, tid, count, base time, records */
+	GS_CHUNK_CATEGORIES = 6, /* count, (pid, domain string, category, name string)* */
+	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
+};
+
+/* TLV keys. Each field: varint key, varint length, bytes; integers are varints inside. */
+enum gs_session_key {
+	GS_SK_VERSION = 1,    /* string: gpuscope version that wrote the file */
+	GS_SK_COMMAND = 2,    /* string: profiled command, arguments NUL-separated */
+	GS_SK_HOST = 3,       /* string */
+	GS_SK_START_REAL = 4, /* ns since the Unix epoch at session start */
+	GS_SK_START_MONO = 5, /* CLOCK_MONOTONIC ns at session start */
+	GS_SK_TRACE = 6,      /* string: sources recorded, comma-separated */
+	GS_SK_CLOCK = 7,      /* string: how collector time was read (tsc, monotonic) */
+};
+
+enum gs_process_key {
+	GS_PK_PID = 1, GS_PK_PPID = 2, GS_PK_IMAGE = 3,
+	GS_PK_CMDLINE = 4,   /* arguments NUL-separated */
+	GS_PK_EXE = 5,
+	GS_PK_START = 6, GS_PK_END = 7,
+	GS_PK_EXIT = 8,      /* wait status as the shell shows it: code, or 128+signal */
+	GS_PK_CLEAN = 9,     /* 1: ran its exit path */
+	GS_PK_LOST = 10,     /* repeated: varint cause, varint count (records without a thread) */
+	GS_PK_UNMATCHED = 11,/* repeated: varint kind (1 pop, 2 end), varint count */
+};
+
+enum gs_thread_key {
+	GS_TK_PID = 1, GS_TK_TID = 2,
+	GS_TK_NAME = 3,      /* OS thread name */
+	GS_TK_NVTX_NAME = 4, /* nvtxNameOsThread */
+	GS_TK_LOST = 5,      /* repeated: varint cause, varint count */
+	GS_TK_EXITED = 6,
+	GS_TK_FIRST = 7, GS_TK_LAST = 8,
+	GS_TK_EVENTS = 9,
+};
+
+enum gs_end_key {
+	GS_EK_END_REAL = 1, GS_EK_END_MONO = 2,
+	GS_EK_EVENTS = 3,    /* events in the file */
+	GS_EK_EXIT = 4,      /* root program's exit status (code, or 128+signal) */
+};
+
+/* EVENTS records: varint tag = kind | flags << 2, then fields in this order:
+ *   zigzag(start - previous start in chunk; the first against the chunk's base time)
+ *   [RANGE, unless OPEN] varint duration
+ *   varint name string id
+ *   [DOMAIN] varint domain string id
+ *   [ATTR] varint category, varint color (ARGB, 0: none), varint payload type, varint payload bits
+ *   [RANGE, STARTEND] varint tid that ended it (0: this thread)
+ *   [RANGE, not STARTEND] varint nesting level */
+enum gs_event_kind { GS_EV_RANGE = 1, GS_EV_MARK = 2 };
+#define GS_EVF_STARTEND 0x01
+#define GS_EVF_DOMAIN 0x02
+#define GS_EVF_ATTR 0x04
+#define GS_EVF_OPEN 0x08   /* never ended: no duration */
+#define GS_EVF_TRUNC 0x10  /* name was cut */
+#define GS_EVF_COLOR 0x20  /* ATTR color is meaningful */
+
+/* Names of enum gs_loss causes, by value (src/format/ring.h). */
+extern const char *const gs_loss_names[];
+
+#endif

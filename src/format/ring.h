@@ -1,0 +1,156 @@
+/* ring.h: the shared-memory record ring between the injected collector and the CLI.
+ *
+ * Each traced process image writes one ring file, GPUSCOPE_SESSION_DIR/<pid>-<k>.ring, that it
+ * maps MAP_SHARED. Threads write records into chunks of it; the CLI (the parent of the
+ * profiled program) maps the same file, copies sealed chunks out and marks them free. Because
+ * the bytes live in a shared file mapping, everything a thread committed survives its process
+ * dying in any way (SIGKILL, _exit, a fatal signal): the CLI salvages the chunks still owned.
+ * Layout and protocol are specified in docs/trace-format.md, part 1.
+ *
+ * Invariants:
+ *  - the file is laid out as header | slots | chunk descriptors | registry | chunks, with
+ *    every offset and size recorded in the header; sizes are fixed when the ring is created;
+ *  - a chunk descriptor moves FREE -> CLAIMED -> OWNED (one writer thread) -> SEALED -> FREE
+ *    (the CLI); `used` only grows while OWNED and is stored with release order after the
+ *    record bytes it covers;
+ *  - records are 8-byte aligned, `size` is the whole record, a multiple of 8, never 0;
+ *  - registry records are appended under the collector's registry lock; `registry_used` is
+ *    stored with release order after the bytes it covers.
+ * Collector-safe: no functions, only types. */
+#ifndef GS_FORMAT_RING_H
+#define GS_FORMAT_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
+#define GS_RING_VERSION 1
+#define GS_RING_HEADER_SIZE 8192
+#define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
+
+enum gs_clock_kind {
+	GS_CLOCK_MONOTONIC = 1, /* timestamps are CLOCK_MONOTONIC nanoseconds */
+	GS_CLOCK_TSC = 2,       /* timestamps are invariant-TSC ticks, mapped by the CLI */
+};
+
+/* Why records were lost. Appending only: the values are stored in traces. */
+enum gs_loss {
+	GS_LOSS_BUFFER_FULL = 0,   /* no free chunk: the drain did not keep up */
+	GS_LOSS_THREAD_LIMIT = 1,  /* more threads than stream slots */
+	GS_LOSS_REENTRANT = 2,     /* a record began inside another (signal handler) */
+	GS_LOSS_REGISTRY_FULL = 3, /* no room for a domain/string/category definition */
+	GS_LOSS__N = 4,
+};
+
+enum gs_chunk_state {
+	GS_CHUNK_FREE = 0,
+	GS_CHUNK_CLAIMED = 1,
+	GS_CHUNK_OWNED = 2,
+	GS_CHUNK_SEALED = 3,
+};
+
+#define GS_RING_READY 1u      /* header complete */
+#define GS_RING_CLEAN_EXIT 2u /* the process ran its exit path */
+
+struct gs_ring_header {
+	uint64_t magic;
+	uint32_t version, header_size;
+	uint64_t file_size;
+	uint32_t chunk_size, nchunks;
+	uint64_t slots_offset;
+	uint32_t nslots, slot_size;
+	uint64_t desc_offset;
+	uint64_t registry_offset, registry_size;
+	uint64_t chunks_offset;
+	int32_t pid, ppid;
+	uint32_t image;           /* k in <pid>-<k>.ring: 0, then one more per exec or reuse */
+	uint32_t clock_kind;      /* enum gs_clock_kind */
+	uint64_t start_ts;        /* collector clock at ring creation */
+	uint64_t start_mono_ns;   /* CLOCK_MONOTONIC at ring creation */
+	uint64_t start_real_ns;   /* CLOCK_REALTIME at ring creation */
+	uint64_t exit_ts;         /* collector clock on the clean-exit path, else 0 */
+	_Atomic uint32_t flags;   /* GS_RING_* */
+	_Atomic uint32_t slots_used;
+	_Atomic uint32_t nfree;   /* chunks in state FREE */
+	_Atomic uint32_t chunk_seq;
+	_Atomic uint64_t registry_used;
+	_Atomic uint64_t lost[GS_LOSS__N]; /* records lost by no thread slot */
+	uint32_t cmdline_len;
+	uint32_t exe_len;
+	char cmdline[4096];       /* /proc/self/cmdline: NUL-separated arguments */
+	char exe[1024];
+};
+
+/* One per thread that recorded; 128 bytes. Only the owning thread writes it. */
+struct gs_ring_slot {
+	_Atomic int32_t tid;       /* 0: unused */
+	_Atomic uint32_t flags;    /* GS_SLOT_EXITED */
+	char name[16];             /* OS thread name (comm), refreshed at seal and exit */
+	_Atomic uint64_t lost[GS_LOSS__N];
+	uint64_t first_ts;         /* first record attempt */
+	_Atomic uint64_t last_ts;  /* at the last seal or exit */
+	uint8_t reserved[128 - 8 - 16 - 8 * GS_LOSS__N - 16];
+};
+#define GS_SLOT_EXITED 1u
+
+struct gs_ring_desc {
+	_Atomic uint32_t state;    /* enum gs_chunk_state */
+	uint32_t slot;             /* writer's slot index */
+	_Atomic uint32_t used;     /* committed bytes */
+	uint32_t seq;              /* acquisition order within the ring */
+};
+
+/* ---- records inside chunks ---- */
+
+enum gs_raw_type {
+	GS_RAW_PUSH = 1,  /* hdr, ts, [ext], name */
+	GS_RAW_POP = 2,   /* hdr, ts */
+	GS_RAW_START = 3, /* hdr, ts, id, [ext], name */
+	GS_RAW_END = 4,   /* hdr, ts, id */
+	GS_RAW_MARK = 5,  /* hdr, ts, [ext], name */
+};
+
+#define GS_RAWF_EXT 0x01     /* a struct gs_raw_ext follows ts (and id) */
+#define GS_RAWF_TRUNC 0x02   /* the name was cut at GS_RING_NAME_MAX bytes */
+#define GS_RAWF_REGNAME 0x04 /* the name is registered string ext.regname, none inline */
+#define GS_RAWF_COLOR 0x08   /* ext.color holds an ARGB color */
+#define GS_RAWF_NONAME 0x10  /* the event had no message */
+
+struct gs_raw_hdr {
+	uint8_t type, flags;
+	uint16_t size;    /* whole record in bytes, multiple of 8 */
+	uint16_t domain;  /* 0: the default domain */
+	uint16_t namelen; /* bytes of inline name after the fixed part */
+};
+
+struct gs_raw_ext {
+	uint32_t category, color;
+	uint32_t regname;
+	uint32_t payload_type; /* NVTX payload type, 0: none */
+	uint64_t payload;      /* u32/u64 zero-extended, i32/i64 sign-extended, float/double as double bits */
+};
+
+/* ---- registry: process-wide definitions ---- */
+
+enum gs_reg_kind {
+	GS_REG_DOMAIN = 1,      /* id: domain id; text: name */
+	GS_REG_STRING = 2,      /* id: registered string id; domain; text */
+	GS_REG_CATEGORY = 3,    /* id: category; domain; text: name */
+	GS_REG_THREAD_NAME = 4, /* id: OS thread id; text: NVTX name */
+};
+
+struct gs_reg_rec {
+	uint16_t kind, len; /* len: bytes of text after the fixed part; record padded to 8 */
+	uint32_t id;
+	uint32_t domain;
+	uint32_t aux;
+};
+
+_Static_assert(sizeof(struct gs_ring_header) <= GS_RING_HEADER_SIZE, "ring header too big");
+_Static_assert(sizeof(struct gs_ring_slot) == 128, "slot is 128 bytes");
+_Static_assert(sizeof(struct gs_ring_desc) == 16, "descriptor is 16 bytes");
+_Static_assert(sizeof(struct gs_raw_hdr) == 8, "record header is 8 bytes");
+_Static_assert(sizeof(struct gs_raw_ext) == 24, "ext is 24 bytes");
+_Static_assert(sizeof(struct gs_reg_rec) == 16, "registry record is 16 bytes");
+
+#endif

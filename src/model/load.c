@@ -1,0 +1,390 @@
+/* load.c: build struct gs_model from a .gst file: decode every chunk the reader yields, resolve
+ * strings, merge threads seen in several images, and sort the tables once. */
+#include "model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/events.h"
+#include "../format/file.h"
+#include "../format/gst.h"
+#include "../format/tlv.h"
+#include "../util/varint.h"
+
+static char *dup_bytes(const uint8_t *p, size_t n)
+{
+	return gs_xstrndup((const char *)p, n);
+}
+
+/* NUL-separated arguments to one space-separated line. */
+static char *join_args(const uint8_t *p, size_t n)
+{
+	while (n && p[n - 1] == '\0')
+		n--;
+	char *s = dup_bytes(p, n);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\0')
+			s[i] = ' ';
+	return s;
+}
+
+static void set_damaged(struct gs_model *m, const char *what, uint64_t off)
+{
+	if (m->damaged)
+		return;
+	m->damaged = 1;
+	snprintf(m->why, sizeof(m->why), "%s in the chunk at byte %llu", what, (unsigned long long)off);
+}
+
+static void load_strings(struct gs_model *m, const struct gs_chunk *c)
+{
+	const uint8_t *p = c->data, *end = c->data + c->len;
+	uint64_t first, count;
+	if (!(p = gs_varint_get(p, end, &first)) || !(p = gs_varint_get(p, end, &count)) ||
+	    first != m->nstrings || count > c->len) {
+		set_damaged(m, "bad string table", c->offset);
+		return;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t len;
+		if (!(p = gs_varint_get(p, end, &len)) || len > (uint64_t)(end - p)) {
+			set_damaged(m, "cut string", c->offset);
+			return;
+		}
+		if (m->nstrings % 1024 == 0) {
+			m->strings = gs_xrealloc(m->strings, (m->nstrings + 1024) * sizeof(char *));
+			m->string_lens = gs_xrealloc(m->string_lens, (m->nstrings + 1024) * sizeof(uint32_t));
+		}
+		m->strings[m->nstrings] = dup_bytes(p, (size_t)len);
+		m->string_lens[m->nstrings++] = (uint32_t)len;
+		p += len;
+	}
+}
+
+static void load_events(struct gs_model *m, const struct gs_chunk *c)
+{
+	struct gs_evchunk ec;
+	struct gs_event e;
+	int rc;
+	if (gs_evchunk_open(&ec, c->data, c->len) < 0)
+		goto bad;
+	while ((rc = gs_evchunk_next(&ec, &e)) > 0) {
+		if (e.name >= m->nstrings || e.domain >= m->nstrings)
+			goto bad;
+		uint8_t flags = (uint8_t)(e.flags & ~GS_EVF_DOMAIN);
+		if (e.kind == GS_EV_RANGE) {
+			struct gs_range r = {
+				.start = e.start, .end = e.start + e.dur, .name = (uint32_t)e.name,
+				.domain = (uint32_t)e.domain, .pid = (int32_t)ec.pid,
+				.tid = (int32_t)ec.tid, .category = (uint32_t)e.category,
+				.color = (uint32_t)e.color, .payload_type = (uint32_t)e.payload_type,
+				.payload = e.payload, .flags = flags,
+			};
+			if (e.flags & GS_EVF_STARTEND)
+				r.end_tid = e.last ? (int32_t)e.last : (int32_t)ec.tid;
+			else
+				r.level = (uint32_t)e.last, r.end_tid = (int32_t)ec.tid;
+			GS_VEC_PUSH(&m->ranges, r);
+		} else {
+			struct gs_mark k = {
+				.ts = e.start, .name = (uint32_t)e.name, .domain = (uint32_t)e.domain,
+				.pid = (int32_t)ec.pid, .tid = (int32_t)ec.tid,
+				.category = (uint32_t)e.category, .color = (uint32_t)e.color,
+				.payload_type = (uint32_t)e.payload_type, .payload = e.payload,
+				.flags = flags,
+			};
+			GS_VEC_PUSH(&m->marks, k);
+		}
+	}
+	if (rc == 0)
+		return;
+bad:
+	set_damaged(m, "malformed event", c->offset);
+}
+
+#define GET(v)                                                                               \
+	do {                                                                                 \
+		if (!(p = gs_varint_get(p, end, &(v))))                                      \
+			goto bad;                                                            \
+	} while (0)
+
+static struct gs_thread *thread_get(struct gs_model *m, int32_t pid, int32_t tid)
+{
+	for (size_t i = m->threads.n; i > 0; i--)
+		if (m->threads.v[i - 1].pid == pid && m->threads.v[i - 1].tid == tid)
+			return &m->threads.v[i - 1];
+	struct gs_thread t = {.pid = pid, .tid = tid};
+	GS_VEC_PUSH(&m->threads, t);
+	return &m->threads.v[m->threads.n - 1];
+}
+
+static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
+{
+	const uint8_t *p = c->data, *end = c->data + c->len, *val;
+	uint64_t key, v, a, b;
+	size_t len;
+	int rc;
+	if (c->type == GS_CHUNK_SESSION) {
+		while ((rc = gs_tlv_next(&p, end, &key, &val, &len)) > 0) {
+			switch (key) {
+			case GS_SK_VERSION: free(m->version); m->version = dup_bytes(val, len); break;
+			case GS_SK_COMMAND: free(m->command); m->command = join_args(val, len); break;
+			case GS_SK_HOST: free(m->host); m->host = dup_bytes(val, len); break;
+			case GS_SK_TRACE: free(m->trace); m->trace = dup_bytes(val, len); break;
+			case GS_SK_CLOCK: free(m->clock); m->clock = dup_bytes(val, len); break;
+			case GS_SK_START_REAL: if (!gs_tlv_get_u64(val, len, &v)) m->start_real = v; break;
+			case GS_SK_START_MONO: if (!gs_tlv_get_u64(val, len, &v)) m->start_mono = v; break;
+			default: break;
+			}
+		}
+	} else if (c->type == GS_CHUNK_PROCESS) {
+		struct gs_process pr = {.exit_status = -1};
+		while ((rc = gs_tlv_next(&p, end, &key, &val, &len)) > 0) {
+			if (key == GS_PK_CMDLINE) {
+				free(pr.cmdline);
+				pr.cmdline = join_args(val, len);
+			} else if (key == GS_PK_EXE) {
+				free(pr.exe);
+				pr.exe = dup_bytes(val, len);
+			} else if (key == GS_PK_LOST) {
+				if (!gs_tlv_get_pair(val, len, &a, &b) && a < GS_LOSS__N)
+					pr.lost[a] += b;
+			} else if (key == GS_PK_UNMATCHED) {
+				if (!gs_tlv_get_pair(val, len, &a, &b))
+					*(a == 1 ? &pr.unmatched_pop : &pr.unmatched_end) += b;
+			} else if (!gs_tlv_get_u64(val, len, &v)) {
+				switch (key) {
+				case GS_PK_PID: pr.pid = (int32_t)v; break;
+				case GS_PK_PPID: pr.ppid = (int32_t)v; break;
+				case GS_PK_IMAGE: pr.image = (uint32_t)v; break;
+				case GS_PK_START: pr.start = v; break;
+				case GS_PK_END: pr.end = v; break;
+				case GS_PK_EXIT: pr.exit_status = (int)v; break;
+				case GS_PK_CLEAN: pr.clean = (int)v; break;
+				default: break;
+				}
+			}
+		}
+		if (!pr.cmdline)
+			pr.cmdline = gs_xstrdup("");
+		if (!pr.exe)
+			pr.exe = gs_xstrdup("");
+		GS_VEC_PUSH(&m->processes, pr);
+	} else if (c->type == GS_CHUNK_THREAD) {
+		struct gs_thread t = {0};
+		char *name = NULL, *nvtx = NULL;
+		while ((rc = gs_tlv_next(&p, end, &key, &val, &len)) > 0) {
+			if (key == GS_TK_NAME) {
+				free(name);
+				name = dup_bytes(val, len);
+			} else if (key == GS_TK_NVTX_NAME) {
+				free(nvtx);
+				nvtx = dup_bytes(val, len);
+			} else if (key == GS_TK_LOST) {
+				if (!gs_tlv_get_pair(val, len, &a, &b) && a < GS_LOSS__N)
+					t.lost[a] += b;
+			} else if (!gs_tlv_get_u64(val, len, &v)) {
+				switch (key) {
+				case GS_TK_PID: t.pid = (int32_t)v; break;
+				case GS_TK_TID: t.tid = (int32_t)v; break;
+				case GS_TK_EXITED: t.exited = (int)v; break;
+				case GS_TK_FIRST: t.first = v; break;
+				case GS_TK_LAST: t.last = v; break;
+				case GS_TK_EVENTS: t.events = v; break;
+				default: break;
+				}
+			}
+		}
+		struct gs_thread *d = thread_get(m, t.pid, t.tid);
+		if (name) {
+			free(d->name);
+			d->name = name;
+		}
+		if (nvtx) {
+			free(d->nvtx_name);
+			d->nvtx_name = nvtx;
+		}
+		for (int k = 0; k < GS_LOSS__N; k++)
+			d->lost[k] += t.lost[k];
+		d->exited = t.exited;
+		if (!d->first || (t.first && t.first < d->first))
+			d->first = t.first;
+		if (t.last > d->last)
+			d->last = t.last;
+		d->events += t.events;
+	} else if (c->type == GS_CHUNK_END) {
+		while ((rc = gs_tlv_next(&p, end, &key, &val, &len)) > 0) {
+			if (gs_tlv_get_u64(val, len, &v))
+				continue;
+			switch (key) {
+			case GS_EK_END_REAL: m->end_real = v; break;
+			case GS_EK_END_MONO: m->end_mono = v; break;
+			case GS_EK_EXIT: m->exit_status = (int)v; break;
+			default: break;
+			}
+		}
+	} else {
+		return 0;
+	}
+	if (rc < 0)
+		set_damaged(m, "malformed metadata", c->offset);
+	return 0;
+}
+
+static void load_categories(struct gs_model *m, const struct gs_chunk *c)
+{
+	const uint8_t *p = c->data, *end = c->data + c->len;
+	uint64_t n, pid, dom, cat, name;
+	GET(n);
+	for (uint64_t i = 0; i < n; i++) {
+		GET(pid);
+		GET(dom);
+		GET(cat);
+		GET(name);
+		if (dom >= m->nstrings || name >= m->nstrings)
+			goto bad;
+		struct gs_category k = {(int32_t)pid, (uint32_t)dom, (uint32_t)cat, (uint32_t)name};
+		GS_VEC_PUSH(&m->categories, k);
+	}
+	return;
+bad:
+	set_damaged(m, "malformed category table", c->offset);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct gs_range *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->level > y->level) - (x->level < y->level);
+}
+
+static int cmp_mark(const void *a, const void *b)
+{
+	const struct gs_mark *x = a, *y = b;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int load(struct gs_model *m, struct gs_reader *r)
+{
+	struct gs_chunk c;
+	m->format_major = r->major;
+	m->format_minor = r->minor;
+	m->exit_status = -1;
+	while (!m->damaged && gs_reader_next(r, &c) > 0) {
+		switch (c.type) {
+		case GS_CHUNK_STRINGS: load_strings(m, &c); break;
+		case GS_CHUNK_EVENTS: load_events(m, &c); break;
+		case GS_CHUNK_CATEGORIES: load_categories(m, &c); break;
+		default: load_tlv(m, &c); break; /* unknown types are skipped there */
+		}
+	}
+	if (r->damaged && !m->damaged) {
+		m->damaged = 1;
+		snprintf(m->why, sizeof(m->why), "%s", r->why);
+	}
+	m->complete = r->complete && !m->damaged;
+	m->chunks = r->chunks;
+	m->file_size = r->size;
+	if (!m->nstrings) { /* a trace cut before its first string table */
+		m->strings = gs_xmalloc(sizeof(char *));
+		m->string_lens = gs_xmalloc(sizeof(uint32_t));
+		m->strings[0] = gs_xstrdup("");
+		m->string_lens[0] = 0;
+		m->nstrings = 1;
+	}
+	for (size_t i = 0; i < m->threads.n; i++)
+		for (int k = 0; k < GS_LOSS__N; k++)
+			m->lost[k] += m->threads.v[i].lost[k];
+	for (size_t i = 0; i < m->processes.n; i++) {
+		for (int k = 0; k < GS_LOSS__N; k++)
+			m->lost[k] += m->processes.v[i].lost[k];
+		m->unmatched += m->processes.v[i].unmatched_pop + m->processes.v[i].unmatched_end;
+	}
+	if (m->ranges.n > 1)
+		qsort(m->ranges.v, m->ranges.n, sizeof(*m->ranges.v), cmp_range);
+	if (m->marks.n > 1)
+		qsort(m->marks.v, m->marks.n, sizeof(*m->marks.v), cmp_mark);
+	if (!m->version) m->version = gs_xstrdup("");
+	if (!m->command) m->command = gs_xstrdup("");
+	if (!m->host) m->host = gs_xstrdup("");
+	if (!m->trace) m->trace = gs_xstrdup("");
+	if (!m->clock) m->clock = gs_xstrdup("");
+	return 0;
+}
+
+int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	struct gs_reader r;
+	int rc = gs_reader_open(&r, path, err);
+	if (rc < 0)
+		return rc;
+	m->path = gs_xstrdup(path);
+	load(m, &r);
+	gs_reader_close(&r);
+	return 0;
+}
+
+int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
+		      struct gs_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	struct gs_reader r;
+	int rc = gs_reader_open_mem(&r, name, data, size, err);
+	if (rc < 0)
+		return rc;
+	m->path = gs_xstrdup(name);
+	load(m, &r);
+	gs_reader_close(&r);
+	return 0;
+}
+
+void gs_model_release(struct gs_model *m)
+{
+	for (size_t i = 0; i < m->nstrings; i++)
+		free(m->strings[i]);
+	free(m->strings);
+	free(m->string_lens);
+	for (size_t i = 0; i < m->processes.n; i++) {
+		free(m->processes.v[i].cmdline);
+		free(m->processes.v[i].exe);
+	}
+	for (size_t i = 0; i < m->threads.n; i++) {
+		free(m->threads.v[i].name);
+		free(m->threads.v[i].nvtx_name);
+	}
+	free(m->ranges.v);
+	free(m->marks.v);
+	free(m->processes.v);
+	free(m->threads.v);
+	free(m->categories.v);
+	free(m->path);
+	free(m->version);
+	free(m->command);
+	free(m->host);
+	free(m->trace);
+	free(m->clock);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct gs_thread *gs_model_thread(const struct gs_model *m, int32_t pid, int32_t tid)
+{
+	for (size_t i = 0; i < m->threads.n; i++)
+		if (m->threads.v[i].pid == pid && m->threads.v[i].tid == tid)
+			return &m->threads.v[i];
+	return NULL;
+}
+
+uint64_t gs_model_lost_total(const struct gs_model *m)
+{
+	uint64_t t = 0;
+	for (int k = 0; k < GS_LOSS__N; k++)
+		t += m->lost[k];
+	return t;
+}

@@ -1,0 +1,63 @@
+/* alloc.c: allocation that cannot fail silently (CLI side only). */
+#include "alloc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "gpuscope: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *gs_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *gs_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *gs_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *gs_xstrndup(const char *s, size_t n)
+{
+	char *d = gs_xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *gs_xstrdup(const char *s)
+{
+	return gs_xstrndup(s, strlen(s));
+}
+
+void gs_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c += c / 2 + 16;
+	if (c > SIZE_MAX / elem)
+		oom(SIZE_MAX);
+	*p = gs_xrealloc(*p, c * elem);
+	*cap = c;
+}

@@ -1,0 +1,19 @@
+/* common.h: tiny macros shared by every part of gpuscope, the collector included.
+ * Invariants: header-only, no allocation, no I/O; safe to include from src/collector/. */
+#ifndef GS_UTIL_COMMON_H
+#define GS_UTIL_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define GS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GS_ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
+#define GS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GS_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define GS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+#define GS_VERSION "0.1.0"
+
+#endif

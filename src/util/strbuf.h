@@ -1,0 +1,32 @@
+/* strbuf.h: a growable, always NUL-terminated byte string (CLI side).
+ * Invariants: buf is never NULL after gs_strbuf_init; buf[len] == '\0'. */
+#ifndef GS_UTIL_STRBUF_H
+#define GS_UTIL_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "common.h"
+
+struct gs_strbuf {
+	char *buf;
+	size_t len, cap;
+};
+
+void gs_strbuf_init(struct gs_strbuf *sb);
+void gs_strbuf_release(struct gs_strbuf *sb);
+void gs_strbuf_reset(struct gs_strbuf *sb);
+void gs_strbuf_add(struct gs_strbuf *sb, const void *data, size_t n);
+void gs_strbuf_adds(struct gs_strbuf *sb, const char *s);
+void gs_strbuf_addc(struct gs_strbuf *sb, char c);
+void gs_strbuf_addf(struct gs_strbuf *sb, const char *fmt, ...) GS_PRINTF(2, 3);
+void gs_strbuf_vaddf(struct gs_strbuf *sb, const char *fmt, va_list ap);
+/* Append s as the body of a JSON string (no quotes): escapes ", \ and control bytes;
+ * invalid UTF-8 bytes become U+FFFD so the output is always valid JSON. */
+void gs_strbuf_add_json(struct gs_strbuf *sb, const char *s, size_t n);
+/* Append s as one CSV cell (RFC 4180: quoted when it holds , " CR or LF). */
+void gs_strbuf_add_csv(struct gs_strbuf *sb, const char *s);
+/* Detach the buffer: the caller owns it; sb is re-initialised. */
+char *gs_strbuf_detach(struct gs_strbuf *sb);
+
+#endif
