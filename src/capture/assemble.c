@@ -73,7 +73,7 @@ struct ctx {
 	GS_VEC(struct pending) pend;
 	GS_VEC(uint32_t) pend_free;
 	struct gs_u64map pend_map;
-	uint64_t unmatched_pop, unmatched_end;
+	uint64_t unmatched_pop, unmatched_end, lost_pairs;
 	uint64_t last_ns;
 	struct gs_strbuf tmp;
 };
@@ -225,6 +225,22 @@ static uint64_t ns(struct ctx *c, uint64_t ts)
 	return v;
 }
 
+/* Remove the topmost open range of domain dom whose level is >= level; 1 if one was removed. */
+static int stack_drop_from(struct slot_state *ss, uint16_t dom, uint16_t level)
+{
+	for (size_t i = ss->stack.n; i > 0; i--) {
+		struct open_range *o = &ss->stack.v[i - 1];
+		if (o->dom != dom)
+			continue;
+		if (o->level < level)
+			return 0;
+		memmove(o, o + 1, (ss->stack.n - i) * sizeof(*o));
+		ss->stack.n--;
+		return 1;
+	}
+	return 0;
+}
+
 static uint32_t pend_new(struct ctx *c)
 {
 	if (c->pend_free.n)
@@ -276,31 +292,42 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 				if (rh.flags & GS_RAWF_COLOR)
 					r.flags |= GS_EVF_COLOR;
 			}
-			if (rh.namelen > rend - q)
+			size_t pad = (size_t)(rh.flags >> GS_RAWF_PAD_SHIFT);
+			if ((size_t)(rend - q) < pad)
 				break;
+			size_t namelen = (size_t)(rend - q) - pad;
 			if (rh.flags & GS_RAWF_REGNAME)
 				r.name = ext.regname < c->nreg && c->reg_sid[ext.regname] != UINT32_MAX
 						 ? c->reg_sid[ext.regname]
 						 : sid(c, "<unregistered string>", 21);
 			else
-				r.name = sid(c, q, rh.namelen);
+				r.name = sid(c, q, namelen);
 			if (rh.flags & GS_RAWF_TRUNC)
 				r.flags |= GS_EVF_TRUNC;
 			r.domain = domain_sid(c, rh.domain);
 		}
 		switch (rh.type) {
 		case GS_RAW_PUSH:
-			r.level = (uint32_t)ss->stack.n;
+			/* Ranges of this domain at this level or deeper lost their pops: drop them. */
+			while (ss->stack.n && stack_drop_from(ss, rh.domain, rh.level))
+				c->lost_pairs++;
+			r.level = rh.level;
 			GS_VEC_PUSH(&ss->stack, r);
 			break;
 		case GS_RAW_POP: {
 			size_t i = ss->stack.n;
-			while (i > 0 && ss->stack.v[i - 1].dom != rh.domain)
+			while (i > 0 && !(ss->stack.v[i - 1].dom == rh.domain && ss->stack.v[i - 1].level <= rh.level))
 				i--;
-			if (!i) {
-				c->unmatched_pop++;
+			if (!i || ss->stack.v[i - 1].level != rh.level) {
+				c->unmatched_pop++; /* its push was lost, or pop without push */
 				break;
 			}
+			/* deeper ranges of this domain above it lost their pops */
+			while (stack_drop_from(ss, rh.domain, (uint16_t)(rh.level + 1)))
+				c->lost_pairs++;
+			i = ss->stack.n;
+			while (i > 0 && ss->stack.v[i - 1].dom != rh.domain)
+				i--;
 			struct open_range o = ss->stack.v[i - 1];
 			memmove(&ss->stack.v[i - 1], &ss->stack.v[i], (ss->stack.n - i) * sizeof(o));
 			ss->stack.n--;
@@ -368,7 +395,7 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	struct gs_ring_header *h = rf->h;
 	c->h = h;
 	c->slots = gs_xcalloc(h->nslots, sizeof(*c->slots));
-	c->unmatched_pop = c->unmatched_end = 0;
+	c->unmatched_pop = c->unmatched_end = c->lost_pairs = 0;
 	c->last_ns = h->start_mono_ns;
 	gs_u64map_init(&c->pend_map);
 	cat_vec cats = {0};
@@ -496,6 +523,8 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 		gs_tlv_pair(&m, GS_PK_UNMATCHED, 1, c->unmatched_pop);
 	if (c->unmatched_end)
 		gs_tlv_pair(&m, GS_PK_UNMATCHED, 2, c->unmatched_end);
+	if (c->lost_pairs)
+		gs_tlv_pair(&m, GS_PK_UNMATCHED, 3, c->lost_pairs);
 	gs_writer_chunk(&c->w, GS_CHUNK_PROCESS, m.buf, m.len, 0);
 	gs_strbuf_release(&m);
 	c->st->processes++;
@@ -543,6 +572,7 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 		const char *path, struct gs_assemble_stats *st, struct gs_err *err)
 {
 	memset(st, 0, sizeof(*st));
+	d->polls = 0; /* the final pass scans the directory */
 	long rc = gs_drain_poll(d, err);
 	if (rc < 0)
 		return (int)rc;

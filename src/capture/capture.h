@@ -35,10 +35,12 @@ struct gs_drain {
 	struct gs_ringfile **rings;
 	size_t nrings, cap;
 	uint64_t chunks_moved;
+	uint64_t polls;
 };
 
 void gs_drain_init(struct gs_drain *d, const char *dir);
-/* Adopt new ring files and move sealed chunks; returns chunks moved, or negative on error. */
+/* Move sealed chunks (adopting new ring files every 16th call, and always when final);
+ * returns chunks moved, or negative on error. */
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err);
 void gs_drain_release(struct gs_drain *d);
 

@@ -125,7 +125,8 @@ static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
 	return (long)n;
 }
 
-long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
+/* Adopt ring files that appeared since the last scan. */
+static int scan(struct gs_drain *d, struct gs_err *err)
 {
 	DIR *dir = opendir(d->dir);
 	if (!dir)
@@ -146,6 +147,17 @@ long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 		}
 	}
 	closedir(dir);
+	return 0;
+}
+
+long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
+{
+	/* New processes are rare; a directory scan costs more than a ring pass. */
+	if (d->polls++ % 16 == 0) {
+		int rc = scan(d, err);
+		if (rc < 0)
+			return rc;
+	}
 	long moved = 0;
 	for (size_t i = 0; i < d->nrings; i++) {
 		long m = move_sealed(d->rings[i], err);

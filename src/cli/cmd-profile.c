@@ -296,7 +296,7 @@ static int run(int argc, char **argv)
 			break;
 		}
 		if (moved <= 0) {
-			struct timespec ts = {0, 5000000};
+			struct timespec ts = {0, 2000000};
 			nanosleep(&ts, NULL);
 		}
 	}

@@ -53,7 +53,7 @@ void gs_nvtx_unlock(void)
 void gs_nvtx_child_reset(void)
 {
 	pthread_mutex_init(&reg_lock, NULL);
-	memset(&gs_tls, 0, sizeof(gs_tls));
+	gs_tls.gen = 0; /* re-attach to the child's ring on the next record */
 }
 
 void gs_nvtx_replay_registry(void)
@@ -100,12 +100,19 @@ static size_t wide_to_utf8(const wchar_t *w, char *out, size_t cap, int *trunc)
 	return n;
 }
 
-static size_t wide_utf8_len(const wchar_t *w)
+/* UTF-8 length of w, cut at a character boundary to at most GS_RING_NAME_MAX bytes. */
+static size_t wide_utf8_len(const wchar_t *w, int *trunc)
 {
 	size_t n = 0;
-	for (; *w && n <= GS_RING_NAME_MAX; w++) {
+	*trunc = 0;
+	for (; *w; w++) {
 		uint32_t c = (uint32_t)*w;
-		n += c < 0x80 ? 1 : c < 0x800 ? 2 : (c < 0x10000 || c > 0x10FFFF) ? 3 : 4;
+		size_t l = c < 0x80 ? 1 : c < 0x800 ? 2 : (c < 0x10000 || c > 0x10FFFF) ? 3 : 4;
+		if (n + l > GS_RING_NAME_MAX) {
+			*trunc = 1;
+			break;
+		}
+		n += l;
 	}
 	return n;
 }
@@ -173,13 +180,11 @@ static void named_add(uint16_t kind, uint32_t id, uint32_t domain, const char *t
 /* Convert a wide string for the registry; returns a malloc'd UTF-8 copy or NULL. */
 static char *wide_dup(const wchar_t *w)
 {
-	size_t n = wide_utf8_len(w);
-	if (n > GS_RING_NAME_MAX)
-		n = GS_RING_NAME_MAX;
+	int trunc;
+	size_t n = wide_utf8_len(w, &trunc);
 	char *s = malloc(n + 1);
 	if (!s)
 		return NULL;
-	int trunc;
 	s[wide_to_utf8(w, s, n, &trunc)] = '\0';
 	return s;
 }
@@ -252,8 +257,8 @@ static inline void msg_from_attr(struct msg *m, const nvtxEventAttributes_t *a)
 }
 
 /* Write one named record (push, start, mark). Returns 0 on success, -1 when lost. */
-static inline int emit_named(struct gs_tls *t, uint8_t type, uint16_t domain, uint64_t ts,
-			     const uint64_t *id, struct msg *m)
+static inline int emit_named(struct gs_tls *t, uint8_t type, uint16_t domain, uint16_t level,
+			     uint64_t ts, const uint64_t *id, struct msg *m)
 {
 	size_t len = 0;
 	if (m->ascii) {
@@ -261,9 +266,10 @@ static inline int emit_named(struct gs_tls *t, uint8_t type, uint16_t domain, ui
 		if (len > GS_RING_NAME_MAX)
 			len = GS_RING_NAME_MAX, m->flags |= GS_RAWF_TRUNC;
 	} else if (m->wide) {
-		len = wide_utf8_len(m->wide);
-		if (len > GS_RING_NAME_MAX)
-			len = GS_RING_NAME_MAX;
+		int trunc;
+		len = wide_utf8_len(m->wide, &trunc);
+		if (trunc)
+			m->flags |= GS_RAWF_TRUNC;
 	}
 	size_t fixed = 16 + (id ? 8 : 0) + ((m->flags & GS_RAWF_EXT) ? sizeof(struct gs_raw_ext) : 0);
 	size_t n = fixed + GS_ALIGN8(len);
@@ -285,25 +291,24 @@ static inline int emit_named(struct gs_tls *t, uint8_t type, uint16_t domain, ui
 		memcpy(q, m->ascii, len);
 	} else if (m->wide) {
 		int trunc;
-		len = wide_to_utf8(m->wide, (char *)q, len, &trunc);
-		if (trunc)
-			m->flags |= GS_RAWF_TRUNC;
+		wide_to_utf8(m->wide, (char *)q, len, &trunc);
 	}
-	struct gs_raw_hdr h = {type, m->flags, (uint16_t)n, domain, (uint16_t)len};
+	uint8_t flags = (uint8_t)(m->flags | (GS_ALIGN8(len) - len) << GS_RAWF_PAD_SHIFT);
+	struct gs_raw_hdr h = {type, flags, (uint16_t)n, domain, level};
 	memcpy(p, &h, 8);
 	memcpy(p + 8, &ts, 8);
 	gs_rec_commit(t, n);
 	return 0;
 }
 
-static inline void emit_plain(struct gs_tls *t, uint8_t type, uint16_t domain, uint64_t ts,
-			      const uint64_t *id)
+static inline void emit_plain(struct gs_tls *t, uint8_t type, uint16_t domain, uint16_t level,
+			      uint64_t ts, const uint64_t *id)
 {
 	size_t n = id ? 24 : 16;
 	uint8_t *p = gs_rec_reserve(t, n);
 	if (!p)
 		return;
-	struct gs_raw_hdr h = {type, 0, (uint16_t)n, domain, 0};
+	struct gs_raw_hdr h = {type, 0, (uint16_t)n, domain, level};
 	memcpy(p, &h, 8);
 	memcpy(p + 8, &ts, 8);
 	if (id)
@@ -324,8 +329,8 @@ static inline int push(uint16_t domain, struct msg *m)
 {
 	uint64_t ts = gs_clock_now();
 	ENTER(t, -1);
-	emit_named(t, GS_RAW_PUSH, domain, ts, NULL, m);
 	int level = t->depth[domain & 15]++;
+	emit_named(t, GS_RAW_PUSH, domain, (uint16_t)GS_MIN(level, 0xFFFF), ts, NULL, m);
 	LEAVE(t);
 	return level;
 }
@@ -335,12 +340,10 @@ static inline int pop(uint16_t domain)
 	uint64_t ts = gs_clock_now();
 	ENTER(t, -1);
 	int level = -1;
-	if (t->depth[domain & 15] > 0) {
+	if (t->depth[domain & 15] > 0)
 		level = --t->depth[domain & 15];
-		emit_plain(t, GS_RAW_POP, domain, ts, NULL);
-	} else {
-		emit_plain(t, GS_RAW_POP, domain, ts, NULL); /* unmatched: kept, counted on load */
-	}
+	/* an unmatched pop is kept (level 0xFFFF) and counted by the CLI */
+	emit_plain(t, GS_RAW_POP, domain, level < 0 ? 0xFFFF : (uint16_t)GS_MIN(level, 0xFFFE), ts, NULL);
 	LEAVE(t);
 	return level;
 }
@@ -353,7 +356,7 @@ static inline nvtxRangeId_t start(uint16_t domain, struct msg *m)
 		gs_rec_slow(t, 0);
 	uint64_t id = t->next_id ? t->next_id++ : 0;
 	if (id)
-		emit_named(t, GS_RAW_START, domain, ts, &id, m);
+		emit_named(t, GS_RAW_START, domain, 0, ts, &id, m);
 	else
 		gs_count_loss(t, GS_LOSS_THREAD_LIMIT);
 	LEAVE(t);
@@ -365,7 +368,7 @@ static inline void end(uint16_t domain, nvtxRangeId_t id)
 	uint64_t ts = gs_clock_now();
 	ENTER(t, );
 	uint64_t v = id;
-	emit_plain(t, GS_RAW_END, domain, ts, &v);
+	emit_plain(t, GS_RAW_END, domain, 0, ts, &v);
 	LEAVE(t);
 }
 
@@ -373,7 +376,7 @@ static inline void mark(uint16_t domain, struct msg *m)
 {
 	uint64_t ts = gs_clock_now();
 	ENTER(t, );
-	emit_named(t, GS_RAW_MARK, domain, ts, NULL, m);
+	emit_named(t, GS_RAW_MARK, domain, 0, ts, NULL, m);
 	LEAVE(t);
 }
 

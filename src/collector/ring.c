@@ -167,9 +167,14 @@ static void refresh_name(struct gs_ring_slot *s)
 		memcpy(s->name, name, sizeof(name));
 }
 
+/* Give the calling thread a slot in the current ring. Nesting depths and the re-entry guard
+ * survive: attach can run inside a handler, and a fork child keeps its open ranges. */
 static void attach(struct gs_tls *t)
 {
+	struct gs_tls keep = *t;
 	memset(t, 0, sizeof(*t));
+	t->busy = keep.busy;
+	memcpy(t->depth, keep.depth, sizeof(t->depth));
 	t->gen = gs_gen;
 	if (!gs_ring)
 		return;

@@ -51,7 +51,8 @@ enum gs_process_key {
 	GS_PK_EXIT = 8,      /* wait status as the shell shows it: code, or 128+signal */
 	GS_PK_CLEAN = 9,     /* 1: ran its exit path */
 	GS_PK_LOST = 10,     /* repeated: varint cause, varint count (records without a thread) */
-	GS_PK_UNMATCHED = 11,/* repeated: varint kind (1 pop, 2 end), varint count */
+	GS_PK_UNMATCHED = 11,/* repeated: varint kind (1 pop without push, 2 end without start,
+	                      * 3 push whose pop was lost), varint count */
 };
 
 enum gs_thread_key {

@@ -115,13 +115,17 @@ enum gs_raw_type {
 #define GS_RAWF_REGNAME 0x04 /* the name is registered string ext.regname, none inline */
 #define GS_RAWF_COLOR 0x08   /* ext.color holds an ARGB color */
 #define GS_RAWF_NONAME 0x10  /* the event had no message */
+#define GS_RAWF_PAD_SHIFT 5  /* bits 5-7: padding bytes after the inline name (0-7) */
 
 struct gs_raw_hdr {
 	uint8_t type, flags;
 	uint16_t size;    /* whole record in bytes, multiple of 8 */
 	uint16_t domain;  /* 0: the default domain */
-	uint16_t namelen; /* bytes of inline name after the fixed part */
+	uint16_t level;   /* PUSH: nesting level of the new range; POP: level of the range it ends
+	                   * (both per thread and domain, saturating); lets the CLI pair correctly
+	                   * after lost records */
 };
+/* Inline name length = size - fixed part - padding (flags >> GS_RAWF_PAD_SHIFT). */
 
 struct gs_raw_ext {
 	uint32_t category, color;

@@ -152,7 +152,7 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 					pr.lost[a] += b;
 			} else if (key == GS_PK_UNMATCHED) {
 				if (!gs_tlv_get_pair(val, len, &a, &b))
-					*(a == 1 ? &pr.unmatched_pop : &pr.unmatched_end) += b;
+					*(a == 1 ? &pr.unmatched_pop : a == 2 ? &pr.unmatched_end : &pr.lost_pairs) += b;
 			} else if (!gs_tlv_get_u64(val, len, &v)) {
 				switch (key) {
 				case GS_PK_PID: pr.pid = (int32_t)v; break;
@@ -304,7 +304,8 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	for (size_t i = 0; i < m->processes.n; i++) {
 		for (int k = 0; k < GS_LOSS__N; k++)
 			m->lost[k] += m->processes.v[i].lost[k];
-		m->unmatched += m->processes.v[i].unmatched_pop + m->processes.v[i].unmatched_end;
+		m->unmatched += m->processes.v[i].unmatched_pop + m->processes.v[i].unmatched_end +
+				m->processes.v[i].lost_pairs;
 	}
 	if (m->ranges.n > 1)
 		qsort(m->ranges.v, m->ranges.n, sizeof(*m->ranges.v), cmp_range);

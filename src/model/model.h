@@ -49,6 +49,7 @@ struct gs_process {
 	int clean;
 	uint64_t lost[GS_LOSS__N];
 	uint64_t unmatched_pop, unmatched_end;
+	uint64_t lost_pairs; /* pushes whose pop was lost with dropped records */
 };
 
 struct gs_thread {

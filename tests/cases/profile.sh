@@ -1,0 +1,165 @@
+# profile.sh: profile the real NVTX programs in tests/programs and check the traces against
+# what the programs did. Counts are exact; durations of sleeping ranges within tolerance.
+echo "profile:"
+cd "$T" || exit 1
+
+stats_csv() { $GS stats --format csv -o "$2" "$1" 2>/dev/null; }
+field() { csv_field "$1" "$2" "$3"; }
+
+# nested ranges on 4 threads, thread names
+$GS profile -o threads "$P/nvtx_threads" 4 100 2>"$T/threads.err"; eq "threads: exit 0" 0 $?
+has "threads: summary line" "gpuscope: wrote threads.gst" "$(cat "$T/threads.err")"
+has "threads: summary counts" "1 process, 5 threads, 1,201 events, 0 lost" "$(cat "$T/threads.err")"
+stats_csv threads.gst threads.csv
+eq "threads: outer instances" 400 "$(field threads.csv :outer Instances)"
+eq "threads: inner instances" 800 "$(field threads.csv :inner Instances)"
+eq "threads: main_range instances" 1 "$(field threads.csv :main_range Instances)"
+eq "threads: style" PushPop "$(field threads.csv :inner Style)"
+eq "threads: csv header" 'Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range' "$(head -1 threads.csv)"
+info=$($GS info threads.gst)
+has "threads: complete" "state:       complete" "$info"
+has "threads: 5 threads" "threads (5):" "$info"
+for i in 0 1 2 3; do has "threads: name worker-$i" "worker-$i (nvtx: nvtx-worker-$i)" "$info"; done
+has "threads: main named" "(nvtx: main)" "$info"
+has "threads: exit status" "exit status: 0" "$info"
+levels=$($GS dump threads.gst | grep -c 'name="inner".*level=1')
+eq "threads: inner ranges at level 1" 800 "$levels"
+$GS stats --format json threads.gst >threads.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(r["Instances"] for r in d)==1201; assert abs(sum(r["Time (%)"] for r in d)-100)<0.5' threads.json
+eq "threads: json stats valid" 0 $?
+$GS dump --format jsonl threads.gst >threads.jsonl
+python3 -c 'import json,sys; n=sum(1 for l in open(sys.argv[1]) if json.loads(l).get("event")=="range"); assert n==1201, n' threads.jsonl
+eq "threads: dump jsonl has every range" 0 $?
+
+# the default name and the overwrite guard
+rm -f report1.gst report2.gst
+$GS profile "$P/nvtx_loop" 10 2>/dev/null; $GS profile "$P/nvtx_loop" 10 2>/dev/null
+eq "default names report1, report2" "report1.gst report2.gst" "$(echo report1.gst report2.gst | xargs ls 2>/dev/null | xargs)"
+err=$($GS profile -o threads "$P/nvtx_loop" 5 2>&1); eq "refuses to overwrite: exit 1" 1 $?
+has "refuses to overwrite: message" "'threads.gst' exists (use -f to overwrite it)" "$err"
+$GS profile -f -o threads "$P/nvtx_loop" 5 2>/dev/null; eq "-f overwrites" 0 $?
+stats_csv threads.gst ow.csv; eq "-f: new content" 5 "$(field ow.csv :loop Instances)"
+
+# name patterns
+RANK=3 $GS profile -o 'run_%q{RANK}' "$P/nvtx_loop" 3 2>/dev/null
+eq "%q{RANK}" yes "$( [ -f run_3.gst ] && echo yes)"
+$GS profile -o 'pid_%p' "$P/nvtx_loop" 3 2>/dev/null
+f=$(ls pid_*.gst 2>/dev/null | head -1); pid=${f#pid_}; pid=${pid%.gst}
+has "%p is the program's pid" "pid $pid " "$($GS info "$f")"
+err=$($GS profile -o 'x_%q{NO_SUCH_VAR_GS}' "$P/nvtx_loop" 1 2>&1); eq "%q of unset variable: exit 2" 2 $?
+
+# start/end ranges crossing threads, attributes
+$GS profile -o startend "$P/nvtx_startend" 20 2>/dev/null; eq "startend: exit 0" 0 $?
+stats_csv startend.gst se.csv
+eq "startend: cross instances" 20 "$(field se.csv :cross Instances)"
+eq "startend: style" StartEnd "$(field se.csv :cross Style)"
+eq "startend: same_thread" 1 "$(field se.csv :same_thread Instances)"
+between "startend: cross min >= 1 ms" 1000000 100000000 "$(field se.csv :cross 'Min (ns)')"
+d=$($GS dump startend.gst)
+eq "startend: ended on another thread" 20 "$(printf '%s\n' "$d" | grep 'name="cross"' | grep -vc 'end_tid=0')"
+has "startend: attributes kept" 'name="attr_range" category=7 color=4278255360 payload_type=2 payload=42' "$d"
+
+# domains, registered strings, categories, payloads, wide strings, return values
+out=$($GS profile -o features "$P/nvtx_features" 2>/dev/null)
+eq "features: push/pop return levels" "push:0 1 2 pop:2 1 0" "$out"
+stats_csv features.gst ft.csv
+eq "features: registered string in domain" 3 "$(field ft.csv mydomain:registered_name Instances)"
+eq "features: wide name" 1 "$(field ft.csv ':wide_ränge' Instances)"
+eq "features: domain start/end" StartEnd "$(field ft.csv mydomain:dom_startend Style)"
+eq "features: nesting" "1 1 1" "$(field ft.csv :depth0 Instances) $(field ft.csv :depth1 Instances) $(field ft.csv :depth2 Instances)"
+d=$($GS dump features.gst)
+has "features: double payload" 'name="mark_f64" domain="mydomain" category=2 color=4278190335 payload_type=3 payload=4612811918334230528' "$d"
+has "features: wide domain mark" 'name="wdomain_mark" domain="wdomain"' "$d"
+has "features: category name" 'name="dom_cat_two"' "$d"
+has "features: marks counted" "nvtx marks                9" "$($GS info features.gst)"
+
+# fork: the child keeps tracing into its own stream
+$GS profile -o fork "$P/nvtx_fork" 2>/dev/null; eq "fork: exit 0" 0 $?
+stats_csv fork.gst fork.csv
+eq "fork: parent ranges" "10 10" "$(field fork.csv :parent_before Instances) $(field fork.csv :parent_after Instances)"
+eq "fork: child ranges" 20 "$(field fork.csv :child_range Instances)"
+between "fork: child sleep ~20 ms" 20000000 35000000 "$(field fork.csv :child_sleep 'Max (ns)')"
+has "fork: two processes" "processes (2):" "$($GS info fork.gst)"
+$GS profile -o fork2 "$P/nvtx_fork" exit 2>/dev/null; stats_csv fork2.gst fork2.csv
+eq "fork+exit(): child ranges" 20 "$(field fork2.csv :child_range Instances)"
+
+# exec: the new image is traced, same pid
+$GS profile -o exec "$P/nvtx_exec" 2>/dev/null; eq "exec: exit 0" 0 $?
+stats_csv exec.gst exec.csv
+eq "exec: both images" "5 7" "$(field exec.csv :before_exec Instances) $(field exec.csv :after_exec Instances)"
+has "exec: second image" "(after exec #1)" "$($GS info exec.gst)"
+
+# deaths: status passed through, what was recorded survives
+for mode in segv:139 abort:134 sigterm:143 exit3:3 _exit4:4 return5:5; do
+	m=${mode%%:*}; want=${mode#*:}
+	ASAN_OPTIONS=handle_segv=0:handle_abort=0:${ASAN_OPTIONS:-} $GS profile -o "crash_$m" "$P/nvtx_crash" "$m" 100 >/dev/null 2>&1
+	eq "$m: exit status $want" "$want" $?
+	stats_csv "crash_$m.gst" "crash_$m.csv"
+	eq "$m: 100 ranges before the end" 100 "$(field "crash_$m.csv" :before_crash Instances)"
+	has "$m: open range kept" "nvtx ranges never ended   1" "$($GS info "crash_$m.gst")"
+done
+
+# SIGKILL from outside: the collector gets no chance to run, the ring file still holds it all
+rm -f fifo; mkfifo fifo
+$GS profile -o killed "$P/nvtx_crash" kill 100 >fifo 2>/dev/null &
+gp=$!
+read -r line <fifo
+prog=$(pgrep -P "$gp" | head -1)
+kill -KILL "$prog"; wait "$gp"; rc=$?
+eq "SIGKILL: ready line passed through" ready "$line"
+eq "SIGKILL: exit 137" 137 $rc
+stats_csv killed.gst killed.csv
+eq "SIGKILL: 100 ranges survive" 100 "$(field killed.csv :before_crash Instances)"
+
+# signals sent to gpuscope reach the program
+$GS profile -o term "$P/nvtx_crash" kill 5 >fifo 2>/dev/null &
+gp=$!; read -r line <fifo; kill -TERM "$gp"; wait "$gp"; rc=$?
+eq "SIGTERM to gpuscope reaches the program" 143 $rc
+
+# the program's behaviour is unchanged: output, input, exit status
+want=$(echo hello | "$P/nvtx_signal" stdin 2>"$T/sig0.err"; echo "rc=$?")
+got=$(echo hello | $GS profile -o sig "$P/nvtx_signal" stdin 2>"$T/sig1.err"; echo "rc=$?")
+eq "signal: same stdout and status" "$want" "$got"
+eq "signal: stdout" "handled 5
+got: hello
+rc=7" "$got"
+eq "signal: program stderr unchanged" "to-stderr" "$(grep -v '^gpuscope: wrote' "$T/sig1.err")"
+has "signal: marks from the handler" "nvtx marks                5" "$($GS info sig.gst)"
+
+# silent unless GPUSCOPE_DEBUG
+$GS profile -o quiet "$P/nvtx_loop" 10 2>q.err >/dev/null
+eq "collector silent" "" "$(grep -v '^gpuscope: wrote' q.err)"
+GPUSCOPE_DEBUG=1 $GS profile -o loud "$P/nvtx_loop" 10 2>l.err >/dev/null
+has "GPUSCOPE_DEBUG logs" "gpuscope-inject[" "$(cat l.err)"
+
+# a program that cannot be run
+err=$($GS profile -o nope /no/such/program 2>&1); eq "missing program: 127" 127 $?
+has "missing program message" "cannot run '/no/such/program': No such file or directory" "$err"
+eq "missing program: no trace" no "$( [ -f nope.gst ] && echo yes || echo no)"
+
+# many short-lived threads
+$GS profile -o many "$P/nvtx_many_threads" 2000 2>/dev/null; eq "2000 threads: exit 0" 0 $?
+stats_csv many.gst many.csv
+eq "2000 threads: 20000 ranges" 20000 "$(field many.csv :t Instances)"
+has "2000 threads: all threads" "threads (2000):" "$($GS info many.gst)"
+
+# durations of sleeping ranges
+$GS profile -o sleep "$P/nvtx_sleep" 2>/dev/null
+stats_csv sleep.gst sleep.csv
+between "sleep_10ms avg" 10000000 13000000 "$(field sleep.csv :sleep_10ms 'Avg (ns)')"
+between "sleep_30ms avg" 30000000 34000000 "$(field sleep.csv :sleep_30ms 'Avg (ns)')"
+between "outer_50ms avg" 50000000 56000000 "$(field sleep.csv :outer_50ms 'Avg (ns)')"
+between "inner_20ms avg" 20000000 23000000 "$(field sleep.csv :inner_20ms 'Avg (ns)')"
+eq "sleep counts" "5 3 2 2" "$(field sleep.csv :sleep_10ms Instances) $(field sleep.csv :sleep_30ms Instances) $(field sleep.csv :outer_50ms Instances) $(field sleep.csv :inner_20ms Instances)"
+
+# cut traces: every prefix still opens, flagged incomplete; a flipped byte is reported
+size=$(stat -c %s sleep.gst); okcut=1
+for cut in 63 64 100 200 $((size / 2)) $((size - 1)); do
+	head -c "$cut" sleep.gst >cut.gst
+	o=$($GS info cut.gst 2>&1); rc=$?
+	case "$o" in *incomplete*|*damaged*|*"not a gpuscope trace"*) ;; *) okcut=0; echo "cut $cut: $o" | head -3 ;; esac
+	[ $rc -le 1 ] || okcut=0
+done
+eq "cut traces open, flagged" 1 "$okcut"
+cp sleep.gst flip.gst; printf '\377' | dd of=flip.gst bs=1 seek=$((size - 20)) conv=notrunc 2>/dev/null
+has "flipped byte: damaged" "damaged" "$($GS info flip.gst 2>&1)"

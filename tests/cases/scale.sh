@@ -1,0 +1,60 @@
+# scale.sh: 10 million ranges with bounded memory and exact accounting; forced loss is counted
+# exactly; the installed layout finds its library.
+echo "scale:"
+cd "$T" || exit 1
+N=${GS_TEST_RANGES:-10000000}
+
+acct() { # file -> "ranges unpaired lost": unpaired = pops or pushes whose partner was lost
+	local i; i=$($GS info "$1")
+	printf '%s\n' "$i" | awk '/nvtx ranges \(push\/pop\)/ {gsub(",","",$4); r=$4}
+		/unmatched pops\/ends/ {gsub(",","",$3); u+=$3}
+		/nvtx ranges never ended/ {gsub(",","",$4); u+=$4}
+		/^lost records:/ { l=0; for (k = 3; k <= NF; k++) { v=$k; gsub(",","",v); if (v ~ /^[0-9]+$/) l+=v } }
+		END { print r+0, u+0, l+0 }'
+}
+
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f '%M' -o cli.rss $GS profile -o big /usr/bin/time -f '%M' -o prog.rss "$P/nvtx_loop" "$N" 2>/dev/null
+else
+	$GS profile -o big "$P/nvtx_loop" "$N" 2>/dev/null
+fi
+eq "$N ranges: exit 0" 0 $?
+read -r r u l <<EOF2
+$(acct big.gst)
+EOF2
+eq "$N ranges: every record recorded or counted lost" $((2 * N)) $((2 * r + u + l))
+echo "       ($r ranges, $u unpaired, $l records lost)"
+if [ -f prog.rss ]; then
+	between "program peak RSS <= 64 MiB buffer + 32 MiB (KiB)" 0 $((96 * 1024)) "$(tail -1 prog.rss)"
+	between "gpuscope peak RSS <= 128 MiB (KiB)" 0 $((128 * 1024)) "$(tail -1 cli.rss)"
+fi
+bytes=$(stat -c %s big.gst)
+between "bytes per range <= 12" 0 12 "$(awk -v b="$bytes" -v r="$r" 'BEGIN { printf "%.2f", b / (r ? r : 1) }')"
+
+# Forced loss: gpuscope is stopped, so nothing drains a 4 MiB buffer; every lost record counted.
+M=2000000
+GPUSCOPE_BUFFER_MB=4 $GS profile -o lossy sh -c "sleep 0.5; exec '$P/nvtx_loop' $M" 2>/dev/null &
+gp=$!
+sleep 0.2; kill -STOP "$gp"
+prog=$(pgrep -P "$gp" | head -1)
+for _ in $(seq 1 300); do
+	st=$(awk '{print $3}' "/proc/$prog/stat" 2>/dev/null)
+	[ "$st" = Z ] || [ -z "$st" ] && break
+	sleep 0.1
+done
+kill -CONT "$gp"; wait "$gp"
+eq "forced loss: exit 0" 0 $?
+read -r r u l <<EOF2
+$(acct lossy.gst)
+EOF2
+between "forced loss: records were lost" 1 $((2 * M)) "$l"
+eq "forced loss: exact accounting" $((2 * M)) $((2 * r + u + l))
+has "forced loss: cause named" "buffer_full" "$($GS info lossy.gst)"
+has "forced loss: stats warns" "records were lost" "$($GS stats lossy.gst 2>&1 >/dev/null)"
+
+# make install: the installed CLI finds its library relative to itself
+make -s -C "$ROOT" install PREFIX="$T/prefix" BUILD="$BUILD_DIR" >/dev/null 2>&1
+eq "install: files" "yes yes" "$( [ -x "$T/prefix/bin/gpuscope" ] && echo yes) $( [ -f "$T/prefix/lib/libgpuscope-inject.so" ] && echo yes)"
+"$T/prefix/bin/gpuscope" profile -o installed "$P/nvtx_loop" 7 2>/dev/null
+$GS stats --format csv -o inst.csv installed.gst 2>/dev/null
+eq "install: installed gpuscope records" 7 "$(csv_field inst.csv :loop Instances)"

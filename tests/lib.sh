@@ -1,0 +1,32 @@
+# lib.sh: assertions for the end-to-end tests. Each check prints "ok"/"FAIL" with a name and
+# counts; tests/run.sh adds the counts up. Sourced, not run.
+PASS=${PASS:-0}
+FAIL=${FAIL:-0}
+FAILED_NAMES=${FAILED_NAMES:-}
+
+ok() { PASS=$((PASS + 1)); printf '  ok   %s\n' "$1"; }
+bad() {
+	FAIL=$((FAIL + 1)); FAILED_NAMES="$FAILED_NAMES
+  $1"
+	printf '  FAIL %s\n' "$1"; [ -n "${2:-}" ] && printf '       %s\n' "$2"; return 0
+}
+# eq NAME EXPECTED ACTUAL
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected [$2], got [$3]"; fi; }
+# has NAME NEEDLE HAYSTACK
+has() { case "$3" in *"$2"*) ok "$1" ;; *) bad "$1" "no [$2] in [$(printf '%s' "$3" | head -c 600)]" ;; esac; }
+hasnt() { case "$3" in *"$2"*) bad "$1" "unexpected [$2]" ;; *) ok "$1" ;; esac; }
+# between NAME LO HI VALUE (integers or decimals)
+between() {
+	if awk -v lo="$2" -v hi="$3" -v v="$4" 'BEGIN { exit !(v != "" && v + 0 >= lo + 0 && v + 0 <= hi + 0) }'; then
+		ok "$1"; else bad "$1" "[$4] not in [$2, $3]"; fi
+}
+# csv_field FILE.csv RANGE COLUMN-NAME: the cell of the row whose Range is RANGE
+csv_field() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+for r in rows:
+    if r['Range'] == sys.argv[2]:
+        print(r[sys.argv[3]]); break
+PY
+}
