@@ -17,6 +17,9 @@ WARN     = -Wall -Wextra -Werror
 CFLAGS  ?=
 CFLAGS  += -std=c17 $(WARN) -g $(OPT) -D_GNU_SOURCE -pthread
 LDFLAGS ?=
+# TLS descriptors: the collector reads its thread state on every record; gnu2 makes that a
+# load instead of a call to __tls_get_addr once the state sits in static TLS.
+LIB_CFLAGS = $(if $(filter x86_64,$(shell uname -m)),-mtls-dialect=gnu2)
 
 CLI_SRC  = $(wildcard src/util/*.c src/format/*.c src/capture/*.c src/model/*.c \
                       src/analysis/*.c src/render/*.c)
@@ -24,6 +27,7 @@ MAIN_SRC = $(wildcard src/cli/*.c)
 LIB_SRC  = $(wildcard src/collector/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c
+EX_SRC   = $(wildcard examples/*.c)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -34,9 +38,10 @@ BIN      = $(BUILD)/bin/gpuscope
 LIB      = $(BUILD)/lib/libgpuscope-inject.so
 UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
+EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 DEPS_OK  = $(BUILD)/.deps-ok
 
-all: $(BIN) $(LIB) $(PROGS) $(UNITS)
+all: $(BIN) $(LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -49,7 +54,7 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 # The injected library: position independent, hidden by default, only libc/pthread/dl.
 $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(NVTX_INC) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -I$(NVTX_INC) -MMD -MP -c $< -o $@
 
 $(BIN): $(MAIN_OBJ) $(CLI_OBJ)
 	@mkdir -p $(@D)
@@ -68,6 +73,14 @@ $(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
 
+$(BUILD)/tests/programs/libnvtx_peer.so: tests/programs/peer/nvtx_peer.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -I$(NVTX_INC) -o $@ $< -ldl
+
+$(BUILD)/examples/%: examples/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
+
 $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
@@ -76,7 +89,8 @@ $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
+	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -pthread \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(CLI_SRC) -lzstd -lz -lm
 
 test:

@@ -54,6 +54,8 @@ GS_HIDDEN uint32_t gs_clock_choose(const char *want);
 GS_HIDDEN int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots);
 GS_HIDDEN void *gs_rec_slow(struct gs_tls *t, size_t n);
 GS_HIDDEN void gs_ring_thread_exit(void);
+/* Attach the calling thread and give it a faulted-in chunk (outside any range). */
+GS_HIDDEN void gs_ring_warm_thread(void);
 GS_HIDDEN void gs_ring_process_exit(void);
 GS_HIDDEN void gs_ring_forget(void); /* in a fork child: drop the parent's mapping */
 GS_HIDDEN int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len);

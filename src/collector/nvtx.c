@@ -597,6 +597,7 @@ GS_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 		SLOT(NVTX_CBID_CORE2_DomainDestroy, h_dom_destroy);
 		SLOT(NVTX_CBID_CORE2_Initialize, h_initialize);
 	}
+	gs_ring_warm_thread();
 	ok = 1;
 out:
 	errno = saved;

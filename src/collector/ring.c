@@ -19,7 +19,6 @@ GS_HIDDEN uint32_t gs_gen;
 GS_HIDDEN struct gs_ring_header *gs_ring;
 
 static size_t ring_bytes;
-static _Atomic uint32_t next_desc; /* where the next chunk search starts: a hint */
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
@@ -134,7 +133,6 @@ int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 
 	gs_ring = h;
 	ring_bytes = total;
-	atomic_store(&next_desc, 0);
 	if (!exit_key_ok)
 		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
 	gs_log("recording into %s (%u chunks of %zu bytes, %u thread slots)", path, nchunks,
@@ -211,9 +209,10 @@ static int acquire(struct gs_tls *t)
 	struct gs_ring_header *h = gs_ring;
 	if (atomic_load_explicit(&h->nfree, memory_order_acquire) == 0)
 		return 0;
-	uint32_t n = h->nchunks, start = atomic_load_explicit(&next_desc, memory_order_relaxed);
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = (start + k) % n;
+	/* Lowest free chunk first: recycled chunks are already faulted in, so a program that the
+	 * drain keeps up with touches few pages and takes no page faults in steady state. */
+	uint32_t n = h->nchunks;
+	for (uint32_t i = 0; i < n; i++) {
 		struct gs_ring_desc *d = desc_at(i);
 		uint32_t want = GS_CHUNK_FREE;
 		if (atomic_load_explicit(&d->state, memory_order_relaxed) != GS_CHUNK_FREE)
@@ -225,7 +224,6 @@ static int acquire(struct gs_tls *t)
 		d->seq = atomic_fetch_add(&h->chunk_seq, 1);
 		atomic_store_explicit(&d->used, 0, memory_order_relaxed);
 		atomic_store_explicit(&d->state, GS_CHUNK_OWNED, memory_order_release);
-		atomic_store_explicit(&next_desc, i + 1, memory_order_relaxed);
 		t->desc = d;
 		t->base = t->cur = chunk_at(i);
 		t->room = h->chunk_size;
@@ -301,4 +299,20 @@ int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *tex
 	memcpy(p + sizeof(r), text, len);
 	atomic_store_explicit(&h->registry_used, used + need, memory_order_release);
 	return 0;
+}
+
+void gs_ring_warm_thread(void)
+{
+	struct gs_tls *t = &gs_tls;
+	if (!gs_gen || t->busy)
+		return;
+	int saved = errno;
+	if (t->gen != gs_gen)
+		attach(t);
+	if (t->slot && !t->desc && acquire(t)) {
+		/* fault the chunk in now rather than inside the program's first range */
+		for (uint32_t off = 0; off < t->room; off += 4096)
+			*(volatile uint8_t *)(t->base + off) = 0;
+	}
+	errno = saved;
 }

@@ -163,3 +163,9 @@ done
 eq "cut traces open, flagged" 1 "$okcut"
 cp sleep.gst flip.gst; printf '\377' | dd of=flip.gst bs=1 seek=$((size - 20)) conv=notrunc 2>/dev/null
 has "flipped byte: damaged" "damaged" "$($GS info flip.gst 2>&1)"
+
+# a good guest: two NVTX instances reach one registry; errno is never changed
+out=$($GS profile -o guest "$P/nvtx_guest" "$P/libnvtx_peer.so" 2>/dev/null); eq "guest: errno kept" "errno kept" "$out"
+stats_csv guest.gst guest.csv
+eq "guest: main's ranges" "1 2" "$(field guest.csv :main_range Instances) $(field guest.csv shared_domain:main_in_domain Instances)"
+eq "guest: the peer library's ranges, same domain" "4 1" "$(field guest.csv shared_domain:peer_registered Instances) $(field guest.csv :peer_range Instances)"

@@ -1,0 +1,32 @@
+/* fuzz_gst.c: libFuzzer target for the .gst reader and everything that consumes the model:
+ * any byte string must load as an error, a partial model or a full one, and the nvtx_sum report
+ * and its renderers must run on whatever loaded, without a crash or undefined behaviour. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../src/analysis/reports.h"
+#include "../../src/model/model.h"
+#include "../../src/render/render.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gs_model m;
+	struct gs_err err;
+	if (gs_model_load_mem(&m, "fuzz.gst", data, size, &err) < 0)
+		return 0;
+	struct gs_filter f = {0};
+	struct gs_table t;
+	if (gs_report_nvtx_sum(&m, &f, &t, &err) == 0) {
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_table(&t, GS_FMT_TABLE, &sb);
+		gs_render_table(&t, GS_FMT_CSV, &sb);
+		gs_render_table(&t, GS_FMT_JSON, &sb);
+		gs_strbuf_release(&sb);
+		gs_table_release(&t);
+	}
+	gs_model_release(&m);
+	return 0;
+}

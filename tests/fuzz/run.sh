@@ -1,0 +1,32 @@
+# tests/fuzz/run.sh: sourced by tests/run.sh. Builds the libFuzzer targets with clang
+# (ASan+UBSan) and runs each for a bounded time (FUZZ_SECONDS, default 60) from the committed
+# fixtures in tests/data. Needs clang's fuzzer runtime (Debian: libclang-rt-14-dev).
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+fuzz_ok=1
+if ! echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' |
+	clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get install -y -q libclang-rt-14-dev >/dev/null 2>&1 ||
+			{ apt-get update -q >/dev/null 2>&1; apt-get install -y -q libclang-rt-14-dev >/dev/null 2>&1; }
+	fi
+	echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' |
+		clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1 || fuzz_ok=0
+fi
+if [ "$fuzz_ok" = 0 ]; then
+	bad "fuzz: clang's fuzzer runtime" "install it: apt-get install -y libclang-rt-14-dev"
+elif ! make -s -j"${JOBS:-2}" fuzz >"$ROOT/build-fuzz.log" 2>&1; then
+	bad "fuzz: build" "$(tail -5 "$ROOT/build-fuzz.log")"
+else
+	for f in build-fuzz/fuzz_*; do
+		name=$(basename "$f")
+		corpus=$(mktemp -d "${TMPDIR:-/tmp}/gpuscope-corpus.XXXXXX")
+		cp tests/data/*.gst "$corpus/" 2>/dev/null
+		if "$f" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+			-artifact_prefix="$ROOT/build-fuzz/$name-" "$corpus" >"$ROOT/build-fuzz/$name.log" 2>&1; then
+			ok "fuzz: $name, ${FUZZ_SECONDS}s, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$ROOT/build-fuzz/$name.log" | awk '{print $2}')$(grep -oE '#[0-9]+ *DONE' "$ROOT/build-fuzz/$name.log" | tr -d '#DONE ') runs"
+		else
+			bad "fuzz: $name" "$(grep -E 'ERROR|SUMMARY' "$ROOT/build-fuzz/$name.log" | head -3); artifact in build-fuzz/"
+		fi
+		rm -rf "$corpus"
+	done
+fi
