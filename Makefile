@@ -19,7 +19,7 @@ CFLAGS  += -std=c17 $(WARN) -g $(OPT) -D_GNU_SOURCE -pthread
 LDFLAGS ?=
 # TLS descriptors: the collector reads its thread state on every record; gnu2 makes that a
 # load instead of a call to __tls_get_addr once the state sits in static TLS.
-LIB_CFLAGS = $(if $(filter x86_64,$(shell uname -m)),-mtls-dialect=gnu2)
+LIB_CFLAGS := $(shell $(CC) -mtls-dialect=gnu2 -Werror -fPIC -E -x c /dev/null >/dev/null 2>&1 && echo -mtls-dialect=gnu2)
 
 CLI_SRC  = $(wildcard src/util/*.c src/format/*.c src/capture/*.c src/model/*.c \
                       src/analysis/*.c src/render/*.c)

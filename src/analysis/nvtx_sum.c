@@ -33,6 +33,8 @@ static int cmp_group(const void *a, const void *b)
 		return x->s.n > y->s.n ? -1 : 1;
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
 	return x->startend - y->startend;
 }
 
@@ -49,8 +51,8 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
 			continue;
 		int se = (r->flags & GS_RANGE_STARTEND) != 0;
-		uint64_t key = ((uint64_t)r->name << 33) | ((uint64_t)r->domain << 1) | (uint64_t)se;
-		key = key * 2 + 1; /* never 0 */
+		/* string ids are < 2^31 (the loader's limit), so the key is exact and never 0 */
+		uint64_t key = (((uint64_t)r->name << 33) | ((uint64_t)r->domain << 1) | (uint64_t)se) + 1;
 		uint32_t *k = gs_u64map_get(&idx, key);
 		if (!k) {
 			struct group ng = {.name = r->name, .domain = r->domain, .startend = se};

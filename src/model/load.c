@@ -42,7 +42,8 @@ static void load_strings(struct gs_model *m, const struct gs_chunk *c)
 	const uint8_t *p = c->data, *end = c->data + c->len;
 	uint64_t first, count;
 	if (!(p = gs_varint_get(p, end, &first)) || !(p = gs_varint_get(p, end, &count)) ||
-	    first != m->nstrings || count > c->len) {
+	    first != m->nstrings || count > c->len || m->nstrings + count >= (1u << 31) ||
+	    (first == 0 && count && (p >= end || *p != 0))) { /* string 0 is "" */
 		set_damaged(m, "bad string table", c->offset);
 		return;
 	}
@@ -152,7 +153,12 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 					pr.lost[a] += b;
 			} else if (key == GS_PK_UNMATCHED) {
 				if (!gs_tlv_get_pair(val, len, &a, &b))
-					*(a == 1 ? &pr.unmatched_pop : a == 2 ? &pr.unmatched_end : &pr.lost_pairs) += b;
+					switch (a) {
+					case 1: pr.unmatched_pop += b; break;
+					case 2: pr.unmatched_end += b; break;
+					case 3: pr.lost_pairs += b; break;
+					default: break; /* a kind from a newer writer */
+					}
 			} else if (!gs_tlv_get_u64(val, len, &v)) {
 				switch (key) {
 				case GS_PK_PID: pr.pid = (int32_t)v; break;
@@ -170,7 +176,28 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			pr.cmdline = gs_xstrdup("");
 		if (!pr.exe)
 			pr.exe = gs_xstrdup("");
-		GS_VEC_PUSH(&m->processes, pr);
+		struct gs_process *d = NULL;
+		for (size_t i = 0; i < m->processes.n && !d; i++)
+			if (m->processes.v[i].pid == pr.pid && m->processes.v[i].image == pr.image)
+				d = &m->processes.v[i];
+		if (!d) {
+			GS_VEC_PUSH(&m->processes, pr);
+		} else { /* the same image twice: merge, later strings win, counts add */
+			free(d->cmdline);
+			free(d->exe);
+			d->cmdline = pr.cmdline;
+			d->exe = pr.exe;
+			for (int k = 0; k < GS_LOSS__N; k++)
+				d->lost[k] += pr.lost[k];
+			d->unmatched_pop += pr.unmatched_pop;
+			d->unmatched_end += pr.unmatched_end;
+			d->lost_pairs += pr.lost_pairs;
+			if (pr.exit_status >= 0)
+				d->exit_status = pr.exit_status;
+			d->clean |= pr.clean;
+			if (pr.end > d->end)
+				d->end = pr.end;
+		}
 	} else if (c->type == GS_CHUNK_THREAD) {
 		struct gs_thread t = {0};
 		char *name = NULL, *nvtx = NULL;

@@ -36,6 +36,8 @@ static inline const uint8_t *gs_varint_get(const uint8_t *p, const uint8_t *end,
 		if (p >= end)
 			return 0;
 		uint8_t b = *p++;
+		if (shift == 63 && b > 1)
+			return 0; /* more than 64 bits */
 		r |= (uint64_t)(b & 0x7F) << shift;
 		if (!(b & 0x80)) {
 			*v = r;
