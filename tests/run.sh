@@ -28,7 +28,7 @@ suite() { # build dir
 	done
 	for c in tests/cases/*.sh; do
 		# shellcheck disable=SC1090
-		(cd "$T" && . "$ROOT/$c"; echo "PASS=$PASS FAIL=$FAIL" >"$T/.counts"; printf '%s' "$FAILED_NAMES" >"$T/.failed")
+		(cd "$T" && FAILED_NAMES= && . "$ROOT/$c"; echo "PASS=$PASS FAIL=$FAIL" >"$T/.counts"; printf '%s' "$FAILED_NAMES" >"$T/.failed")
 		# shellcheck disable=SC1091
 		. "$T/.counts"; FAILED_NAMES="$FAILED_NAMES$(cat "$T/.failed")"
 	done
