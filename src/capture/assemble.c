@@ -75,6 +75,7 @@ struct ctx {
 	struct gs_u64map pend_map;
 	uint64_t unmatched_pop, unmatched_end, lost_pairs;
 	uint64_t last_ns;
+	uint32_t root_last_image;
 	struct gs_strbuf tmp;
 };
 
@@ -309,28 +310,38 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 		switch (rh.type) {
 		case GS_RAW_PUSH:
 			/* Ranges of this domain at this level or deeper lost their pops: drop them. */
-			while (ss->stack.n && stack_drop_from(ss, rh.domain, rh.level))
-				c->lost_pairs++;
+			if (rh.level != GS_LEVEL_UNTRACKED)
+				while (stack_drop_from(ss, rh.domain, rh.level))
+					c->lost_pairs++;
 			r.level = rh.level;
 			GS_VEC_PUSH(&ss->stack, r);
 			break;
 		case GS_RAW_POP: {
+			/* the topmost open range of the domain, at the level the collector says */
 			size_t i = ss->stack.n;
-			while (i > 0 && !(ss->stack.v[i - 1].dom == rh.domain && ss->stack.v[i - 1].level <= rh.level))
+			while (i > 0 && !(ss->stack.v[i - 1].dom == rh.domain &&
+					  (rh.level == GS_LEVEL_UNTRACKED || ss->stack.v[i - 1].level <= rh.level)))
 				i--;
-			if (!i || ss->stack.v[i - 1].level != rh.level) {
-				c->unmatched_pop++; /* its push was lost, or pop without push */
+			if (!i || (rh.level != GS_LEVEL_UNTRACKED && ss->stack.v[i - 1].level != rh.level)) {
+				c->unmatched_pop++; /* its push was lost, or a pop without a push */
 				break;
 			}
 			/* deeper ranges of this domain above it lost their pops */
-			while (stack_drop_from(ss, rh.domain, (uint16_t)(rh.level + 1)))
-				c->lost_pairs++;
-			i = ss->stack.n;
-			while (i > 0 && ss->stack.v[i - 1].dom != rh.domain)
-				i--;
+			size_t above = 0;
+			for (size_t k = i; k < ss->stack.n; k++)
+				above += ss->stack.v[k].dom == rh.domain;
+			c->lost_pairs += above;
 			struct open_range o = ss->stack.v[i - 1];
-			memmove(&ss->stack.v[i - 1], &ss->stack.v[i], (ss->stack.n - i) * sizeof(o));
-			ss->stack.n--;
+			size_t w = i - 1;
+			for (size_t k = i; k < ss->stack.n; k++)
+				if (ss->stack.v[k].dom != rh.domain)
+					ss->stack.v[w++] = ss->stack.v[k];
+			ss->stack.n = w;
+			if (o.level == GS_LEVEL_UNTRACKED) { /* report the nesting the stack shows */
+				o.level = 0;
+				for (size_t k = 0; k + 1 < i; k++)
+					o.level += ss->stack.v[k].dom == rh.domain;
+			}
 			emit(c, slot, GS_EV_RANGE, &o, r.start, 0);
 			break;
 		}
@@ -339,6 +350,11 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 			break;
 		case GS_RAW_START:
 		case GS_RAW_END: {
+			if (!id) { /* nvtxRangeEnd(0): no range has id 0 */
+				if (rh.type == GS_RAW_END)
+					c->unmatched_end++;
+				break;
+			}
 			uint32_t *pi = gs_u64map_get(&c->pend_map, id);
 			if (!pi) {
 				uint32_t k = pend_new(c);
@@ -379,14 +395,32 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 	}
 }
 
-struct leftover {
-	uint32_t seq, idx;
+struct piece { /* one chunk to decode */
+	uint32_t seq, slot, used;
+	int spooled; /* 1: at byte `where` of the spool; 0: ring chunk index `where` */
+	long where;
 };
 
-static int cmp_left(const void *a, const void *b)
+static int cmp_piece(const void *a, const void *b)
 {
-	const struct leftover *x = a, *y = b;
+	const struct piece *x = a, *y = b;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Whether pid is a live process (not a zombie). Only used for processes that were not waited
+ * for: ones that outlived the profiled program. */
+static int still_running(int32_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
 static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_session_info *si,
@@ -403,39 +437,57 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	gs_u64map_init(&tnames);
 	read_registry(c, &cats, &tnames);
 
-	/* 1. the spool, in the order chunks were moved */
+	/* 1. every chunk: those the drain moved to the spool and those still in the ring (sealed,
+	 * or owned by a thread that never sealed), in acquisition order. Each thread's chunks
+	 * were acquired one after the other, so this order keeps every thread's records in the
+	 * order it wrote them, however the drain happened to move them. */
+	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
+	GS_VEC(struct piece) pieces = {0};
 	if (rf->spool) {
 		fflush(rf->spool);
 		rewind(rf->spool);
-		uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
 		uint32_t rec[4];
+		long off = 0;
 		while (fread(rec, sizeof(rec), 1, rf->spool) == 1) {
-			if (rec[2] > h->chunk_size || (rec[2] && fread(buf, rec[2], 1, rf->spool) != 1)) {
-				free(buf);
-				return gs_errf(err, -EIO, "spool '%s' is damaged", rf->spool_path);
+			off += (long)sizeof(rec);
+			if (rec[2] > h->chunk_size || fseek(rf->spool, (long)rec[2], SEEK_CUR) != 0) {
+				free(pieces.v);
+				return gs_errf(err, -EIO, "spool '%s' is damaged at byte %ld", rf->spool_path, off);
 			}
-			read_chunk(c, rec[0], buf, rec[2]);
+			struct piece pc = {rec[1], rec[0], rec[2], 1, off};
+			GS_VEC_PUSH(&pieces, pc);
+			off += (long)rec[2];
 		}
-		free(buf);
 	}
-	/* 2. what is still in the ring: sealed, or owned by a thread that never sealed */
-	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
-	struct leftover *left = gs_xmalloc(sizeof(*left) * (h->nchunks ? h->nchunks : 1));
-	size_t nl = 0;
 	for (uint32_t i = 0; i < h->nchunks; i++) {
 		uint32_t s = atomic_load_explicit(&desc[i].state, memory_order_acquire);
-		if (s == GS_CHUNK_SEALED || s == GS_CHUNK_OWNED)
-			left[nl++] = (struct leftover){desc[i].seq, i};
+		if (s != GS_CHUNK_SEALED && s != GS_CHUNK_OWNED)
+			continue;
+		uint32_t used = atomic_load_explicit(&desc[i].used, memory_order_acquire);
+		struct piece pc = {desc[i].seq, desc[i].slot, GS_MIN(used, h->chunk_size), 0, (long)i};
+		GS_VEC_PUSH(&pieces, pc);
 	}
-	qsort(left, nl, sizeof(*left), cmp_left);
-	for (size_t k = 0; k < nl; k++) {
-		struct gs_ring_desc *d = &desc[left[k].idx];
-		uint32_t used = atomic_load_explicit(&d->used, memory_order_acquire);
-		if (used > h->chunk_size)
-			used = h->chunk_size;
-		read_chunk(c, d->slot, (uint8_t *)h + h->chunks_offset + (uint64_t)left[k].idx * h->chunk_size, used);
+	if (pieces.n > 1)
+		qsort(pieces.v, pieces.n, sizeof(*pieces.v), cmp_piece);
+	uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
+	for (size_t k = 0; k < pieces.n; k++) {
+		struct piece *pc = &pieces.v[k];
+		const uint8_t *data;
+		if (pc->spooled) {
+			if (fseek(rf->spool, pc->where, SEEK_SET) != 0 ||
+			    (pc->used && fread(buf, pc->used, 1, rf->spool) != 1)) {
+				free(buf);
+				free(pieces.v);
+				return gs_errf(err, -EIO, "cannot read spool '%s'", rf->spool_path);
+			}
+			data = buf;
+		} else {
+			data = (uint8_t *)h + h->chunks_offset + (uint64_t)pc->where * h->chunk_size;
+		}
+		read_chunk(c, pc->slot, data, pc->used);
 	}
-	free(left);
+	free(buf);
+	free(pieces.v);
 
 	/* 3. ranges never closed stay, flagged open */
 	uint32_t nslots = GS_MIN(atomic_load(&h->slots_used), h->nslots);
@@ -507,11 +559,11 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	gs_tlv_u64(&m, GS_PK_END, exit_ns ? exit_ns : c->last_ns);
 	int clean = (atomic_load(&h->flags) & GS_RING_CLEAN_EXIT) != 0;
 	gs_tlv_u64(&m, GS_PK_CLEAN, (uint64_t)clean);
-	if (h->pid == si->root_pid && si->root_status >= 0) {
-		/* the root's last image carries its exit status */
-		int last_image = 1;
-		(void)last_image;
-		gs_tlv_u64(&m, GS_PK_EXIT, (uint64_t)si->root_status);
+	if (h->pid == si->root_pid && si->root_status >= 0 && h->image == c->root_last_image)
+		gs_tlv_u64(&m, GS_PK_EXIT, (uint64_t)si->root_status); /* the image that exited */
+	if (h->pid != si->root_pid && !clean && still_running(h->pid)) {
+		gs_tlv_u64(&m, GS_PK_RUNNING, 1);
+		c->st->still_running++;
 	}
 	for (int k = 0; k < GS_LOSS__N; k++) {
 		uint64_t v = atomic_load(&h->lost[k]);
@@ -612,6 +664,9 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
 
 	qsort(d->rings, d->nrings, sizeof(*d->rings), cmp_ring);
+	for (size_t i = 0; i < d->nrings; i++)
+		if (d->rings[i]->h->pid == si->root_pid && d->rings[i]->h->image > c.root_last_image)
+			c.root_last_image = d->rings[i]->h->image;
 	for (size_t i = 0; i < d->nrings && rc >= 0; i++)
 		rc = assemble_ring(&c, d->rings[i], si, err);
 	flush_strings(&c);

@@ -3,8 +3,9 @@
  * fill while the CLI keeps up); afterwards gs_assemble turns spools and what is left in the
  * rings into one .gst file.
  *
- * Invariants: a chunk is copied before it is marked FREE; chunks of one thread reach the
- * spool in sequence order; nothing here runs inside the profiled process. */
+ * Invariants: a chunk is copied before it is marked FREE; each spooled chunk keeps its slot
+ * and sequence number, by which the assembler orders them; nothing here runs inside the
+ * profiled process. */
 #ifndef GS_CAPTURE_H
 #define GS_CAPTURE_H
 
@@ -58,6 +59,7 @@ struct gs_session_info {
 
 struct gs_assemble_stats {
 	uint64_t events, processes, threads;
+	uint64_t still_running; /* processes alive when the session ended */
 	uint64_t lost[GS_LOSS__N];
 	uint64_t bytes;
 };

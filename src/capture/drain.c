@@ -107,7 +107,7 @@ static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
 	}
 	if (!n)
 		return 0;
-	qsort(list, n, sizeof(*list), cmp_seq);
+	qsort(list, n, sizeof(*list), cmp_seq); /* tidy; the assembler orders by seq anyway */
 	for (size_t k = 0; k < n; k++) {
 		struct gs_ring_desc *d = &desc[list[k].idx];
 		uint32_t used = atomic_load_explicit(&d->used, memory_order_acquire);

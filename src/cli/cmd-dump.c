@@ -74,8 +74,14 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 	case GS_CHUNK_END:
 		while ((rc = gs_tlv_next(&p, end, &key, &val, &len)) > 0) {
 			char k[32];
+			uint64_t a, b;
 			snprintf(k, sizeof(k), "k%" PRIu64, key);
-			if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
+			int pair = (c->type == GS_CHUNK_PROCESS && (key == GS_PK_LOST || key == GS_PK_UNMATCHED)) ||
+				   (c->type == GS_CHUNK_THREAD && key == GS_TK_LOST);
+			if (pair && !gs_tlv_get_pair(val, len, &a, &b))
+				gs_strbuf_addf(sb, d->json ? ",\"%s\":[%" PRIu64 ",%" PRIu64 "]" : " %s=%" PRIu64 ":%" PRIu64,
+					       k, a, b);
+			else if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
 			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO) &&
 			    !(c->type == GS_CHUNK_PROCESS && (key == GS_PK_CMDLINE || key == GS_PK_EXE)) &&
 			    !(c->type == GS_CHUNK_THREAD && (key == GS_TK_NAME || key == GS_TK_NVTX_NAME)))
@@ -206,8 +212,11 @@ static int run(int argc, char **argv)
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
 	struct dump d = {.sb = &sb, .json = fmt == GS_FMT_JSONL};
-	if (d.json)
-		gs_strbuf_addf(&sb, "{\"file\":\"%s\",\"format\":\"%u.%u\"}\n", "", r.major, r.minor);
+	if (d.json) {
+		gs_strbuf_adds(&sb, "{\"file\":\"");
+		gs_strbuf_add_json(&sb, argv[optind], strlen(argv[optind]));
+		gs_strbuf_addf(&sb, "\",\"format\":\"%u.%u\"}\n", r.major, r.minor);
+	}
 	else
 		gs_strbuf_addf(&sb, "file format %u.%u\n", r.major, r.minor);
 	struct gs_chunk c;

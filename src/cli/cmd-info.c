@@ -94,7 +94,7 @@ static int run(int argc, char **argv)
 	gs_fmt_count(&sb, open);
 	gs_strbuf_adds(&sb, "\n  nvtx marks                ");
 	gs_fmt_count(&sb, m.marks.n);
-	gs_strbuf_adds(&sb, "\n  unmatched pops/ends       ");
+	gs_strbuf_adds(&sb, "\n  unmatched pops/ends       ");  /* incl. pushes whose pop was lost */
 	gs_fmt_count(&sb, m.unmatched);
 	gs_strbuf_adds(&sb, "\n\nlost records: ");
 	lost_line(&sb, m.lost);
@@ -109,6 +109,8 @@ static int run(int argc, char **argv)
 			gs_fmt_duration(&sb, p->end - p->start);
 		if (p->exit_status >= 0)
 			gs_strbuf_addf(&sb, "  exit %d", p->exit_status);
+		else if (p->still_running)
+			gs_strbuf_adds(&sb, "  still running when the session ended: later records missing");
 		else if (!p->clean)
 			gs_strbuf_adds(&sb, "  ended without exit path");
 		gs_strbuf_addf(&sb, "\n      %s\n", *p->cmdline ? p->cmdline : p->exe);

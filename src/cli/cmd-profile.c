@@ -65,16 +65,16 @@ static char *find_inject_lib(void)
 static int check_sources(const struct gs_command *cmd, const char *list)
 {
 	char *copy = gs_xstrdup(list), *save = NULL;
-	int rc = 0;
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	int rc = 0, n = 0;
+	for (char *w = strtok_r(copy, ",", &save); w && !rc; w = strtok_r(NULL, ",", &save), n++) {
 		int ok = 0;
 		for (size_t i = 0; known_sources[i]; i++)
 			ok |= !strcmp(w, known_sources[i]);
-		if (!ok) {
+		if (!ok)
 			rc = gs_usage_error(cmd, "unknown trace source '%s' (this build records: nvtx)", w);
-			break;
-		}
 	}
+	if (!rc && !n)
+		rc = gs_usage_error(cmd, "no trace source given to --trace (this build records: nvtx)");
 	free(copy);
 	return rc;
 }
@@ -179,8 +179,13 @@ static int run(int argc, char **argv)
 		}
 	}
 
-	/* The session directory lives beside the output, so big traces need no room in /tmp. */
-	char *dir_of = gs_xstrdup(out ? out : out_pattern);
+	/* The session directory lives beside the output, so big traces need no room in /tmp.
+	 * A name with %p is placed with the pid not known yet: only the directory part counts. */
+	char *dir_of = out ? gs_xstrdup(out) : gs_expand_name(out_pattern, 0, &why);
+	if (!dir_of) {
+		free(lib);
+		return gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
+	}
 	char *slash = strrchr(dir_of, '/');
 	struct gs_strbuf sdir;
 	gs_strbuf_init(&sdir);
@@ -292,7 +297,8 @@ static int run(int argc, char **argv)
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			status = 0;
+			gs_cli_warn("lost track of '%s': %s", prog[0], strerror(errno));
+			status = 1 << 8; /* reported as exit status 1 */
 			break;
 		}
 		if (moved <= 0) {
@@ -310,17 +316,19 @@ static int run(int argc, char **argv)
 	si.end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	gs_timemap_end(&tm);
 
+	/* When the trace cannot be written, a program that succeeded still makes gpuscope fail
+	 * (exit 1), so scripts notice; a program that failed keeps its own status. */
 	if (!force && access(out, F_OK) == 0) {
 		gs_cli_error("'%s' appeared while profiling; not overwriting it (use -f); "
 			     "the raw session is kept in '%s'", out, session);
 		gs_drain_release(&drain);
-		return code;
+		return code ? code : 1;
 	}
 	struct gs_assemble_stats st;
 	if (gs_assemble(&drain, &tm, &si, out, &st, &err) < 0) {
 		gs_cli_error("%s; the raw session is kept in '%s'", err.msg, session);
 		gs_drain_release(&drain);
-		return code;
+		return code ? code : 1;
 	}
 	gs_drain_release(&drain);
 	remove_dir(session);
@@ -339,6 +347,9 @@ static int run(int argc, char **argv)
 		lost += st.lost[k];
 	gs_fmt_count(&sb, lost);
 	gs_strbuf_adds(&sb, " lost");
+	if (st.still_running)
+		gs_strbuf_addf(&sb, ", %llu process%s still running", (unsigned long long)st.still_running,
+			       st.still_running == 1 ? "" : "es");
 	if (lost) {
 		gs_strbuf_adds(&sb, ": ");
 		int first = 1;
@@ -368,5 +379,7 @@ const struct gs_command gs_cmd_profile = {
 	"  -t, --trace LIST         sources to record, comma-separated (default: nvtx)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
-	"exits with PROGRAM's exit status, or 128+N when it died of signal N.\n",
+	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"
+	"succeeded but the trace could not be written). Processes that outlive PROGRAM are\n"
+	"recorded up to the moment PROGRAM ends; info marks them as still running.\n",
 };

@@ -54,7 +54,8 @@ int gs_usage_error(const struct gs_command *cmd, const char *fmt, ...)
 
 void gs_command_help(const struct gs_command *cmd, FILE *f)
 {
-	fprintf(f, "usage: gpuscope %s %s\n\n%s\n", cmd->name, cmd->synopsis, cmd->summary);
+	fprintf(f, "usage: gpuscope %s%s%s\n\n%s\n", cmd->name, *cmd->synopsis ? " " : "", cmd->synopsis,
+		cmd->summary);
 	if (cmd->options && *cmd->options)
 		fprintf(f, "\noptions:\n%s", cmd->options);
 }
@@ -118,7 +119,11 @@ int gs_emit(const char *path, const struct gs_strbuf *sb)
 
 static int cmd_help(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		gs_command_help(&gs_cmd_help, stdout);
+		return 0;
+	}
+	if (argc > 1) {
 		if (!strcmp(argv[1], "environment")) {
 			printf("Environment variables read by the injected collector "
 			       "(set by 'gpuscope profile'):\n\n");
@@ -151,7 +156,10 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-	(void)argc, (void)argv;
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		gs_command_help(&gs_cmd_version, stdout);
+		return 0;
+	}
 	printf("gpuscope %s\n", GS_VERSION);
 	return 0;
 }

@@ -19,6 +19,8 @@
 #define GS_HIDDEN __attribute__((visibility("hidden")))
 #define GS_EXPORT __attribute__((visibility("default")))
 
+#define GS_DEPTH_SLOTS 32
+
 struct gs_tls {
 	uint32_t gen;   /* gs_gen this state belongs to; 0: not attached */
 	uint32_t busy;  /* inside a record: re-entry guard */
@@ -29,7 +31,11 @@ struct gs_tls {
 	struct gs_ring_desc *desc;
 	struct gs_ring_slot *slot;
 	uint64_t next_id; /* range ids: slot in the high bits, counter below */
-	int32_t depth[16]; /* push/pop nesting by domain id % 16 */
+	/* push/pop nesting per domain: a small open-addressed table (domain + 1, depth); a
+	 * thread that nests in more than GS_DEPTH_SLOTS domains at once reports those levels
+	 * as GS_LEVEL_UNTRACKED */
+	uint16_t depth_dom[GS_DEPTH_SLOTS];
+	uint16_t depth[GS_DEPTH_SLOTS];
 };
 
 extern GS_HIDDEN __thread struct gs_tls gs_tls;
@@ -37,7 +43,7 @@ extern GS_HIDDEN uint32_t gs_gen;
 extern GS_HIDDEN uint32_t gs_clock;
 extern GS_HIDDEN struct gs_ring_header *gs_ring;
 
-/* clock.c */
+/* the clock (gs_clock_choose is in init.c) */
 static inline uint64_t gs_clock_now(void)
 {
 #if defined(__x86_64__)

@@ -325,12 +325,36 @@ static inline void emit_plain(struct gs_tls *t, uint8_t type, uint16_t domain, u
 	t->busy = 1
 #define LEAVE(t) t->busy = 0
 
+/* The depth counter of domain on this thread, or NULL when the table is full. */
+static inline uint16_t *depth_of(struct gs_tls *t, uint16_t domain)
+{
+	uint16_t key = (uint16_t)(domain + 1); /* 0 marks a free entry */
+	for (unsigned i = 0, k = domain % GS_DEPTH_SLOTS; i < GS_DEPTH_SLOTS;
+	     i++, k = (k + 1) % GS_DEPTH_SLOTS) {
+		if (t->depth_dom[k] == key)
+			return &t->depth[k];
+		if (!t->depth_dom[k]) {
+			t->depth_dom[k] = key;
+			t->depth[k] = 0;
+			return &t->depth[k];
+		}
+	}
+	return NULL;
+}
+
 static inline int push(uint16_t domain, struct msg *m)
 {
 	uint64_t ts = gs_clock_now();
 	ENTER(t, -1);
-	int level = t->depth[domain & 15]++;
-	emit_named(t, GS_RAW_PUSH, domain, (uint16_t)GS_MIN(level, 0xFFFF), ts, NULL, m);
+	uint16_t *d = depth_of(t, domain);
+	int level = 0;
+	uint16_t stored = GS_LEVEL_UNTRACKED;
+	if (d) {
+		level = *d;
+		if (*d < GS_LEVEL_UNTRACKED - 1)
+			stored = (*d)++;
+	}
+	emit_named(t, GS_RAW_PUSH, domain, stored, ts, NULL, m);
 	LEAVE(t);
 	return level;
 }
@@ -339,11 +363,16 @@ static inline int pop(uint16_t domain)
 {
 	uint64_t ts = gs_clock_now();
 	ENTER(t, -1);
+	uint16_t *d = depth_of(t, domain);
 	int level = -1;
-	if (t->depth[domain & 15] > 0)
-		level = --t->depth[domain & 15];
-	/* an unmatched pop is kept (level 0xFFFF) and counted by the CLI */
-	emit_plain(t, GS_RAW_POP, domain, level < 0 ? 0xFFFF : (uint16_t)GS_MIN(level, 0xFFFE), ts, NULL);
+	uint16_t stored = GS_LEVEL_UNTRACKED;
+	if (d) {
+		if (*d > 0)
+			level = --(*d);
+		/* an unmatched pop is kept and counted by the CLI */
+		stored = level < 0 ? GS_LEVEL_UNMATCHED : (uint16_t)level;
+	}
+	emit_plain(t, GS_RAW_POP, domain, stored, ts, NULL);
 	LEAVE(t);
 	return level;
 }

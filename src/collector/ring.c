@@ -173,6 +173,7 @@ static void attach(struct gs_tls *t)
 	memset(t, 0, sizeof(*t));
 	t->busy = keep.busy;
 	memcpy(t->depth, keep.depth, sizeof(t->depth));
+	memcpy(t->depth_dom, keep.depth_dom, sizeof(t->depth_dom));
 	t->gen = gs_gen;
 	if (!gs_ring)
 		return;
@@ -248,8 +249,12 @@ void *gs_rec_slow(struct gs_tls *t, size_t n)
 		p = t->cur;
 		goto out;
 	}
+	if (n > gs_ring->chunk_size) { /* cannot fit any chunk: keep the current one */
+		gs_count_loss(t, GS_LOSS_BUFFER_FULL);
+		goto out;
+	}
 	seal(t);
-	if (n <= gs_ring->chunk_size && acquire(t))
+	if (acquire(t))
 		p = t->cur;
 	else
 		gs_count_loss(t, GS_LOSS_BUFFER_FULL);

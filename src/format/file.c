@@ -68,6 +68,10 @@ int gs_writer_open(struct gs_writer *w, const char *path, struct gs_err *err)
 
 int gs_writer_chunk(struct gs_writer *w, uint16_t type, const void *data, size_t len, int compress)
 {
+	if (len > GS_CHUNK_MAX_RAW) { /* readers would refuse it */
+		w->failed = w->failed ? w->failed : EFBIG;
+		return -EFBIG;
+	}
 	const uint8_t *payload = data;
 	size_t stored = len;
 	uint16_t codec = GS_CODEC_RAW;

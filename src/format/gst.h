@@ -50,9 +50,12 @@ enum gs_process_key {
 	GS_PK_START = 6, GS_PK_END = 7,
 	GS_PK_EXIT = 8,      /* wait status as the shell shows it: code, or 128+signal */
 	GS_PK_CLEAN = 9,     /* 1: ran its exit path */
-	GS_PK_LOST = 10,     /* repeated: varint cause, varint count (records without a thread) */
+	GS_PK_LOST = 10,     /* repeated: varint cause, varint count: losses not tied to a thread
+	                      * (no thread slot, registry full, re-entry before a slot) */
 	GS_PK_UNMATCHED = 11,/* repeated: varint kind (1 pop without push, 2 end without start,
 	                      * 3 push whose pop was lost), varint count */
+	GS_PK_RUNNING = 12,  /* 1: still running when the session ended (not waited for); what
+	                      * it recorded after that moment is not in the trace */
 };
 
 enum gs_thread_key {

@@ -74,7 +74,8 @@ struct gs_ring_header {
 	_Atomic uint32_t nfree;   /* chunks in state FREE */
 	_Atomic uint32_t chunk_seq;
 	_Atomic uint64_t registry_used;
-	_Atomic uint64_t lost[GS_LOSS__N]; /* records lost by no thread slot */
+	_Atomic uint64_t lost[GS_LOSS__N]; /* losses not tied to a thread slot (thread_limit,
+	                                    * registry_full, reentrant before a slot) */
 	uint32_t cmdline_len;
 	uint32_t exe_len;
 	char cmdline[4096];       /* /proc/self/cmdline: NUL-separated arguments */
@@ -126,6 +127,8 @@ struct gs_raw_hdr {
 	                   * after lost records */
 };
 /* Inline name length = size - fixed part - padding (flags >> GS_RAWF_PAD_SHIFT). */
+#define GS_LEVEL_UNMATCHED 0xFFFF /* POP with nothing open */
+#define GS_LEVEL_UNTRACKED 0xFFFE /* the collector could not track this domain's depth */
 
 struct gs_raw_ext {
 	uint32_t category, color;

@@ -168,6 +168,7 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 				case GS_PK_END: pr.end = v; break;
 				case GS_PK_EXIT: pr.exit_status = (int)v; break;
 				case GS_PK_CLEAN: pr.clean = (int)v; break;
+				case GS_PK_RUNNING: pr.still_running = (int)v; break;
 				default: break;
 				}
 			}
@@ -195,6 +196,7 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			if (pr.exit_status >= 0)
 				d->exit_status = pr.exit_status;
 			d->clean |= pr.clean;
+			d->still_running |= pr.still_running;
 			if (pr.end > d->end)
 				d->end = pr.end;
 		}

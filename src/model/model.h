@@ -47,6 +47,7 @@ struct gs_process {
 	uint64_t start, end;
 	int exit_status; /* -1: unknown */
 	int clean;
+	int still_running; /* outlived the profiled program: recorded up to the session's end */
 	uint64_t lost[GS_LOSS__N];
 	uint64_t unmatched_pop, unmatched_end;
 	uint64_t lost_pairs; /* pushes whose pop was lost with dropped records */

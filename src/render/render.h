@@ -18,7 +18,7 @@ void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbu
 void gs_fmt_count(struct gs_strbuf *sb, uint64_t v);
 /* Formats a byte count as B, KiB, MiB, GiB with one decimal. */
 void gs_fmt_bytes(struct gs_strbuf *sb, uint64_t v);
-/* Formats a nanosecond duration with a fitting unit (ns, µs, ms, s). */
+/* Formats a nanosecond duration with a fitting unit (ns, us, ms, s). */
 void gs_fmt_duration(struct gs_strbuf *sb, uint64_t ns);
 
 #endif

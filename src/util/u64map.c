@@ -31,6 +31,8 @@ void gs_u64map_release(struct gs_u64map *m)
 
 uint32_t *gs_u64map_get(struct gs_u64map *m, uint64_t key)
 {
+	if (!key)
+		return NULL;
 	for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key)
 			return &m->vals[i];
@@ -53,6 +55,8 @@ static void grow(struct gs_u64map *m)
 
 void gs_u64map_put(struct gs_u64map *m, uint64_t key, uint32_t val)
 {
+	if (!key)
+		return; /* reserved: callers never store key 0 */
 	if ((m->count + 1) * 4 > m->cap * 3)
 		grow(m);
 	size_t i = slot_of(m, key);
@@ -66,6 +70,8 @@ void gs_u64map_put(struct gs_u64map *m, uint64_t key, uint32_t val)
 
 int gs_u64map_del(struct gs_u64map *m, uint64_t key)
 {
+	if (!key)
+		return 0;
 	size_t i = slot_of(m, key);
 	while (m->keys[i] != key) {
 		if (!m->keys[i])

@@ -169,3 +169,25 @@ out=$($GS profile -o guest "$P/nvtx_guest" "$P/libnvtx_peer.so" 2>/dev/null); eq
 stats_csv guest.gst guest.csv
 eq "guest: main's ranges" "1 2" "$(field guest.csv :main_range Instances) $(field guest.csv shared_domain:main_in_domain Instances)"
 eq "guest: the peer library's ranges, same domain" "4 1" "$(field guest.csv shared_domain:peer_registered Instances) $(field guest.csv :peer_range Instances)"
+
+# edges: more domains than the per-thread table, nvtxRangeEnd(0), pop without push
+out=$($GS profile -o edge "$P/nvtx_edge" domains 2>/dev/null); eq "edge: push levels" "levels 0 0" "$out"
+stats_csv edge.gst edge.csv
+eq "edge: 40 domains, one range each" 40 "$(grep -c ',PushPop,d[0-9]*:r$' edge.csv)"
+eq "edge: nothing unpaired" "0 0" "$($GS info edge.gst | awk '/never ended/ {n=$NF} /unmatched/ {u=$3} END {print n, u}')"
+$GS profile -o misuse "$P/nvtx_edge" misuse 2>/dev/null; eq "misuse: exit 0" 0 $?
+stats_csv misuse.gst misuse.csv; eq "misuse: the good range" 1 "$(field misuse.csv :ok Instances)"
+has "misuse: both counted" "unmatched pops/ends       2" "$($GS info misuse.gst)"
+# a child that outlives the program: recorded until the program ends, and marked so
+$GS profile -o orphan "$P/nvtx_edge" orphan 2>orphan.err; eq "orphan: exit 0" 0 $?
+has "orphan: summary says still running" "1 process still running" "$(cat orphan.err)"
+stats_csv orphan.gst orphan.csv
+eq "orphan: ranges before the end" 3 "$(field orphan.csv :orphan_before Instances)"
+has "orphan: marked in info" "still running when the session ended" "$($GS info orphan.gst)"
+sleep 1.6
+
+# output names with %h in the directory and %p in the file; an empty source list
+mkdir -p "sub_$(hostname | tr '/' '_')"
+$GS profile -o 'sub_%h/t_%p' "$P/nvtx_loop" 2 2>/dev/null; eq "%h directory with %p file" 0 $?
+eq "%h/%p trace written" 1 "$(ls sub_*/t_*.gst 2>/dev/null | wc -l)"
+$GS profile -t '' true 2>/dev/null; eq "empty --trace: exit 2" 2 $?

@@ -6,9 +6,9 @@ N=${GS_TEST_RANGES:-10000000}
 
 acct() { # file -> "ranges unpaired lost": unpaired = pops or pushes whose partner was lost
 	local i; i=$($GS info "$1")
-	printf '%s\n' "$i" | awk '/nvtx ranges \(push\/pop\)/ {gsub(",","",$4); r=$4}
-		/unmatched pops\/ends/ {gsub(",","",$3); u+=$3}
-		/nvtx ranges never ended/ {gsub(",","",$4); u+=$4}
+	printf '%s\n' "$i" | awk '/nvtx ranges \(push\/pop\)/ {gsub(",","",$NF); r=$NF}
+		/unmatched pops\/ends/ {gsub(",","",$NF); u+=$NF}
+		/nvtx ranges never ended/ {gsub(",","",$NF); u+=$NF}
 		/^lost records:/ { l=0; for (k = 3; k <= NF; k++) { v=$k; gsub(",","",v); if (v ~ /^[0-9]+$/) l+=v } }
 		END { print r+0, u+0, l+0 }'
 }

@@ -1,0 +1,73 @@
+/* nvtx_edge.c: NVTX calls at the edges, which a tool must survive and count right.
+ *   nvtx_edge domains  40 domains nested on one thread (more than the collector tracks
+ *                      per thread), popped in reverse: 40 ranges "r", one per domain d0..d39;
+ *                      prints "levels L0 L39" (the push return values of d0 and d39:
+ *                      expected "levels 0 0");
+ *   nvtx_edge misuse   nvtxRangeEnd(0), a pop with nothing pushed, then "ok" x1: two unmatched
+ *                      calls, one range;
+ *   nvtx_edge orphan   forks a child that emits "orphan_before" x3, sleeps 1.5 s, then emits
+ *                      "orphan_after" x3 and exits; the parent emits "parent" x1 and exits at
+ *                      once without waiting, so the child outlives it. */
+#include <nvtx3/nvToolsExt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void range(const char *name)
+{
+	nvtxRangePushA(name);
+	nvtxRangePop();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "domains")) {
+		nvtxDomainHandle_t d[40];
+		char name[16];
+		int l0 = -9, l39 = -9;
+		for (int i = 0; i < 40; i++) {
+			snprintf(name, sizeof(name), "d%d", i);
+			d[i] = nvtxDomainCreateA(name);
+		}
+		nvtxEventAttributes_t a = {0};
+		a.version = NVTX_VERSION;
+		a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+		a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+		a.message.ascii = "r";
+		for (int i = 0; i < 40; i++) {
+			int l = nvtxDomainRangePushEx(d[i], &a);
+			if (i == 0)
+				l0 = l;
+			if (i == 39)
+				l39 = l;
+		}
+		for (int i = 39; i >= 0; i--)
+			nvtxDomainRangePop(d[i]);
+		printf("levels %d %d\n", l0, l39);
+		return 0;
+	}
+	if (!strcmp(mode, "misuse")) {
+		nvtxRangeEnd(0);
+		nvtxRangePop();
+		range("ok");
+		return 0;
+	}
+	if (!strcmp(mode, "orphan")) {
+		pid_t p = fork();
+		if (p == 0) {
+			for (int i = 0; i < 3; i++)
+				range("orphan_before");
+			struct timespec ts = {1, 500000000};
+			nanosleep(&ts, NULL);
+			for (int i = 0; i < 3; i++)
+				range("orphan_after");
+			return 0;
+		}
+		range("parent");
+		return p > 0 ? 0 : 1;
+	}
+	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan\n");
+	return 2;
+}
