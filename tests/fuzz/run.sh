@@ -17,13 +17,14 @@ if [ "$fuzz_ok" = 0 ]; then
 elif ! make -s -j"${JOBS:-2}" fuzz >"$ROOT/build-fuzz.log" 2>&1; then
 	bad "fuzz: build" "$(tail -5 "$ROOT/build-fuzz.log")"
 else
-	for f in build-fuzz/fuzz_*; do
-		name=$(basename "$f")
+	for src in tests/fuzz/fuzz_*.c; do
+		name=$(basename "$src" .c)
+		f=build-fuzz/$name
 		corpus=$(mktemp -d "${TMPDIR:-/tmp}/gpuscope-corpus.XXXXXX")
 		cp tests/data/*.gst "$corpus/" 2>/dev/null
 		if "$f" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
 			-artifact_prefix="$ROOT/build-fuzz/$name-" "$corpus" >"$ROOT/build-fuzz/$name.log" 2>&1; then
-			ok "fuzz: $name, ${FUZZ_SECONDS}s, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$ROOT/build-fuzz/$name.log" | awk '{print $2}')$(grep -oE '#[0-9]+ *DONE' "$ROOT/build-fuzz/$name.log" | tr -d '#DONE ') runs"
+			ok "fuzz: $name, ${FUZZ_SECONDS}s, $(grep -oE 'Done [0-9]+ runs' "$ROOT/build-fuzz/$name.log" | awk '{print $2}') inputs"
 		else
 			bad "fuzz: $name" "$(grep -E 'ERROR|SUMMARY' "$ROOT/build-fuzz/$name.log" | head -3); artifact in build-fuzz/"
 		fi
