@@ -16,11 +16,12 @@ med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[
 
 # Alternate tool/no-tool runs so drift on the machine hits both alike.
 : >"$tmp/none"; : >"$tmp/with"
+lossy=0
 for _ in $(seq "$RUNS"); do
 	"$P/nvtx_pair" "$N" "$REPS" | awk '/^median/ { print $2 }' >>"$tmp/none"
 	"$GS" profile -f -o "$tmp/pair" "$P/nvtx_pair" "$N" "$REPS" 2>"$tmp/pair.err" |
 		awk '/^median/ { print $2 }' >>"$tmp/with"
-	grep -q ' 0 lost)' "$tmp/pair.err" || echo "warning: records lost: $(cat "$tmp/pair.err")" >&2
+	grep -q ' 0 lost)' "$tmp/pair.err" || { lossy=$((lossy + 1)); echo "warning: records lost: $(cat "$tmp/pair.err")" >&2; }
 done
 read -r n_med n_min n_max < <(med <"$tmp/none")
 read -r w_med w_min w_max < <(med <"$tmp/with")
@@ -46,6 +47,7 @@ table=$(cat <<T
 | NVTX push+pop pair, no tool | $n_med ns | $n_min..$n_max ns |
 | NVTX push+pop pair, gpuscope attached | $w_med ns | $w_min..$w_max ns |
 | ratio gpuscope / no tool | ${ratio}x | |
+| runs in which the drain fell behind and records were dropped (counted) | $lossy of $RUNS | |
 | bytes per range, 10M ranges of one name (tight loop) | $(bpr "$loop_bytes" 10000000) B | |
 | bytes per range, nvtx_threads 8x10000 (3 names, nested, 8 threads) | $(bpr "$thr_bytes" "$thr_ranges") B | |
 | bytes per range, train_loop 200 steps (6 names, sleeps, 2 threads) | $(bpr "$demo_bytes" "$demo_ranges") B | |
