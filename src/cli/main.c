@@ -21,13 +21,18 @@ const struct gs_command *gs_command_find(const char *name)
 	return NULL;
 }
 
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void gs_cli_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("gpuscope: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("gpuscope: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -35,9 +40,7 @@ void gs_cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("gpuscope: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("gpuscope: warning: ", fmt, ap);
 	va_end(ap);
 }
 

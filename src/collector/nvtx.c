@@ -411,61 +411,52 @@ static inline void mark(uint16_t domain, struct msg *m)
 
 /* ---- handlers ---- */
 
-static int NVTX_API h_push_a(const char *s)
+static inline struct msg msg_ascii(const char *s)
 {
-	struct msg m = {.ascii = s, .flags = s ? 0 : GS_RAWF_NONAME};
-	return push(0, &m);
+	return (struct msg){.ascii = s, .flags = s ? 0 : GS_RAWF_NONAME};
 }
-static int NVTX_API h_push_w(const wchar_t *s)
+
+static inline struct msg msg_wide(const wchar_t *s)
 {
-	struct msg m = {.wide = s, .flags = s ? 0 : GS_RAWF_NONAME};
-	return push(0, &m);
+	return (struct msg){.wide = s, .flags = s ? 0 : GS_RAWF_NONAME};
 }
-static int NVTX_API h_push_ex(const nvtxEventAttributes_t *a)
+
+static inline struct msg msg_ex(const nvtxEventAttributes_t *a)
 {
 	struct msg m;
 	msg_from_attr(&m, a);
-	return push(0, &m);
+	return m;
 }
+
+/* The A (ASCII), W (wide) and Ex (attributes) flavours of one call in the default domain. */
+#define FLAVOURS(name, type, ret, call)                                                      \
+	static type NVTX_API h_##name##_a(const char *s)                                     \
+	{                                                                                    \
+		struct msg m = msg_ascii(s);                                                 \
+		ret call(0, &m);                                                             \
+	}                                                                                    \
+	static type NVTX_API h_##name##_w(const wchar_t *s)                                  \
+	{                                                                                    \
+		struct msg m = msg_wide(s);                                                  \
+		ret call(0, &m);                                                             \
+	}                                                                                    \
+	static type NVTX_API h_##name##_ex(const nvtxEventAttributes_t *a)                   \
+	{                                                                                    \
+		struct msg m = msg_ex(a);                                                    \
+		ret call(0, &m);                                                             \
+	}
+FLAVOURS(push, int, return, push)
+FLAVOURS(start, nvtxRangeId_t, return, start)
+FLAVOURS(mark, void, , mark)
+#undef FLAVOURS
+
 static int NVTX_API h_pop(void)
 {
 	return pop(0);
 }
-static nvtxRangeId_t NVTX_API h_start_a(const char *s)
-{
-	struct msg m = {.ascii = s, .flags = s ? 0 : GS_RAWF_NONAME};
-	return start(0, &m);
-}
-static nvtxRangeId_t NVTX_API h_start_w(const wchar_t *s)
-{
-	struct msg m = {.wide = s, .flags = s ? 0 : GS_RAWF_NONAME};
-	return start(0, &m);
-}
-static nvtxRangeId_t NVTX_API h_start_ex(const nvtxEventAttributes_t *a)
-{
-	struct msg m;
-	msg_from_attr(&m, a);
-	return start(0, &m);
-}
 static void NVTX_API h_end(nvtxRangeId_t id)
 {
 	end(0, id);
-}
-static void NVTX_API h_mark_a(const char *s)
-{
-	struct msg m = {.ascii = s, .flags = s ? 0 : GS_RAWF_NONAME};
-	mark(0, &m);
-}
-static void NVTX_API h_mark_w(const wchar_t *s)
-{
-	struct msg m = {.wide = s, .flags = s ? 0 : GS_RAWF_NONAME};
-	mark(0, &m);
-}
-static void NVTX_API h_mark_ex(const nvtxEventAttributes_t *a)
-{
-	struct msg m;
-	msg_from_attr(&m, a);
-	mark(0, &m);
 }
 static void NVTX_API h_name_category_a(uint32_t cat, const char *name)
 {
@@ -494,14 +485,12 @@ static void NVTX_API h_name_thread_w(uint32_t tid, const wchar_t *name)
 
 static void NVTX_API h_dom_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	struct msg m;
-	msg_from_attr(&m, a);
+	struct msg m = msg_ex(a);
 	mark(dom_id(d), &m);
 }
 static nvtxRangeId_t NVTX_API h_dom_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	struct msg m;
-	msg_from_attr(&m, a);
+	struct msg m = msg_ex(a);
 	return start(dom_id(d), &m);
 }
 static void NVTX_API h_dom_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
@@ -510,8 +499,7 @@ static void NVTX_API h_dom_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
 }
 static int NVTX_API h_dom_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	struct msg m;
-	msg_from_attr(&m, a);
+	struct msg m = msg_ex(a);
 	return push(dom_id(d), &m);
 }
 static int NVTX_API h_dom_pop(nvtxDomainHandle_t d)
