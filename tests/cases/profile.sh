@@ -191,3 +191,9 @@ mkdir -p "sub_$(hostname | tr '/' '_')"
 $GS profile -o 'sub_%h/t_%p' "$P/nvtx_loop" 2 2>/dev/null; eq "%h directory with %p file" 0 $?
 eq "%h/%p trace written" 1 "$(ls sub_*/t_*.gst 2>/dev/null | wc -l)"
 $GS profile -t '' true 2>/dev/null; eq "empty --trace: exit 2" 2 $?
+
+# Ctrl-C at a terminal reaches the program once; gpuscope survives it and writes the trace
+out=$(python3 "$ROOT/tests/cases/ctrl_c.py" "$GS" "$P" ctrlc 2>&1)
+has "Ctrl-C: gpuscope exits 130" "exit=130" "$out"
+has "Ctrl-C: trace written" "gpuscope: wrote ctrlc.gst" "$out"
+stats_csv ctrlc.gst ctrlc.csv; eq "Ctrl-C: ranges kept" 10 "$(field ctrlc.csv :before_crash Instances)"
