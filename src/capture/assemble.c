@@ -76,6 +76,7 @@ struct ctx {
 	uint64_t unmatched_pop, unmatched_end, lost_pairs;
 	uint64_t last_ns;
 	uint32_t root_last_image;
+	const struct gs_drain *drain;
 	struct gs_strbuf tmp;
 };
 
@@ -407,6 +408,16 @@ static int cmp_piece(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* The newest image of pid among this session's rings (the one a live pid is running). */
+static uint32_t last_image_of(const struct ctx *c, int32_t pid)
+{
+	uint32_t last = 0;
+	for (size_t i = 0; i < c->drain->nrings; i++)
+		if (c->drain->rings[i]->h->pid == pid && c->drain->rings[i]->h->image > last)
+			last = c->drain->rings[i]->h->image;
+	return last;
+}
+
 /* Whether pid is a live process (not a zombie). Only used for processes that were not waited
  * for: ones that outlived the profiled program. */
 static int still_running(int32_t pid)
@@ -561,7 +572,8 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	gs_tlv_u64(&m, GS_PK_CLEAN, (uint64_t)clean);
 	if (h->pid == si->root_pid && si->root_status >= 0 && h->image == c->root_last_image)
 		gs_tlv_u64(&m, GS_PK_EXIT, (uint64_t)si->root_status); /* the image that exited */
-	if (h->pid != si->root_pid && !clean && still_running(h->pid)) {
+	if (h->pid != si->root_pid && !clean && h->image == last_image_of(c, h->pid) &&
+	    still_running(h->pid)) {
 		gs_tlv_u64(&m, GS_PK_RUNNING, 1);
 		c->st->still_running++;
 	}
@@ -632,7 +644,7 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	char *tmp = gs_xmalloc(plen + 5);
 	memcpy(tmp, path, plen);
 	memcpy(tmp + plen, ".tmp", 5);
-	struct ctx c = {.tm = tm, .st = st};
+	struct ctx c = {.tm = tm, .st = st, .drain = d};
 	if ((rc = gs_writer_open(&c.w, tmp, err)) < 0) {
 		free(tmp);
 		return (int)rc;
@@ -664,9 +676,7 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
 
 	qsort(d->rings, d->nrings, sizeof(*d->rings), cmp_ring);
-	for (size_t i = 0; i < d->nrings; i++)
-		if (d->rings[i]->h->pid == si->root_pid && d->rings[i]->h->image > c.root_last_image)
-			c.root_last_image = d->rings[i]->h->image;
+	c.root_last_image = last_image_of(&c, si->root_pid);
 	for (size_t i = 0; i < d->nrings && rc >= 0; i++)
 		rc = assemble_ring(&c, d->rings[i], si, err);
 	flush_strings(&c);

@@ -159,7 +159,7 @@ static int run(int argc, char **argv)
 		return 1;
 	}
 
-	/* Names without %p are checked before anything runs. */
+	/* Names without %p are checked before anything runs; with %p, once the pid is known. */
 	char *out = NULL;
 	const char *why = NULL;
 	if (!out_pattern) {
@@ -179,38 +179,14 @@ static int run(int argc, char **argv)
 		}
 	}
 
-	/* The session directory lives beside the output, so big traces need no room in /tmp.
-	 * A name with %p is placed with the pid not known yet: only the directory part counts. */
-	char *dir_of = out ? gs_xstrdup(out) : gs_expand_name(out_pattern, 0, &why);
-	if (!dir_of) {
-		free(lib);
-		return gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
-	}
-	char *slash = strrchr(dir_of, '/');
-	struct gs_strbuf sdir;
-	gs_strbuf_init(&sdir);
-	if (slash) {
-		*slash = '\0';
-		gs_strbuf_addf(&sdir, "%s/", *dir_of ? dir_of : "/");
-	}
-	free(dir_of);
-	gs_strbuf_adds(&sdir, ".gpuscope-session-XXXXXX");
-	if (!mkdtemp(sdir.buf)) {
-		gs_cli_error("cannot create a session directory '%s': %s", sdir.buf, strerror(errno));
-		free(out);
-		free(lib);
-		gs_strbuf_release(&sdir);
-		return 1;
-	}
-	char *session = realpath(sdir.buf, NULL);
-	gs_strbuf_release(&sdir);
-
 	struct gs_timemap tm;
 	gs_timemap_begin(&tm);
 	struct gs_session_info si = {.argv = (const char *const *)prog, .trace = trace,
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
 				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1};
 
+	/* The child waits on `go` for the session directory, so a name with %p can be expanded
+	 * with its pid before anything of it runs. */
 	int go[2], fail[2];
 	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(fail, O_CLOEXEC) != 0) {
 		gs_cli_error("cannot create a pipe: %s", strerror(errno));
@@ -225,11 +201,17 @@ static int run(int argc, char **argv)
 	if (pid == 0) {
 		close(go[1]);
 		close(fail[0]);
-		char c;
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
+		char dir[PATH_MAX];
+		size_t n = 0;
+		ssize_t r;
+		while (n < sizeof(dir) - 1 && ((r = read(go[0], dir + n, sizeof(dir) - 1 - n)) > 0 ||
+					       (r < 0 && errno == EINTR)))
+			n += r > 0 ? (size_t)r : 0;
+		if (n == 0)
+			_exit(127); /* gpuscope gave up before starting the program */
+		dir[n] = '\0';
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
-		setenv("GPUSCOPE_SESSION_DIR", session, 1);
+		setenv("GPUSCOPE_SESSION_DIR", dir, 1);
 		setenv("GPUSCOPE_TRACE", trace, 1);
 		execvp(prog[0], prog);
 		int e = errno;
@@ -241,20 +223,36 @@ static int run(int argc, char **argv)
 	close(fail[1]);
 	child_pid = pid;
 
+	/* The session directory lives beside the output, so big traces need no room in /tmp. */
+	char *session = NULL;
+	int early = 0;
 	if (!out) {
 		out = gs_expand_name(out_pattern, (long)pid, &why);
-		if (out)
-			out = with_ext(out);
-		if (!out || (!force && access(out, F_OK) == 0)) {
-			if (!out)
-				gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
-			else
-				gs_cli_error("'%s' exists (use -f to overwrite it)", out);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			remove_dir(session);
-			return out ? 1 : 2;
-		}
+		if (!out)
+			early = gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
+		else if (!force && access((out = with_ext(out)), F_OK) == 0)
+			gs_cli_error("'%s' exists (use -f to overwrite it)", out), early = 1;
+	}
+	if (!early) {
+		struct gs_strbuf sdir;
+		gs_strbuf_init(&sdir);
+		const char *slash = strrchr(out, '/');
+		if (slash)
+			gs_strbuf_addf(&sdir, "%.*s/", (int)(slash - out), slash == out ? "/" : out);
+		gs_strbuf_adds(&sdir, ".gpuscope-session-XXXXXX");
+		if (mkdtemp(sdir.buf))
+			session = realpath(sdir.buf, NULL);
+		else
+			gs_cli_error("cannot create a session directory '%s': %s", sdir.buf, strerror(errno)),
+				early = 1;
+		gs_strbuf_release(&sdir);
+	}
+	if (early) {
+		close(go[1]); /* the child exits without running anything */
+		waitpid(pid, NULL, 0);
+		free(out);
+		free(lib);
+		return early;
 	}
 
 	struct sigaction sa = {0}, old[6];
@@ -265,7 +263,7 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < GS_ARRAY_SIZE(fwd); i++)
 		sigaction(fwd[i], &sa, &old[i]);
 
-	if (write(go[1], "g", 1) != 1) {
+	if (write(go[1], session, strlen(session)) != (ssize_t)strlen(session)) {
 		gs_cli_error("cannot start '%s'", prog[0]);
 		return 1;
 	}
@@ -341,17 +339,14 @@ static int run(int argc, char **argv)
 		       st.processes == 1 ? "" : "es", (unsigned long long)st.threads,
 		       st.threads == 1 ? "" : "s");
 	gs_fmt_count(&sb, st.events);
-	gs_strbuf_adds(&sb, " events, ");
+	gs_strbuf_adds(&sb, st.events == 1 ? " event, " : " events, ");
 	uint64_t lost = 0;
 	for (int k = 0; k < GS_LOSS__N; k++)
 		lost += st.lost[k];
 	gs_fmt_count(&sb, lost);
 	gs_strbuf_adds(&sb, " lost");
-	if (st.still_running)
-		gs_strbuf_addf(&sb, ", %llu process%s still running", (unsigned long long)st.still_running,
-			       st.still_running == 1 ? "" : "es");
 	if (lost) {
-		gs_strbuf_adds(&sb, ": ");
+		gs_strbuf_adds(&sb, " (");
 		int first = 1;
 		for (int k = 0; k < GS_LOSS__N; k++)
 			if (st.lost[k]) {
@@ -359,7 +354,11 @@ static int run(int argc, char **argv)
 				gs_fmt_count(&sb, st.lost[k]);
 				first = 0;
 			}
+		gs_strbuf_addc(&sb, ')');
 	}
+	if (st.still_running)
+		gs_strbuf_addf(&sb, "; %llu process%s still running", (unsigned long long)st.still_running,
+			       st.still_running == 1 ? "" : "es");
 	gs_strbuf_adds(&sb, ")\n");
 	fputs(sb.buf, stderr);
 	gs_strbuf_release(&sb);
@@ -381,5 +380,5 @@ const struct gs_command gs_cmd_profile = {
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"
 	"succeeded but the trace could not be written). Processes that outlive PROGRAM are\n"
-	"recorded up to the moment PROGRAM ends; info marks them as still running.\n",
+	"recorded until the trace is written after PROGRAM ends; info marks them as still running.\n",
 };

@@ -31,9 +31,9 @@ struct gs_tls {
 	struct gs_ring_desc *desc;
 	struct gs_ring_slot *slot;
 	uint64_t next_id; /* range ids: slot in the high bits, counter below */
-	/* push/pop nesting per domain: a small open-addressed table (domain + 1, depth); a
-	 * thread that nests in more than GS_DEPTH_SLOTS domains at once reports those levels
-	 * as GS_LEVEL_UNTRACKED */
+	/* push/pop nesting per domain: a small table of (domain + 1, depth); a thread with
+	 * ranges open in more than GS_DEPTH_SLOTS domains at once reports the extra domains'
+	 * levels as GS_LEVEL_UNTRACKED */
 	uint16_t depth_dom[GS_DEPTH_SLOTS];
 	uint16_t depth[GS_DEPTH_SLOTS];
 };

@@ -128,7 +128,7 @@ static struct gs_domain *domain_create(const char *name)
 	d = malloc(sizeof(*d) + len + 1);
 	if (!d)
 		goto out;
-	d->id = next_domain < 0xFFFF ? next_domain++ : 0xFFFF;
+	d->id = next_domain < 0xFFFE ? next_domain++ : 0xFFFE; /* ids share 16 bits with +1 */
 	memcpy(d->name, name, len + 1);
 	d->next = domains;
 	domains = d;
@@ -325,20 +325,23 @@ static inline void emit_plain(struct gs_tls *t, uint8_t type, uint16_t domain, u
 	t->busy = 1
 #define LEAVE(t) t->busy = 0
 
-/* The depth counter of domain on this thread, or NULL when the table is full. */
+/* The depth counter of domain on this thread, or NULL when every entry is held by another
+ * domain with ranges open. An entry whose domain has nothing open may be taken over. */
 static inline uint16_t *depth_of(struct gs_tls *t, uint16_t domain)
 {
-	uint16_t key = (uint16_t)(domain + 1); /* 0 marks a free entry */
-	for (unsigned i = 0, k = domain % GS_DEPTH_SLOTS; i < GS_DEPTH_SLOTS;
-	     i++, k = (k + 1) % GS_DEPTH_SLOTS) {
+	uint16_t key = (uint16_t)(domain + 1); /* 0 marks a free entry; domain ids stop at 0xFFFE */
+	unsigned k = domain % GS_DEPTH_SLOTS;
+	if (GS_LIKELY(t->depth_dom[k] == key))
+		return &t->depth[k];
+	for (unsigned i = 0; i < GS_DEPTH_SLOTS; i++, k = (k + 1) % GS_DEPTH_SLOTS)
 		if (t->depth_dom[k] == key)
 			return &t->depth[k];
-		if (!t->depth_dom[k]) {
+	for (unsigned i = 0; i < GS_DEPTH_SLOTS; i++, k = (k + 1) % GS_DEPTH_SLOTS)
+		if (!t->depth_dom[k] || !t->depth[k]) {
 			t->depth_dom[k] = key;
 			t->depth[k] = 0;
 			return &t->depth[k];
 		}
-	}
 	return NULL;
 }
 

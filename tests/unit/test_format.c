@@ -1306,6 +1306,7 @@ static void test_not_a_trace(void **state)
 	uint8_t *d = gs_xmalloc(img_size);
 	memcpy(d, img, img_size);
 	d[8] = 2; /* major version 2 */
+	d[10] = 0; /* minor 0 */
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(d, 1, img_size, f), img_size);
