@@ -25,6 +25,7 @@ CLI_SRC  = $(wildcard src/util/*.c src/format/*.c src/capture/*.c src/model/*.c 
                       src/analysis/*.c src/render/*.c)
 MAIN_SRC = $(wildcard src/cli/*.c)
 LIB_SRC  = $(wildcard src/collector/*.c)
+CUDA_LIB_SRC = $(wildcard src/collector/cuda/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c
 EX_SRC   = $(wildcard examples/*.c)
@@ -33,15 +34,20 @@ FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+CUDA_LIB_OBJ = $(CUDA_LIB_SRC:%.c=$(BUILD)/pic/%.o)
 
 BIN      = $(BUILD)/bin/gpuscope
 LIB      = $(BUILD)/lib/libgpuscope-inject.so
+CUDA_LIB = $(BUILD)/lib/libgpuscope-cuda.so
+# CUPTI and the driver stub from the CUDA toolkit (headers: $(NVTX_INC)).
+CUDA_LIBDIRS = $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(CUDA_HOME)/extras/CUPTI/lib64)
+CUDA_STUBS = $(firstword $(wildcard $(CUDA_HOME)/lib64/stubs $(CUDA_HOME)/lib/stubs))
 UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 DEPS_OK  = $(BUILD)/.deps-ok
 
-all: $(BIN) $(LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so
+all: $(BIN) $(LIB) $(CUDA_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -50,6 +56,17 @@ $(DEPS_OK): scripts/deps.sh
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The CUPTI decoder reads the toolkit's record layouts and a table of runtime API names
+# generated from cupti_runtime_cbid.h.
+$(BUILD)/obj/src/model/cupti.o: src/model/cupti.c $(BUILD)/gen/cupti_runtime_names.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -I$(BUILD)/gen -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/cupti_runtime_names.h: $(NVTX_INC)/cupti_runtime_cbid.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	sed -n 's/^ *CUPTI_RUNTIME_TRACE_CBID_\([a-z][A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/[\2] = "\1",/p' $< >$@.tmp
+	@test -s $@.tmp && mv $@.tmp $@
 
 # The injected library: position independent, hidden by default, only libc/pthread/dl.
 $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
@@ -64,6 +81,15 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,-soname,libgpuscope-inject.so \
 		-o $@ $^ -ldl
+
+# The CUDA side: links libgpuscope-inject.so (found beside it), libcupti and libcuda; a RUNPATH
+# names the toolkit's library folders so libcupti is found where the toolkit put it.
+$(CUDA_LIB): $(CUDA_LIB_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,-soname,libgpuscope-cuda.so \
+		-o $@ $(CUDA_LIB_OBJ) -L$(BUILD)/lib -lgpuscope-inject $(CUDA_LIBDIRS:%=-L%) \
+		-L$(CUDA_STUBS) -lcupti -lcuda -Wl,-rpath,'$$ORIGIN' \
+		$(CUDA_LIBDIRS:%=-Wl,-rpath,%) -Wl,--enable-new-dtags
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o
 	@mkdir -p $(@D)
@@ -102,10 +128,11 @@ demo: all
 bench: all
 	@bash bench/run.sh $(BUILD)
 
-install: $(BIN) $(LIB)
+install: $(BIN) $(LIB) $(CUDA_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpuscope
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-inject.so
+	install -m 755 $(CUDA_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-cuda.so
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

@@ -434,10 +434,134 @@ static int still_running(int32_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, as is.
+ * Buffers CUPTI still held when the process ended (killed, or exec) are not readable: their
+ * records never got a valid length. They are counted in the PROCESS chunk. */
+static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_err *err)
+{
+	struct gs_ring_header *h = rf->h;
+	uint64_t used = atomic_load_explicit(&h->registry_used, memory_order_acquire);
+	const uint8_t *p = (uint8_t *)h + h->registry_offset, *end = p + GS_MIN(used, h->registry_size);
+	struct gs_strbuf names;
+	gs_strbuf_init(&names);
+	uint64_t count = 0;
+	while (end - p >= (long)sizeof(struct gs_reg_rec)) {
+		struct gs_reg_rec r;
+		memcpy(&r, p, sizeof(r));
+		size_t need = sizeof(r) + GS_ALIGN8(r.len);
+		if (need > (size_t)(end - p))
+			break;
+		if (r.kind == GS_REG_CUPTI_NAME) {
+			gs_put_varint(&names, (uint64_t)r.domain << 32 | r.id);
+			gs_put_varint(&names, sid(c, p + sizeof(r), r.len));
+			count++;
+		}
+		p += need;
+	}
+	if (count) {
+		flush_strings(c);
+		gs_strbuf_reset(&c->tmp);
+		gs_put_varint(&c->tmp, (uint64_t)h->pid);
+		gs_put_varint(&c->tmp, count);
+		gs_strbuf_add(&c->tmp, names.buf, names.len);
+		gs_writer_chunk(&c->w, GS_CHUNK_CUPTI_NAMES, c->tmp.buf, c->tmp.len, 1);
+	}
+	gs_strbuf_release(&names);
+
+	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
+	GS_VEC(struct piece) pieces = {0};
+	if (rf->spool) {
+		fflush(rf->spool);
+		rewind(rf->spool);
+		uint32_t rec[4];
+		long off = 0;
+		while (fread(rec, sizeof(rec), 1, rf->spool) == 1) {
+			off += (long)sizeof(rec);
+			if (rec[2] > h->chunk_size || fseek(rf->spool, (long)rec[2], SEEK_CUR) != 0) {
+				free(pieces.v);
+				return gs_errf(err, -EIO, "spool '%s' is damaged at byte %ld", rf->spool_path, off);
+			}
+			struct piece pc = {rec[1], rec[0], rec[2], 1, off};
+			GS_VEC_PUSH(&pieces, pc);
+			off += (long)rec[2];
+		}
+	}
+	uint64_t unfinished = 0;
+	for (uint32_t i = 0; i < h->nchunks; i++) {
+		uint32_t s = atomic_load_explicit(&desc[i].state, memory_order_acquire);
+		if (s == GS_CHUNK_OWNED) {
+			unfinished++;
+		} else if (s == GS_CHUNK_SEALED) {
+			uint32_t u = atomic_load_explicit(&desc[i].used, memory_order_acquire);
+			struct piece pc = {desc[i].seq, 0, GS_MIN(u, h->chunk_size), 0, (long)i};
+			GS_VEC_PUSH(&pieces, pc);
+		}
+	}
+	if (pieces.n > 1)
+		qsort(pieces.v, pieces.n, sizeof(*pieces.v), cmp_piece);
+	uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
+	int rc = 0;
+	for (size_t k = 0; k < pieces.n && !rc; k++) {
+		struct piece *pc = &pieces.v[k];
+		const uint8_t *data;
+		if (pc->spooled) {
+			if (fseek(rf->spool, pc->where, SEEK_SET) != 0 ||
+			    (pc->used && fread(buf, pc->used, 1, rf->spool) != 1)) {
+				rc = gs_errf(err, -EIO, "cannot read spool '%s'", rf->spool_path);
+				break;
+			}
+			data = buf;
+		} else {
+			data = (uint8_t *)h + h->chunks_offset + (uint64_t)pc->where * h->chunk_size;
+		}
+		if (!pc->used)
+			continue;
+		gs_strbuf_reset(&c->tmp);
+		gs_put_varint(&c->tmp, (uint64_t)h->pid);
+		gs_put_varint(&c->tmp, h->cupti_version);
+		gs_strbuf_add(&c->tmp, data, pc->used);
+		gs_writer_chunk(&c->w, GS_CHUNK_CUPTI_RAW, c->tmp.buf, c->tmp.len, 1);
+		c->st->cupti_buffers++;
+	}
+	free(buf);
+	free(pieces.v);
+	if (rc)
+		return rc;
+
+	struct gs_strbuf m;
+	gs_strbuf_init(&m);
+	gs_tlv_u64(&m, GS_PK_PID, (uint64_t)h->pid);
+	gs_tlv_u64(&m, GS_PK_PPID, (uint64_t)h->ppid);
+	gs_tlv_u64(&m, GS_PK_IMAGE, h->image);
+	gs_tlv_str(&m, GS_PK_CMDLINE, h->cmdline, GS_MIN(h->cmdline_len, sizeof(h->cmdline)));
+	gs_tlv_str(&m, GS_PK_EXE, h->exe, GS_MIN(h->exe_len, sizeof(h->exe)));
+	gs_tlv_u64(&m, GS_PK_START, h->start_mono_ns);
+	for (int k = 0; k < GS_LOSS__N; k++) {
+		uint64_t v = atomic_load(&h->lost[k]);
+		if (v)
+			gs_tlv_pair(&m, GS_PK_LOST, (uint64_t)k, v);
+		c->st->lost[k] += v;
+	}
+	if (unfinished)
+		gs_tlv_u64(&m, GS_PK_CUPTI_UNFINISHED, unfinished);
+	gs_writer_chunk(&c->w, GS_CHUNK_PROCESS, m.buf, m.len, 0);
+	gs_strbuf_release(&m);
+	int has_records_ring = 0;
+	for (size_t i = 0; i < c->drain->nrings; i++) {
+		const struct gs_ring_header *o = c->drain->rings[i]->h;
+		has_records_ring |= o->kind == GS_RING_RECORDS && o->pid == h->pid && o->image == h->image;
+	}
+	if (!has_records_ring)
+		c->st->processes++;
+	return 0;
+}
+
 static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_session_info *si,
 			 struct gs_err *err)
 {
 	struct gs_ring_header *h = rf->h;
+	if (h->kind == GS_RING_CUPTI)
+		return assemble_cupti_ring(c, rf, err);
 	c->h = h;
 	c->slots = gs_xcalloc(h->nslots, sizeof(*c->slots));
 	c->unmatched_pop = c->unmatched_end = c->lost_pairs = 0;

@@ -60,6 +60,7 @@ struct gs_session_info {
 struct gs_assemble_stats {
 	uint64_t events, processes, threads;
 	uint64_t still_running; /* processes alive when the session ended */
+	uint64_t cupti_buffers; /* CUPTI activity buffers stored */
 	uint64_t lost[GS_LOSS__N];
 	uint64_t bytes;
 };

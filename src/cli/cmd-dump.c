@@ -8,6 +8,7 @@
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
+#include "../model/model.h"
 #include "../util/alloc.h"
 #include "../util/varint.h"
 #include "cli.h"
@@ -21,6 +22,8 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_STRINGS: return "strings";
 	case GS_CHUNK_EVENTS: return "events";
 	case GS_CHUNK_CATEGORIES: return "categories";
+	case GS_CHUNK_CUPTI_RAW: return "cupti_raw";
+	case GS_CHUNK_CUPTI_NAMES: return "cupti_names";
 	case GS_CHUNK_END: return "end";
 	default: return "unknown";
 	}
@@ -31,6 +34,7 @@ struct dump {
 	int json;
 	GS_VEC(char *) strs;
 	GS_VEC(uint32_t) lens;
+	struct gs_model gpu; /* decodes CUPTI chunks; its strings are strs (not owned) */
 };
 
 static void str_val(struct dump *d, const char *s, size_t n)
@@ -52,6 +56,130 @@ static void sref(struct dump *d, const char *key, uint64_t id)
 static void num(struct dump *d, const char *key, uint64_t v)
 {
 	gs_strbuf_addf(d->sb, d->json ? ",\"%s\":%" PRIu64 : " %s=%" PRIu64, key, v);
+}
+
+static const char *copy_kind(unsigned k)
+{
+	static const char *const n[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					"AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+	return k < GS_ARRAY_SIZE(n) ? n[k] : "unknown";
+}
+
+static const char *mem_kind(unsigned k)
+{
+	static const char *const n[] = {"unknown", "pageable", "pinned", "device", "array",
+					"managed", "device_static", "managed_static"};
+	return k < GS_ARRAY_SIZE(n) ? n[k] : "unknown";
+}
+
+static void strf(struct dump *d, const char *key, const char *v)
+{
+	gs_strbuf_addf(d->sb, d->json ? ",\"%s\":" : " %s=", key);
+	str_val(d, v, strlen(v));
+}
+
+static void head(struct dump *d, const char *what, uint64_t start)
+{
+	if (d->json)
+		gs_strbuf_addf(d->sb, "{\"cuda\":\"%s\",\"start\":%" PRIu64, what, start);
+	else
+		gs_strbuf_addf(d->sb, "  %s start=%" PRIu64, what, start);
+}
+
+/* The records of one CUPTI buffer, decoded as the model decodes them. */
+static int dump_cupti(struct dump *d, const struct gs_chunk *c)
+{
+	struct gs_model *g = &d->gpu;
+	g->strings = d->strs.v;
+	g->nstrings = d->strs.n;
+	g->kernels.n = g->copies.n = g->memsets.n = g->apis.n = g->syncs.n = g->memops.n =
+		g->devices.n = 0;
+	if (gs_cupti_decode(g, c->data, c->len) < 0)
+		return -1;
+	const char *end = d->json ? "}\n" : "\n";
+	for (size_t i = 0; i < g->kernels.n; i++) {
+		const struct gs_kernel *k = &g->kernels.v[i];
+		head(d, "kernel", k->start);
+		num(d, "dur", k->end - k->start);
+		num(d, "device", k->device);
+		num(d, "stream", k->stream);
+		num(d, "correlation", k->correlation);
+		gs_strbuf_addf(d->sb, d->json ? ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d]" : " grid=%d,%d,%d block=%d,%d,%d",
+			       k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+		num(d, "registers", k->registers);
+		num(d, "static_smem", k->static_smem);
+		num(d, "dynamic_smem", k->dynamic_smem);
+		num(d, "graph", k->graph_id);
+		sref(d, "name", k->name);
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->copies.n; i++) {
+		const struct gs_copy *k = &g->copies.v[i];
+		head(d, "memcpy", k->start);
+		num(d, "dur", k->end - k->start);
+		strf(d, "kind", copy_kind(k->kind));
+		strf(d, "src", mem_kind(k->src_kind));
+		strf(d, "dst", mem_kind(k->dst_kind));
+		num(d, "bytes", k->bytes);
+		num(d, "async", k->async);
+		num(d, "device", k->device);
+		num(d, "stream", k->stream);
+		num(d, "correlation", k->correlation);
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->memsets.n; i++) {
+		const struct gs_memset *k = &g->memsets.v[i];
+		head(d, "memset", k->start);
+		num(d, "dur", k->end - k->start);
+		strf(d, "memory", mem_kind(k->mem_kind));
+		num(d, "bytes", k->bytes);
+		num(d, "async", k->async);
+		num(d, "stream", k->stream);
+		num(d, "correlation", k->correlation);
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->apis.n; i++) {
+		const struct gs_api *k = &g->apis.v[i];
+		const char *name = gs_cuda_api_name(k->cbid, k->driver);
+		head(d, k->driver ? "driver_api" : "runtime_api", k->start);
+		num(d, "dur", k->end - k->start);
+		strf(d, "name", name ? name : "?");
+		num(d, "cbid", k->cbid);
+		num(d, "tid", (uint64_t)k->tid);
+		num(d, "correlation", k->correlation);
+		num(d, "result", k->result);
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->syncs.n; i++) {
+		const struct gs_sync *k = &g->syncs.v[i];
+		head(d, "sync", k->start);
+		num(d, "dur", k->end - k->start);
+		num(d, "type", k->type);
+		num(d, "stream", k->stream);
+		num(d, "correlation", k->correlation);
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->memops.n; i++) {
+		const struct gs_memop *k = &g->memops.v[i];
+		head(d, k->release ? "free" : "alloc", k->ts);
+		num(d, "bytes", k->bytes);
+		num(d, "address", k->address);
+		num(d, "device", k->device);
+		strf(d, "memory", mem_kind(k->mem_kind));
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->devices.n; i++) {
+		const struct gs_device *k = &g->devices.v[i];
+		head(d, "device", 0);
+		num(d, "id", k->id);
+		sref(d, "name", k->name);
+		num(d, "sms", k->sms);
+		num(d, "cc_major", k->cc_major);
+		num(d, "cc_minor", k->cc_minor);
+		num(d, "memory", k->global_memory);
+		gs_strbuf_adds(d->sb, end);
+	}
+	return 0;
 }
 
 static int dump_chunk(struct dump *d, const struct gs_chunk *c)
@@ -154,6 +282,24 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		}
 		return rc;
 	}
+	case GS_CHUNK_CUPTI_NAMES:
+		d->gpu.strings = d->strs.v;
+		d->gpu.nstrings = d->strs.n;
+		if (gs_cupti_names(&d->gpu, c->data, c->len) < 0)
+			rc = -1;
+		break;
+	case GS_CHUNK_CUPTI_RAW: {
+		uint64_t pid, version;
+		if (!(p = gs_varint_get(p, end, &pid)) || !(p = gs_varint_get(p, end, &version))) {
+			rc = -1;
+			break;
+		}
+		num(d, "pid", pid);
+		num(d, "cupti_version", version);
+		num(d, "bytes", (uint64_t)(end - p));
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		return dump_cupti(d, c);
+	}
 	case GS_CHUNK_CATEGORIES: {
 		uint64_t n2, a, b, cc, nm;
 		if (!(p = gs_varint_get(p, end, &n2))) {
@@ -240,6 +386,14 @@ static int run(int argc, char **argv)
 	}
 	fwrite(sb.buf, 1, sb.len, stdout);
 	gs_strbuf_release(&sb);
+	gs_cupti_release(&d.gpu);
+	free(d.gpu.kernels.v);
+	free(d.gpu.copies.v);
+	free(d.gpu.memsets.v);
+	free(d.gpu.apis.v);
+	free(d.gpu.syncs.v);
+	free(d.gpu.memops.v);
+	free(d.gpu.devices.v);
 	for (size_t i = 0; i < d.strs.n; i++)
 		free(d.strs.v[i]);
 	free(d.strs.v);

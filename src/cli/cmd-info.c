@@ -96,6 +96,33 @@ static int run(int argc, char **argv)
 	gs_fmt_count(&sb, m.marks.n);
 	gs_strbuf_adds(&sb, "\n  unmatched pops/ends       ");  /* incl. pushes whose pop was lost */
 	gs_fmt_count(&sb, m.unmatched);
+	if (m.kernels.n || m.copies.n || m.memsets.n || m.apis.n || m.devices.n || m.cupti_unfinished ||
+	    m.cupti_undecoded) {
+		uint64_t bytes = 0;
+		for (size_t i = 0; i < m.copies.n; i++)
+			bytes += m.copies.v[i].bytes;
+		gs_strbuf_adds(&sb, "\n  cuda kernels              ");
+		gs_fmt_count(&sb, m.kernels.n);
+		gs_strbuf_adds(&sb, "\n  cuda memcpy               ");
+		gs_fmt_count(&sb, m.copies.n);
+		gs_strbuf_adds(&sb, " (");
+		gs_fmt_bytes(&sb, bytes);
+		gs_strbuf_adds(&sb, ")\n  cuda memset               ");
+		gs_fmt_count(&sb, m.memsets.n);
+		gs_strbuf_adds(&sb, "\n  cuda api calls            ");
+		gs_fmt_count(&sb, m.apis.n);
+		gs_strbuf_adds(&sb, "\n  cuda synchronizations     ");
+		gs_fmt_count(&sb, m.syncs.n);
+		gs_strbuf_adds(&sb, "\n  device memory operations  ");
+		gs_fmt_count(&sb, m.memops.n);
+		if (m.cupti_unfinished)
+			gs_strbuf_addf(&sb, "\n  CUPTI buffers never completed (records missing): %llu",
+				       (unsigned long long)m.cupti_unfinished);
+		if (m.cupti_undecoded) {
+			gs_strbuf_adds(&sb, "\n  CUPTI bytes not decoded (unknown kind or version): ");
+			gs_fmt_bytes(&sb, m.cupti_undecoded);
+		}
+	}
 	gs_strbuf_adds(&sb, "\n\nlost records: ");
 	lost_line(&sb, m.lost);
 	gs_strbuf_addf(&sb, "\n\nprocesses (%zu):\n", m.processes.n);
@@ -114,6 +141,22 @@ static int run(int argc, char **argv)
 		else if (!p->clean)
 			gs_strbuf_adds(&sb, "  ended without exit path");
 		gs_strbuf_addf(&sb, "\n      %s\n", *p->cmdline ? p->cmdline : p->exe);
+	}
+	if (m.devices.n) {
+		gs_strbuf_adds(&sb, "\ndevices:\n");
+		for (size_t i = 0; i < m.devices.n; i++) {
+			const struct gs_device *d = &m.devices.v[i];
+			int dup = 0;
+			for (size_t j = 0; j < i; j++)
+				dup |= m.devices.v[j].id == d->id && m.devices.v[j].name == d->name;
+			if (dup)
+				continue;
+			gs_strbuf_addf(&sb, "  %u  %s  sm_%u%u  %u SMs  ", d->id, gs_model_str(&m, d->name),
+				       d->cc_major, d->cc_minor, d->sms);
+			gs_fmt_bytes(&sb, d->global_memory);
+			gs_strbuf_addf(&sb, "  %.0f GB/s  %u MHz\n", (double)d->memory_bandwidth / 1e6,
+				       d->core_clock_khz / 1000);
+		}
 	}
 	gs_strbuf_addf(&sb, "\nthreads (%zu):\n", m.threads.n);
 	gs_strbuf_adds(&sb, "  pid      tid      events      lost  name\n");

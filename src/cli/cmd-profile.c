@@ -20,7 +20,7 @@
 #include "../util/alloc.h"
 #include "cli.h"
 
-static const char *const known_sources[] = {"nvtx", NULL};
+static const char *const known_sources[] = {"nvtx", "cuda", NULL};
 
 static volatile sig_atomic_t child_pid;
 
@@ -43,6 +43,8 @@ static uint64_t now_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* libgpuscope-inject.so: GPUSCOPE_INJECT_LIB, else ../lib/ from this executable. The CUDA
+ * library is its neighbour, libgpuscope-cuda.so. */
 static char *find_inject_lib(void)
 {
 	const char *env = getenv("GPUSCOPE_INJECT_LIB");
@@ -71,10 +73,10 @@ static int check_sources(const struct gs_command *cmd, const char *list)
 		for (size_t i = 0; known_sources[i]; i++)
 			ok |= !strcmp(w, known_sources[i]);
 		if (!ok)
-			rc = gs_usage_error(cmd, "unknown trace source '%s' (this build records: nvtx)", w);
+			rc = gs_usage_error(cmd, "unknown trace source '%s' (known: cuda, nvtx)", w);
 	}
 	if (!rc && !n)
-		rc = gs_usage_error(cmd, "no trace source given to --trace (this build records: nvtx)");
+		rc = gs_usage_error(cmd, "no trace source given to --trace (known: cuda, nvtx)");
 	free(copy);
 	return rc;
 }
@@ -135,7 +137,7 @@ static int run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out_pattern = NULL, *trace = "nvtx";
+	const char *out_pattern = NULL, *trace = "cuda,nvtx";
 	int force = 0, o;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:h", opts)) != -1) {
 		switch (o) {
@@ -157,6 +159,20 @@ static int run(int argc, char **argv)
 		gs_cli_error("cannot find libgpuscope-inject.so next to gpuscope (expected in ../lib/; "
 			     "set GPUSCOPE_INJECT_LIB)");
 		return 1;
+	}
+	char *cuda_lib = NULL;
+	if (strstr(trace, "cuda")) {
+		size_t n = strlen(lib);
+		cuda_lib = gs_xmalloc(n + 32);
+		memcpy(cuda_lib, lib, n + 1);
+		char *base = strrchr(cuda_lib, '/');
+		strcpy(base ? base + 1 : cuda_lib, "libgpuscope-cuda.so");
+		if (access(cuda_lib, R_OK) != 0) {
+			gs_cli_error("cannot find %s for --trace cuda (build it, or leave cuda out)", cuda_lib);
+			free(cuda_lib);
+			free(lib);
+			return 1;
+		}
 	}
 
 	/* Names without %p are checked before anything runs; with %p, once the pid is known. */
@@ -211,6 +227,8 @@ static int run(int argc, char **argv)
 			_exit(127); /* gpuscope gave up before starting the program */
 		dir[n] = '\0';
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
+		if (cuda_lib)
+			setenv("CUDA_INJECTION64_PATH", cuda_lib, 1);
 		setenv("GPUSCOPE_SESSION_DIR", dir, 1);
 		setenv("GPUSCOPE_TRACE", trace, 1);
 		execvp(prog[0], prog);
@@ -356,6 +374,9 @@ static int run(int argc, char **argv)
 			}
 		gs_strbuf_addc(&sb, ')');
 	}
+	if (st.cupti_buffers)
+		gs_strbuf_addf(&sb, "; %llu CUDA activity buffer%s", (unsigned long long)st.cupti_buffers,
+			       st.cupti_buffers == 1 ? "" : "s");
 	if (st.still_running)
 		gs_strbuf_addf(&sb, "; %llu process%s still running", (unsigned long long)st.still_running,
 			       st.still_running == 1 ? "" : "es");
@@ -364,6 +385,7 @@ static int run(int argc, char **argv)
 	gs_strbuf_release(&sb);
 	free(out);
 	free(lib);
+	free(cuda_lib);
 	free(session);
 	return code;
 }
@@ -375,7 +397,7 @@ const struct gs_command gs_cmd_profile = {
 	"                           added; %p pid of PROGRAM, %h host, %q{VAR} environment\n"
 	"                           variable (e.g. %q{RANK}), %% a percent sign\n"
 	"  -f, --force-overwrite    replace an existing trace\n"
-	"  -t, --trace LIST         sources to record, comma-separated (default: nvtx)\n"
+	"  -t, --trace LIST         sources to record, comma-separated: cuda, nvtx (default: both)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

@@ -18,6 +18,8 @@
 
 #define GS_HIDDEN __attribute__((visibility("hidden")))
 #define GS_EXPORT __attribute__((visibility("default")))
+/* What libgpuscope-inject.so offers libgpuscope-cuda.so (which links against it). */
+#define GS_API __attribute__((visibility("default")))
 
 #define GS_DEPTH_SLOTS 32
 
@@ -58,6 +60,15 @@ GS_HIDDEN uint32_t gs_clock_choose(const char *want);
 
 /* ring.c */
 GS_HIDDEN int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots);
+/* A ring file of the given kind for this process image; NULL on failure (logged). */
+GS_API struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes,
+					     size_t chunk, uint32_t nslots);
+/* Whole chunks for CUPTI: take one (NULL when none is free), give it back filled (SEALED). */
+GS_API uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size);
+GS_API int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used);
+/* Append a registry record to ring h; callers serialise (gs_nvtx_lock). */
+GS_API int gs_registry_add_to(struct gs_ring_header *h, uint16_t kind, uint32_t id,
+			      uint32_t domain, const char *text, size_t len);
 GS_HIDDEN void *gs_rec_slow(struct gs_tls *t, size_t n);
 GS_HIDDEN void gs_ring_thread_exit(void);
 /* Attach the calling thread and give it a faulted-in chunk (outside any range). */
@@ -88,16 +99,17 @@ struct gs_config {
 	size_t buffer_bytes, chunk_bytes;
 	uint32_t max_threads;
 	int debug;
-	int trace_nvtx;
+	int trace_nvtx, trace_cuda;
+	size_t cupti_bytes;
 };
-extern GS_HIDDEN struct gs_config gs_cfg;
-GS_HIDDEN int gs_collector_init(void); /* once; 1 when recording */
-GS_HIDDEN void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
+extern GS_API struct gs_config gs_cfg;
+GS_API int gs_collector_init(void); /* once; 1 when recording */
+GS_API void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
 
 /* nvtx.c */
 GS_HIDDEN void gs_nvtx_child_reset(void);
 GS_HIDDEN void gs_nvtx_replay_registry(void);
-GS_HIDDEN void gs_nvtx_lock(void);
-GS_HIDDEN void gs_nvtx_unlock(void);
+GS_API void gs_nvtx_lock(void);
+GS_API void gs_nvtx_unlock(void);
 
 #endif

@@ -11,7 +11,7 @@
 
 #include "collector.h"
 
-GS_HIDDEN struct gs_config gs_cfg;
+GS_API struct gs_config gs_cfg;
 GS_HIDDEN uint32_t gs_clock = GS_CLOCK_MONOTONIC;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -145,6 +145,8 @@ static void init_once(void)
 	gs_cfg.chunk_bytes = env_size(env_GPUSCOPE_CHUNK_KB, 4, 1024, 32) << 10;
 	gs_cfg.max_threads = (uint32_t)env_size(env_GPUSCOPE_MAX_THREADS, 16, 65536, 8192);
 	gs_cfg.trace_nvtx = has_word(env_GPUSCOPE_TRACE, "nvtx");
+	gs_cfg.trace_cuda = has_word(env_GPUSCOPE_TRACE, "cuda");
+	gs_cfg.cupti_bytes = env_size(env_GPUSCOPE_CUPTI_BUFFER_MB, 8, 4096, 64) << 20;
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
 	if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
 			 gs_cfg.max_threads) != 0)

@@ -68,7 +68,8 @@ static void thread_key_destructor(void *v)
 	gs_ring_thread_exit();
 }
 
-int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
+struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
+				      uint32_t nslots)
 {
 	uint32_t nchunks = (uint32_t)(bytes / chunk);
 	size_t slots_off = GS_RING_HEADER_SIZE;
@@ -82,27 +83,28 @@ int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 	int fd = -1;
 	uint32_t image;
 	for (image = 0; image < 1000; image++) {
-		snprintf(path, sizeof(path), "%s/%d-%u.ring", dir, (int)pid, image);
+		snprintf(path, sizeof(path), "%s/%d-%u%s.ring", dir, (int)pid, image,
+			 kind == GS_RING_CUPTI ? "-cupti" : "");
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
 	if (fd < 0) {
 		gs_log("cannot create a ring in '%s': %s", dir, strerror(errno));
-		return -1;
+		return NULL;
 	}
 	if (ftruncate(fd, (off_t)total) != 0) {
 		gs_log("cannot size ring '%s': %s", path, strerror(errno));
 		close(fd);
 		unlink(path);
-		return -1;
+		return NULL;
 	}
 	void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
 		gs_log("cannot map ring '%s': %s", path, strerror(errno));
 		unlink(path);
-		return -1;
+		return NULL;
 	}
 	struct gs_ring_header *h = m;
 	h->version = GS_RING_VERSION;
@@ -128,15 +130,60 @@ int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 	h->cmdline_len = (uint32_t)read_file("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline));
 	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
 	h->exe_len = el > 0 ? (uint32_t)el : 0;
+	h->kind = kind;
 	h->magic = GS_RING_MAGIC;
 	atomic_store_explicit(&h->flags, GS_RING_READY, memory_order_release);
-
-	gs_ring = h;
-	ring_bytes = total;
-	if (!exit_key_ok)
-		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
 	gs_log("recording into %s (%u chunks of %zu bytes, %u thread slots)", path, nchunks,
 	       chunk, nslots);
+	return h;
+}
+
+int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
+{
+	struct gs_ring_header *h = gs_ring_create(dir, GS_RING_RECORDS, bytes, chunk, nslots);
+	if (!h)
+		return -1;
+	gs_ring = h;
+	ring_bytes = h->file_size;
+	if (!exit_key_ok)
+		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
+	return 0;
+}
+
+/* ---- chunks handed out whole (CUPTI rings) ---- */
+
+uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size)
+{
+	if (!h || atomic_load_explicit(&h->nfree, memory_order_acquire) == 0)
+		return NULL;
+	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
+	for (uint32_t i = 0; i < h->nchunks; i++) {
+		uint32_t want = GS_CHUNK_FREE;
+		if (atomic_load_explicit(&desc[i].state, memory_order_relaxed) != GS_CHUNK_FREE ||
+		    !atomic_compare_exchange_strong(&desc[i].state, &want, GS_CHUNK_CLAIMED))
+			continue;
+		atomic_fetch_sub(&h->nfree, 1);
+		desc[i].slot = 0;
+		desc[i].seq = atomic_fetch_add(&h->chunk_seq, 1);
+		atomic_store_explicit(&desc[i].used, 0, memory_order_relaxed);
+		atomic_store_explicit(&desc[i].state, GS_CHUNK_OWNED, memory_order_release);
+		*size = h->chunk_size;
+		return (uint8_t *)h + h->chunks_offset + (uint64_t)i * h->chunk_size;
+	}
+	return NULL;
+}
+
+int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used)
+{
+	const uint8_t *base = (const uint8_t *)h + h->chunks_offset;
+	if (!h || chunk < base || used > h->chunk_size)
+		return -1;
+	uint64_t i = (uint64_t)(chunk - base) / h->chunk_size;
+	if (i >= h->nchunks || base + i * h->chunk_size != chunk)
+		return -1;
+	struct gs_ring_desc *d = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset) + i;
+	atomic_store_explicit(&d->used, (uint32_t)used, memory_order_release);
+	atomic_store_explicit(&d->state, GS_CHUNK_SEALED, memory_order_release);
 	return 0;
 }
 
@@ -286,7 +333,12 @@ void gs_ring_process_exit(void)
 
 int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len)
 {
-	struct gs_ring_header *h = gs_ring;
+	return gs_registry_add_to(gs_ring, kind, id, domain, text, len);
+}
+
+int gs_registry_add_to(struct gs_ring_header *h, uint16_t kind, uint32_t id, uint32_t domain,
+		       const char *text, size_t len)
+{
 	if (!h)
 		return -1;
 	if (len > GS_RING_NAME_MAX)

@@ -14,7 +14,7 @@
 
 #define GS_FILE_MAGIC "GPUSCOPE"
 #define GS_FILE_MAJOR 1
-#define GS_FILE_MINOR 1 /* 1.1: PROCESS key RUNNING */
+#define GS_FILE_MINOR 2 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES */
 #define GS_FILE_HEADER_SIZE 64
 #define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
 #define GS_CHUNK_HEADER_SIZE 32
@@ -29,6 +29,10 @@ enum gs_chunk_type {
 	GS_CHUNK_STRINGS = 4,    /* first id, count, (len, bytes)* */
 	GS_CHUNK_EVENTS = 5,     /* pid, tid, count, base time, records */
 	GS_CHUNK_CATEGORIES = 6, /* count, (pid, domain string, category, name string)* */
+	GS_CHUNK_CUPTI_RAW = 7,  /* pid, CUPTI version, then one CUPTI activity buffer as CUPTI
+	                          * wrote it (validSize bytes), decoded when the trace is loaded */
+	GS_CHUNK_CUPTI_NAMES = 8,/* pid, count, (name pointer, string id)*: what the pointers in
+	                          * that process's CUPTI records (kernel names) point to */
 	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
 };
 
@@ -54,6 +58,8 @@ enum gs_process_key {
 	                      * (no thread slot, registry full, re-entry before a slot) */
 	GS_PK_UNMATCHED = 11,/* repeated: varint kind (1 pop without push, 2 end without start,
 	                      * 3 push whose pop was lost), varint count */
+	GS_PK_CUPTI_UNFINISHED = 13, /* CUPTI buffers never completed (process killed or exec'd
+	                              * before a flush): their records are missing, uncounted */
 	GS_PK_RUNNING = 12,  /* 1: still running when the session ended (not waited for); what
 	                      * it recorded after that moment is not in the trace */
 };

@@ -8,4 +8,5 @@ const char *const gs_loss_names[GS_LOSS__N] = {
 	[GS_LOSS_THREAD_LIMIT] = "thread_limit",
 	[GS_LOSS_REENTRANT] = "reentrant",
 	[GS_LOSS_REGISTRY_FULL] = "registry_full",
+	[GS_LOSS_CUPTI_DROPPED] = "cupti_dropped",
 };

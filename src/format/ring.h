@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 1
+#define GS_RING_VERSION 2 /* 2: kind, CUPTI rings, cupti_dropped */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
@@ -39,7 +39,8 @@ enum gs_loss {
 	GS_LOSS_THREAD_LIMIT = 1,  /* more threads than stream slots */
 	GS_LOSS_REENTRANT = 2,     /* a record began inside another (signal handler) */
 	GS_LOSS_REGISTRY_FULL = 3, /* no room for a domain/string/category definition */
-	GS_LOSS__N = 4,
+	GS_LOSS_CUPTI_DROPPED = 4, /* CUPTI dropped activity records (no buffer from us in time) */
+	GS_LOSS__N = 5,
 };
 
 enum gs_chunk_state {
@@ -47,6 +48,13 @@ enum gs_chunk_state {
 	GS_CHUNK_CLAIMED = 1,
 	GS_CHUNK_OWNED = 2,
 	GS_CHUNK_SEALED = 3,
+};
+
+/* What a ring's chunks hold. */
+enum gs_ring_kind {
+	GS_RING_RECORDS = 0, /* thread records (below), one chunk per writing thread at a time */
+	GS_RING_CUPTI = 1,   /* CUPTI activity buffers: CUPTI fills a chunk it was handed; at its
+	                      * completion callback `used` = validSize and the chunk is SEALED */
 };
 
 #define GS_RING_READY 1u      /* header complete */
@@ -80,6 +88,8 @@ struct gs_ring_header {
 	uint32_t exe_len;
 	char cmdline[4096];       /* /proc/self/cmdline: NUL-separated arguments */
 	char exe[1024];
+	uint32_t kind;            /* enum gs_ring_kind */
+	uint32_t cupti_version;   /* CUPTI ring: cuptiGetVersion() of the library that wrote it */
 };
 
 /* One per thread that recorded; 128 bytes. Only the owning thread writes it. */
@@ -144,6 +154,8 @@ enum gs_reg_kind {
 	GS_REG_STRING = 2,      /* id: registered string id; domain; text */
 	GS_REG_CATEGORY = 3,    /* id: category; domain; text: name */
 	GS_REG_THREAD_NAME = 4, /* id: OS thread id; text: NVTX name */
+	GS_REG_CUPTI_NAME = 5,  /* id, domain: low and high 32 bits of a name pointer found in
+	                         * CUPTI records (kernel names); text: the name */
 };
 
 struct gs_reg_rec {

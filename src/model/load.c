@@ -169,6 +169,7 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 				case GS_PK_EXIT: pr.exit_status = (int)v; break;
 				case GS_PK_CLEAN: pr.clean = (int)v; break;
 				case GS_PK_RUNNING: pr.still_running = (int)v; break;
+				case GS_PK_CUPTI_UNFINISHED: m->cupti_unfinished += v; break;
 				default: break;
 				}
 			}
@@ -310,6 +311,14 @@ static int load(struct gs_model *m, struct gs_reader *r)
 		case GS_CHUNK_STRINGS: load_strings(m, &c); break;
 		case GS_CHUNK_EVENTS: load_events(m, &c); break;
 		case GS_CHUNK_CATEGORIES: load_categories(m, &c); break;
+		case GS_CHUNK_CUPTI_NAMES:
+			if (gs_cupti_names(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed CUPTI name table", c.offset);
+			break;
+		case GS_CHUNK_CUPTI_RAW:
+			if (gs_cupti_decode(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed CUPTI buffer", c.offset);
+			break;
 		default: load_tlv(m, &c); break; /* unknown types are skipped there */
 		}
 	}
@@ -336,6 +345,8 @@ static int load(struct gs_model *m, struct gs_reader *r)
 		m->unmatched += m->processes.v[i].unmatched_pop + m->processes.v[i].unmatched_end +
 				m->processes.v[i].lost_pairs;
 	}
+	gs_cupti_release(m);
+	gs_model_sort_gpu(m);
 	if (m->ranges.n > 1)
 		qsort(m->ranges.v, m->ranges.n, sizeof(*m->ranges.v), cmp_range);
 	if (m->marks.n > 1)
@@ -389,6 +400,14 @@ void gs_model_release(struct gs_model *m)
 		free(m->threads.v[i].name);
 		free(m->threads.v[i].nvtx_name);
 	}
+	gs_cupti_release(m);
+	free(m->kernels.v);
+	free(m->copies.v);
+	free(m->memsets.v);
+	free(m->apis.v);
+	free(m->syncs.v);
+	free(m->memops.v);
+	free(m->devices.v);
 	free(m->ranges.v);
 	free(m->marks.v);
 	free(m->processes.v);

@@ -61,9 +61,78 @@ struct gs_thread {
 	uint64_t first, last, events;
 };
 
+struct gs_cupti_names;
+
 struct gs_category {
 	int32_t pid;
 	uint32_t domain, category, name;
+};
+
+/* GPU work and CUDA calls, decoded from CUPTI activity records (model/cupti.c). */
+enum gs_copy_kind { /* CUpti_ActivityMemcpyKind */
+	GS_COPY_UNKNOWN = 0, GS_COPY_HTOD = 1, GS_COPY_DTOH = 2, GS_COPY_HTOA = 3, GS_COPY_ATOH = 4,
+	GS_COPY_ATOA = 5, GS_COPY_ATOD = 6, GS_COPY_DTOA = 7, GS_COPY_DTOD = 8, GS_COPY_HTOH = 9,
+	GS_COPY_PTOP = 10,
+};
+enum gs_mem_kind { /* CUpti_ActivityMemoryKind */
+	GS_MEM_UNKNOWN = 0, GS_MEM_PAGEABLE = 1, GS_MEM_PINNED = 2, GS_MEM_DEVICE = 3,
+	GS_MEM_ARRAY = 4, GS_MEM_MANAGED = 5, GS_MEM_DEVICE_STATIC = 6, GS_MEM_MANAGED_STATIC = 7,
+};
+
+struct gs_kernel {
+	uint64_t start, end;
+	int32_t pid;
+	uint32_t device, context, stream, correlation;
+	uint32_t name; /* string id of the mangled name */
+	int32_t grid[3], block[3];
+	uint32_t registers, static_smem, dynamic_smem;
+	uint32_t graph_id;
+	uint64_t graph_node;
+	uint8_t launch_type;
+};
+
+struct gs_copy { /* a memcpy (peer copies too) */
+	uint64_t start, end, bytes;
+	int32_t pid;
+	uint32_t device, context, stream, correlation, runtime_correlation;
+	uint32_t src_device, dst_device; /* peer copies; else device */
+	uint8_t kind, src_kind, dst_kind, async;
+};
+
+struct gs_memset {
+	uint64_t start, end, bytes;
+	int32_t pid;
+	uint32_t device, context, stream, correlation, value;
+	uint8_t mem_kind, async;
+};
+
+struct gs_api {
+	uint64_t start, end;
+	int32_t pid, tid;
+	uint32_t cbid, correlation, result;
+	uint8_t driver; /* 0: runtime API, 1: driver API */
+};
+
+struct gs_sync {
+	uint64_t start, end;
+	int32_t pid;
+	uint32_t type; /* CUpti_ActivitySynchronizationType */
+	uint32_t context, stream, event, correlation;
+};
+
+struct gs_memop { /* a device memory allocation or release */
+	uint64_t ts, address, bytes;
+	int32_t pid;
+	uint32_t device, stream, correlation;
+	uint8_t release, mem_kind;
+};
+
+struct gs_device {
+	int32_t pid;
+	uint32_t id, name; /* string id */
+	uint32_t sms, cc_major, cc_minor;
+	uint64_t global_memory, memory_bandwidth;
+	uint32_t core_clock_khz;
 };
 
 struct gs_model {
@@ -88,7 +157,27 @@ struct gs_model {
 	GS_VEC(struct gs_category) categories;
 	uint64_t lost[GS_LOSS__N]; /* totals over threads and processes */
 	uint64_t unmatched;
+
+	GS_VEC(struct gs_kernel) kernels;
+	GS_VEC(struct gs_copy) copies;
+	GS_VEC(struct gs_memset) memsets;
+	GS_VEC(struct gs_api) apis;
+	GS_VEC(struct gs_sync) syncs;
+	GS_VEC(struct gs_memop) memops;
+	GS_VEC(struct gs_device) devices;
+	uint64_t cupti_unfinished;    /* CUPTI buffers never completed (their records missing) */
+	uint64_t cupti_undecoded;     /* bytes of CUPTI records of kinds or versions not known */
+	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
 };
+
+/* Decode one CUPTI_RAW chunk payload into m (model/cupti.c); -1 when malformed. */
+int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len);
+int gs_cupti_names(struct gs_model *m, const uint8_t *data, size_t len);
+void gs_cupti_release(struct gs_model *m);
+/* Sort the GPU tables by start time (done once by the loader). */
+void gs_model_sort_gpu(struct gs_model *m);
+/* "cudaLaunchKernel" for a runtime API callback id; NULL when unknown. */
+const char *gs_cuda_api_name(uint32_t cbid, int driver);
 
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);
 /* Load from memory (for tests and fuzzing); name is used in messages. */

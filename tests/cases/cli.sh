@@ -13,8 +13,8 @@ err=$($GS stats --bogus x 2>&1); rc=$?
 eq "unknown option exits 2" 2 $rc; eq "unknown option: one line" 1 "$(printf '%s\n' "$err" | wc -l)"
 has "unknown option names it" "'--bogus'" "$err"; has "unknown option hint" "gpuscope stats --help" "$err"
 err=$($GS profile 2>&1); eq "profile without program exits 2" 2 $?
-err=$($GS profile -t cuda,foo true 2>&1); eq "unknown trace source exits 2" 2 $?
-has "unknown source named" "'cuda'" "$err"
+err=$($GS profile -t nvtx,bogus true 2>&1); eq "unknown trace source exits 2" 2 $?
+has "unknown source named" "'bogus'" "$err"
 err=$($GS stats -r nope x.gst 2>&1); eq "unknown report exits 2" 2 $?; has "known reports listed" "nvtx_sum" "$err"
 err=$($GS stats "$T/none.gst" 2>&1); eq "missing trace exits 1" 1 $?
 has "missing trace message" "no trace at '$T/none.gst' (run 'gpuscope profile' first)" "$err"

@@ -1,0 +1,168 @@
+/* cupti.c: libgpuscope-cuda.so, the CUDA side of the collector. The CUDA driver loads it
+ * through CUDA_INJECTION64_PATH and calls InitializeInjection in cuInit. It subscribes to
+ * CUPTI, enables the activity kinds, and hands CUPTI buffers that are chunks of a second
+ * shared ring file (<pid>-<k>-cupti.ring): CUPTI writes its records straight into memory the
+ * CLI drains, so nothing is copied in the profiled process. The CLI stores the buffers raw in
+ * the trace (CUPTI_RAW chunks) and decodes them when a trace is loaded.
+ *
+ * The only per-record work here happens in CUPTI's buffer-completion callback, off the
+ * program's threads: kernel-name pointers found in the buffer are registered once each, since
+ * the CLI cannot read this process's memory. It links against libgpuscope-inject.so (the
+ * shared core: configuration, rings, registry) and libcupti; with no undefined symbols, as
+ * the driver silently skips an injection library that has any. */
+#include <cupti.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../collector.h"
+
+static struct gs_ring_header *cring;
+static CUpti_SubscriberHandle subscriber;
+static int active; /* 0 in a fork child: CUPTI does not work there */
+
+static uint64_t CUPTIAPI mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+	uint32_t n = 0;
+	uint8_t *p = active ? gs_chunk_take(cring, &n) : NULL;
+	*buf = p;
+	*size = p ? n : 0;
+	*max_records = 0;
+	if (!p)
+		gs_log("no free CUPTI buffer: CUPTI will drop records (counted)");
+}
+
+/* Kernel and device names are pointers into CUPTI's memory: register each one once. */
+#define NAME_SLOTS 16384
+static uintptr_t seen[NAME_SLOTS];
+
+static void note_name(const char *name)
+{
+	uintptr_t v = (uintptr_t)name;
+	if (!v)
+		return;
+	size_t i = (v >> 3) % NAME_SLOTS;
+	for (size_t k = 0; k < NAME_SLOTS; k++, i = (i + 1) % NAME_SLOTS) {
+		if (seen[i] == v)
+			return;
+		if (!seen[i]) {
+			seen[i] = v;
+			break;
+		}
+	}
+	gs_registry_add_to(cring, GS_REG_CUPTI_NAME, (uint32_t)v, (uint32_t)((uint64_t)v >> 32),
+			   name, strlen(name));
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+				      size_t valid)
+{
+	(void)size;
+	int saved = errno;
+	if (!buf)
+		goto out;
+	CUpti_Activity *rec = NULL;
+	gs_nvtx_lock(); /* the registry and the name table */
+	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
+		if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL)
+			note_name(((CUpti_ActivityKernel10 *)rec)->name);
+		else if (rec->kind == CUPTI_ACTIVITY_KIND_DEVICE)
+			note_name(((CUpti_ActivityDevice5 *)rec)->name);
+	gs_nvtx_unlock();
+	size_t dropped = 0;
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+		atomic_fetch_add(&cring->lost[GS_LOSS_CUPTI_DROPPED], dropped);
+	if (gs_chunk_give(cring, buf, valid) != 0)
+		gs_log("CUPTI returned a buffer that is not ours");
+out:
+	errno = saved;
+}
+
+static void flush_at_exit(void)
+{
+	if (active)
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+static void in_fork_child(void)
+{
+	active = 0; /* the child's CUPTI is unusable; its NVTX continues in its own ring */
+	cring = NULL;
+}
+
+static const CUpti_ActivityKind kinds[] = {
+	CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONTEXT,
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMCPY2,         CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_RUNTIME,         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_MEMORY2,         CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+
+static void warn(const char *msg)
+{
+	/* One plain line on stderr: the user asked for CUDA tracing and does not get it. */
+	char line[512];
+	int n = snprintf(line, sizeof(line), "gpuscope: %s\n", msg);
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)GS_MIN((size_t)n, sizeof(line) - 1)) < 0)
+		return;
+}
+
+GS_EXPORT int InitializeInjection(void)
+{
+	static int done;
+	int saved = errno;
+	if (done++ || !gs_collector_init() || !gs_cfg.trace_cuda)
+		goto out;
+	uint32_t version = 0;
+	char msg[400];
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS || version < CUPTI_API_VERSION) {
+		snprintf(msg, sizeof(msg),
+			 "CUPTI API version %u is older than the %u gpuscope was built for; not recording CUDA",
+			 version, (unsigned)CUPTI_API_VERSION);
+		warn(msg);
+		goto out;
+	}
+	CUptiResult r = cuptiSubscribe(&subscriber, NULL, NULL);
+	if (r != CUPTI_SUCCESS) {
+		const char *why = NULL;
+		cuptiGetResultString(r, &why);
+		snprintf(msg, sizeof(msg),
+			 "another CUPTI user holds this process (%s; torch.profiler, nsys or ncu?): "
+			 "recording NVTX only, not CUDA", why ? why : "error");
+		warn(msg);
+		goto out;
+	}
+	cring = gs_ring_create(gs_cfg.session_dir, GS_RING_CUPTI, gs_cfg.cupti_bytes, 1u << 20, 1);
+	if (!cring) {
+		cuptiUnsubscribe(subscriber);
+		goto out;
+	}
+	cring->cupti_version = version;
+	cuptiActivityRegisterTimestampCallback(mono_ns);
+	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
+		cuptiUnsubscribe(subscriber);
+		goto out;
+	}
+	active = 1;
+	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
+		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)
+			gs_log("CUPTI refused activity kind %d", (int)kinds[i]);
+	atexit(flush_at_exit);
+	pthread_atfork(NULL, NULL, in_fork_child);
+	gs_log("recording CUDA through CUPTI %u", version);
+out:
+	errno = saved;
+	return 1;
+}

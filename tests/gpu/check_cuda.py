@@ -1,0 +1,92 @@
+"""check_cuda.py: compare what gpuscope recorded of the CUDA programs in tests/gpu/programs
+with what they did. Reads `gpuscope dump --format jsonl TRACE` output; prints one ok/FAIL
+line per check and a closing "N passed, N failed".
+usage: check_cuda.py CASE DUMP.jsonl PROGRAM_STDOUT"""
+import json
+import sys
+
+case, dump_path, out_path = sys.argv[1:4]
+recs = [json.loads(l) for l in open(dump_path)]
+cuda = [r for r in recs if "cuda" in r]
+out = open(out_path).read().split("\n") if out_path != "-" else []  # "-": no program output
+passed = failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("  ok   %s: %s" % (case, name))
+    else:
+        failed += 1
+        print("  FAIL %s: %s %s" % (case, name, detail))
+
+
+def of(kind):
+    return [r for r in cuda if r["cuda"] == kind]
+
+
+kernels, copies, sets = of("kernel"), of("memcpy"), of("memset")
+apis = of("runtime_api")
+if case == "copies":
+    want = [("HtoD", "pageable", "device", 1000000, 0), ("HtoD", "pinned", "device", 2000000, 0),
+            ("DtoH", "device", "pageable", 3000000, 0), ("DtoH", "device", "pinned", 4000000, 0),
+            ("DtoD", "device", "device", 5000000, 0), ("HtoD", "pinned", "device", 6000000, 1)]
+    got = sorted((c["kind"], c["src"], c["dst"], c["bytes"], c["async"]) for c in copies)
+    check("six copies, kinds, memory kinds, bytes, async", got == sorted(want), str(got))
+    got = sorted((s["bytes"], s["async"]) for s in sets)
+    check("two memsets, bytes, async", got == [(7000000, 0), (8000000, 1)], str(got))
+    names = {a["name"] for a in apis}
+    check("runtime API calls named", {"cudaMemcpy_v3020", "cudaMemcpyAsync_v3020", "cudaMemset_v3020"} <= names, str(sorted(names))[:300])
+    corr = {a["correlation"] for a in apis}
+    check("every copy has its API call", all(c["correlation"] in corr for c in copies + sets))
+elif case == "spin":
+    ev = [float(l.split()[1]) for l in out if l.startswith("event_ms")]
+    ks = sorted(kernels, key=lambda k: k["start"])
+    check("5 kernels", len(ks) == 5 and len(ev) in (0, 5), "%d kernels, %d events" % (len(ks), len(ev)))
+    check("name", all("spin_kernel" in k["name"] for k in ks), str({k["name"] for k in ks}))
+    ok = all(abs(k["dur"] / 1e6 - e) <= max(0.02 * e, 0.002) for k, e in list(zip(ks, ev))[1:])
+    if ev:
+        check("durations within 2% or 2 us of cudaEvent timing (launches 2-5)", ok,
+              str([(k["dur"] / 1e6, e) for k, e in zip(ks, ev)]))
+    check("spins at least 2 ms", all(k["dur"] >= 2000000 for k in ks))
+elif case == "threads":
+    check("1000 kernels", len(kernels) == 1000, str(len(kernels)))
+    check("4 streams of 250", sorted(
+        sum(1 for k in kernels if k["stream"] == s) for s in {k["stream"] for k in kernels}) == [250] * 4)
+    launches = [a for a in apis if a["name"].startswith("cudaLaunchKernel")]
+    check("1000 launch calls on 4 threads", len(launches) == 1000 and len({a["tid"] for a in launches}) == 4,
+          "%d launches, %d threads" % (len(launches), len({a["tid"] for a in launches})))
+elif case == "streams":
+    ks = [k for k in kernels if "busy_kernel" in k["name"]]
+    check("3 kernels on 3 streams", len(ks) == 3 and len({k["stream"] for k in ks}) == 3)
+    if len(ks) == 3:
+        latest_start = max(k["start"] for k in ks)
+        earliest_end = min(k["start"] + k["dur"] for k in ks)
+        check("they overlap", latest_start < earliest_end)
+elif case == "graph":
+    gk = [k for k in kernels if k["graph"]]
+    check("300 graph node kernels", len(gk) == 300, str(len(gk)))
+elif case == "alloc":
+    allocs = sorted(r["bytes"] for r in of("alloc"))
+    frees = sorted(r["bytes"] for r in of("free"))
+    mib = 1 << 20
+    check("allocations", allocs == [32 * mib, 64 * mib, 128 * mib, 256 * mib], str(allocs))
+    check("frees", frees == [32 * mib, 64 * mib, 128 * mib, 256 * mib], str(frees))
+elif case == "fork":
+    per = {}
+    for r in recs:
+        if r.get("chunk") == "cupti_raw":
+            pid = r["pid"]
+        elif r.get("cuda") == "kernel":
+            per.setdefault(pid, []).append(r["name"])
+    counts = sorted(len(v) for v in per.values())
+    check("10 + 10 kernels in two children, 5 in the parent", counts == [5, 10, 10], str(counts))
+elif case == "exec":
+    names = [k["name"] for k in kernels]
+    pre = sum("pre_exec" in n for n in names)
+    post = sum("post_exec" in n for n in names)
+    check("4 kernels after exec", post == 4, "pre %d post %d" % (pre, post))
+    check("3 kernels before exec (needs a flush at exec)", pre == 3, "pre %d" % pre)
+print("%s: %d passed, %d failed" % (case, passed, failed))
+sys.exit(1 if failed else 0)
