@@ -113,11 +113,11 @@ $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 
 # libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) | $(DEPS_OK)
+build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) $(BUILD)/gen/cupti_runtime_names.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -pthread \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CLI_SRC) -lzstd -lz -lm
+		-I$(NVTX_INC) -I$(BUILD)/gen -o $@ $< $(CLI_SRC) -lzstd -lz -lm
 
 test:
 	@bash tests/run.sh

@@ -27,6 +27,19 @@ between "torch: emit_nvtx op ranges (aten::*)" 3 100000 "$ops"
 has "torch: marks" "nvtx marks                5" "$($GS info "$T/torch.gst")"
 head -12 "$T/torch.csv"
 
+echo "cuda programs:"
+bash tests/gpu/cuda.sh "$BUILD" | tee "$T/cuda.txt"
+p=$(tail -1 "$T/cuda.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+
+echo "resnet50 against torch.profiler:"
+$GS profile -o "$T/resnet" python3 tests/gpu/torch_cuda.py gpuscope 2>&1 | tail -1
+python3 tests/gpu/torch_cuda.py torch "$T/resnet_torch.json"
+$GS dump --format jsonl "$T/resnet.gst" >"$T/resnet.jsonl"
+python3 tests/gpu/compare_torch.py "$T/resnet.jsonl" "$T/resnet_torch.json" | tee "$T/resnet.txt"
+p=$(tail -1 "$T/resnet.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+
 echo "overhead:"
 RUNS=${RUNS:-5} bash bench/run.sh "$BUILD" | tee "$T/bench.txt"
 cp bench/RESULTS.md "${OUT:-$T}/RESULTS.md" 2>/dev/null

@@ -1,0 +1,31 @@
+"""compare_torch.py: kernels that gpuscope recorded inside the NVTX range "measure" (by their
+launching runtime API call) against torch.profiler's count and total kernel time.
+usage: compare_torch.py DUMP.jsonl TORCH.json; prints checks and "N passed, N failed"."""
+import json
+import sys
+
+recs = [json.loads(l) for l in open(sys.argv[1])]
+ref = json.load(open(sys.argv[2]))
+rng = [r for r in recs if r.get("event") == "range" and r.get("name") == "measure"]
+passed = failed = 0
+
+
+def check(name, cond, detail):
+    global passed, failed
+    passed, failed = passed + bool(cond), failed + (not cond)
+    print("  %s resnet50: %s (%s)" % ("ok  " if cond else "FAIL", name, detail))
+
+
+if not rng:
+    check("NVTX range 'measure' recorded", False, "missing")
+else:
+    r = rng[0]
+    lo, hi = r["start"], r["start"] + r["dur"]
+    corr = {a["correlation"] for a in recs if a.get("cuda") == "runtime_api" and lo <= a["start"] <= hi}
+    ks = [k for k in recs if k.get("cuda") == "kernel" and k["correlation"] in corr]
+    n, t = len(ks), sum(k["dur"] for k in ks)
+    check("kernel count matches torch.profiler within 1%", abs(n - ref["kernels"]) <= 0.01 * ref["kernels"],
+          "gpuscope %d, torch.profiler %d" % (n, ref["kernels"]))
+    check("total kernel time matches within 1%", abs(t - ref["kernel_ns"]) <= 0.01 * ref["kernel_ns"],
+          "gpuscope %.3f ms, torch.profiler %.3f ms" % (t / 1e6, ref["kernel_ns"] / 1e6))
+print("resnet50: %d passed, %d failed" % (passed, failed))
