@@ -59,13 +59,19 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 
 # The CUPTI decoder reads the toolkit's record layouts and a table of runtime API names
 # generated from cupti_runtime_cbid.h.
-$(BUILD)/obj/src/model/cupti.o: src/model/cupti.c $(BUILD)/gen/cupti_runtime_names.h | $(DEPS_OK)
+$(BUILD)/obj/src/model/cupti.o: src/model/cupti.c $(BUILD)/gen/cupti_runtime_names.h \
+		$(BUILD)/gen/cupti_driver_names.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -I$(BUILD)/gen -MMD -MP -c $< -o $@
 
 $(BUILD)/gen/cupti_runtime_names.h: $(NVTX_INC)/cupti_runtime_cbid.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	sed -n 's/^ *CUPTI_RUNTIME_TRACE_CBID_\([a-z][A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/[\2] = "\1",/p' $< >$@.tmp
+	@test -s $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/cupti_driver_names.h: $(NVTX_INC)/cupti_driver_cbid.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	sed -n 's/^ *CUPTI_DRIVER_TRACE_CBID_\([a-z][A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/[\2] = "\1",/p' $< >$@.tmp
 	@test -s $@.tmp && mv $@.tmp $@
 
 # The injected library: position independent, hidden by default, only libc/pthread/dl.
@@ -113,7 +119,8 @@ $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 
 # libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) $(BUILD)/gen/cupti_runtime_names.h | $(DEPS_OK)
+build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) $(BUILD)/gen/cupti_runtime_names.h \
+		$(BUILD)/gen/cupti_driver_names.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -pthread \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -92,8 +92,7 @@ static int dump_cupti(struct dump *d, const struct gs_chunk *c)
 	struct gs_model *g = &d->gpu;
 	g->strings = d->strs.v;
 	g->nstrings = d->strs.n;
-	g->kernels.n = g->copies.n = g->memsets.n = g->apis.n = g->syncs.n = g->memops.n =
-		g->devices.n = 0;
+	gs_model_gpu_clear(g);
 	if (gs_cupti_decode(g, c->data, c->len) < 0)
 		return -1;
 	const char *end = d->json ? "}\n" : "\n";
@@ -166,6 +165,16 @@ static int dump_cupti(struct dump *d, const struct gs_chunk *c)
 		num(d, "address", k->address);
 		num(d, "device", k->device);
 		strf(d, "memory", mem_kind(k->mem_kind));
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->graphs.n; i++) {
+		const struct gs_graph_launch *k = &g->graphs.v[i];
+		head(d, "graph", k->start);
+		num(d, "dur", k->end - k->start);
+		num(d, "graph", k->graph_id);
+		num(d, "device", k->device);
+		num(d, "stream", k->stream);
+		num(d, "correlation", k->correlation);
 		gs_strbuf_adds(d->sb, end);
 	}
 	for (size_t i = 0; i < g->devices.n; i++) {
@@ -386,14 +395,7 @@ static int run(int argc, char **argv)
 	}
 	fwrite(sb.buf, 1, sb.len, stdout);
 	gs_strbuf_release(&sb);
-	gs_cupti_release(&d.gpu);
-	free(d.gpu.kernels.v);
-	free(d.gpu.copies.v);
-	free(d.gpu.memsets.v);
-	free(d.gpu.apis.v);
-	free(d.gpu.syncs.v);
-	free(d.gpu.memops.v);
-	free(d.gpu.devices.v);
+	gs_model_gpu_release(&d.gpu);
 	for (size_t i = 0; i < d.strs.n; i++)
 		free(d.strs.v[i]);
 	free(d.strs.v);

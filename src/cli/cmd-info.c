@@ -96,7 +96,8 @@ static int run(int argc, char **argv)
 	gs_fmt_count(&sb, m.marks.n);
 	gs_strbuf_adds(&sb, "\n  unmatched pops/ends       ");  /* incl. pushes whose pop was lost */
 	gs_fmt_count(&sb, m.unmatched);
-	if (m.kernels.n || m.copies.n || m.memsets.n || m.apis.n || m.devices.n || m.cupti_unfinished ||
+	if (m.kernels.n || m.copies.n || m.memsets.n || m.apis.n || m.devices.n || m.graphs.n ||
+	    m.cupti_unfinished ||
 	    m.cupti_undecoded) {
 		uint64_t bytes = 0;
 		for (size_t i = 0; i < m.copies.n; i++)
@@ -109,6 +110,8 @@ static int run(int argc, char **argv)
 		gs_fmt_bytes(&sb, bytes);
 		gs_strbuf_adds(&sb, ")\n  cuda memset               ");
 		gs_fmt_count(&sb, m.memsets.n);
+		gs_strbuf_adds(&sb, "\n  cuda graph launches       ");
+		gs_fmt_count(&sb, m.graphs.n);
 		gs_strbuf_adds(&sb, "\n  cuda api calls            ");
 		gs_fmt_count(&sb, m.apis.n);
 		gs_strbuf_adds(&sb, "\n  cuda synchronizations     ");

@@ -134,16 +134,29 @@ static int run(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"force-overwrite", no_argument, NULL, 'f'},
 		{"trace", required_argument, NULL, 't'},
+		{"cuda-api", required_argument, NULL, 'A'},
+		{"cuda-graph-trace", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out_pattern = NULL, *trace = "cuda,nvtx";
+	const char *out_pattern = NULL, *trace = "cuda,nvtx", *cuda_api = "diag", *graph_trace = "graph";
 	int force = 0, o;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:h", opts)) != -1) {
 		switch (o) {
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
+		case 'A':
+			if (strcmp(optarg, "diag") && strcmp(optarg, "all"))
+				return gs_usage_error(&gs_cmd_profile, "--cuda-api takes diag or all, not '%s'", optarg);
+			cuda_api = optarg;
+			break;
+		case 'G':
+			if (strcmp(optarg, "graph") && strcmp(optarg, "node"))
+				return gs_usage_error(&gs_cmd_profile, "--cuda-graph-trace takes graph or node, not '%s'",
+						      optarg);
+			graph_trace = optarg;
+			break;
 		case 'h': return 0;
 		default: return 2;
 		}
@@ -229,6 +242,8 @@ static int run(int argc, char **argv)
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
 		if (cuda_lib)
 			setenv("CUDA_INJECTION64_PATH", cuda_lib, 1);
+		setenv("GPUSCOPE_CUDA_API", cuda_api, 1);
+		setenv("GPUSCOPE_CUDA_GRAPH_TRACE", graph_trace, 1);
 		setenv("GPUSCOPE_SESSION_DIR", dir, 1);
 		setenv("GPUSCOPE_TRACE", trace, 1);
 		execvp(prog[0], prog);
@@ -398,6 +413,10 @@ const struct gs_command gs_cmd_profile = {
 	"                           variable (e.g. %q{RANK}), %% a percent sign\n"
 	"  -f, --force-overwrite    replace an existing trace\n"
 	"  -t, --trace LIST         sources to record, comma-separated: cuda, nvtx (default: both)\n"
+	"      --cuda-api=SET       CUDA API calls to record: diag (default: launches, copies,\n"
+	"                           memsets, syncs, stream waits, allocations, graph launches)\n"
+	"                           or all\n"
+	"      --cuda-graph-trace=L graph (default: one record per graph launch) or node\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

@@ -101,6 +101,8 @@ struct gs_config {
 	int debug;
 	int trace_nvtx, trace_cuda;
 	size_t cupti_bytes;
+	int cuda_api_all;    /* GPUSCOPE_CUDA_API=all */
+	int cuda_graph_node; /* GPUSCOPE_CUDA_GRAPH_TRACE=node */
 };
 extern GS_API struct gs_config gs_cfg;
 GS_API int gs_collector_init(void); /* once; 1 when recording */

@@ -91,6 +91,7 @@ static size_t record_size(uint32_t k)
 	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
 	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
 	case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return sizeof(CUpti_ActivityGraphTrace2);
 	default: return 0;
 	}
 }
@@ -120,6 +121,7 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		CUpti_ActivitySynchronization2 sync;
 		CUpti_ActivityMemory4 mem;
 		CUpti_ActivityDevice5 dev;
+		CUpti_ActivityGraphTrace2 graph;
 	} r;
 	while (end - p >= 8) {
 		uint32_t kind;
@@ -231,6 +233,16 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 			GS_VEC_PUSH(&m->devices, g);
 			break;
 		}
+		case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+			const CUpti_ActivityGraphTrace2 *t = &r.graph;
+			struct gs_graph_launch g = {
+				.start = t->start, .end = t->end, .pid = pid, .device = t->deviceId,
+				.context = t->contextId, .stream = t->streamId,
+				.correlation = t->correlationId, .graph_id = t->graphId,
+			};
+			GS_VEC_PUSH(&m->graphs, g);
+			break;
+		}
 		default:
 			break; /* context, overhead: known sizes, nothing kept yet */
 		}
@@ -241,12 +253,15 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 static const char *const runtime_names[] = {
 #include "cupti_runtime_names.h"
 };
+static const char *const driver_names[] = {
+#include "cupti_driver_names.h"
+};
 
 const char *gs_cuda_api_name(uint32_t cbid, int driver)
 {
-	if (driver || cbid >= sizeof(runtime_names) / sizeof(runtime_names[0]))
-		return NULL;
-	return runtime_names[cbid];
+	if (driver)
+		return cbid < GS_ARRAY_SIZE(driver_names) ? driver_names[cbid] : NULL;
+	return cbid < GS_ARRAY_SIZE(runtime_names) ? runtime_names[cbid] : NULL;
 }
 
 #define BY_START(name, type, field)                                                          \
@@ -261,6 +276,7 @@ BY_START(cmp_memset, struct gs_memset, start)
 BY_START(cmp_api, struct gs_api, start)
 BY_START(cmp_sync, struct gs_sync, start)
 BY_START(cmp_memop, struct gs_memop, ts)
+BY_START(cmp_graph, struct gs_graph_launch, start)
 #undef BY_START
 
 void gs_model_sort_gpu(struct gs_model *m)
@@ -275,6 +291,30 @@ void gs_model_sort_gpu(struct gs_model *m)
 		qsort(m->apis.v, m->apis.n, sizeof(*m->apis.v), cmp_api);
 	if (m->syncs.n > 1)
 		qsort(m->syncs.v, m->syncs.n, sizeof(*m->syncs.v), cmp_sync);
+	if (m->graphs.n > 1)
+		qsort(m->graphs.v, m->graphs.n, sizeof(*m->graphs.v), cmp_graph);
 	if (m->memops.n > 1)
 		qsort(m->memops.v, m->memops.n, sizeof(*m->memops.v), cmp_memop);
+}
+
+void gs_model_gpu_clear(struct gs_model *m)
+{
+	m->kernels.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
+	m->devices.n = m->graphs.n = 0;
+}
+
+void gs_model_gpu_release(struct gs_model *m)
+{
+	gs_cupti_release(m);
+	free(m->kernels.v);
+	free(m->copies.v);
+	free(m->memsets.v);
+	free(m->apis.v);
+	free(m->syncs.v);
+	free(m->memops.v);
+	free(m->devices.v);
+	free(m->graphs.v);
+	gs_model_gpu_clear(m);
+	m->kernels.v = NULL, m->copies.v = NULL, m->memsets.v = NULL, m->apis.v = NULL;
+	m->syncs.v = NULL, m->memops.v = NULL, m->devices.v = NULL, m->graphs.v = NULL;
 }

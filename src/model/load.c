@@ -400,14 +400,7 @@ void gs_model_release(struct gs_model *m)
 		free(m->threads.v[i].name);
 		free(m->threads.v[i].nvtx_name);
 	}
-	gs_cupti_release(m);
-	free(m->kernels.v);
-	free(m->copies.v);
-	free(m->memsets.v);
-	free(m->apis.v);
-	free(m->syncs.v);
-	free(m->memops.v);
-	free(m->devices.v);
+	gs_model_gpu_release(m);
 	free(m->ranges.v);
 	free(m->marks.v);
 	free(m->processes.v);

@@ -127,6 +127,12 @@ struct gs_memop { /* a device memory allocation or release */
 	uint8_t release, mem_kind;
 };
 
+struct gs_graph_launch { /* one CUDA graph launch (graph-level tracing) */
+	uint64_t start, end;
+	int32_t pid;
+	uint32_t device, context, stream, correlation, graph_id;
+};
+
 struct gs_device {
 	int32_t pid;
 	uint32_t id, name; /* string id */
@@ -165,6 +171,7 @@ struct gs_model {
 	GS_VEC(struct gs_sync) syncs;
 	GS_VEC(struct gs_memop) memops;
 	GS_VEC(struct gs_device) devices;
+	GS_VEC(struct gs_graph_launch) graphs;
 	uint64_t cupti_unfinished;    /* CUPTI buffers never completed (their records missing) */
 	uint64_t cupti_undecoded;     /* bytes of CUPTI records of kinds or versions not known */
 	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
@@ -174,9 +181,13 @@ struct gs_model {
 int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_cupti_names(struct gs_model *m, const uint8_t *data, size_t len);
 void gs_cupti_release(struct gs_model *m);
+/* Empty the GPU tables (keeping their memory), or free them. */
+void gs_model_gpu_clear(struct gs_model *m);
+void gs_model_gpu_release(struct gs_model *m);
 /* Sort the GPU tables by start time (done once by the loader). */
 void gs_model_sort_gpu(struct gs_model *m);
-/* "cudaLaunchKernel" for a runtime API callback id; NULL when unknown. */
+/* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
+ * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);
 
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);

@@ -27,7 +27,7 @@ def of(kind):
 
 
 kernels, copies, sets = of("kernel"), of("memcpy"), of("memset")
-apis = of("runtime_api")
+apis = of("runtime_api") + of("driver_api")
 if case == "copies":
     want = [("HtoD", "pageable", "device", 1000000, 0), ("HtoD", "pinned", "device", 2000000, 0),
             ("DtoH", "device", "pageable", 3000000, 0), ("DtoH", "device", "pinned", 4000000, 0),
@@ -55,6 +55,8 @@ elif case == "threads":
     check("4 streams of 250", sorted(
         sum(1 for k in kernels if k["stream"] == s) for s in {k["stream"] for k in kernels}) == [250] * 4)
     launches = [a for a in apis if a["name"].startswith("cudaLaunchKernel")]
+    corr = {a["correlation"] for a in apis}
+    check("every kernel has its launch call", all(k["correlation"] in corr for k in kernels))
     check("1000 launch calls on 4 threads", len(launches) == 1000 and len({a["tid"] for a in launches}) == 4,
           "%d launches, %d threads" % (len(launches), len({a["tid"] for a in launches})))
 elif case == "streams":
@@ -64,7 +66,13 @@ elif case == "streams":
         latest_start = max(k["start"] for k in ks)
         earliest_end = min(k["start"] + k["dur"] for k in ks)
         check("they overlap", latest_start < earliest_end)
-elif case == "graph":
+elif case == "graph":  # default: graph-level records
+    gl = of("graph")
+    check("100 graph launches, one record each", len(gl) == 100, str(len(gl)))
+    check("no per-node kernels", not [k for k in kernels if k["graph"]], str(len(kernels)))
+    corr = {a["correlation"] for a in apis}
+    check("each graph launch has its cudaGraphLaunch call", all(g["correlation"] in corr for g in gl))
+elif case == "graph_nodes":  # --cuda-graph-trace=node
     gk = [k for k in kernels if k["graph"]]
     check("300 graph node kernels", len(gk) == 300, str(len(gk)))
 elif case == "alloc":
@@ -82,6 +90,14 @@ elif case == "fork":
             per.setdefault(pid, []).append(r["name"])
     counts = sorted(len(v) for v in per.values())
     check("10 + 10 kernels in two children, 5 in the parent", counts == [5, 10, 10], str(counts))
+elif case == "fork_after":
+    per = {}
+    for r in recs:
+        if r.get("chunk") == "cupti_raw":
+            pid = r["pid"]
+        elif r.get("cuda") == "kernel":
+            per.setdefault(pid, []).append(r["name"])
+    check("5 kernels in the parent only", sorted(len(v) for v in per.values()) == [5], str(per.keys()))
 elif case == "exec":
     names = [k["name"] for k in kernels]
     pre = sum("pre_exec" in n for n in names)

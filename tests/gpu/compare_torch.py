@@ -28,6 +28,9 @@ else:
     n, t = len(ks), sum(k["dur"] for k in ks)
     check("kernel count matches torch.profiler within 1%", abs(n - ref["kernels"]) <= 0.01 * ref["kernels"],
           "gpuscope %d, torch.profiler %d" % (n, ref["kernels"]))
+    corr = {a["correlation"] for a in recs if a.get("cuda") in ("runtime_api", "driver_api")}
+    check("every kernel has its launch call (runtime or driver API)", all(k["correlation"] in corr for k in ks),
+          "%d of %d" % (sum(k["correlation"] in corr for k in ks), len(ks)))
     check("total kernel time matches within 1%", abs(t - ref["kernel_ns"]) <= 0.01 * ref["kernel_ns"],
           "gpuscope %.3f ms, torch.profiler %.3f ms" % (t / 1e6, ref["kernel_ns"] / 1e6))
 print("resnet50: %d passed, %d failed" % (passed, failed))

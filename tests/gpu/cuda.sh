@@ -16,10 +16,13 @@ done
 wait
 pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" \
-	"graph ./graph" "alloc ./alloc" "fork ./fork_workers" "exec ./exec_child"; do
+	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" "alloc ./alloc" \
+	"fork ./fork_workers" "fork_after ./fork_workers after" "exec ./exec_child"; do
 	set -- $spec
 	c=$1; shift
-	(cd "$G" && "$GS" profile -f -o "$T/$c" "$@" >"$T/$c.out" 2>"$T/$c.err")
+	opts=()
+	while [ "${1#--}" != "$1" ]; do opts+=("$1"); shift; done
+	(cd "$G" && "$GS" profile -f -o "$T/$c" "${opts[@]}" "$@" >"$T/$c.out" 2>"$T/$c.err")
 	echo "# $c: $(tail -1 "$T/$c.err")"
 	"$GS" dump --format jsonl "$T/$c.gst" >"$T/$c.jsonl" 2>>"$T/$c.err"
 	python3 tests/gpu/check_cuda.py "$c" "$T/$c.jsonl" "$T/$c.out" | tee "$T/$c.check"

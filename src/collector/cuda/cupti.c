@@ -105,9 +105,46 @@ static const CUpti_ActivityKind kinds[] = {
 	CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONTEXT,
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMCPY2,         CUPTI_ACTIVITY_KIND_MEMSET,
-	CUPTI_ACTIVITY_KIND_RUNTIME,         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-	CUPTI_ACTIVITY_KIND_MEMORY2,         CUPTI_ACTIVITY_KIND_OVERHEAD,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2,
+	CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
+
+/* The API calls that matter for diagnosis (GPUSCOPE_CUDA_API=diag): what launches, copies,
+ * sets, waits, allocates. Matched as name prefixes, so _v7000, _ptsz, Async variants count. */
+static const char *const diag_runtime[] = {
+	"cudaLaunch", "cudaMemcpy", "cudaMemset", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+	"cudaEventSynchronize", "cudaStreamWaitEvent", "cudaStreamQuery", "cudaEventQuery",
+	"cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaGraphLaunch", "cudaDeviceReset", NULL,
+};
+static const char *const diag_driver[] = {
+	"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuCtxSynchronize",
+	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemAlloc", "cuMemFree",
+	"cuMemHostAlloc", NULL,
+};
+
+static int matches(const char *name, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (!strncmp(name, *prefixes, strlen(*prefixes)))
+			return 1;
+	return 0;
+}
+
+/* Enable the diagnosis set of one API domain call by call; returns how many. */
+static int enable_api(CUpti_CallbackDomain domain, uint32_t ncbids, const char *const *prefixes)
+{
+	int n = 0;
+	for (uint32_t cbid = 1; cbid < ncbids; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
+		    !matches(name, prefixes))
+			continue;
+		CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 1)
+								      : cuptiActivityEnableDriverApi(cbid, 1);
+		n += r == CUPTI_SUCCESS;
+	}
+	return n;
+}
 
 static void warn(const char *msg)
 {
@@ -159,6 +196,17 @@ GS_EXPORT int InitializeInjection(void)
 	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
 		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)
 			gs_log("CUPTI refused activity kind %d", (int)kinds[i]);
+	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). */
+	if (!gs_cfg.cuda_graph_node && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS)
+		gs_log("CUPTI refused graph-level tracing: graph nodes are recorded one by one");
+	if (gs_cfg.cuda_api_all) {
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else {
+		int r = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, diag_runtime);
+		int d = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, diag_driver);
+		gs_log("recording %d runtime and %d driver API calls", r, d);
+	}
 	atexit(flush_at_exit);
 	pthread_atfork(NULL, NULL, in_fork_child);
 	gs_log("recording CUDA through CUPTI %u", version);
