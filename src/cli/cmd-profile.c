@@ -139,7 +139,7 @@ static int run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out_pattern = NULL, *trace = "cuda,nvtx", *cuda_api = "diag", *graph_trace = "graph";
+	const char *out_pattern = NULL, *trace = NULL, *cuda_api = "diag", *graph_trace = "graph";
 	int force = 0, o;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:h", opts)) != -1) {
 		switch (o) {
@@ -163,6 +163,9 @@ static int run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return gs_usage_error(&gs_cmd_profile, "no program to run");
+	int default_trace = !trace;
+	if (default_trace)
+		trace = "cuda,nvtx";
 	if (check_sources(&gs_cmd_profile, trace))
 		return 2;
 	char **prog = argv + optind;
@@ -181,10 +184,17 @@ static int run(int argc, char **argv)
 		char *base = strrchr(cuda_lib, '/');
 		strcpy(base ? base + 1 : cuda_lib, "libgpuscope-cuda.so");
 		if (access(cuda_lib, R_OK) != 0) {
-			gs_cli_error("cannot find %s for --trace cuda (build it, or leave cuda out)", cuda_lib);
-			free(cuda_lib);
-			free(lib);
-			return 1;
+			if (default_trace) { /* a build without CUDA: record what it can */
+				free(cuda_lib);
+				cuda_lib = NULL;
+				trace = "nvtx";
+			} else {
+				gs_cli_error("cannot find %s for --trace cuda (build it, or leave cuda out)",
+					     cuda_lib);
+				free(cuda_lib);
+				free(lib);
+				return 1;
+			}
 		}
 	}
 
@@ -285,6 +295,7 @@ static int run(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 		free(out);
 		free(lib);
+		free(cuda_lib);
 		return early;
 	}
 

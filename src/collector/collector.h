@@ -60,9 +60,10 @@ GS_HIDDEN uint32_t gs_clock_choose(const char *want);
 
 /* ring.c */
 GS_HIDDEN int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots);
-/* A ring file of the given kind for this process image; NULL on failure (logged). */
+/* A ring file of the given kind for this process image; NULL on failure (logged). tag goes
+ * to the header's cupti_version, written before the header is published. */
 GS_API struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes,
-					     size_t chunk, uint32_t nslots);
+					     size_t chunk, uint32_t nslots, uint32_t tag);
 /* Whole chunks for CUPTI: take one (NULL when none is free), give it back filled (SEALED). */
 GS_API uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size);
 GS_API int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used);

@@ -69,7 +69,7 @@ static void thread_key_destructor(void *v)
 }
 
 struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
-				      uint32_t nslots)
+				      uint32_t nslots, uint32_t tag)
 {
 	uint32_t nchunks = (uint32_t)(bytes / chunk);
 	size_t slots_off = GS_RING_HEADER_SIZE;
@@ -82,7 +82,10 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	char path[1200];
 	int fd = -1;
 	uint32_t image;
-	for (image = 0; image < 1000; image++) {
+	/* A CUPTI ring takes its image number from this image's record ring, so both describe
+	 * one process image even when an earlier image used only one of them. */
+	image = kind == GS_RING_CUPTI && gs_ring ? gs_ring->image : 0;
+	for (; image < 1000; image++) {
 		snprintf(path, sizeof(path), "%s/%d-%u%s.ring", dir, (int)pid, image,
 			 kind == GS_RING_CUPTI ? "-cupti" : "");
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -131,6 +134,7 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
 	h->exe_len = el > 0 ? (uint32_t)el : 0;
 	h->kind = kind;
+	h->cupti_version = tag;
 	h->magic = GS_RING_MAGIC;
 	atomic_store_explicit(&h->flags, GS_RING_READY, memory_order_release);
 	gs_log("recording into %s (%u chunks of %zu bytes, %u thread slots)", path, nchunks,
@@ -140,7 +144,7 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 
 int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 {
-	struct gs_ring_header *h = gs_ring_create(dir, GS_RING_RECORDS, bytes, chunk, nslots);
+	struct gs_ring_header *h = gs_ring_create(dir, GS_RING_RECORDS, bytes, chunk, nslots, 0);
 	if (!h)
 		return -1;
 	gs_ring = h;
@@ -175,8 +179,10 @@ uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size)
 
 int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used)
 {
+	if (!h)
+		return -1;
 	const uint8_t *base = (const uint8_t *)h + h->chunks_offset;
-	if (!h || chunk < base || used > h->chunk_size)
+	if (chunk < base || used > h->chunk_size)
 		return -1;
 	uint64_t i = (uint64_t)(chunk - base) / h->chunk_size;
 	if (i >= h->nchunks || base + i * h->chunk_size != chunk)

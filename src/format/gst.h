@@ -58,10 +58,10 @@ enum gs_process_key {
 	                      * (no thread slot, registry full, re-entry before a slot) */
 	GS_PK_UNMATCHED = 11,/* repeated: varint kind (1 pop without push, 2 end without start,
 	                      * 3 push whose pop was lost), varint count */
-	GS_PK_CUPTI_UNFINISHED = 13, /* CUPTI buffers never completed (process killed or exec'd
-	                              * before a flush): their records are missing, uncounted */
 	GS_PK_RUNNING = 12,  /* 1: still running when the session ended (not waited for); what
 	                      * it recorded after that moment is not in the trace */
+	GS_PK_CUPTI_UNFINISHED = 13, /* CUPTI buffers never completed (process killed or exec'd
+	                              * before a flush): their records are missing, uncounted */
 };
 
 enum gs_thread_key {

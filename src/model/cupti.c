@@ -1,6 +1,6 @@
 /* cupti.c: decode CUPTI activity buffers stored raw in a trace (CUPTI_RAW chunks) into the
  * model's GPU tables. The record layouts are those of the CUPTI headers gpuscope is built
- * with; a buffer written by another CUPTI major version is not decoded (counted, not guessed).
+ * with; a buffer written by another CUPTI release is not decoded (counted, not guessed).
  * Records are walked the way CUPTI lays them out: each is the struct of its kind, 8-byte
  * aligned; a kind this decoder does not know ends the buffer (its bytes are counted). */
 #include <cupti_activity.h>
@@ -103,7 +103,9 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 	if (!(p = gs_varint_get(p, end, &pid64)) || !(p = gs_varint_get(p, end, &version)))
 		return -1;
 	int32_t pid = (int32_t)pid64;
-	if (version / 10000 != CUPTI_API_VERSION / 10000 || version < CUPTI_API_VERSION) {
+	/* The record layouts are those of this major.minor release: an update (the last two
+	 * digits) keeps them; another release may change them, so its bytes are only counted. */
+	if (version / 100 != CUPTI_API_VERSION / 100) {
 		m->cupti_undecoded += (uint64_t)(end - p);
 		return 0;
 	}

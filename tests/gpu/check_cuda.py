@@ -103,6 +103,6 @@ elif case == "exec":
     pre = sum("pre_exec" in n for n in names)
     post = sum("post_exec" in n for n in names)
     check("4 kernels after exec", post == 4, "pre %d post %d" % (pre, post))
-    check("3 kernels before exec (needs a flush at exec)", pre == 3, "pre %d" % pre)
+    check("3 kernels before exec (open gap: CUPTI buffers are not flushed at exec yet)", pre == 3, "pre %d" % pre)
 print("%s: %d passed, %d failed" % (case, passed, failed))
 sys.exit(1 if failed else 0)

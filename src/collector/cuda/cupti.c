@@ -52,8 +52,8 @@ static void note_name(const char *name)
 	uintptr_t v = (uintptr_t)name;
 	if (!v)
 		return;
-	size_t i = (v >> 3) % NAME_SLOTS;
-	for (size_t k = 0; k < NAME_SLOTS; k++, i = (i + 1) % NAME_SLOTS) {
+	size_t i = (v >> 3) % NAME_SLOTS, k;
+	for (k = 0; k < NAME_SLOTS; k++, i = (i + 1) % NAME_SLOTS) {
 		if (seen[i] == v)
 			return;
 		if (!seen[i]) {
@@ -61,6 +61,8 @@ static void note_name(const char *name)
 			break;
 		}
 	}
+	if (k == NAME_SLOTS)
+		return; /* table full: later names stay unresolved rather than flood the registry */
 	gs_registry_add_to(cring, GS_REG_CUPTI_NAME, (uint32_t)v, (uint32_t)((uint64_t)v >> 32),
 			   name, strlen(name));
 }
@@ -81,7 +83,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			note_name(((CUpti_ActivityDevice5 *)rec)->name);
 	gs_nvtx_unlock();
 	size_t dropped = 0;
-	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+	if (cring && cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
 		atomic_fetch_add(&cring->lost[GS_LOSS_CUPTI_DROPPED], dropped);
 	if (gs_chunk_give(cring, buf, valid) != 0)
 		gs_log("CUPTI returned a buffer that is not ours");
@@ -180,12 +182,18 @@ GS_EXPORT int InitializeInjection(void)
 		warn(msg);
 		goto out;
 	}
-	cring = gs_ring_create(gs_cfg.session_dir, GS_RING_CUPTI, gs_cfg.cupti_bytes, 1u << 20, 1);
+	if (version / 100 != CUPTI_API_VERSION / 100) {
+		snprintf(msg, sizeof(msg),
+			 "CUPTI API version %u is newer than the %u gpuscope was built for: CUDA activity "
+			 "is recorded but this gpuscope cannot decode it", version, (unsigned)CUPTI_API_VERSION);
+		warn(msg);
+	}
+	cring = gs_ring_create(gs_cfg.session_dir, GS_RING_CUPTI, gs_cfg.cupti_bytes, 1u << 20, 1,
+			       version);
 	if (!cring) {
 		cuptiUnsubscribe(subscriber);
 		goto out;
 	}
-	cring->cupti_version = version;
 	cuptiActivityRegisterTimestampCallback(mono_ns);
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
