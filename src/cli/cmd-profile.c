@@ -136,12 +136,14 @@ static int run(int argc, char **argv)
 		{"trace", required_argument, NULL, 't'},
 		{"cuda-api", required_argument, NULL, 'A'},
 		{"cuda-graph-trace", required_argument, NULL, 'G'},
+		{"capture-range", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out_pattern = NULL, *trace = NULL, *cuda_api = "diag", *graph_trace = "graph";
+	const char *out_pattern = NULL, *trace = NULL, *cuda_api = "diag", *graph_trace = "graph",
+		   *capture = "none";
 	int force = 0, o;
-	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:h", opts)) != -1) {
+	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:h", opts)) != -1) {
 		switch (o) {
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
@@ -150,6 +152,12 @@ static int run(int argc, char **argv)
 			if (strcmp(optarg, "diag") && strcmp(optarg, "all"))
 				return gs_usage_error(&gs_cmd_profile, "--cuda-api takes diag or all, not '%s'", optarg);
 			cuda_api = optarg;
+			break;
+		case 'c':
+			if (strcmp(optarg, "none") && strcmp(optarg, "cudaProfilerApi"))
+				return gs_usage_error(&gs_cmd_profile,
+						      "--capture-range takes none or cudaProfilerApi, not '%s'", optarg);
+			capture = optarg;
 			break;
 		case 'G':
 			if (strcmp(optarg, "graph") && strcmp(optarg, "node"))
@@ -254,6 +262,7 @@ static int run(int argc, char **argv)
 			setenv("CUDA_INJECTION64_PATH", cuda_lib, 1);
 		setenv("GPUSCOPE_CUDA_API", cuda_api, 1);
 		setenv("GPUSCOPE_CUDA_GRAPH_TRACE", graph_trace, 1);
+		setenv("GPUSCOPE_CAPTURE_RANGE", capture, 1);
 		setenv("GPUSCOPE_SESSION_DIR", dir, 1);
 		setenv("GPUSCOPE_TRACE", trace, 1);
 		execvp(prog[0], prog);
@@ -428,6 +437,8 @@ const struct gs_command gs_cmd_profile = {
 	"                           memsets, syncs, stream waits, allocations, graph launches)\n"
 	"                           or all\n"
 	"      --cuda-graph-trace=L graph (default: one record per graph launch) or node\n"
+	"  -c, --capture-range=R    none (default) or cudaProfilerApi: record only between\n"
+	"                           cudaProfilerStart and cudaProfilerStop (CUDA and NVTX)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

@@ -42,6 +42,8 @@ struct gs_tls {
 
 extern GS_HIDDEN __thread struct gs_tls gs_tls;
 extern GS_HIDDEN uint32_t gs_gen;
+/* Nonzero outside a capture range: records are not made (and not counted as lost). */
+extern GS_API _Atomic int gs_paused;
 extern GS_HIDDEN uint32_t gs_clock;
 extern GS_HIDDEN struct gs_ring_header *gs_ring;
 
@@ -82,7 +84,8 @@ GS_HIDDEN void gs_count_loss(struct gs_tls *t, enum gs_loss cause);
 /* Reserve n bytes (a multiple of 8) for one record; NULL when the record is lost (counted). */
 static inline uint8_t *gs_rec_reserve(struct gs_tls *t, size_t n)
 {
-	if (GS_LIKELY(t->gen == gs_gen && t->room >= n))
+	if (GS_LIKELY(t->gen == gs_gen && t->room >= n &&
+		      !atomic_load_explicit(&gs_paused, memory_order_relaxed)))
 		return t->cur;
 	return gs_rec_slow(t, n);
 }
@@ -103,6 +106,7 @@ struct gs_config {
 	int trace_nvtx, trace_cuda;
 	size_t cupti_bytes;
 	int cuda_api_all;    /* GPUSCOPE_CUDA_API=all */
+	int capture_profiler_api; /* GPUSCOPE_CAPTURE_RANGE=cudaProfilerApi */
 	int cuda_graph_node; /* GPUSCOPE_CUDA_GRAPH_TRACE=node */
 };
 extern GS_API struct gs_config gs_cfg;

@@ -149,6 +149,9 @@ static void init_once(void)
 	gs_cfg.cupti_bytes = env_size(env_GPUSCOPE_CUPTI_BUFFER_MB, 8, 4096, 64) << 20;
 	gs_cfg.cuda_api_all = !strcmp(env_GPUSCOPE_CUDA_API, "all");
 	gs_cfg.cuda_graph_node = !strcmp(env_GPUSCOPE_CUDA_GRAPH_TRACE, "node");
+	gs_cfg.capture_profiler_api = !strcmp(env_GPUSCOPE_CAPTURE_RANGE, "cudaProfilerApi");
+	if (gs_cfg.capture_profiler_api)
+		atomic_store(&gs_paused, 1); /* until cudaProfilerStart */
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
 	if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
 			 gs_cfg.max_threads) != 0)

@@ -17,6 +17,7 @@
 GS_HIDDEN __thread struct gs_tls gs_tls;
 GS_HIDDEN uint32_t gs_gen;
 GS_HIDDEN struct gs_ring_header *gs_ring;
+GS_API _Atomic int gs_paused;
 
 static size_t ring_bytes;
 static pthread_key_t exit_key;
@@ -288,8 +289,8 @@ static int acquire(struct gs_tls *t)
 
 void *gs_rec_slow(struct gs_tls *t, size_t n)
 {
-	if (!gs_gen)
-		return NULL; /* collector off */
+	if (!gs_gen || atomic_load_explicit(&gs_paused, memory_order_relaxed))
+		return NULL; /* collector off, or outside the capture range */
 	int saved = errno;
 	void *p = NULL;
 	if (t->gen != gs_gen)

@@ -90,6 +90,10 @@ elif case == "fork":
             per.setdefault(pid, []).append(r["name"])
     counts = sorted(len(v) for v in per.values())
     check("10 + 10 kernels in two children, 5 in the parent", counts == [5, 10, 10], str(counts))
+elif case == "profiler_range":  # --capture-range=cudaProfilerApi
+    names = [k["name"] for k in kernels]
+    check("exactly the 7 kernels between cudaProfilerStart and Stop",
+          len(names) == 7 and all("inside_kernel" in n for n in names), str(names)[:300])
 elif case == "fork_after":
     per = {}
     for r in recs:

@@ -17,7 +17,8 @@ wait
 pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" \
 	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" "alloc ./alloc" \
-	"fork ./fork_workers" "fork_after ./fork_workers after" "exec ./exec_child"; do
+	"fork ./fork_workers" "fork_after ./fork_workers after" "exec ./exec_child" \
+	"profiler_range --capture-range=cudaProfilerApi ./profiler_range"; do
 	set -- $spec
 	c=$1; shift
 	opts=()

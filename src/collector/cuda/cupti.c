@@ -148,6 +148,48 @@ static int enable_api(CUpti_CallbackDomain domain, uint32_t ncbids, const char *
 	return n;
 }
 
+static void enable_kinds(int on)
+{
+	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
+		if ((on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) != CUPTI_SUCCESS)
+			gs_log("CUPTI refused to %s activity kind %d", on ? "enable" : "disable", (int)kinds[i]);
+	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). */
+	if (!gs_cfg.cuda_graph_node)
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+	if (gs_cfg.cuda_api_all) {
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (on) {
+		int r = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, diag_runtime);
+		int d = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, diag_driver);
+		gs_log("recording %d runtime and %d driver API calls", r, d);
+	} else {
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+	}
+}
+
+/* --capture-range=cudaProfilerApi: record between cudaProfilerStart and cudaProfilerStop (the
+ * runtime calls reach the driver's cuProfilerStart/Stop, so watching the driver suffices). */
+static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	(void)user;
+	const CUpti_CallbackData *cb = data;
+	if (!active || domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return;
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT) {
+		enable_kinds(1);
+		atomic_store(&gs_paused, 0);
+		gs_log("capture range started");
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && cb->callbackSite == CUPTI_API_ENTER) {
+		atomic_store(&gs_paused, 1);
+		cuptiActivityFlushAll(0);
+		enable_kinds(0);
+		gs_log("capture range stopped");
+	}
+}
+
 static void warn(const char *msg)
 {
 	/* One plain line on stderr: the user asked for CUDA tracing and does not get it. */
@@ -172,7 +214,7 @@ GS_EXPORT int InitializeInjection(void)
 		warn(msg);
 		goto out;
 	}
-	CUptiResult r = cuptiSubscribe(&subscriber, NULL, NULL);
+	CUptiResult r = cuptiSubscribe(&subscriber, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		const char *why = NULL;
 		cuptiGetResultString(r, &why);
@@ -201,19 +243,12 @@ GS_EXPORT int InitializeInjection(void)
 		goto out;
 	}
 	active = 1;
-	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
-		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)
-			gs_log("CUPTI refused activity kind %d", (int)kinds[i]);
-	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). */
-	if (!gs_cfg.cuda_graph_node && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS)
-		gs_log("CUPTI refused graph-level tracing: graph nodes are recorded one by one");
-	if (gs_cfg.cuda_api_all) {
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	if (gs_cfg.capture_profiler_api) {
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+		gs_log("waiting for cudaProfilerStart");
 	} else {
-		int r = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, diag_runtime);
-		int d = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, diag_driver);
-		gs_log("recording %d runtime and %d driver API calls", r, d);
+		enable_kinds(1);
 	}
 	atexit(flush_at_exit);
 	pthread_atfork(NULL, NULL, in_fork_child);
