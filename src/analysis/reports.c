@@ -5,6 +5,7 @@
 
 const struct gs_report_def gs_reports[] = {
 	{"nvtx_sum", "NVTX ranges: time, count and spread per range name and style", gs_report_nvtx_sum},
+	{"nvtx_kern_sum", "GPU time of the kernels launched inside each NVTX range", gs_report_nvtx_kern_sum},
 };
 const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
 

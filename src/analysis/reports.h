@@ -26,6 +26,8 @@ const struct gs_report_def *gs_report_find(const char *name);
 
 int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
+int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
+			    struct gs_table *out, struct gs_err *err);
 
 /* Whether range r passes f (by pid, and by start time inside the window). */
 int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const struct gs_range *r);

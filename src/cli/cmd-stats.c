@@ -107,8 +107,9 @@ static int run(int argc, char **argv)
 
 const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
-	"Summary tables like nsys stats (reports: nvtx_sum).",
-	"  -r, --report R[,R...]    reports to run (default: nvtx_sum)\n"
+	"Summary tables like nsys stats (reports: nvtx_sum, nvtx_kern_sum).",
+	"  -r, --report R[,R...]    reports to run (default: nvtx_sum); nvtx_kern_sum: GPU time\n"
+	"                           of the kernels launched inside each NVTX range\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               show this help\n",

@@ -351,6 +351,7 @@ static int load(struct gs_model *m, struct gs_reader *r)
 		qsort(m->ranges.v, m->ranges.n, sizeof(*m->ranges.v), cmp_range);
 	if (m->marks.n > 1)
 		qsort(m->marks.v, m->marks.n, sizeof(*m->marks.v), cmp_mark);
+	gs_model_join(m);
 	if (!m->version) m->version = gs_xstrdup("");
 	if (!m->command) m->command = gs_xstrdup("");
 	if (!m->host) m->host = gs_xstrdup("");

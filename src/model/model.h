@@ -1,6 +1,7 @@
 /* model.h: the in-memory model every command works on, loaded once from a trace.
  *
- * Invariants after gs_model_load: ranges are sorted by (start, pid, tid, level); every string
+ * Invariants after gs_model_load: ranges are sorted by (start, pid, tid, level), GPU tables by
+ * start, and the joins are done (parent, range, api, dname); every string
  * id is < nstrings (0 is the empty string); times are CLOCK_MONOTONIC ns; threads are unique
  * by (pid, tid) and processes by (pid, image); `complete` is 0 when the file had no END chunk
  * and `damaged` when the reader stopped at a bad chunk (why says where). */
@@ -28,6 +29,7 @@ struct gs_range {
 	uint32_t category, color, payload_type;
 	uint8_t flags;         /* GS_RANGE_* */
 	uint64_t payload;
+	int32_t parent;        /* enclosing push/pop range on the thread (index), -1: none */
 };
 
 struct gs_mark {
@@ -89,6 +91,8 @@ struct gs_kernel {
 	uint32_t graph_id;
 	uint64_t graph_node;
 	uint8_t launch_type;
+	int32_t api;    /* the API call that launched it (index into apis), -1: not recorded */
+	uint32_t dname; /* string id of the demangled name (the mangled one when it cannot be) */
 };
 
 struct gs_copy { /* a memcpy (peer copies too) */
@@ -97,6 +101,7 @@ struct gs_copy { /* a memcpy (peer copies too) */
 	uint32_t device, context, stream, correlation, runtime_correlation;
 	uint32_t src_device, dst_device; /* peer copies; else device */
 	uint8_t kind, src_kind, dst_kind, async;
+	int32_t api;
 };
 
 struct gs_memset {
@@ -104,6 +109,7 @@ struct gs_memset {
 	int32_t pid;
 	uint32_t device, context, stream, correlation, value;
 	uint8_t mem_kind, async;
+	int32_t api;
 };
 
 struct gs_api {
@@ -111,6 +117,7 @@ struct gs_api {
 	int32_t pid, tid;
 	uint32_t cbid, correlation, result;
 	uint8_t driver; /* 0: runtime API, 1: driver API */
+	int32_t range;  /* innermost push/pop NVTX range open on the calling thread, -1: none */
 };
 
 struct gs_sync {
@@ -131,6 +138,7 @@ struct gs_graph_launch { /* one CUDA graph launch (graph-level tracing) */
 	uint64_t start, end;
 	int32_t pid;
 	uint32_t device, context, stream, correlation, graph_id;
+	int32_t api;
 };
 
 struct gs_device {
@@ -186,6 +194,9 @@ void gs_model_gpu_clear(struct gs_model *m);
 void gs_model_gpu_release(struct gs_model *m);
 /* Sort the GPU tables by start time (done once by the loader). */
 void gs_model_sort_gpu(struct gs_model *m);
+/* The joins, done once by the loader (model/join.c): range parents; API call -> innermost
+ * range on its thread; GPU op -> API call by correlation; kernel names demangled. */
+void gs_model_join(struct gs_model *m);
 /* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
  * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);

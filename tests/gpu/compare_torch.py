@@ -3,7 +3,9 @@
 these are exactly the measured iterations' kernels) against torch.profiler's count and total
 kernel time. (Launch attribution cannot be used yet: cuDNN and cuBLAS launch through the
 driver API, which is not recorded.)
-usage: compare_torch.py DUMP.jsonl TORCH.json; prints checks and "N passed, N failed"."""
+Also checks the attribution of kernels to NVTX ranges (stats nvtx_kern_sum, JSON).
+usage: compare_torch.py DUMP.jsonl TORCH.json KERN_SUM.json; prints checks and
+"N passed, N failed"."""
 import json
 import sys
 
@@ -33,4 +35,14 @@ else:
           "%d of %d" % (sum(k["correlation"] in corr for k in ks), len(ks)))
     check("total kernel time matches within 1%", abs(t - ref["kernel_ns"]) <= 0.01 * ref["kernel_ns"],
           "gpuscope %.3f ms, torch.profiler %.3f ms" % (t / 1e6, ref["kernel_ns"] / 1e6))
+    ks_sum = json.load(open(sys.argv[3]))
+    def by(rng):
+        rows = [r for r in ks_sum if r["NVTX Range"] == rng]
+        return sum(r["Kern Inst"] for r in rows), max([r["NVTX Inst"] for r in rows] or [0])
+    kin, inst = by(":measure")
+    check("nvtx_kern_sum: every measured kernel charged to :measure", kin == n and inst == 1,
+          "%d kernels in %d instance(s), %d recorded" % (kin, inst, n))
+    kin, inst = by(":iteration")
+    check("nvtx_kern_sum: and to the 3 :iteration ranges", kin == n and inst == 3,
+          "%d kernels in %d instance(s)" % (kin, inst))
 print("resnet50: %d passed, %d failed" % (passed, failed))

@@ -36,7 +36,9 @@ echo "resnet50 against torch.profiler:"
 $GS profile -o "$T/resnet" python3 tests/gpu/torch_cuda.py gpuscope 2>&1 | tail -1
 python3 tests/gpu/torch_cuda.py torch "$T/resnet_torch.json"
 $GS dump --format jsonl "$T/resnet.gst" >"$T/resnet.jsonl"
-python3 tests/gpu/compare_torch.py "$T/resnet.jsonl" "$T/resnet_torch.json" | tee "$T/resnet.txt"
+$GS stats -r nvtx_kern_sum --format json -o "$T/resnet_ks.json" "$T/resnet.gst"
+python3 tests/gpu/compare_torch.py "$T/resnet.jsonl" "$T/resnet_torch.json" "$T/resnet_ks.json" | tee "$T/resnet.txt"
+[ -n "${OUT:-}" ] && cp "$T/resnet.gst" "$OUT/resnet50.gst"
 p=$(tail -1 "$T/resnet.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
 

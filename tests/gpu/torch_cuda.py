@@ -1,7 +1,7 @@
 """torch_cuda.py: ResNet-50, batch 16, inference, as recorded by gpuscope and by torch.profiler.
 
 usage: torch_cuda.py gpuscope   -- run under `gpuscope profile`; the measured iterations are
-                                   inside the NVTX range "measure"
+                                   inside the NVTX range "measure", each in a range "iteration"
        torch_cuda.py torch OUT  -- run torch.profiler (CPU+CUDA) over the same iterations and
                                    write {"kernels": N, "kernel_ns": T} to OUT
 Random weights: no download is needed, the kernels are the same."""
@@ -20,16 +20,20 @@ with torch.no_grad():
 torch.cuda.synchronize()
 
 
-def measured():
+def measured(nvtx=False):
     with torch.no_grad():
         for _ in range(ITERS):
+            if nvtx:
+                torch.cuda.nvtx.range_push("iteration")
             model(x)
+            if nvtx:
+                torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
 
 
 if sys.argv[1] == "gpuscope":
     torch.cuda.nvtx.range_push("measure")
-    measured()
+    measured(nvtx=True)
     torch.cuda.nvtx.range_pop()
 else:
     from torch.profiler import ProfilerActivity, profile
