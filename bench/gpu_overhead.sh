@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/gpu_overhead.sh: what recording costs a PyTorch step on the GPU machine. For each
-# workload, processes of the variants run interleaved (none, gpuscope, torch.profiler, none,
-# ...), REPS of each; the table gives the median of the per-process median step times, the
+# workload, processes of the variants run interleaved (none, floor (gpuscope recording GPU
+# activity only), gpuscope default, torch.profiler, none, ...), REPS of each; the table gives the median of the per-process median step times, the
 # spread, and the time each profiler adds. Appends to bench/RESULTS.md.
 #   usage: bench/gpu_overhead.sh [BUILD_DIR]   (env: REPS=5 WORKLOADS="mlp item resnet50")
 set -u
@@ -13,6 +13,8 @@ T=$(mktemp -d)
 for w in ${WORKLOADS:-mlp item resnet50}; do
 	for _ in $(seq "$REPS"); do
 		python3 bench/gpu_overhead.py "$w" none 2>/dev/null | tail -1 >>"$T/$w.none"
+		"$GS" profile -f -o "$T/run" -t cuda --cuda-api=none python3 bench/gpu_overhead.py "$w" gpuscope 2>/dev/null |
+			tail -1 >>"$T/$w.floor"
 		"$GS" profile -f -o "$T/run" python3 bench/gpu_overhead.py "$w" gpuscope 2>/dev/null | tail -1 >>"$T/$w.gpuscope"
 		python3 bench/gpu_overhead.py "$w" torch 2>/dev/null | tail -1 >>"$T/$w.torch"
 	done
@@ -20,19 +22,21 @@ done
 python3 - "$T" "$REPS" ${WORKLOADS:-mlp item resnet50} <<'PY' | tee "$T/table.md"
 import json, statistics, sys
 d, reps, ws = sys.argv[1], sys.argv[2], sys.argv[3:]
-print("| workload | no profiler | gpuscope (default) | torch.profiler | gpuscope adds | torch.profiler adds | gpuscope's added time / torch.profiler's |")
-print("|---|---|---|---|---|---|---|")
+print("| workload | no profiler | floor: gpuscope -t cuda --cuda-api=none | gpuscope (default) | torch.profiler | floor adds | gpuscope adds | torch.profiler adds | gpuscope / floor (added) | gpuscope / torch.profiler (added) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for w in ws:
     v = {}
-    for var in ("none", "gpuscope", "torch"):
+    for var in ("none", "floor", "gpuscope", "torch"):
         xs = [json.loads(l)["step_ms"] for l in open("%s/%s.%s" % (d, w, var)) if l.strip()]
         v[var] = (statistics.median(xs), min(xs), max(xs)) if xs else (float("nan"),) * 3
     base = v["none"][0]
-    add_g, add_t = v["gpuscope"][0] - base, v["torch"][0] - base
+    add_f, add_g, add_t = v["floor"][0] - base, v["gpuscope"][0] - base, v["torch"][0] - base
     cell = lambda t: "%.3f ms (%.3f..%.3f)" % t
-    print("| %s | %s | %s | %s | %+.1f%% | %+.1f%% | %s |" % (
-        w, cell(v["none"]), cell(v["gpuscope"]), cell(v["torch"]), 100 * add_g / base,
-        100 * add_t / base, "%.2f" % (add_g / add_t) if add_t > 0 else "n/a"))
+    ratio = lambda a, b: "%.2f" % (a / b) if b > 0 else "n/a"
+    print("| %s | %s | %s | %s | %s | %+.1f%% | %+.1f%% | %+.1f%% | %s | %s |" % (
+        w, cell(v["none"]), cell(v["floor"]), cell(v["gpuscope"]), cell(v["torch"]),
+        100 * add_f / base, 100 * add_g / base, 100 * add_t / base, ratio(add_g, add_f),
+        ratio(add_g, add_t)))
 PY
 {
 	echo

@@ -149,8 +149,9 @@ static int run(int argc, char **argv)
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
 		case 'A':
-			if (strcmp(optarg, "diag") && strcmp(optarg, "all"))
-				return gs_usage_error(&gs_cmd_profile, "--cuda-api takes diag or all, not '%s'", optarg);
+			if (strcmp(optarg, "diag") && strcmp(optarg, "all") && strcmp(optarg, "none"))
+				return gs_usage_error(&gs_cmd_profile, "--cuda-api takes diag, all or none, not '%s'",
+						      optarg);
 			cuda_api = optarg;
 			break;
 		case 'c':
@@ -435,7 +436,7 @@ const struct gs_command gs_cmd_profile = {
 	"  -t, --trace LIST         sources to record, comma-separated: cuda, nvtx (default: both)\n"
 	"      --cuda-api=SET       CUDA API calls to record: diag (default: launches, copies,\n"
 	"                           memsets, syncs, stream waits, allocations, graph launches)\n"
-	"                           or all\n"
+	"                           all, or none (GPU activity only, the cheapest)\n"
 	"      --cuda-graph-trace=L graph (default: one record per graph launch) or node\n"
 	"  -c, --capture-range=R    none (default) or cudaProfilerApi: record only between\n"
 	"                           cudaProfilerStart and cudaProfilerStop (CUDA and NVTX)\n"

@@ -106,6 +106,7 @@ struct gs_config {
 	int trace_nvtx, trace_cuda;
 	size_t cupti_bytes;
 	int cuda_api_all;    /* GPUSCOPE_CUDA_API=all */
+	int cuda_api_none;   /* GPUSCOPE_CUDA_API=none */
 	int capture_profiler_api; /* GPUSCOPE_CAPTURE_RANGE=cudaProfilerApi */
 	int cuda_graph_node; /* GPUSCOPE_CUDA_GRAPH_TRACE=node */
 };

@@ -148,6 +148,7 @@ static void init_once(void)
 	gs_cfg.trace_cuda = has_word(env_GPUSCOPE_TRACE, "cuda");
 	gs_cfg.cupti_bytes = env_size(env_GPUSCOPE_CUPTI_BUFFER_MB, 8, 4096, 64) << 20;
 	gs_cfg.cuda_api_all = !strcmp(env_GPUSCOPE_CUDA_API, "all");
+	gs_cfg.cuda_api_none = !strcmp(env_GPUSCOPE_CUDA_API, "none");
 	gs_cfg.cuda_graph_node = !strcmp(env_GPUSCOPE_CUDA_GRAPH_TRACE, "node");
 	gs_cfg.capture_profiler_api = !strcmp(env_GPUSCOPE_CAPTURE_RANGE, "cudaProfilerApi");
 	if (gs_cfg.capture_profiler_api)

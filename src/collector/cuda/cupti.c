@@ -156,7 +156,9 @@ static void enable_kinds(int on)
 	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). */
 	if (!gs_cfg.cuda_graph_node)
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-	if (gs_cfg.cuda_api_all) {
+	if (gs_cfg.cuda_api_none) {
+		/* GPU activity only: the cheapest CUDA recording */
+	} else if (gs_cfg.cuda_api_all) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
 	} else if (on) {
