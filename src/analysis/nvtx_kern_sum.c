@@ -87,13 +87,7 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 	for (size_t i = 0; i < g.n; i++) {
 		struct group *x = &g.v[i];
 		union gs_cell *c = gs_table_row(out);
-		struct gs_strbuf sb;
-		gs_strbuf_init(&sb);
-		gs_strbuf_adds(&sb, gs_model_str(m, x->domain));
-		gs_strbuf_addc(&sb, ':');
-		gs_strbuf_adds(&sb, gs_model_str(m, x->range_name));
-		c[0].s = gs_strbuf_detach(&sb);
-		gs_strbuf_release(&sb);
+		c[0].s = gs_range_label(m, x->domain, x->range_name);
 		c[1].s = gs_xstrdup("PushPop");
 		c[2].i = x->pid;
 		c[3].i = x->tid;

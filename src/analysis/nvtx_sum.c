@@ -82,13 +82,7 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		c[6].i = (int64_t)x->s.max;
 		c[7].f = x->s.stddev;
 		c[8].s = gs_xstrdup(x->startend ? "StartEnd" : "PushPop");
-		struct gs_strbuf sb;
-		gs_strbuf_init(&sb);
-		gs_strbuf_adds(&sb, gs_model_str(m, x->domain));
-		gs_strbuf_addc(&sb, ':');
-		gs_strbuf_adds(&sb, gs_model_str(m, x->name));
-		c[9].s = gs_strbuf_detach(&sb);
-		gs_strbuf_release(&sb);
+		c[9].s = gs_range_label(m, x->domain, x->name);
 		free(x->durs.v);
 	}
 	free(g.v);

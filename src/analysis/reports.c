@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../util/strbuf.h"
+
 const struct gs_report_def gs_reports[] = {
 	{"nvtx_sum", "NVTX ranges: time, count and spread per range name and style", gs_report_nvtx_sum},
 	{"nvtx_kern_sum", "GPU time of the kernels launched inside each NVTX range", gs_report_nvtx_kern_sum},
@@ -25,4 +27,14 @@ int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const s
 	if (rel < f->t0 || (f->t1 && rel >= f->t1))
 		return 0;
 	return 1;
+}
+
+char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name)
+{
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_adds(&sb, gs_model_str(m, domain));
+	gs_strbuf_addc(&sb, ':');
+	gs_strbuf_adds(&sb, gs_model_str(m, name));
+	return sb.buf; /* the caller owns it */
 }

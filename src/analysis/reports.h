@@ -29,6 +29,8 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 			    struct gs_table *out, struct gs_err *err);
 
+/* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
+char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether range r passes f (by pid, and by start time inside the window). */
 int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const struct gs_range *r);
 

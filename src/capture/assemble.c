@@ -408,6 +408,62 @@ static int cmp_piece(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+typedef GS_VEC(struct piece) piece_vec;
+
+/* Every chunk of a ring, in acquisition order: those the drain moved to the spool, then those
+ * still in the ring: sealed ones, and owned ones when owned_too (a record chunk's `used` is
+ * valid while a thread owns it; a CUPTI chunk's is not: those are only counted). Each
+ * writer's chunks were acquired one after the other, so this order keeps every thread's
+ * records in the order it wrote them, however the drain happened to move them. */
+static int collect_pieces(struct gs_ringfile *rf, int owned_too, piece_vec *out,
+			  uint64_t *owned_left, struct gs_err *err)
+{
+	struct gs_ring_header *h = rf->h;
+	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
+	if (rf->spool) {
+		fflush(rf->spool);
+		rewind(rf->spool);
+		uint32_t rec[4];
+		long off = 0;
+		while (fread(rec, sizeof(rec), 1, rf->spool) == 1) {
+			off += (long)sizeof(rec);
+			if (rec[2] > h->chunk_size || fseek(rf->spool, (long)rec[2], SEEK_CUR) != 0)
+				return gs_errf(err, -EIO, "spool '%s' is damaged at byte %ld", rf->spool_path, off);
+			struct piece pc = {rec[1], rec[0], rec[2], 1, off};
+			GS_VEC_PUSH(out, pc);
+			off += (long)rec[2];
+		}
+	}
+	for (uint32_t i = 0; i < h->nchunks; i++) {
+		uint32_t s = atomic_load_explicit(&desc[i].state, memory_order_acquire);
+		if (s == GS_CHUNK_OWNED && !owned_too)
+			(*owned_left)++;
+		if (s != GS_CHUNK_SEALED && !(s == GS_CHUNK_OWNED && owned_too))
+			continue;
+		uint32_t used = atomic_load_explicit(&desc[i].used, memory_order_acquire);
+		struct piece pc = {desc[i].seq, desc[i].slot, GS_MIN(used, h->chunk_size), 0, (long)i};
+		GS_VEC_PUSH(out, pc);
+	}
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_piece);
+	return 0;
+}
+
+/* The bytes of one piece: in the ring, or read from the spool into buf (chunk_size bytes). */
+static const uint8_t *piece_data(struct gs_ringfile *rf, const struct piece *pc, uint8_t *buf,
+				 struct gs_err *err)
+{
+	struct gs_ring_header *h = rf->h;
+	if (!pc->spooled)
+		return (uint8_t *)h + h->chunks_offset + (uint64_t)pc->where * h->chunk_size;
+	if (fseek(rf->spool, pc->where, SEEK_SET) != 0 ||
+	    (pc->used && fread(buf, pc->used, 1, rf->spool) != 1)) {
+		gs_errf(err, -EIO, "cannot read spool '%s'", rf->spool_path);
+		return NULL;
+	}
+	return buf;
+}
+
 /* The newest image of pid among this session's rings (the one a live pid is running). */
 static uint32_t last_image_of(const struct ctx *c, int32_t pid)
 {
@@ -468,51 +524,16 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 	}
 	gs_strbuf_release(&names);
 
-	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
-	GS_VEC(struct piece) pieces = {0};
-	if (rf->spool) {
-		fflush(rf->spool);
-		rewind(rf->spool);
-		uint32_t rec[4];
-		long off = 0;
-		while (fread(rec, sizeof(rec), 1, rf->spool) == 1) {
-			off += (long)sizeof(rec);
-			if (rec[2] > h->chunk_size || fseek(rf->spool, (long)rec[2], SEEK_CUR) != 0) {
-				free(pieces.v);
-				return gs_errf(err, -EIO, "spool '%s' is damaged at byte %ld", rf->spool_path, off);
-			}
-			struct piece pc = {rec[1], rec[0], rec[2], 1, off};
-			GS_VEC_PUSH(&pieces, pc);
-			off += (long)rec[2];
-		}
-	}
+	piece_vec pieces = {0};
 	uint64_t unfinished = 0;
-	for (uint32_t i = 0; i < h->nchunks; i++) {
-		uint32_t s = atomic_load_explicit(&desc[i].state, memory_order_acquire);
-		if (s == GS_CHUNK_OWNED) {
-			unfinished++;
-		} else if (s == GS_CHUNK_SEALED) {
-			uint32_t u = atomic_load_explicit(&desc[i].used, memory_order_acquire);
-			struct piece pc = {desc[i].seq, 0, GS_MIN(u, h->chunk_size), 0, (long)i};
-			GS_VEC_PUSH(&pieces, pc);
-		}
-	}
-	if (pieces.n > 1)
-		qsort(pieces.v, pieces.n, sizeof(*pieces.v), cmp_piece);
+	int rc = collect_pieces(rf, 0, &pieces, &unfinished, err);
 	uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
-	int rc = 0;
 	for (size_t k = 0; k < pieces.n && !rc; k++) {
-		struct piece *pc = &pieces.v[k];
-		const uint8_t *data;
-		if (pc->spooled) {
-			if (fseek(rf->spool, pc->where, SEEK_SET) != 0 ||
-			    (pc->used && fread(buf, pc->used, 1, rf->spool) != 1)) {
-				rc = gs_errf(err, -EIO, "cannot read spool '%s'", rf->spool_path);
-				break;
-			}
-			data = buf;
-		} else {
-			data = (uint8_t *)h + h->chunks_offset + (uint64_t)pc->where * h->chunk_size;
+		const struct piece *pc = &pieces.v[k];
+		const uint8_t *data = piece_data(rf, pc, buf, err);
+		if (!data) {
+			rc = -EIO;
+			break;
 		}
 		if (!pc->used)
 			continue;
@@ -572,57 +593,28 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	gs_u64map_init(&tnames);
 	read_registry(c, &cats, &tnames);
 
-	/* 1. every chunk: those the drain moved to the spool and those still in the ring (sealed,
-	 * or owned by a thread that never sealed), in acquisition order. Each thread's chunks
-	 * were acquired one after the other, so this order keeps every thread's records in the
-	 * order it wrote them, however the drain happened to move them. */
-	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
-	GS_VEC(struct piece) pieces = {0};
-	if (rf->spool) {
-		fflush(rf->spool);
-		rewind(rf->spool);
-		uint32_t rec[4];
-		long off = 0;
-		while (fread(rec, sizeof(rec), 1, rf->spool) == 1) {
-			off += (long)sizeof(rec);
-			if (rec[2] > h->chunk_size || fseek(rf->spool, (long)rec[2], SEEK_CUR) != 0) {
-				free(pieces.v);
-				return gs_errf(err, -EIO, "spool '%s' is damaged at byte %ld", rf->spool_path, off);
-			}
-			struct piece pc = {rec[1], rec[0], rec[2], 1, off};
-			GS_VEC_PUSH(&pieces, pc);
-			off += (long)rec[2];
-		}
-	}
-	for (uint32_t i = 0; i < h->nchunks; i++) {
-		uint32_t s = atomic_load_explicit(&desc[i].state, memory_order_acquire);
-		if (s != GS_CHUNK_SEALED && s != GS_CHUNK_OWNED)
-			continue;
-		uint32_t used = atomic_load_explicit(&desc[i].used, memory_order_acquire);
-		struct piece pc = {desc[i].seq, desc[i].slot, GS_MIN(used, h->chunk_size), 0, (long)i};
-		GS_VEC_PUSH(&pieces, pc);
-	}
-	if (pieces.n > 1)
-		qsort(pieces.v, pieces.n, sizeof(*pieces.v), cmp_piece);
+	/* 1. every chunk, in acquisition order (collect_pieces) */
+	piece_vec pieces = {0};
+	uint64_t none = 0;
+	int rc = collect_pieces(rf, 1, &pieces, &none, err);
 	uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
-	for (size_t k = 0; k < pieces.n; k++) {
-		struct piece *pc = &pieces.v[k];
-		const uint8_t *data;
-		if (pc->spooled) {
-			if (fseek(rf->spool, pc->where, SEEK_SET) != 0 ||
-			    (pc->used && fread(buf, pc->used, 1, rf->spool) != 1)) {
-				free(buf);
-				free(pieces.v);
-				return gs_errf(err, -EIO, "cannot read spool '%s'", rf->spool_path);
-			}
-			data = buf;
-		} else {
-			data = (uint8_t *)h + h->chunks_offset + (uint64_t)pc->where * h->chunk_size;
-		}
-		read_chunk(c, pc->slot, data, pc->used);
+	for (size_t k = 0; k < pieces.n && !rc; k++) {
+		const uint8_t *data = piece_data(rf, &pieces.v[k], buf, err);
+		if (!data)
+			rc = -EIO;
+		else
+			read_chunk(c, pieces.v[k].slot, data, pieces.v[k].used);
 	}
 	free(buf);
 	free(pieces.v);
+	if (rc) {
+		free(c->slots);
+		c->slots = NULL;
+		free(cats.v);
+		gs_u64map_release(&tnames);
+		gs_u64map_release(&c->pend_map);
+		return rc;
+	}
 
 	/* 3. ranges never closed stay, flagged open */
 	uint32_t nslots = GS_MIN(atomic_load(&h->slots_used), h->nslots);
