@@ -144,18 +144,6 @@ static demangle_fn find_demangler(void)
 	return f;
 }
 
-/* Append s to the model's strings; returns its id. */
-static uint32_t add_string(struct gs_model *m, const char *s)
-{
-	if (m->nstrings % 1024 == 0) {
-		m->strings = gs_xrealloc(m->strings, (m->nstrings + 1024) * sizeof(char *));
-		m->string_lens = gs_xrealloc(m->string_lens, (m->nstrings + 1024) * sizeof(uint32_t));
-	}
-	m->strings[m->nstrings] = gs_xstrdup(s);
-	m->string_lens[m->nstrings] = (uint32_t)strlen(s);
-	return (uint32_t)m->nstrings++;
-}
-
 static void demangle_kernels(struct gs_model *m)
 {
 	if (!m->kernels.n)
@@ -176,7 +164,7 @@ static void demangle_kernels(struct gs_model *m)
 			int st = -1;
 			char *out = dm(mangled, NULL, NULL, &st);
 			if (st == 0 && out)
-				d = add_string(m, out);
+				d = gs_model_add_string(m, out, strlen(out));
 			free(out);
 		}
 		gs_u64map_put(&done, (uint64_t)k->name + 1, d);

@@ -29,6 +29,19 @@ static char *join_args(const uint8_t *p, size_t n)
 	return s;
 }
 
+uint32_t gs_model_add_string(struct gs_model *m, const char *s, size_t len)
+{
+	if (m->nstrings >= m->strings_cap) { /* also for tables built by hand, cap 0 */
+		size_t cap = m->strings_cap;
+		gs_grow((void **)&m->strings, &cap, m->nstrings + 1, sizeof(*m->strings));
+		m->string_lens = gs_xrealloc(m->string_lens, cap * sizeof(*m->string_lens));
+		m->strings_cap = cap;
+	}
+	m->strings[m->nstrings] = gs_xstrndup(s, len);
+	m->string_lens[m->nstrings] = (uint32_t)len;
+	return (uint32_t)m->nstrings++;
+}
+
 static void set_damaged(struct gs_model *m, const char *what, uint64_t off)
 {
 	if (m->damaged)
@@ -53,12 +66,7 @@ static void load_strings(struct gs_model *m, const struct gs_chunk *c)
 			set_damaged(m, "cut string", c->offset);
 			return;
 		}
-		if (m->nstrings % 1024 == 0) {
-			m->strings = gs_xrealloc(m->strings, (m->nstrings + 1024) * sizeof(char *));
-			m->string_lens = gs_xrealloc(m->string_lens, (m->nstrings + 1024) * sizeof(uint32_t));
-		}
-		m->strings[m->nstrings] = dup_bytes(p, (size_t)len);
-		m->string_lens[m->nstrings++] = (uint32_t)len;
+		gs_model_add_string(m, (const char *)p, (size_t)len);
 		p += len;
 	}
 }
@@ -329,13 +337,8 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	m->complete = r->complete && !m->damaged;
 	m->chunks = r->chunks;
 	m->file_size = r->size;
-	if (!m->nstrings) { /* a trace cut before its first string table */
-		m->strings = gs_xmalloc(sizeof(char *));
-		m->string_lens = gs_xmalloc(sizeof(uint32_t));
-		m->strings[0] = gs_xstrdup("");
-		m->string_lens[0] = 0;
-		m->nstrings = 1;
-	}
+	if (!m->nstrings) /* a trace cut before its first string table */
+		gs_model_add_string(m, "", 0);
 	for (size_t i = 0; i < m->threads.n; i++)
 		for (int k = 0; k < GS_LOSS__N; k++)
 			m->lost[k] += m->threads.v[i].lost[k];

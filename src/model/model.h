@@ -162,7 +162,7 @@ struct gs_model {
 
 	char **strings;
 	uint32_t *string_lens;
-	size_t nstrings;
+	size_t nstrings, strings_cap;
 
 	GS_VEC(struct gs_range) ranges;
 	GS_VEC(struct gs_mark) marks;
@@ -206,6 +206,9 @@ int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
 		      struct gs_err *err);
 void gs_model_release(struct gs_model *m);
+
+/* Append a copy of s (len bytes) to the string table; returns its id. */
+uint32_t gs_model_add_string(struct gs_model *m, const char *s, size_t len);
 
 static inline const char *gs_model_str(const struct gs_model *m, uint32_t id)
 {

@@ -1,0 +1,141 @@
+/* test_join.c: the model's joins (range parents, API call -> innermost range on its thread,
+ * kernel -> API call by correlation) and the nvtx_kern_sum report built on them, on a
+ * hand-built model with known answers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/analysis/reports.h"
+#include "../../src/model/model.h"
+#include "../../src/util/alloc.h"
+
+enum { S_OUTER = 1, S_INNER = 2, S_SIB = 3, S_OTHER = 4, S_K1 = 5, S_K2 = 6 };
+
+static void range(struct gs_model *m, int32_t tid, uint64_t start, uint64_t end, uint32_t name,
+		  uint32_t level)
+{
+	struct gs_range r = {.start = start, .end = end, .name = name, .pid = 1, .tid = tid,
+			     .end_tid = tid, .level = level};
+	GS_VEC_PUSH(&m->ranges, r);
+}
+
+static void api(struct gs_model *m, int32_t tid, uint64_t start, uint32_t corr)
+{
+	struct gs_api a = {.start = start, .end = start + 1, .pid = 1, .tid = tid, .correlation = corr};
+	GS_VEC_PUSH(&m->apis, a);
+}
+
+static void kernel(struct gs_model *m, uint32_t corr, uint64_t start, uint64_t dur, uint32_t name)
+{
+	struct gs_kernel k = {.start = start, .end = start + dur, .pid = 1, .correlation = corr,
+			      .name = name};
+	GS_VEC_PUSH(&m->kernels, k);
+}
+
+/* Thread 10: outer [100, 1000] > inner [200, 500] and sibling [600, 900] (same level).
+ * Thread 11: other [100, 1000]. API calls: t10 at 300 (inner), 550 (outer), 700 (sibling),
+ * 1200 (none); t11 at 300 (other). Kernels 1..5 follow their calls; kernel 6 has no call. */
+static void build(struct gs_model *m)
+{
+	static const char *const strs[] = {"", "outer", "inner", "sibling", "other", "_Z2k1v", "k2"};
+	memset(m, 0, sizeof(*m));
+	m->nstrings = sizeof(strs) / sizeof(strs[0]);
+	m->strings = gs_xmalloc(m->nstrings * sizeof(char *));
+	m->string_lens = gs_xmalloc(m->nstrings * sizeof(uint32_t));
+	for (size_t i = 0; i < m->nstrings; i++) {
+		m->strings[i] = gs_xstrdup(strs[i]);
+		m->string_lens[i] = (uint32_t)strlen(strs[i]);
+	}
+	range(m, 10, 100, 1000, S_OUTER, 0);
+	range(m, 11, 100, 1000, S_OTHER, 0);
+	range(m, 10, 200, 500, S_INNER, 1);
+	range(m, 10, 600, 900, S_SIB, 1);
+	api(m, 10, 300, 1);
+	api(m, 10, 550, 2);
+	api(m, 10, 700, 3);
+	api(m, 10, 1200, 4);
+	api(m, 11, 300, 5);
+	kernel(m, 1, 2000, 10, S_K1);
+	kernel(m, 2, 2100, 20, S_K1);
+	kernel(m, 3, 2200, 30, S_K2);
+	kernel(m, 4, 2300, 40, S_K2);
+	kernel(m, 5, 2400, 50, S_K2);
+	kernel(m, 99, 2500, 60, S_K2);
+	gs_model_join(m);
+}
+
+static const char *range_name(const struct gs_model *m, int32_t r)
+{
+	return r < 0 ? "-" : m->strings[m->ranges.v[r].name];
+}
+
+static void test_joins(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	build(&m);
+	/* parents */
+	for (size_t i = 0; i < m.ranges.n; i++) {
+		const struct gs_range *r = &m.ranges.v[i];
+		const char *want = r->name == S_INNER || r->name == S_SIB ? "outer" : "-";
+		assert_string_equal(range_name(&m, r->parent), want);
+	}
+	/* innermost range of each call */
+	const char *want[] = {"inner", "outer", "sibling", "-", "other"};
+	for (size_t i = 0; i < m.apis.n; i++)
+		assert_string_equal(range_name(&m, m.apis.v[i].range), want[i]);
+	/* kernels to calls */
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(m.kernels.v[i].api, (int)i);
+	assert_int_equal(m.kernels.v[5].api, -1);
+	/* demangling: _Z2k1v -> k1() when libstdc++ is there; k2 is not mangled and stays */
+	assert_string_equal(m.strings[m.kernels.v[2].dname], "k2");
+	const char *d = m.strings[m.kernels.v[0].dname];
+	assert_true(!strcmp(d, "k1()") || !strcmp(d, "_Z2k1v"));
+	gs_model_release(&m);
+}
+
+static void test_nvtx_kern_sum(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	build(&m);
+	struct gs_filter f = {0};
+	struct gs_table t;
+	struct gs_err err;
+	assert_int_equal(gs_report_nvtx_kern_sum(&m, &f, &t, &err), 0);
+	/* rows: (range, kernel) -> kernel count, total: outer gets k1 x2 (10+20) and k2 x1 (30)
+	 * through its children; inner k1 x1 (10); sibling k2 x1 (30); other k2 x1 (50) */
+	struct {
+		const char *range, *kernel;
+		int64_t n, total, inst;
+	} want[] = {
+		{":inner", "k1", 1, 10, 1}, {":other", "k2", 1, 50, 1}, {":outer", "k1", 2, 30, 1},
+		{":outer", "k2", 1, 30, 1}, {":sibling", "k2", 1, 30, 1}, /* equal totals: by name */
+	};
+	assert_int_equal(t.nrows, 5);
+	for (size_t r = 0; r < t.nrows; r++) {
+		const union gs_cell *c = &t.cells[r * t.ncols];
+		assert_string_equal(c[0].s, want[r].range);
+		assert_true(strncmp(c[12].s, want[r].kernel, 2) == 0);
+		assert_int_equal(c[4].i, want[r].inst);
+		assert_int_equal(c[5].i, want[r].n);
+		assert_int_equal(c[6].i, want[r].total);
+		assert_int_equal(c[2].i, 1);
+	}
+	gs_table_release(&t);
+	gs_model_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_joins),
+		cmocka_unit_test(test_nvtx_kern_sum),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
