@@ -28,4 +28,9 @@ if [ ! -f "${NVTX_INC:-/usr/local/cuda/include}/nvtx3/nvToolsExt.h" ]; then
 	echo "'${NVTX_INC:-/usr/local/cuda/include}'; install the CUDA toolkit or set NVTX_INC=DIR" >&2
 	exit 1
 fi
+if [ ! -f "${NVTX_INC:-/usr/local/cuda/include}/cupti_activity.h" ]; then
+	echo "gpuscope needs the CUPTI headers of the CUDA toolkit (cupti_activity.h) in" >&2
+	echo "'${NVTX_INC:-/usr/local/cuda/include}'; install the CUDA toolkit or set NVTX_INC=DIR" >&2
+	exit 1
+fi
 exit 0
