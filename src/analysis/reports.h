@@ -29,6 +29,14 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 			    struct gs_table *out, struct gs_err *err);
 
+int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err);
+int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err);
+int gs_report_cuda_gpu_mem_time_sum(const struct gs_model *m, const struct gs_filter *f,
+				    struct gs_table *out, struct gs_err *err);
+int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_filter *f,
+				    struct gs_table *out, struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether range r passes f (by pid, and by start time inside the window). */

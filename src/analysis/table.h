@@ -12,6 +12,7 @@ enum gs_cell_type {
 	GS_COL_FLOAT, /* one decimal, right-aligned */
 	GS_COL_PCT,   /* percentage with one decimal */
 	GS_COL_STR,   /* text, left-aligned */
+	GS_COL_FLOAT3, /* three decimals, right-aligned (MB columns) */
 };
 
 struct gs_column {

@@ -107,9 +107,10 @@ static int run(int argc, char **argv)
 
 const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
-	"Summary tables like nsys stats (reports: nvtx_sum, nvtx_kern_sum).",
-	"  -r, --report R[,R...]    reports to run (default: nvtx_sum); nvtx_kern_sum: GPU time\n"
-	"                           of the kernels launched inside each NVTX range\n"
+	"Summary tables like nsys stats.",
+	"  -r, --report R[,R...]    reports to run (default: nvtx_sum): nvtx_sum, nvtx_kern_sum,\n"
+	"                           cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,\n"
+	"                           cuda_gpu_mem_size_sum\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               show this help\n",

@@ -30,3 +30,17 @@ PY
 )
 eq "resnet50: 714 kernels in :measure (1 instance) and in :iteration (3 instances)" "714 1 714 3" "$out"
 has "resnet50: kernel names demangled" "void cudnn::bn_fw_inf_1C11_kernel_NCHW" "$(cat "$T/rn_ks.json")"
+
+# the nsys-style CUDA summaries on the same fixtures, against what the programs did
+$GS stats -r cuda_gpu_mem_size_sum --format csv -o "$T/ms.csv" "$D/cuda_copies.gst" 2>/dev/null
+eq "mem_size_sum: header" 'Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation' "$(head -1 "$T/ms.csv")"
+eq "mem_size_sum: rows (MB, count, operation)" "15.000 2 [CUDA memset]|9.000 3 [CUDA memcpy HtoD]|7.000 2 [CUDA memcpy DtoH]|5.000 1 [CUDA memcpy DtoD]" \
+	"$(tail -n +2 "$T/ms.csv" | awk -F, '{printf "%s%s %s %s", (NR > 1 ? "|" : ""), $1, $2, $8}')"
+$GS stats -r cuda_gpu_mem_time_sum --format csv -o "$T/mt.csv" "$D/cuda_copies.gst" 2>/dev/null
+eq "mem_time_sum: counts by operation" "2 3 1 2" "$(for op in 'DtoH' 'HtoD' 'DtoD'; do grep "memcpy $op" "$T/mt.csv" | cut -d, -f3; done | xargs) $(grep memset "$T/mt.csv" | cut -d, -f3)"
+$GS stats -r cuda_gpu_kern_sum --format csv -o "$T/ks.csv" "$D/cuda_spin.gst" 2>/dev/null
+eq "kern_sum: 5 spin kernels, demangled" '5,spin_kernel(unsigned long long)' "$(tail -1 "$T/ks.csv" | cut -d, -f3,9-)"
+$GS stats -r cuda_api_sum --format csv -o "$T/as.csv" "$D/cuda_spin.gst" 2>/dev/null
+eq "api_sum: 5 cudaLaunchKernel calls, suffix dropped" "5" "$(grep ',cudaLaunchKernel$' "$T/as.csv" | cut -d, -f3)"
+$GS stats -r cuda_gpu_kern_sum --format json -o "$T/rk.json" "$D/cuda_resnet50.gst" 2>/dev/null
+eq "kern_sum: every ResNet-50 kernel counted" 1429 "$(python3 -c 'import json,sys; print(sum(r["Instances"] for r in json.load(open(sys.argv[1]))))' "$T/rk.json")"

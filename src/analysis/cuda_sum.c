@@ -1,0 +1,142 @@
+/* cuda_sum.c: nsys's CUDA summary reports over the model's GPU tables:
+ *   cuda_gpu_kern_sum      kernel time by (demangled) kernel name;
+ *   cuda_api_sum           CUDA API call time by function (CUPTI's _vNNNN suffix dropped);
+ *   cuda_gpu_mem_time_sum  memcpy/memset time by operation ("[CUDA memcpy HtoD]", ...);
+ *   cuda_gpu_mem_size_sum  memcpy/memset bytes by operation, in MB (10^6 bytes).
+ * Time (%) is a share of the listed rows' total, as in every nsys summary. */
+#include <stdio.h>
+#include <string.h>
+
+#include "groups.h"
+#include "reports.h"
+
+#define TIME_COLS(count, name)                                                               \
+	{"Time (%)", GS_COL_PCT}, {"Total Time (ns)", GS_COL_INT}, {count, GS_COL_INT},      \
+		{"Avg (ns)", GS_COL_FLOAT}, {"Med (ns)", GS_COL_FLOAT}, {"Min (ns)", GS_COL_INT}, \
+		{"Max (ns)", GS_COL_INT}, {"StdDev (ns)", GS_COL_FLOAT}, {name, GS_COL_STR}
+
+static const struct gs_column kern_cols[] = {TIME_COLS("Instances", "Name")};
+static const struct gs_column api_cols[] = {TIME_COLS("Num Calls", "Name")};
+static const struct gs_column mem_time_cols[] = {TIME_COLS("Count", "Operation")};
+static const struct gs_column mem_size_cols[] = {
+	{"Total (MB)", GS_COL_FLOAT3}, {"Count", GS_COL_INT},     {"Avg (MB)", GS_COL_FLOAT3},
+	{"Med (MB)", GS_COL_FLOAT3},   {"Min (MB)", GS_COL_FLOAT3}, {"Max (MB)", GS_COL_FLOAT3},
+	{"StdDev (MB)", GS_COL_FLOAT3}, {"Operation", GS_COL_STR},
+};
+
+static int keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, uint64_t start)
+{
+	if (f->pid && pid != f->pid)
+		return 0;
+	uint64_t rel = start >= m->start_mono ? start - m->start_mono : 0;
+	return rel >= f->t0 && (!f->t1 || rel < f->t1);
+}
+
+int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	gs_groups_init(&g);
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (keep(m, f, k->pid, k->start))
+			gs_groups_add(&g, gs_model_str(m, k->dname), k->end - k->start);
+	}
+	gs_groups_finish(&g);
+	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
+	gs_groups_release(&g);
+	return 0;
+}
+
+int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	gs_groups_init(&g);
+	char name[160];
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *a = &m->apis.v[i];
+		if (!keep(m, f, a->pid, a->start))
+			continue;
+		const char *n = gs_cuda_api_name(a->cbid, a->driver);
+		if (!n)
+			snprintf(name, sizeof(name), "%s API %u", a->driver ? "driver" : "runtime", a->cbid);
+		else
+			snprintf(name, sizeof(name), "%s", n);
+		char *v = strrchr(name, '_'); /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
+		if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9')
+			*v = '\0';
+		gs_groups_add(&g, name, a->end - a->start);
+	}
+	gs_groups_finish(&g);
+	gs_groups_time_table(&g, out, "cuda_api_sum", "CUDA API Summary", api_cols);
+	gs_groups_release(&g);
+	return 0;
+}
+
+static const char *copy_op(unsigned kind)
+{
+	static const char *const n[] = {
+		"[CUDA memcpy Unknown]", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]",
+		"[CUDA memcpy HtoA]",    "[CUDA memcpy AtoH]", "[CUDA memcpy AtoA]",
+		"[CUDA memcpy AtoD]",    "[CUDA memcpy DtoA]", "[CUDA memcpy DtoD]",
+		"[CUDA memcpy HtoH]",    "[CUDA memcpy PtoP]",
+	};
+	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : n[0];
+}
+
+/* The memcpy/memset groups; by bytes when bytes is set, else by duration. */
+static void mem_groups(const struct gs_model *m, const struct gs_filter *f, int bytes,
+		       struct gs_groups *g)
+{
+	gs_groups_init(g);
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		if (keep(m, f, c->pid, c->start))
+			gs_groups_add(g, copy_op(c->kind), bytes ? c->bytes : c->end - c->start);
+	}
+	for (size_t i = 0; i < m->memsets.n; i++) {
+		const struct gs_memset *s = &m->memsets.v[i];
+		if (keep(m, f, s->pid, s->start))
+			gs_groups_add(g, "[CUDA memset]", bytes ? s->bytes : s->end - s->start);
+	}
+	gs_groups_finish(g);
+}
+
+int gs_report_cuda_gpu_mem_time_sum(const struct gs_model *m, const struct gs_filter *f,
+				    struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	mem_groups(m, f, 0, &g);
+	gs_groups_time_table(&g, out, "cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)",
+			     mem_time_cols);
+	gs_groups_release(&g);
+	return 0;
+}
+
+int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_filter *f,
+				    struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	mem_groups(m, f, 1, &g);
+	gs_table_init(out, "cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)", mem_size_cols,
+		      sizeof(mem_size_cols) / sizeof(mem_size_cols[0]));
+	for (size_t i = 0; i < g.v.n; i++) {
+		const struct gs_summary *s = &g.v.v[i].s;
+		union gs_cell *c = gs_table_row(out);
+		c[0].f = (double)s->total / 1e6;
+		c[1].i = (int64_t)s->n;
+		c[2].f = s->avg / 1e6;
+		c[3].f = s->med / 1e6;
+		c[4].f = (double)s->min / 1e6;
+		c[5].f = (double)s->max / 1e6;
+		c[6].f = s->stddev / 1e6;
+		c[7].s = gs_xstrdup(g.v.v[i].label);
+	}
+	gs_groups_release(&g);
+	return 0;
+}
