@@ -128,6 +128,22 @@ static int shell_status(int st)
 	return 1;
 }
 
+/* Whether value is one of the NULL-terminated choices; if not, says which ones are. */
+static int one_of(const char *option, const char *value, const char *const *choices)
+{
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	int ok = 0;
+	for (size_t i = 0; choices[i]; i++) {
+		ok |= !strcmp(value, choices[i]);
+		gs_strbuf_addf(&sb, "%s%s", i ? ", " : "", choices[i]);
+	}
+	if (!ok)
+		gs_usage_error(&gs_cmd_profile, "%s takes %s, not '%s'", option, sb.buf, value);
+	gs_strbuf_release(&sb);
+	return ok;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -149,21 +165,18 @@ static int run(int argc, char **argv)
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
 		case 'A':
-			if (strcmp(optarg, "diag") && strcmp(optarg, "all") && strcmp(optarg, "none"))
-				return gs_usage_error(&gs_cmd_profile, "--cuda-api takes diag, all or none, not '%s'",
-						      optarg);
+			if (!one_of("--cuda-api", optarg, (const char *[]){"diag", "all", "none", NULL}))
+				return 2;
 			cuda_api = optarg;
 			break;
 		case 'c':
-			if (strcmp(optarg, "none") && strcmp(optarg, "cudaProfilerApi"))
-				return gs_usage_error(&gs_cmd_profile,
-						      "--capture-range takes none or cudaProfilerApi, not '%s'", optarg);
+			if (!one_of("--capture-range", optarg, (const char *[]){"none", "cudaProfilerApi", NULL}))
+				return 2;
 			capture = optarg;
 			break;
 		case 'G':
-			if (strcmp(optarg, "graph") && strcmp(optarg, "node"))
-				return gs_usage_error(&gs_cmd_profile, "--cuda-graph-trace takes graph or node, not '%s'",
-						      optarg);
+			if (!one_of("--cuda-graph-trace", optarg, (const char *[]){"graph", "node", NULL}))
+				return 2;
 			graph_trace = optarg;
 			break;
 		case 'h': return 0;
