@@ -24,14 +24,6 @@ static const struct gs_column mem_size_cols[] = {
 	{"StdDev (MB)", GS_COL_FLOAT3}, {"Operation", GS_COL_STR},
 };
 
-static int keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, uint64_t start)
-{
-	if (f->pid && pid != f->pid)
-		return 0;
-	uint64_t rel = start >= m->start_mono ? start - m->start_mono : 0;
-	return rel >= f->t0 && (!f->t1 || rel < f->t1);
-}
-
 int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err)
 {
@@ -40,7 +32,7 @@ int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter
 	gs_groups_init(&g);
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (keep(m, f, k->pid, k->start))
+		if (gs_filter_keep(m, f, k->pid, k->device, k->start))
 			gs_groups_add(&g, gs_model_str(m, k->dname), k->end - k->start);
 	}
 	gs_groups_finish(&g);
@@ -58,7 +50,7 @@ int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
 	char name[160];
 	for (size_t i = 0; i < m->apis.n; i++) {
 		const struct gs_api *a = &m->apis.v[i];
-		if (!keep(m, f, a->pid, a->start))
+		if (!gs_filter_keep(m, f, a->pid, -1, a->start))
 			continue;
 		const char *n = gs_cuda_api_name(a->cbid, a->driver);
 		if (!n)
@@ -94,12 +86,12 @@ static void mem_groups(const struct gs_model *m, const struct gs_filter *f, int 
 	gs_groups_init(g);
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
-		if (keep(m, f, c->pid, c->start))
+		if (gs_filter_keep(m, f, c->pid, c->device, c->start))
 			gs_groups_add(g, copy_op(c->kind), bytes ? c->bytes : c->end - c->start);
 	}
 	for (size_t i = 0; i < m->memsets.n; i++) {
 		const struct gs_memset *s = &m->memsets.v[i];
-		if (keep(m, f, s->pid, s->start))
+		if (gs_filter_keep(m, f, s->pid, s->device, s->start))
 			gs_groups_add(g, "[CUDA memset]", bytes ? s->bytes : s->end - s->start);
 	}
 	gs_groups_finish(g);

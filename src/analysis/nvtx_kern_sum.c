@@ -54,10 +54,7 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 	char key[64];
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (k->api < 0 || (f->pid && k->pid != f->pid))
-			continue;
-		uint64_t rel = k->start >= m->start_mono ? k->start - m->start_mono : 0;
-		if (rel < f->t0 || (f->t1 && rel >= f->t1))
+		if (k->api < 0 || !gs_filter_keep(m, f, k->pid, k->device, k->start))
 			continue;
 		for (int32_t r = m->apis.v[k->api].range; r >= 0; r = m->ranges.v[r].parent) {
 			const struct gs_range *rg = &m->ranges.v[r];

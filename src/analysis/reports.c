@@ -23,14 +23,15 @@ const struct gs_report_def *gs_report_find(const char *name)
 	return NULL;
 }
 
-int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const struct gs_range *r)
+int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, int64_t device,
+		   uint64_t start)
 {
-	if (f->pid && r->pid != f->pid)
+	if (f->pid && pid != f->pid)
 		return 0;
-	uint64_t rel = r->start >= m->start_mono ? r->start - m->start_mono : 0;
-	if (rel < f->t0 || (f->t1 && rel >= f->t1))
+	if (f->by_device && device != (int64_t)f->device)
 		return 0;
-	return 1;
+	uint64_t rel = start >= m->start_mono ? start - m->start_mono : 0;
+	return rel >= f->t0 && (!f->t1 || rel < f->t1);
 }
 
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name)

@@ -11,6 +11,8 @@
 struct gs_filter {
 	int32_t pid;          /* 0: all */
 	uint64_t t0, t1;      /* session-relative ns window; t1 == 0: to the end */
+	int by_device;        /* 1: only GPU work of `device` (and no CPU-side rows) */
+	uint32_t device;
 };
 
 struct gs_report_def {
@@ -39,7 +41,14 @@ int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_fi
 				    struct gs_table *out, struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
-/* Whether range r passes f (by pid, and by start time inside the window). */
-int gs_filter_range(const struct gs_model *m, const struct gs_filter *f, const struct gs_range *r);
+/* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is
+ * the GPU of GPU work, or -1 for CPU-side records (which --device leaves out). */
+int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, int64_t device,
+		   uint64_t start);
+static inline int gs_filter_range(const struct gs_model *m, const struct gs_filter *f,
+				  const struct gs_range *r)
+{
+	return gs_filter_keep(m, f, r->pid, -1, r->start);
+}
 
 #endif

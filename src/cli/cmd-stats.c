@@ -1,4 +1,6 @@
 /* cmd-stats.c: `gpuscope stats`: run reports from the report table over a trace's model. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,19 +8,90 @@
 #include "../format/gst.h"
 #include "cli.h"
 
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* One time of --time: a decimal number with an optional unit; "" stays *ns unchanged. */
+static int parse_time(const char *s, size_t n, uint64_t *ns)
+{
+	char buf[64];
+	if (!n)
+		return 0;
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	char *end;
+	errno = 0;
+	double x = strtod(buf, &end);
+	double scale = 1e9;
+	if (!strcmp(end, "ms"))
+		scale = 1e6;
+	else if (!strcmp(end, "us"))
+		scale = 1e3;
+	else if (!strcmp(end, "ns"))
+		scale = 1;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	if (errno || end == buf || !(x >= 0) || x * scale > 1.8e19)
+		return -1;
+	*ns = (uint64_t)(x * scale + 0.5);
+	return 0;
+}
+
+static int parse_window(const char *s, uint64_t *t0, uint64_t *t1)
+{
+	const char *colon = strchr(s, ':');
+	if (!colon || parse_time(s, (size_t)(colon - s), t0) ||
+	    parse_time(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
+		return -1;
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"report", required_argument, NULL, 'r'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},
+		{"time", required_argument, NULL, 'T'},
+		{"device", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const char *reports = "nvtx_sum", *out = NULL;
 	int fmt = GS_FMT_TABLE, o;
+	struct gs_filter f = {0};
+	uint64_t v;
 	while ((o = gs_getopt(&gs_cmd_stats, argc, argv, "r:f:o:h", opts)) != -1) {
 		switch (o) {
+		case 'p':
+			if (parse_u64(optarg, &v) || !v || v > INT32_MAX)
+				return gs_usage_error(&gs_cmd_stats, "--pid takes a process id, not '%s'", optarg);
+			f.pid = (int32_t)v;
+			break;
+		case 'd':
+			if (parse_u64(optarg, &v) || v > UINT32_MAX)
+				return gs_usage_error(&gs_cmd_stats, "--device takes a device id, not '%s'", optarg);
+			f.by_device = 1;
+			f.device = (uint32_t)v;
+			break;
+		case 'T':
+			if (parse_window(optarg, &f.t0, &f.t1))
+				return gs_usage_error(&gs_cmd_stats,
+						      "--time takes A:B, times from the session start such as "
+						      "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
+						      optarg);
+			break;
 		case 'r': reports = optarg; break;
 		case 'o': out = optarg; break;
 		case 'f':
@@ -69,7 +142,6 @@ static int run(int argc, char **argv)
 		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s')",
 			    (unsigned long long)lost, m.path);
 
-	struct gs_filter f = {0};
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
 	int rc = 0;
@@ -112,6 +184,10 @@ const struct gs_command gs_cmd_stats = {
 	"                           cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,\n"
 	"                           cuda_gpu_mem_size_sum\n"
 	"  -f, --format F           table (default), csv or json\n"
+	"      --pid P              only process P\n"
+	"      --time A:B           only what starts between A and B after the session start\n"
+	"                           (1.5s:2s, 200ms:, :3s; units s, ms, us, ns; default s)\n"
+	"      --device D           only GPU work on device D (CPU-side reports become empty)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               show this help\n",
 };

@@ -44,3 +44,14 @@ $GS stats -r cuda_api_sum --format csv -o "$T/as.csv" "$D/cuda_spin.gst" 2>/dev/
 eq "api_sum: 5 cudaLaunchKernel calls, suffix dropped" "5" "$(grep ',cudaLaunchKernel$' "$T/as.csv" | cut -d, -f3)"
 $GS stats -r cuda_gpu_kern_sum --format json -o "$T/rk.json" "$D/cuda_resnet50.gst" 2>/dev/null
 eq "kern_sum: every ResNet-50 kernel counted" 1429 "$(python3 -c 'import json,sys; print(sum(r["Instances"] for r in json.load(open(sys.argv[1]))))' "$T/rk.json")"
+
+# stats filters: the spin kernels start 234.2, 236.2, 238.2, 240.2 and 242.2 ms after the
+# session start, in process 753, on device 0
+ks() { $GS stats -r cuda_gpu_kern_sum --format csv "$@" "$D/cuda_spin.gst" 2>/dev/null | tail -n +2 | cut -d, -f3; }
+eq "--time 234ms:237ms: two kernels" 2 "$(ks --time 234ms:237ms)"
+eq "--time 0.2:0.25: all five" 5 "$(ks --time 0.2:0.25)"
+eq "--time 238.1ms: (open end): three" 3 "$(ks --time 238.1ms:)"
+eq "--pid 753 --device 0: all five" 5 "$(ks --pid 753 --device 0)"
+eq "--pid 754: none" "" "$(ks --pid 754)"
+eq "--device 1: none" "" "$(ks --device 1)"
+$GS stats --time 2:1 "$D/cuda_spin.gst" >/dev/null 2>&1; eq "--time with B before A: usage error" 2 $?
