@@ -12,6 +12,7 @@ const struct gs_report_def gs_reports[] = {
 	{"cuda_api_sum", "CUDA API calls: time, count and spread per function", gs_report_cuda_api_sum},
 	{"cuda_gpu_mem_time_sum", "GPU memcpy and memset time per operation", gs_report_cuda_gpu_mem_time_sum},
 	{"cuda_gpu_mem_size_sum", "GPU memcpy and memset bytes (MB) per operation", gs_report_cuda_gpu_mem_size_sum},
+	{"gpu_util", "GPU busy time (union of kernels, copies, memsets) over wall time, per device", gs_report_gpu_util},
 };
 const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
 

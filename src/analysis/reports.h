@@ -39,6 +39,8 @@ int gs_report_cuda_gpu_mem_time_sum(const struct gs_model *m, const struct gs_fi
 				    struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_filter *f,
 				    struct gs_table *out, struct gs_err *err);
+int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

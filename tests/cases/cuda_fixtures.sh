@@ -55,3 +55,10 @@ eq "--pid 753 --device 0: all five" 5 "$(ks --pid 753 --device 0)"
 eq "--pid 754: none" "" "$(ks --pid 754)"
 eq "--device 1: none" "" "$(ks --device 1)"
 $GS stats --time 2:1 "$D/cuda_spin.gst" >/dev/null 2>&1; eq "--time with B before A: usage error" 2 $?
+
+# gpu_util: busy time is the union of the five 2 ms kernels; a window clips the work to it
+# (kernel 1 runs 234.210942..236.211642 ms, kernel 2 from 236.215322 ms)
+eq "gpu_util: busy, wall, utilization" "0,NVIDIA H200,5,10002669,347454312,2.9" \
+	"$($GS stats -r gpu_util --format csv "$D/cuda_spin.gst" | tail -1)"
+eq "gpu_util: --time clips to the window" "2,2785378,3000000,92.8" \
+	"$($GS stats -r gpu_util --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f3-)"
