@@ -490,6 +490,17 @@ static int still_running(int32_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/* The fields of a PROCESS chunk that name the process image. */
+static void process_identity(struct gs_strbuf *m, const struct gs_ring_header *h)
+{
+	gs_tlv_u64(m, GS_PK_PID, (uint64_t)h->pid);
+	gs_tlv_u64(m, GS_PK_PPID, (uint64_t)h->ppid);
+	gs_tlv_u64(m, GS_PK_IMAGE, h->image);
+	gs_tlv_str(m, GS_PK_CMDLINE, h->cmdline, GS_MIN(h->cmdline_len, sizeof(h->cmdline)));
+	gs_tlv_str(m, GS_PK_EXE, h->exe, GS_MIN(h->exe_len, sizeof(h->exe)));
+	gs_tlv_u64(m, GS_PK_START, h->start_mono_ns);
+}
+
 /* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, as is.
  * Buffers CUPTI still held when the process ended (killed, or exec) are not readable: their
  * records never got a valid length. They are counted in the PROCESS chunk. */
@@ -551,12 +562,7 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 
 	struct gs_strbuf m;
 	gs_strbuf_init(&m);
-	gs_tlv_u64(&m, GS_PK_PID, (uint64_t)h->pid);
-	gs_tlv_u64(&m, GS_PK_PPID, (uint64_t)h->ppid);
-	gs_tlv_u64(&m, GS_PK_IMAGE, h->image);
-	gs_tlv_str(&m, GS_PK_CMDLINE, h->cmdline, GS_MIN(h->cmdline_len, sizeof(h->cmdline)));
-	gs_tlv_str(&m, GS_PK_EXE, h->exe, GS_MIN(h->exe_len, sizeof(h->exe)));
-	gs_tlv_u64(&m, GS_PK_START, h->start_mono_ns);
+	process_identity(&m, h);
 	for (int k = 0; k < GS_LOSS__N; k++) {
 		uint64_t v = atomic_load(&h->lost[k]);
 		if (v)
@@ -677,12 +683,7 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	/* 5. the process image */
 	struct gs_strbuf m;
 	gs_strbuf_init(&m);
-	gs_tlv_u64(&m, GS_PK_PID, (uint64_t)h->pid);
-	gs_tlv_u64(&m, GS_PK_PPID, (uint64_t)h->ppid);
-	gs_tlv_u64(&m, GS_PK_IMAGE, h->image);
-	gs_tlv_str(&m, GS_PK_CMDLINE, h->cmdline, GS_MIN(h->cmdline_len, sizeof(h->cmdline)));
-	gs_tlv_str(&m, GS_PK_EXE, h->exe, GS_MIN(h->exe_len, sizeof(h->exe)));
-	gs_tlv_u64(&m, GS_PK_START, h->start_mono_ns);
+	process_identity(&m, h);
 	gs_tlv_u64(&m, GS_PK_END, exit_ns ? exit_ns : c->last_ns);
 	int clean = (atomic_load(&h->flags) & GS_RING_CLEAN_EXIT) != 0;
 	gs_tlv_u64(&m, GS_PK_CLEAN, (uint64_t)clean);

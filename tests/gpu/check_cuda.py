@@ -26,6 +26,17 @@ def of(kind):
     return [r for r in cuda if r["cuda"] == kind]
 
 
+def kernels_by_pid():
+    """kernel names per process: a cupti_raw chunk line names the pid of the records after it"""
+    per, pid = {}, None
+    for r in recs:
+        if r.get("chunk") == "cupti_raw":
+            pid = r["pid"]
+        elif r.get("cuda") == "kernel":
+            per.setdefault(pid, []).append(r["name"])
+    return per
+
+
 kernels, copies, sets = of("kernel"), of("memcpy"), of("memset")
 apis = of("runtime_api") + of("driver_api")
 if case == "copies":
@@ -82,12 +93,7 @@ elif case == "alloc":
     check("allocations", allocs == [32 * mib, 64 * mib, 128 * mib, 256 * mib], str(allocs))
     check("frees", frees == [32 * mib, 64 * mib, 128 * mib, 256 * mib], str(frees))
 elif case == "fork":
-    per = {}
-    for r in recs:
-        if r.get("chunk") == "cupti_raw":
-            pid = r["pid"]
-        elif r.get("cuda") == "kernel":
-            per.setdefault(pid, []).append(r["name"])
+    per = kernels_by_pid()
     counts = sorted(len(v) for v in per.values())
     check("10 + 10 kernels in two children, 5 in the parent", counts == [5, 10, 10], str(counts))
 elif case == "profiler_range":  # --capture-range=cudaProfilerApi
@@ -95,12 +101,7 @@ elif case == "profiler_range":  # --capture-range=cudaProfilerApi
     check("exactly the 7 kernels between cudaProfilerStart and Stop",
           len(names) == 7 and all("inside_kernel" in n for n in names), str(names)[:300])
 elif case == "fork_after":
-    per = {}
-    for r in recs:
-        if r.get("chunk") == "cupti_raw":
-            pid = r["pid"]
-        elif r.get("cuda") == "kernel":
-            per.setdefault(pid, []).append(r["name"])
+    per = kernels_by_pid()
     check("5 kernels in the parent only", sorted(len(v) for v in per.values()) == [5], str(per.keys()))
 elif case == "exec":
     names = [k["name"] for k in kernels]
