@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/strbuf.h"
 #include "groups.h"
 #include "reports.h"
 
@@ -17,6 +18,12 @@
 
 static const struct gs_column kern_cols[] = {TIME_COLS("Instances", "Name")};
 static const struct gs_column api_cols[] = {TIME_COLS("Num Calls", "Name")};
+static const struct gs_column kern_gb_cols[] = {
+	{"Time (%)", GS_COL_PCT}, {"Total Time (ns)", GS_COL_INT}, {"Instances", GS_COL_INT},
+	{"Avg (ns)", GS_COL_FLOAT}, {"Med (ns)", GS_COL_FLOAT}, {"Min (ns)", GS_COL_INT},
+	{"Max (ns)", GS_COL_INT}, {"StdDev (ns)", GS_COL_FLOAT}, {"GridXYZ", GS_COL_STR},
+	{"BlockXYZ", GS_COL_STR}, {"Name", GS_COL_STR},
+};
 static const struct gs_column mem_time_cols[] = {TIME_COLS("Count", "Operation")};
 static const struct gs_column mem_size_cols[] = {
 	{"Total (MB)", GS_COL_FLOAT3}, {"Count", GS_COL_INT},     {"Avg (MB)", GS_COL_FLOAT3},
@@ -37,6 +44,46 @@ int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter
 	}
 	gs_groups_finish(&g);
 	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
+	gs_groups_release(&g);
+	return 0;
+}
+
+/* As cuda_gpu_kern_sum, one row per kernel name and launch shape (grid and block sizes). */
+int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_filter *f,
+				   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	gs_groups_init(&g);
+	struct gs_strbuf label;
+	gs_strbuf_init(&label);
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
+			continue;
+		gs_strbuf_reset(&label); /* "grid\tblock\tname": split again below */
+		gs_strbuf_addf(&label, "%d %d %d\t%d %d %d\t%s", k->grid[0], k->grid[1], k->grid[2],
+			       k->block[0], k->block[1], k->block[2], gs_model_str(m, k->dname));
+		gs_groups_add(&g, label.buf, k->end - k->start);
+	}
+	gs_strbuf_release(&label);
+	gs_groups_finish(&g);
+	struct gs_table t;
+	gs_groups_time_table(&g, &t, "cuda_gpu_kern_gb_sum", "CUDA GPU Kernel/Grid/Block Summary",
+			     kern_cols);
+	gs_table_init(out, t.name, t.title, kern_gb_cols, sizeof(kern_gb_cols) / sizeof(kern_gb_cols[0]));
+	for (size_t r = 0; r < t.nrows; r++) {
+		union gs_cell *src = t.cells + r * t.ncols, *c = gs_table_row(out);
+		memcpy(c, src, 8 * sizeof(*c));
+		char *grid = src[8].s, *block = strchr(grid, '\t');
+		*block++ = '\0';
+		char *name = strchr(block, '\t');
+		*name++ = '\0';
+		c[8].s = gs_xstrdup(grid);
+		c[9].s = gs_xstrdup(block);
+		c[10].s = gs_xstrdup(name);
+	}
+	gs_table_release(&t);
 	gs_groups_release(&g);
 	return 0;
 }

@@ -181,7 +181,8 @@ const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
 	"Summary tables like nsys stats.",
 	"  -r, --report R[,R...]    reports to run (default: nvtx_sum): nvtx_sum, nvtx_kern_sum,\n"
-	"                           cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,\n"
+	"                           cuda_gpu_kern_sum, cuda_gpu_kern_gb_sum, cuda_api_sum,\n"
+	"                           cuda_gpu_mem_time_sum,\n"
 	"                           cuda_gpu_mem_size_sum, gpu_util\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"      --pid P              only process P\n"

@@ -62,3 +62,5 @@ eq "gpu_util: busy, wall, utilization" "0,NVIDIA H200,5,10002669,347454312,2.9" 
 	"$($GS stats -r gpu_util --format csv "$D/cuda_spin.gst" | tail -1)"
 eq "gpu_util: --time clips to the window" "2,2785378,3000000,92.8" \
 	"$($GS stats -r gpu_util --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f3-)"
+eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" \
+	"$($GS stats -r cuda_gpu_kern_gb_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f3,9-)"
