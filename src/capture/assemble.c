@@ -190,20 +190,40 @@ struct category {
 };
 typedef GS_VEC(struct category) cat_vec;
 
+/* Walking a ring's registry (process-wide definitions), up to what was published. */
+struct reg_iter {
+	const uint8_t *p, *end;
+};
+
+static struct reg_iter reg_begin(const struct gs_ring_header *h)
+{
+	uint64_t used = atomic_load_explicit(&((struct gs_ring_header *)h)->registry_used,
+					     memory_order_acquire);
+	const uint8_t *p = (const uint8_t *)h + h->registry_offset;
+	return (struct reg_iter){p, p + GS_MIN(used, h->registry_size)};
+}
+
+/* 1 and the next record with its text; 0 at the end or at a record cut short. */
+static int reg_next(struct reg_iter *it, struct gs_reg_rec *r, const uint8_t **text)
+{
+	if (it->end - it->p < (long)sizeof(*r))
+		return 0;
+	memcpy(r, it->p, sizeof(*r));
+	size_t need = sizeof(*r) + GS_ALIGN8(r->len);
+	if (need > (size_t)(it->end - it->p))
+		return 0;
+	*text = it->p + sizeof(*r);
+	it->p += need;
+	return 1;
+}
+
 static void read_registry(struct ctx *c, cat_vec *cats, struct gs_u64map *tnames)
 {
-	struct gs_ring_header *h = c->h;
-	uint64_t used = atomic_load_explicit(&h->registry_used, memory_order_acquire);
-	if (used > h->registry_size)
-		used = h->registry_size;
-	const uint8_t *p = (uint8_t *)h + h->registry_offset, *end = p + used;
-	while (end - p >= (long)sizeof(struct gs_reg_rec)) {
-		struct gs_reg_rec r;
-		memcpy(&r, p, sizeof(r));
-		size_t need = sizeof(r) + GS_ALIGN8(r.len);
-		if (need > (size_t)(end - p))
-			break;
-		uint32_t s = sid(c, p + sizeof(r), r.len);
+	struct reg_iter it = reg_begin(c->h);
+	struct gs_reg_rec r;
+	const uint8_t *text;
+	while (reg_next(&it, &r, &text)) {
+		uint32_t s = sid(c, text, r.len);
 		switch (r.kind) {
 		case GS_REG_DOMAIN: map_set(&c->dom_sid, &c->ndom, r.id, s); break;
 		case GS_REG_STRING: map_set(&c->reg_sid, &c->nreg, r.id, s); break;
@@ -215,7 +235,6 @@ static void read_registry(struct ctx *c, cat_vec *cats, struct gs_u64map *tnames
 		case GS_REG_THREAD_NAME: gs_u64map_put(tnames, (uint64_t)r.id + 1, s); break;
 		default: break;
 		}
-		p += need;
 	}
 }
 
@@ -507,24 +526,18 @@ static void process_identity(struct gs_strbuf *m, const struct gs_ring_header *h
 static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_err *err)
 {
 	struct gs_ring_header *h = rf->h;
-	uint64_t used = atomic_load_explicit(&h->registry_used, memory_order_acquire);
-	const uint8_t *p = (uint8_t *)h + h->registry_offset, *end = p + GS_MIN(used, h->registry_size);
 	struct gs_strbuf names;
 	gs_strbuf_init(&names);
 	uint64_t count = 0;
-	while (end - p >= (long)sizeof(struct gs_reg_rec)) {
-		struct gs_reg_rec r;
-		memcpy(&r, p, sizeof(r));
-		size_t need = sizeof(r) + GS_ALIGN8(r.len);
-		if (need > (size_t)(end - p))
-			break;
+	struct reg_iter it = reg_begin(h);
+	struct gs_reg_rec r;
+	const uint8_t *text;
+	while (reg_next(&it, &r, &text))
 		if (r.kind == GS_REG_CUPTI_NAME) {
 			gs_put_varint(&names, (uint64_t)r.domain << 32 | r.id);
-			gs_put_varint(&names, sid(c, p + sizeof(r), r.len));
+			gs_put_varint(&names, sid(c, text, r.len));
 			count++;
 		}
-		p += need;
-	}
 	if (count) {
 		flush_strings(c);
 		gs_strbuf_reset(&c->tmp);
