@@ -23,7 +23,6 @@ struct gs_ringfile {
 	size_t size;
 	FILE *spool;
 	char *spool_path;
-	uint64_t spooled;
 };
 
 /* Maps collector timestamps to CLOCK_MONOTONIC ns. */
@@ -35,7 +34,6 @@ struct gs_drain {
 	char *dir;
 	struct gs_ringfile **rings;
 	size_t nrings, cap;
-	uint64_t chunks_moved;
 	uint64_t polls;
 };
 

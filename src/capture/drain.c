@@ -82,47 +82,30 @@ static int adopt(struct gs_drain *d, const char *path, struct gs_err *err)
 	return 1;
 }
 
-struct seqidx {
-	uint32_t seq, idx;
-};
-
-static int cmp_seq(const void *a, const void *b)
-{
-	const struct seqidx *x = a, *y = b;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
 {
 	struct gs_ring_header *h = rf->h;
 	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
-	static struct seqidx *list;
-	static size_t cap;
-	size_t n = 0;
+	long n = 0;
+	/* in index order: each chunk keeps its slot and sequence number in the spool, and the
+	 * assembler orders by those */
 	for (uint32_t i = 0; i < h->nchunks; i++) {
-		if (atomic_load_explicit(&desc[i].state, memory_order_acquire) != GS_CHUNK_SEALED)
+		struct gs_ring_desc *d = &desc[i];
+		if (atomic_load_explicit(&d->state, memory_order_acquire) != GS_CHUNK_SEALED)
 			continue;
-		gs_grow((void **)&list, &cap, n + 1, sizeof(*list));
-		list[n++] = (struct seqidx){desc[i].seq, i};
-	}
-	if (!n)
-		return 0;
-	qsort(list, n, sizeof(*list), cmp_seq); /* tidy; the assembler orders by seq anyway */
-	for (size_t k = 0; k < n; k++) {
-		struct gs_ring_desc *d = &desc[list[k].idx];
 		uint32_t used = atomic_load_explicit(&d->used, memory_order_acquire);
 		if (used > h->chunk_size)
 			used = h->chunk_size;
 		uint32_t rec[4] = {d->slot, d->seq, used, 0};
-		const uint8_t *data = (uint8_t *)h + h->chunks_offset + (uint64_t)list[k].idx * h->chunk_size;
+		const uint8_t *data = (uint8_t *)h + h->chunks_offset + (uint64_t)i * h->chunk_size;
 		if (fwrite(rec, sizeof(rec), 1, rf->spool) != 1 ||
 		    (used && fwrite(data, used, 1, rf->spool) != 1))
 			return gs_errf(err, -EIO, "cannot write spool '%s': %s", rf->spool_path, strerror(errno));
 		atomic_store_explicit(&d->state, GS_CHUNK_FREE, memory_order_release);
 		atomic_fetch_add_explicit(&h->nfree, 1, memory_order_release);
-		rf->spooled++;
+		n++;
 	}
-	return (long)n;
+	return n;
 }
 
 /* Adopt ring files that appeared since the last scan. */
@@ -165,7 +148,6 @@ long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 			return m;
 		moved += m;
 	}
-	d->chunks_moved += (uint64_t)moved;
 	return moved;
 }
 
