@@ -42,8 +42,11 @@ struct gs_tls {
 
 extern GS_HIDDEN __thread struct gs_tls gs_tls;
 extern GS_HIDDEN uint32_t gs_gen;
-/* Nonzero outside a capture range: records are not made (and not counted as lost). */
-extern GS_API _Atomic int gs_paused;
+/* Nonzero outside a capture range: records are not made (and not counted as lost). Hidden,
+ * so the record path reads it directly rather than through the GOT; the CUDA library
+ * switches it with gs_capture_pause. */
+extern GS_HIDDEN _Atomic int gs_paused;
+GS_API void gs_capture_pause(int paused);
 extern GS_HIDDEN uint32_t gs_clock;
 extern GS_HIDDEN struct gs_ring_header *gs_ring;
 

@@ -182,10 +182,10 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 		return;
 	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT) {
 		enable_kinds(1);
-		atomic_store(&gs_paused, 0);
+		gs_capture_pause(0);
 		gs_log("capture range started");
 	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && cb->callbackSite == CUPTI_API_ENTER) {
-		atomic_store(&gs_paused, 1);
+		gs_capture_pause(1);
 		cuptiActivityFlushAll(0);
 		enable_kinds(0);
 		gs_log("capture range stopped");
