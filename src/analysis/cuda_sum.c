@@ -40,7 +40,7 @@ int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
 		if (gs_filter_keep(m, f, k->pid, k->device, k->start))
-			gs_groups_add(&g, gs_model_str(m, k->dname), k->end - k->start);
+			gs_groups_add(&g, gs_model_str(m, gs_kshape(m, k)->dname), k->end - k->start);
 	}
 	gs_groups_finish(&g);
 	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
@@ -62,8 +62,8 @@ int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_fil
 		if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
 			continue;
 		gs_strbuf_reset(&label); /* "grid\tblock\tname": split again below */
-		gs_strbuf_addf(&label, "%d %d %d\t%d %d %d\t%s", k->grid[0], k->grid[1], k->grid[2],
-			       k->block[0], k->block[1], k->block[2], gs_model_str(m, k->dname));
+		gs_strbuf_addf(&label, "%d %d %d\t%d %d %d\t%s", gs_kshape(m, k)->grid[0], gs_kshape(m, k)->grid[1], gs_kshape(m, k)->grid[2],
+			       gs_kshape(m, k)->block[0], gs_kshape(m, k)->block[1], gs_kshape(m, k)->block[2], gs_model_str(m, gs_kshape(m, k)->dname));
 		gs_groups_add(&g, label.buf, k->end - k->start);
 	}
 	gs_strbuf_release(&label);

@@ -59,11 +59,11 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 		for (int32_t r = m->apis.v[k->api].range; r >= 0; r = m->ranges.v[r].parent) {
 			const struct gs_range *rg = &m->ranges.v[r];
 			int n = snprintf(key, sizeof(key), "%u/%u/%d/%d/%u", rg->name, rg->domain, rg->pid,
-					 rg->tid, k->dname);
+					 rg->tid, gs_kshape(m, k)->dname);
 			uint32_t id = gs_intern(&keys, key, (size_t)n);
 			if (id == g.n) {
 				struct group ng = {.range_name = rg->name, .domain = rg->domain,
-						   .kernel = k->dname, .pid = rg->pid, .tid = rg->tid};
+						   .kernel = gs_kshape(m, k)->dname, .pid = rg->pid, .tid = rg->tid};
 				GS_VEC_PUSH(&g, ng);
 			}
 			GS_VEC_PUSH(&g.v[id].durs, k->end - k->start);

@@ -98,18 +98,19 @@ static int dump_cupti(struct dump *d, const struct gs_chunk *c)
 	const char *end = d->json ? "}\n" : "\n";
 	for (size_t i = 0; i < g->kernels.n; i++) {
 		const struct gs_kernel *k = &g->kernels.v[i];
+		const struct gs_kshape *sh = gs_kshape(g, k);
 		head(d, "kernel", k->start);
 		num(d, "dur", k->end - k->start);
 		num(d, "device", k->device);
 		num(d, "stream", k->stream);
 		num(d, "correlation", k->correlation);
 		gs_strbuf_addf(d->sb, d->json ? ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d]" : " grid=%d,%d,%d block=%d,%d,%d",
-			       k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
-		num(d, "registers", k->registers);
-		num(d, "static_smem", k->static_smem);
-		num(d, "dynamic_smem", k->dynamic_smem);
-		num(d, "graph", k->graph_id);
-		sref(d, "name", k->name);
+			       sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0], sh->block[1], sh->block[2]);
+		num(d, "registers", sh->registers);
+		num(d, "static_smem", sh->static_smem);
+		num(d, "dynamic_smem", sh->dynamic_smem);
+		num(d, "graph", sh->graph_id);
+		sref(d, "name", sh->name);
 		gs_strbuf_adds(d->sb, end);
 	}
 	for (size_t i = 0; i < g->copies.n; i++) {

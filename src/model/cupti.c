@@ -16,6 +16,7 @@ struct gs_cupti_names {
 	int32_t *pids;
 	struct gs_u64map *maps; /* pointer -> string id + 1 */
 	size_t n;
+	struct gs_u64map shapes; /* hash of a kernel shape -> index + 1 (collisions probe on) */
 };
 
 static struct gs_u64map *names_of(struct gs_model *m, int32_t pid, int create)
@@ -25,6 +26,7 @@ static struct gs_u64map *names_of(struct gs_model *m, int32_t pid, int create)
 		if (!create)
 			return NULL;
 		t = m->cupti_names = gs_xcalloc(1, sizeof(*t));
+		gs_u64map_init(&t->shapes);
 	}
 	for (size_t i = 0; i < t->n; i++)
 		if (t->pids[i] == pid)
@@ -61,6 +63,7 @@ void gs_cupti_release(struct gs_model *m)
 		return;
 	for (size_t i = 0; i < t->n; i++)
 		gs_u64map_release(&t->maps[i]);
+	gs_u64map_release(&t->shapes);
 	free(t->pids);
 	free(t->maps);
 	free(t);
@@ -72,6 +75,43 @@ static uint32_t cupti_name(struct gs_model *m, int32_t pid, const char *ptr)
 	struct gs_u64map *map = names_of(m, pid, 0);
 	uint32_t *v = map ? gs_u64map_get(map, (uint64_t)(uintptr_t)ptr) : NULL;
 	return v ? *v - 1 : 0;
+}
+
+static int same_shape(const struct gs_kshape *a, const struct gs_kshape *b)
+{
+	return a->name == b->name && !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
+	       !memcmp(a->block, b->block, sizeof(a->block)) && a->registers == b->registers &&
+	       a->static_smem == b->static_smem && a->dynamic_smem == b->dynamic_smem &&
+	       a->graph_id == b->graph_id && a->graph_node == b->graph_node &&
+	       a->launch_type == b->launch_type;
+}
+
+uint32_t gs_model_kshape(struct gs_model *m, const struct gs_kshape *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint64_t v[] = {s->name, (uint64_t)(uint32_t)s->grid[0] << 32 | (uint32_t)s->grid[1],
+			      (uint64_t)(uint32_t)s->grid[2] << 32 | (uint32_t)s->block[0],
+			      (uint64_t)(uint32_t)s->block[1] << 32 | (uint32_t)s->block[2],
+			      (uint64_t)s->registers << 32 | s->static_smem,
+			      (uint64_t)s->dynamic_smem << 32 | s->graph_id, s->graph_node,
+			      s->launch_type};
+	for (size_t i = 0; i < GS_ARRAY_SIZE(v); i++)
+		h = (h ^ v[i]) * 0x100000001b3ull;
+	if (!m->cupti_names) {
+		m->cupti_names = gs_xcalloc(1, sizeof(*m->cupti_names));
+		gs_u64map_init(&m->cupti_names->shapes);
+	}
+	struct gs_u64map *map = &m->cupti_names->shapes;
+	for (;; h++) {
+		uint32_t *at = gs_u64map_get(map, h ? h : 1);
+		if (!at)
+			break;
+		if (same_shape(&m->kshapes.v[*at - 1], s))
+			return *at - 1;
+	}
+	GS_VEC_PUSH(&m->kshapes, *s);
+	gs_u64map_put(map, h ? h : 1, (uint32_t)m->kshapes.n);
+	return (uint32_t)m->kshapes.n - 1;
 }
 
 /* Size of one record of kind k in buffers written by the CUPTI this gpuscope is built with;
@@ -139,15 +179,18 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		case CUPTI_ACTIVITY_KIND_KERNEL:
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 			const CUpti_ActivityKernel10 *k = &r.kernel;
-			struct gs_kernel g = {
-				.start = k->start, .end = k->end, .pid = pid, .device = k->deviceId,
-				.context = k->contextId, .stream = k->streamId,
-				.correlation = k->correlationId, .name = cupti_name(m, pid, k->name),
+			struct gs_kshape sh = {
+				.name = cupti_name(m, pid, k->name),
 				.grid = {k->gridX, k->gridY, k->gridZ},
 				.block = {k->blockX, k->blockY, k->blockZ},
 				.registers = k->registersPerThread, .static_smem = k->staticSharedMemory,
 				.dynamic_smem = k->dynamicSharedMemory, .graph_id = k->graphId,
 				.graph_node = k->graphNodeId, .launch_type = k->launchType,
+			};
+			struct gs_kernel g = {
+				.start = k->start, .end = k->end, .pid = pid, .device = k->deviceId,
+				.context = k->contextId, .stream = k->streamId,
+				.correlation = k->correlationId, .shape = gs_model_kshape(m, &sh),
 			};
 			GS_VEC_PUSH(&m->kernels, g);
 			break;
@@ -301,7 +344,7 @@ void gs_model_sort_gpu(struct gs_model *m)
 
 void gs_model_gpu_clear(struct gs_model *m)
 {
-	m->kernels.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
+	m->kernels.n = m->kshapes.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
 	m->devices.n = m->graphs.n = 0;
 }
 
@@ -309,6 +352,7 @@ void gs_model_gpu_release(struct gs_model *m)
 {
 	gs_cupti_release(m);
 	free(m->kernels.v);
+	free(m->kshapes.v);
 	free(m->copies.v);
 	free(m->memsets.v);
 	free(m->apis.v);
@@ -317,6 +361,6 @@ void gs_model_gpu_release(struct gs_model *m)
 	free(m->devices.v);
 	free(m->graphs.v);
 	gs_model_gpu_clear(m);
-	m->kernels.v = NULL, m->copies.v = NULL, m->memsets.v = NULL, m->apis.v = NULL;
+	m->kernels.v = NULL, m->kshapes.v = NULL, m->copies.v = NULL, m->memsets.v = NULL, m->apis.v = NULL;
 	m->syncs.v = NULL, m->memops.v = NULL, m->devices.v = NULL, m->graphs.v = NULL;
 }

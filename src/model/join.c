@@ -146,13 +146,13 @@ static demangle_fn find_demangler(void)
 
 static void demangle_kernels(struct gs_model *m)
 {
-	if (!m->kernels.n)
+	if (!m->kshapes.n)
 		return;
 	demangle_fn dm = find_demangler();
 	struct gs_u64map done;
 	gs_u64map_init(&done);
-	for (size_t i = 0; i < m->kernels.n; i++) {
-		struct gs_kernel *k = &m->kernels.v[i];
+	for (size_t i = 0; i < m->kshapes.n; i++) {
+		struct gs_kshape *k = &m->kshapes.v[i];
 		uint32_t *v = gs_u64map_get(&done, (uint64_t)k->name + 1);
 		if (v) {
 			k->dname = *v;

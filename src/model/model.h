@@ -81,18 +81,24 @@ enum gs_mem_kind { /* CUpti_ActivityMemoryKind */
 	GS_MEM_ARRAY = 4, GS_MEM_MANAGED = 5, GS_MEM_DEVICE_STATIC = 6, GS_MEM_MANAGED_STATIC = 7,
 };
 
+/* A kernel's launch configuration, shared by every launch that has the same one (interned at
+ * load: a training step launches the same few hundred shapes over and over). */
+struct gs_kshape {
+	uint32_t name;  /* string id of the mangled name */
+	uint32_t dname; /* string id of the demangled name (the mangled one when it cannot be) */
+	int32_t grid[3], block[3];
+	uint32_t registers, static_smem, dynamic_smem;
+	uint32_t graph_id; /* node-level graph tracing: the graph and node that ran it; else 0 */
+	uint64_t graph_node;
+	uint8_t launch_type;
+};
+
 struct gs_kernel {
 	uint64_t start, end;
 	int32_t pid;
 	uint32_t device, context, stream, correlation;
-	uint32_t name; /* string id of the mangled name */
-	int32_t grid[3], block[3];
-	uint32_t registers, static_smem, dynamic_smem;
-	uint32_t graph_id;
-	uint64_t graph_node;
-	uint8_t launch_type;
+	uint32_t shape; /* index into m->kshapes: name and launch configuration */
 	int32_t api;    /* the API call that launched it (index into apis), -1: not recorded */
-	uint32_t dname; /* string id of the demangled name (the mangled one when it cannot be) */
 };
 
 struct gs_copy { /* a memcpy (peer copies too) */
@@ -115,8 +121,9 @@ struct gs_memset {
 struct gs_api {
 	uint64_t start, end;
 	int32_t pid, tid;
-	uint32_t cbid, correlation, result;
-	uint8_t driver; /* 0: runtime API, 1: driver API */
+	uint32_t cbid : 31;
+	uint32_t driver : 1; /* 0: runtime API, 1: driver API */
+	uint32_t correlation, result;
 	int32_t range;  /* innermost push/pop NVTX range open on the calling thread, -1: none */
 };
 
@@ -173,6 +180,7 @@ struct gs_model {
 	uint64_t unmatched;
 
 	GS_VEC(struct gs_kernel) kernels;
+	GS_VEC(struct gs_kshape) kshapes;
 	GS_VEC(struct gs_copy) copies;
 	GS_VEC(struct gs_memset) memsets;
 	GS_VEC(struct gs_api) apis;
@@ -207,12 +215,19 @@ int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data,
 		      struct gs_err *err);
 void gs_model_release(struct gs_model *m);
 
+/* The index of kernel shape s in m->kshapes, added when new (dname is set by the join). */
+uint32_t gs_model_kshape(struct gs_model *m, const struct gs_kshape *s);
 /* Append a copy of s (len bytes) to the string table; returns its id. */
 uint32_t gs_model_add_string(struct gs_model *m, const char *s, size_t len);
 
 static inline const char *gs_model_str(const struct gs_model *m, uint32_t id)
 {
 	return id < m->nstrings ? m->strings[id] : "";
+}
+static inline const struct gs_kshape *gs_kshape(const struct gs_model *m,
+					       const struct gs_kernel *k)
+{
+	return &m->kshapes.v[k->shape];
 }
 const struct gs_thread *gs_model_thread(const struct gs_model *m, int32_t pid, int32_t tid);
 uint64_t gs_model_lost_total(const struct gs_model *m);

@@ -31,8 +31,9 @@ static void api(struct gs_model *m, int32_t tid, uint64_t start, uint32_t corr)
 
 static void kernel(struct gs_model *m, uint32_t corr, uint64_t start, uint64_t dur, uint32_t name)
 {
+	struct gs_kshape sh = {.name = name};
 	struct gs_kernel k = {.start = start, .end = start + dur, .pid = 1, .correlation = corr,
-			      .name = name};
+			      .shape = gs_model_kshape(m, &sh)};
 	GS_VEC_PUSH(&m->kernels, k);
 }
 
@@ -93,8 +94,8 @@ static void test_joins(void **state)
 		assert_int_equal(m.kernels.v[i].api, (int)i);
 	assert_int_equal(m.kernels.v[5].api, -1);
 	/* demangling: _Z2k1v -> k1() when libstdc++ is there; k2 is not mangled and stays */
-	assert_string_equal(m.strings[m.kernels.v[2].dname], "k2");
-	const char *d = m.strings[m.kernels.v[0].dname];
+	assert_string_equal(m.strings[gs_kshape(&m, &m.kernels.v[2])->dname], "k2");
+	const char *d = m.strings[gs_kshape(&m, &m.kernels.v[0])->dname];
 	assert_true(!strcmp(d, "k1()") || !strcmp(d, "_Z2k1v"));
 	gs_model_release(&m);
 }
