@@ -39,6 +39,7 @@ CUDA_LIB_OBJ = $(CUDA_LIB_SRC:%.c=$(BUILD)/pic/%.o)
 BIN      = $(BUILD)/bin/gpuscope
 LIB      = $(BUILD)/lib/libgpuscope-inject.so
 CUDA_LIB = $(BUILD)/lib/libgpuscope-cuda.so
+PRELOAD_LIB = $(BUILD)/lib/libgpuscope-preload.so
 # CUPTI and the driver stub from the CUDA toolkit (headers: $(NVTX_INC)).
 CUDA_LIBDIRS = $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(CUDA_HOME)/extras/CUPTI/lib64)
 CUDA_STUBS = $(firstword $(wildcard $(CUDA_HOME)/lib64/stubs $(CUDA_HOME)/lib/stubs))
@@ -47,7 +48,7 @@ PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 DEPS_OK  = $(BUILD)/.deps-ok
 
-all: $(BIN) $(LIB) $(CUDA_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so
+all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -97,6 +98,13 @@ $(CUDA_LIB): $(CUDA_LIB_OBJ) $(LIB)
 		-L$(CUDA_STUBS) -lcupti -lcuda -Wl,-rpath,'$$ORIGIN' \
 		$(CUDA_LIBDIRS:%=-Wl,-rpath,%) -Wl,--enable-new-dtags
 
+# The exec and CUPTI interposer goes into every process of a CUDA session, whatever they were
+# built with: never sanitized, only libc.
+$(PRELOAD_LIB): src/collector/preload/preload.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) -std=c17 $(WARN) -g -O2 -D_GNU_SOURCE -fPIC -fvisibility=hidden -shared \
+		-Wl,--no-undefined -Wl,-soname,libgpuscope-preload.so -I$(NVTX_INC) -o $@ $< -ldl
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o -lcmocka -lzstd -lz -lm
@@ -135,11 +143,12 @@ demo: all
 bench: all
 	@bash bench/run.sh $(BUILD)
 
-install: $(BIN) $(LIB) $(CUDA_LIB)
+install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpuscope
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-inject.so
 	install -m 755 $(CUDA_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-cuda.so
+	install -m 755 $(PRELOAD_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-preload.so
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

@@ -34,6 +34,9 @@ int gs_emit(const char *path, const struct gs_strbuf *sb);
 int gs_usage_error(const struct gs_command *cmd, const char *fmt, ...) GS_PRINTF(2, 3);
 /* Expand %p %h %q{VAR} %% in an output name. Returns malloc'd string or NULL with why set. */
 char *gs_expand_name(const char *pattern, long pid, const char **why);
+/* A time span: a decimal number with an optional unit (s, the default; ms, us, ns) in the n
+ * bytes at s; "" leaves *ns unchanged. 0 on success, -1 when malformed. */
+int gs_parse_duration(const char *s, size_t n, uint64_t *ns);
 
 extern const struct gs_command gs_cmd_profile, gs_cmd_info, gs_cmd_dump, gs_cmd_stats,
 	gs_cmd_help, gs_cmd_version;

@@ -153,13 +153,16 @@ static int run(int argc, char **argv)
 		{"cuda-api", required_argument, NULL, 'A'},
 		{"cuda-graph-trace", required_argument, NULL, 'G'},
 		{"capture-range", required_argument, NULL, 'c'},
+		{"delay", required_argument, NULL, 'y'},
+		{"duration", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const char *out_pattern = NULL, *trace = NULL, *cuda_api = "diag", *graph_trace = "graph",
 		   *capture = "none";
 	int force = 0, o;
-	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:h", opts)) != -1) {
+	uint64_t delay = 0, duration = 0;
+	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:h", opts)) != -1) {
 		switch (o) {
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
@@ -170,9 +173,23 @@ static int run(int argc, char **argv)
 			cuda_api = optarg;
 			break;
 		case 'c':
-			if (!one_of("--capture-range", optarg, (const char *[]){"none", "cudaProfilerApi", NULL}))
+			if (!strncmp(optarg, "nvtx:", 5)) {
+				if (!optarg[5] || strlen(optarg + 5) > 255)
+					return gs_usage_error(&gs_cmd_profile, "--capture-range=nvtx:NAME needs "
+							      "a range name of 1 to 255 bytes");
+			} else if (!one_of("--capture-range", optarg,
+					   (const char *[]){"none", "cudaProfilerApi", "nvtx:NAME", NULL})) {
 				return 2;
+			}
 			capture = optarg;
+			break;
+		case 'y':
+		case 'd':
+			if (gs_parse_duration(optarg, strlen(optarg), o == 'y' ? &delay : &duration) ||
+			    (o == 'd' && !duration))
+				return gs_usage_error(&gs_cmd_profile, "%s takes a time such as 5, 2.5s or "
+						      "500ms, not '%s'", o == 'y' ? "--delay" : "--duration",
+						      optarg);
 			break;
 		case 'G':
 			if (!one_of("--cuda-graph-trace", optarg, (const char *[]){"graph", "node", NULL}))
@@ -185,6 +202,9 @@ static int run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return gs_usage_error(&gs_cmd_profile, "no program to run");
+	if ((delay || duration) && strcmp(capture, "none"))
+		return gs_usage_error(&gs_cmd_profile, "--delay and --duration cannot be combined with "
+				      "--capture-range");
 	int default_trace = !trace;
 	if (default_trace)
 		trace = "cuda,nvtx";
@@ -220,6 +240,20 @@ static int run(int argc, char **argv)
 		}
 	}
 
+	/* libgpuscope-preload.so, beside it: flushes CUPTI at exec, guards CUPTI (optional) */
+	char *preload = NULL;
+	if (cuda_lib) {
+		size_t n = strlen(cuda_lib);
+		preload = gs_xmalloc(n + 32);
+		memcpy(preload, cuda_lib, n + 1);
+		char *base = strrchr(preload, '/');
+		strcpy(base ? base + 1 : preload, "libgpuscope-preload.so");
+		if (access(preload, R_OK) != 0) {
+			free(preload);
+			preload = NULL;
+		}
+	}
+
 	/* Names without %p are checked before anything runs; with %p, once the pid is known. */
 	char *out = NULL;
 	const char *why = NULL;
@@ -227,16 +261,17 @@ static int run(int argc, char **argv)
 		out = default_name();
 	} else if (!strstr(out_pattern, "%p")) {
 		out = gs_expand_name(out_pattern, 0, &why);
-		if (!out) {
-			free(lib);
-			return gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
-		}
-		out = with_ext(out);
-		if (!force && access(out, F_OK) == 0) {
-			gs_cli_error("'%s' exists (use -f to overwrite it)", out);
+		int rc = 0;
+		if (!out)
+			rc = gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
+		else if ((out = with_ext(out)) && !force && access(out, F_OK) == 0)
+			gs_cli_error("'%s' exists (use -f to overwrite it)", out), rc = 1;
+		if (rc) {
 			free(out);
 			free(lib);
-			return 1;
+			free(cuda_lib);
+			free(preload);
+			return rc;
 		}
 	}
 
@@ -277,6 +312,37 @@ static int run(int argc, char **argv)
 		setenv("GPUSCOPE_CUDA_API", cuda_api, 1);
 		setenv("GPUSCOPE_CUDA_GRAPH_TRACE", graph_trace, 1);
 		setenv("GPUSCOPE_CAPTURE_RANGE", capture, 1);
+		if (delay || duration) { /* one window for every process of the session */
+			char v[32];
+			uint64_t t0 = now_ns(CLOCK_MONOTONIC) + delay;
+			snprintf(v, sizeof(v), "%llu", (unsigned long long)t0);
+			setenv("GPUSCOPE_CAPTURE_START", v, 1);
+			if (duration) {
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)(t0 + duration));
+				setenv("GPUSCOPE_CAPTURE_STOP", v, 1);
+			}
+		}
+		if (preload) { /* after what the user preloads (a sanitizer runtime must be first) */
+			const char *old = getenv("LD_PRELOAD");
+			if (old && *old) {
+				size_t n = strlen(old) + strlen(preload) + 2;
+				char *v = gs_xmalloc(n);
+				snprintf(v, n, "%s:%s", old, preload);
+				setenv("LD_PRELOAD", v, 1);
+			} else {
+				setenv("LD_PRELOAD", preload, 1);
+			}
+			/* a program built with AddressSanitizer refuses to start when a preloaded
+			 * library comes before its runtime; ours intercepts nothing ASan does */
+			const char *asan = getenv("ASAN_OPTIONS");
+			if (!asan || !strstr(asan, "verify_asan_link_order")) {
+				size_t n = (asan ? strlen(asan) : 0) + 32;
+				char *v = gs_xmalloc(n);
+				snprintf(v, n, "%s%sverify_asan_link_order=0", asan ? asan : "",
+					 asan && *asan ? ":" : "");
+				setenv("ASAN_OPTIONS", v, 1);
+			}
+		}
 		setenv("GPUSCOPE_SESSION_DIR", dir, 1);
 		setenv("GPUSCOPE_TRACE", trace, 1);
 		execvp(prog[0], prog);
@@ -319,6 +385,7 @@ static int run(int argc, char **argv)
 		free(out);
 		free(lib);
 		free(cuda_lib);
+		free(preload);
 		return early;
 	}
 
@@ -435,6 +502,7 @@ static int run(int argc, char **argv)
 	free(out);
 	free(lib);
 	free(cuda_lib);
+	free(preload);
 	free(session);
 	return code;
 }
@@ -451,8 +519,11 @@ const struct gs_command gs_cmd_profile = {
 	"                           memsets, syncs, stream waits, allocations, graph launches)\n"
 	"                           all, or none (GPU activity only, the cheapest)\n"
 	"      --cuda-graph-trace=L graph (default: one record per graph launch) or node\n"
-	"  -c, --capture-range=R    none (default) or cudaProfilerApi: record only between\n"
-	"                           cudaProfilerStart and cudaProfilerStop (CUDA and NVTX)\n"
+	"  -c, --capture-range=R    none (default); cudaProfilerApi: record only between\n"
+	"                           cudaProfilerStart and cudaProfilerStop; nvtx:NAME: only\n"
+	"                           while an NVTX range named NAME is open (CUDA and NVTX)\n"
+	"      --delay=T            record nothing for the first T (5, 2.5s, 500ms)\n"
+	"      --duration=T         stop recording T after it started; PROGRAM runs on\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

@@ -38,6 +38,9 @@ struct gs_tls {
 	 * levels as GS_LEVEL_UNTRACKED */
 	uint16_t depth_dom[GS_DEPTH_SLOTS];
 	uint16_t depth[GS_DEPTH_SLOTS];
+	/* --capture-range=nvtx:NAME: the push/pop range that opened the capture on this thread
+	 * (level + 1 and domain), so its pop closes it; 0: none */
+	uint16_t cap_level1, cap_domain;
 };
 
 extern GS_HIDDEN __thread struct gs_tls gs_tls;
@@ -47,6 +50,16 @@ extern GS_HIDDEN uint32_t gs_gen;
  * switches it with gs_capture_pause. */
 extern GS_HIDDEN _Atomic int gs_paused;
 GS_API void gs_capture_pause(int paused);
+/* capture.c: start (on = 1) or stop recording, telling the CUDA library through its hook. */
+GS_API void gs_capture_switch(int on);
+/* The CUDA library's hook (on: enable CUPTI's kinds; off: flush and disable); returns whether
+ * recording is on now. */
+GS_API int gs_capture_set_hook(void (*hook)(int on));
+GS_HIDDEN void gs_capture_configure(const char *range, const char *start, const char *stop);
+GS_HIDDEN void gs_capture_window_arm(void);
+GS_HIDDEN int gs_capture_name_is(const char *s, size_t len);
+extern GS_HIDDEN int gs_capture_nvtx;
+extern GS_HIDDEN _Atomic uint64_t gs_capture_end_id;
 extern GS_HIDDEN uint32_t gs_clock;
 extern GS_HIDDEN struct gs_ring_header *gs_ring;
 

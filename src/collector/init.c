@@ -122,6 +122,7 @@ static void on_fork_child(void)
 				      gs_cfg.max_threads) == 0) {
 		gs_gen = next ? next : 1;
 		gs_nvtx_replay_registry();
+		gs_capture_window_arm();
 	}
 }
 
@@ -150,9 +151,8 @@ static void init_once(void)
 	gs_cfg.cuda_api_all = !strcmp(env_GPUSCOPE_CUDA_API, "all");
 	gs_cfg.cuda_api_none = !strcmp(env_GPUSCOPE_CUDA_API, "none");
 	gs_cfg.cuda_graph_node = !strcmp(env_GPUSCOPE_CUDA_GRAPH_TRACE, "node");
-	gs_cfg.capture_profiler_api = !strcmp(env_GPUSCOPE_CAPTURE_RANGE, "cudaProfilerApi");
-	if (gs_cfg.capture_profiler_api)
-		atomic_store(&gs_paused, 1); /* until cudaProfilerStart */
+	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
+			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
 	if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
 			 gs_cfg.max_threads) != 0)

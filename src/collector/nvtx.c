@@ -345,6 +345,36 @@ static inline uint16_t *depth_of(struct gs_tls *t, uint16_t domain)
 	return NULL;
 }
 
+/* --capture-range=nvtx:NAME: whether a range's message is NAME (slow path: only while paused
+ * and watching). */
+static GS_NOINLINE int capture_matches(const struct msg *m)
+{
+	if (m->ascii)
+		return gs_capture_name_is(m->ascii, strnlen(m->ascii, 256));
+	if (m->wide) {
+		char buf[1024];
+		int trunc;
+		size_t n = wide_to_utf8(m->wide, buf, sizeof(buf), &trunc);
+		return gs_capture_name_is(buf, n);
+	}
+	int hit = 0;
+	if (m->flags & GS_RAWF_REGNAME) {
+		gs_nvtx_lock();
+		for (struct gs_regstr *r = regstrs; r; r = r->next)
+			if (r->id == m->ext.regname) {
+				hit = gs_capture_name_is(r->text, strlen(r->text));
+				break;
+			}
+		gs_nvtx_unlock();
+	}
+	return hit;
+}
+
+static inline int capture_watching(void)
+{
+	return GS_UNLIKELY(atomic_load_explicit(&gs_paused, memory_order_relaxed)) && gs_capture_nvtx;
+}
+
 static inline int push(uint16_t domain, struct msg *m)
 {
 	uint64_t ts = gs_clock_now();
@@ -356,6 +386,10 @@ static inline int push(uint16_t domain, struct msg *m)
 		level = *d;
 		if (*d < GS_LEVEL_UNTRACKED - 1)
 			stored = (*d)++;
+	}
+	if (capture_watching() && stored < GS_LEVEL_UNTRACKED && capture_matches(m)) {
+		t->cap_level1 = (uint16_t)(stored + 1), t->cap_domain = domain;
+		gs_capture_switch(1);
 	}
 	emit_named(t, GS_RAW_PUSH, domain, stored, ts, NULL, m);
 	LEAVE(t);
@@ -376,6 +410,11 @@ static inline int pop(uint16_t domain)
 		stored = level < 0 ? GS_LEVEL_UNMATCHED : (uint16_t)level;
 	}
 	emit_plain(t, GS_RAW_POP, domain, stored, ts, NULL);
+	if (GS_UNLIKELY(t->cap_level1) && level >= 0 && t->cap_domain == domain &&
+	    t->cap_level1 == (uint16_t)(level + 1)) {
+		t->cap_level1 = 0;
+		gs_capture_switch(0);
+	}
 	LEAVE(t);
 	return level;
 }
@@ -387,6 +426,10 @@ static inline nvtxRangeId_t start(uint16_t domain, struct msg *m)
 	if (t->gen != gs_gen && gs_gen) /* attach first so the id carries the slot */
 		gs_rec_slow(t, 0);
 	uint64_t id = t->next_id ? t->next_id++ : 0;
+	if (id && capture_watching() && capture_matches(m)) {
+		atomic_store_explicit(&gs_capture_end_id, id, memory_order_relaxed);
+		gs_capture_switch(1);
+	}
 	if (id)
 		emit_named(t, GS_RAW_START, domain, 0, ts, &id, m);
 	else
@@ -401,6 +444,10 @@ static inline void end(uint16_t domain, nvtxRangeId_t id)
 	ENTER(t, );
 	uint64_t v = id;
 	emit_plain(t, GS_RAW_END, domain, 0, ts, &v);
+	if (GS_UNLIKELY(v && atomic_load_explicit(&gs_capture_end_id, memory_order_relaxed) == v)) {
+		atomic_store_explicit(&gs_capture_end_id, 0, memory_order_relaxed);
+		gs_capture_switch(0);
+	}
 	LEAVE(t);
 }
 

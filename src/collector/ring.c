@@ -19,11 +19,6 @@ GS_HIDDEN uint32_t gs_gen;
 GS_HIDDEN struct gs_ring_header *gs_ring;
 GS_HIDDEN _Atomic int gs_paused;
 
-void gs_capture_pause(int paused)
-{
-	atomic_store(&gs_paused, paused);
-}
-
 static size_t ring_bytes;
 static pthread_key_t exit_key;
 static int exit_key_ok;

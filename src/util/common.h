@@ -9,6 +9,7 @@
 #define GS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GS_NOINLINE __attribute__((noinline))
 #define GS_ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
 #define GS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GS_MAX(a, b) ((a) > (b) ? (a) : (b))

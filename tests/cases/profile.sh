@@ -3,7 +3,7 @@
 echo "profile:"
 cd "$T" || exit 1
 
-stats_csv() { $GS stats --format csv -o "$2" "$1" 2>/dev/null; }
+stats_csv() { $GS stats -r nvtx_sum --format csv -o "$2" "$1" 2>/dev/null; }
 field() { csv_field "$1" "$2" "$3"; }
 
 # nested ranges on 4 threads, thread names
@@ -24,7 +24,7 @@ has "threads: main named" "(nvtx: main)" "$info"
 has "threads: exit status" "exit status: 0" "$info"
 levels=$($GS dump threads.gst | grep -c 'name="inner".*level=1')
 eq "threads: inner ranges at level 1" 800 "$levels"
-$GS stats --format json threads.gst >threads.json
+$GS stats -r nvtx_sum --format json threads.gst >threads.json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(r["Instances"] for r in d)==1201; assert abs(sum(r["Time (%)"] for r in d)-100)<0.5' threads.json
 eq "threads: json stats valid" 0 $?
 $GS dump --format jsonl threads.gst >threads.jsonl
@@ -151,6 +151,44 @@ between "sleep_30ms avg" 30000000 34000000 "$(field sleep.csv :sleep_30ms 'Avg (
 between "outer_50ms avg" 50000000 56000000 "$(field sleep.csv :outer_50ms 'Avg (ns)')"
 between "inner_20ms avg" 20000000 23000000 "$(field sleep.csv :inner_20ms 'Avg (ns)')"
 eq "sleep counts" "5 3 2 2" "$(field sleep.csv :sleep_10ms Instances) $(field sleep.csv :sleep_30ms Instances) $(field sleep.csv :outer_50ms Instances) $(field sleep.csv :inner_20ms Instances)"
+
+# capture ranges and windows on the same program: nvtx:NAME keeps what happens while a range
+# of that name is open; --duration stops after the first 10 ms ranges (done by ~50 ms), well
+# before the outer ranges start (>= 140 ms); --delay skips them
+$GS profile -o cap -c nvtx:outer_50ms "$P/nvtx_sleep" 2>/dev/null; eq "capture nvtx: exit 0" 0 $?
+$GS stats -r nvtx_sum --format csv -o cap.csv cap.gst 2>/dev/null
+eq "capture nvtx:outer_50ms: the two outer ranges and what they hold, nothing else" "2 2 ||" \
+	"$(field cap.csv :outer_50ms Instances) $(field cap.csv :inner_20ms Instances) $(field cap.csv :sleep_10ms Instances)|$(field cap.csv :sleep_30ms Instances)|"
+$GS profile -o capno -c nvtx:no_such_range "$P/nvtx_sleep" 2>/dev/null; eq "capture nvtx, range never opened: exit 0" 0 $?
+has "capture nvtx, range never opened: no ranges" "nvtx ranges (push/pop)    0" "$($GS info capno.gst)"
+$GS profile -o dur --duration 100ms "$P/nvtx_sleep" 2>/dev/null; eq "--duration: exit 0" 0 $?
+$GS stats -r nvtx_sum --format csv -o dur.csv dur.gst 2>/dev/null
+eq "--duration 100ms: the first ranges, not the late ones" "5|" "$(field dur.csv :sleep_10ms Instances)|$(field dur.csv :outer_50ms Instances)"
+$GS profile -o del --delay 0.1 "$P/nvtx_sleep" 2>/dev/null; eq "--delay: exit 0" 0 $?
+$GS stats -r nvtx_sum --format csv -o del.csv del.gst 2>/dev/null
+eq "--delay 0.1: the late ranges, not the first ones" "2 2|" "$(field del.csv :outer_50ms Instances) $(field del.csv :inner_20ms Instances)|$(field del.csv :sleep_10ms Instances)"
+$GS profile -o bad --delay 1 -c cudaProfilerApi true >/dev/null 2>&1; eq "--delay with --capture-range: usage error" 2 $?
+$GS profile -o bad --duration 0 true >/dev/null 2>&1; eq "--duration 0: usage error" 2 $?
+$GS profile -o bad -c nvtx: true >/dev/null 2>&1; eq "--capture-range=nvtx: without a name: usage error" 2 $?
+
+# libgpuscope-preload.so: gpuscope puts it in LD_PRELOAD with --trace cuda, after the user's;
+# its CUPTI guard refuses a foreign library once gpuscope owns CUPTI (one warning), lets the
+# owner through; its exec wrappers run the owner's hook first
+PL=$(dirname "$GS")/../lib/libgpuscope-preload.so
+out=$($GS profile -o pre -t cuda,nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
+has "preload: in LD_PRELOAD with --trace cuda" "libgpuscope-preload.so" "$out"
+out=$(LD_PRELOAD=/nonexistent-first.so $GS profile -f -o pre -t cuda,nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
+has "preload: after the user's LD_PRELOAD" "/nonexistent-first.so:" "$out"
+out=$($GS profile -f -o pre -t nvtx -- sh -c 'echo "[$LD_PRELOAD]"' 2>/dev/null)
+eq "preload: not with --trace nvtx" "[]" "$out"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
+out=$(LD_PRELOAD=$PL "$P/preload_guard" foreign 2>pg.err)
+eq "preload guard: foreign CUPTI calls refused (MULTIPLE_SUBSCRIBERS)" "subscribe 39 enable 39 again 39" "$out"
+eq "preload guard: one warning naming the caller" "1 1" "$(grep -c 'called cuptiSubscribe, but gpuscope holds CUPTI' pg.err) $(grep -c 'preload_guard' pg.err)"
+out=$(LD_PRELOAD=$PL "$P/preload_guard" owner 2>pg.err)
+eq "preload guard: the owner's calls pass through (no CUPTI here)" "subscribe 15 enable 15 again 15|" "$out|$(cat pg.err)"
+out=$(LD_PRELOAD=$PL "$P/preload_guard" exec 2>&1)
+eq "preload exec: the hook runs before exec" "hook after" "$(echo $out)"
 
 # cut traces: every prefix still opens, flagged incomplete; a flipped byte is reported
 size=$(stat -c %s sleep.gst); okcut=1

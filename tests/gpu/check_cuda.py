@@ -108,6 +108,12 @@ elif case == "exec":
     pre = sum("pre_exec" in n for n in names)
     post = sum("post_exec" in n for n in names)
     check("4 kernels after exec", post == 4, "pre %d post %d" % (pre, post))
-    check("3 kernels before exec (open gap: CUPTI buffers are not flushed at exec yet)", pre == 3, "pre %d" % pre)
+    check("3 kernels before exec (flushed at exec by libgpuscope-preload.so)", pre == 3, "pre %d" % pre)
+elif case == "phases":  # the whole run
+    names = [k["name"] for k in kernels]
+    check("1 warm + 16 tick kernels", (sum("warm" in n for n in names), sum("tick" in n for n in names)) == (1, 16), str(names)[:300])
+elif case in ("phases_nvtx", "phases_window"):  # -c nvtx:measure; --delay 2 --duration 2
+    names = [k["name"] for k in kernels]
+    check("exactly the 7 tick kernels of the middle phase", len(names) == 7 and all("tick" in n for n in names), str(names)[:300])
 print("%s: %d passed, %d failed" % (case, passed, failed))
 sys.exit(1 if failed else 0)

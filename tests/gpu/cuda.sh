@@ -18,7 +18,8 @@ pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" \
 	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" "alloc ./alloc" \
 	"fork ./fork_workers" "fork_after ./fork_workers after" "exec ./exec_child" \
-	"profiler_range --capture-range=cudaProfilerApi ./profiler_range"; do
+	"profiler_range --capture-range=cudaProfilerApi ./profiler_range" "phases ./phases" \
+	"phases_nvtx --capture-range=nvtx:measure ./phases" "phases_window --delay=2 --duration=2 ./phases"; do
 	set -- $spec
 	c=$1; shift
 	opts=()
@@ -30,6 +31,18 @@ for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams 
 	p=$(tail -1 "$T/$c.check" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 	pass=$((pass + ${p% *})); fail=$((fail + ${p#* }))
 done
+# torch.profiler inside a process gpuscope records: one warning naming it, the script unchanged
+"$GS" profile -f -o "$T/second" python3 tests/gpu/torch_second_user.py >"$T/second.out" 2>"$T/second.err"
+rc=$?
+n=$("$GS" stats -r cuda_gpu_kern_sum --format json "$T/second.gst" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); rows=j["rows"] if isinstance(j, dict) else j; print(sum(r["Instances"] for r in rows))')
+w=$(grep -c "holds CUPTI in this process" "$T/second.err")
+echo "# second CUPTI user: rc $rc, warnings $w, gpuscope kernels $n; $(tr '\n' ' ' <"$T/second.out")"
+grep "holds CUPTI" "$T/second.err" | head -1
+if [ "$rc" = 0 ] && [ "$w" = 1 ] && grep -q "adds 20" "$T/second.out" && grep -q done "$T/second.out" && [ "${n:-0}" -ge 21 ]; then
+	echo "  ok   second CUPTI user: script unchanged, one warning, gpuscope keeps its kernels"; pass=$((pass + 1))
+else
+	echo "  FAIL second CUPTI user"; tail -5 "$T/second.err"; fail=$((fail + 1))
+fi
 "$GS" info "$T/threads.gst" | sed -n '/events:/,/lost records/p'
 "$GS" info "$T/copies.gst" | sed -n '/devices:/,/^$/p'
 [ -n "${OUT:-}" ] && cp "$T/copies.gst" "$T/spin.gst" "$OUT/" 2>/dev/null

@@ -17,7 +17,7 @@ echo "torch nvtx:"
 want=$($GS profile -o "$T/torch" python3 tests/gpu/torch_nvtx.py 2>"$T/torch.err" | tail -1)
 eq "torch: script ran" 0 $?
 cat "$T/torch.err" | tail -2
-$GS stats --format csv -o "$T/torch.csv" "$T/torch.gst"
+$GS stats -r nvtx_sum --format csv -o "$T/torch.csv" "$T/torch.gst"
 for r in step forward backward; do
 	eq "torch: range_push $r" "$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['$r'])" "$want")" "$(csv_field "$T/torch.csv" ":$r" Instances)"
 done

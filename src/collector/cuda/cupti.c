@@ -11,6 +11,8 @@
  * shared core: configuration, rings, registry) and libcupti; with no undefined symbols, as
  * the driver silently skips an injection library that has any. */
 #include <cupti.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -171,6 +173,17 @@ static void enable_kinds(int on)
 	}
 }
 
+/* Capture ranges (capture.c decides when): CUPTI's kinds are on only inside them, and what
+ * was recorded inside is flushed before they go off. */
+static void capture_hook(int on)
+{
+	if (!active)
+		return;
+	if (!on)
+		cuptiActivityFlushAll(0);
+	enable_kinds(on);
+}
+
 /* --capture-range=cudaProfilerApi: record between cudaProfilerStart and cudaProfilerStop (the
  * runtime calls reach the driver's cuProfilerStart/Stop, so watching the driver suffices). */
 static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -180,16 +193,20 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 	const CUpti_CallbackData *cb = data;
 	if (!active || domain != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
-	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT) {
-		enable_kinds(1);
-		gs_capture_pause(0);
-		gs_log("capture range started");
-	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && cb->callbackSite == CUPTI_API_ENTER) {
-		gs_capture_pause(1);
-		cuptiActivityFlushAll(0);
-		enable_kinds(0);
-		gs_log("capture range stopped");
-	}
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT)
+		gs_capture_switch(1);
+	else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && cb->callbackSite == CUPTI_API_ENTER)
+		gs_capture_switch(0);
+}
+
+/* Before the process image is replaced (exec, seen by libgpuscope-preload.so): what CUPTI
+ * still holds would be lost with the image. Only in the process that set CUPTI up, never in
+ * a fork or vfork child sharing its memory. */
+static pid_t owner_pid;
+static void before_exec(void)
+{
+	if (active && getpid() == owner_pid)
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 static void warn(const char *msg)
@@ -245,15 +262,24 @@ GS_EXPORT int InitializeInjection(void)
 		goto out;
 	}
 	active = 1;
+	owner_pid = getpid();
+	/* full buffers reach the ring within a second, so long runs drain as they go */
+	cuptiActivityFlushPeriod(1000);
 	if (gs_cfg.capture_profiler_api) {
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 		gs_log("waiting for cudaProfilerStart");
-	} else {
-		enable_kinds(1);
 	}
+	if (gs_capture_set_hook(capture_hook))
+		enable_kinds(1);
 	atexit(flush_at_exit);
 	pthread_atfork(NULL, NULL, in_fork_child);
+	/* libgpuscope-preload.so, when gpuscope preloaded it: flush before an exec, and keep
+	 * other CUPTI users from taking CUPTI over from under us */
+	void (*own)(const void *, void (*)(void)) =
+		(void (*)(const void *, void (*)(void)))(uintptr_t)dlsym(RTLD_DEFAULT, "gs_preload_own_cupti");
+	if (own)
+		own((const void *)(uintptr_t)InitializeInjection, before_exec);
 	gs_log("recording CUDA through CUPTI %u", version);
 out:
 	errno = saved;
