@@ -1,12 +1,24 @@
-"""gpu_overhead.py: one process of the GPU overhead bench: time a workload's steps.
+"""gpu_overhead.py: one process of the GPU overhead bench: time the steps of each workload,
+alternating blocks without and with recording in the same process (off, on, off, on, ...), so
+that the process-to-process spread of this machine (bimodal: some processes run 1.5x slower
+than others throughout) cancels out.
 
-usage: gpu_overhead.py WORKLOAD VARIANT   (VARIANT: none | gpuscope | torch)
-Runs warm-up steps, then STEPS timed steps, and prints {"workload", "variant", "step_ms":
-median}. "gpuscope" means the process runs under `gpuscope profile` (the caller does that);
-"torch" wraps the timed steps in torch.profiler (CPU + CUDA activities).
-Workloads: mlp (launch-bound: a 6-layer MLP of width 256, batch 1, 50 forward passes per
-step), item (a small matmul chain with a .item() host sync per iteration, 50 per step),
-resnet50 (inference, batch 16, random weights)."""
+usage: gpu_overhead.py VARIANT [WORKLOAD...]   (VARIANT: none | floor | gpuscope | torch)
+For each workload: WARM warm-up steps, then BLOCKS pairs of blocks of STEPS timed steps;
+prints one line per workload, {"workload", "variant", "off_ms", "on_ms"}: the medians of the
+step times in the off and in the on blocks. Recording is switched on with
+torch.cuda.profiler.start()/stop() (cudaProfilerStart/Stop) for "floor" and "gpuscope" (the
+caller runs the process under the floor's injection library or under `gpuscope profile
+--capture-range=cudaProfilerApi`), and by entering torch.profiler (CPU + CUDA activities)
+for "torch"; "none" calls cudaProfilerStart/Stop with no tool attached (the control: on and
+off should agree).
+Workloads (default all four):
+  mlp       launch-bound: a 6-layer MLP of width 256, batch 1, 50 forward passes per step;
+  item      a small matmul chain with a .item() host sync per iteration, 50 per step;
+  resnet50  inference, batch 16, random weights;
+  loader    DataLoader-bound training: 2 worker processes make 64 images of 3x64x64 per batch
+            on the CPU (random + normalise + flip), pinned; a small CNN trains on them
+            (forward, backward, SGD step) per step."""
 import json
 import statistics
 import sys
@@ -15,46 +27,77 @@ import time
 import torch
 import torchvision
 
-workload, variant = sys.argv[1], sys.argv[2]
+variant = sys.argv[1]
+workloads = sys.argv[2:] or ["mlp", "item", "resnet50", "loader"]
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
+WARM, STEPS, BLOCKS = 10, 15, 4
 
-if workload == "mlp":
-    layers = []
-    for _ in range(6):
-        layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
-    model = torch.nn.Sequential(*layers).to(dev).eval()
-    x = torch.randn(1, 256, device=dev)
 
-    def step():
-        with torch.no_grad():
+class Images(torch.utils.data.Dataset):
+    def __len__(self):
+        return 1 << 30
+
+    def __getitem__(self, i):
+        g = torch.Generator().manual_seed(i)
+        img = torch.rand(3, 64, 64, generator=g)
+        img = ((img - 0.5) / 0.25).flip(2)
+        return img, i % 10
+
+
+def make(workload):
+    if workload == "mlp":
+        layers = []
+        for _ in range(6):
+            layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
+        model = torch.nn.Sequential(*layers).to(dev).eval()
+        x = torch.randn(1, 256, device=dev)
+
+        def step():
+            with torch.no_grad():
+                for _ in range(50):
+                    model(x)
+        return step
+    if workload == "item":
+        a = torch.randn(128, 128, device=dev)
+
+        def step():
+            s = 0.0
             for _ in range(50):
+                s += (a @ a).sum().item()
+            return s
+        return step
+    if workload == "resnet50":
+        model = torchvision.models.resnet50().to(dev).eval()
+        x = torch.randn(16, 3, 224, 224, device=dev)
+
+        def step():
+            with torch.no_grad():
                 model(x)
-elif workload == "item":
-    a = torch.randn(128, 128, device=dev)
+        return step
+    if workload == "loader":
+        loader = torch.utils.data.DataLoader(Images(), batch_size=64, num_workers=2,
+                                             pin_memory=True, persistent_workers=True)
+        it = iter(loader)
+        model = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
+            torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(),
+            torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(64, 10)).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        loss_fn = torch.nn.CrossEntropyLoss()
 
-    def step():
-        s = 0.0
-        for _ in range(50):
-            s += (a @ a).sum().item()
-        return s
-elif workload == "resnet50":
-    model = torchvision.models.resnet50().to(dev).eval()
-    x = torch.randn(16, 3, 224, 224, device=dev)
-
-    def step():
-        with torch.no_grad():
-            model(x)
-else:
+        def step():
+            x, y = next(it)
+            x, y = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
+            loss = loss_fn(model(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        return step
     sys.exit("unknown workload " + workload)
 
-WARM, STEPS = 10, 30
-for _ in range(WARM):
-    step()
-torch.cuda.synchronize()
 
-
-def timed():
+def timed(step):
     out = []
     for _ in range(STEPS):
         t = time.perf_counter()
@@ -64,10 +107,21 @@ def timed():
     return out
 
 
-if variant == "torch":
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-        times = timed()
-else:
-    times = timed()
-print(json.dumps({"workload": workload, "variant": variant, "step_ms": statistics.median(times)}))
+for w in workloads:
+    step = make(w)
+    for _ in range(WARM):
+        step()
+    torch.cuda.synchronize()
+    off, on = [], []
+    for _ in range(BLOCKS):
+        off += timed(step)
+        if variant == "torch":
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+                on += timed(step)
+        else:
+            torch.cuda.profiler.start()
+            on += timed(step)
+            torch.cuda.profiler.stop()
+    print(json.dumps({"workload": w, "variant": variant, "off_ms": statistics.median(off),
+                      "on_ms": statistics.median(on)}), flush=True)

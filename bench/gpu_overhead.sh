@@ -1,53 +1,74 @@
 #!/usr/bin/env bash
-# bench/gpu_overhead.sh: what recording costs a PyTorch step on the GPU machine. For each
-# workload, processes of the variants run interleaved (none, floor (gpuscope recording GPU
-# activity only), gpuscope default, torch.profiler, none, ...), REPS of each; the table gives the median of the per-process median step times, the
-# spread, and the time each profiler adds. Appends to bench/RESULTS.md.
-#   usage: bench/gpu_overhead.sh [BUILD_DIR]   (env: REPS=5 WORKLOADS="mlp item resnet50")
+# bench/gpu_overhead.sh: what recording costs a PyTorch step on the GPU machine. Processes of
+# the variants run interleaved (none, floor, gpuscope, torch.profiler, none, ...), REPS of
+# each; every process runs all workloads, alternating blocks of steps without and with
+# recording (bench/gpu_overhead.py). The floor is bench/cupti_floor.c: CUPTI recording kernels,
+# copies and memsets and nothing else. Per process, the added time is the median step time of
+# its "on" blocks minus that of its "off" blocks, as a fraction of "off"; the table gives the
+# median over processes (min..max) for each variant, and gpuscope's added fraction over the
+# floor's and over torch.profiler's. Appends to bench/RESULTS.md.
+#   usage: bench/gpu_overhead.sh [BUILD_DIR]   (env: REPS=10 WORKLOADS="mlp item resnet50 loader")
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
 GS=$PWD/$BUILD/bin/gpuscope
-REPS=${REPS:-5}
+REPS=${REPS:-10}
+WL=${WORKLOADS:-mlp item resnet50 loader}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
-for w in ${WORKLOADS:-mlp item resnet50}; do
-	for _ in $(seq "$REPS"); do
-		python3 bench/gpu_overhead.py "$w" none 2>/dev/null | tail -1 >>"$T/$w.none"
-		"$GS" profile -f -o "$T/run" -t cuda --cuda-api=none python3 bench/gpu_overhead.py "$w" gpuscope 2>/dev/null |
-			tail -1 >>"$T/$w.floor"
-		"$GS" profile -f -o "$T/run" python3 bench/gpu_overhead.py "$w" gpuscope 2>/dev/null | tail -1 >>"$T/$w.gpuscope"
-		python3 bench/gpu_overhead.py "$w" torch 2>/dev/null | tail -1 >>"$T/$w.torch"
-	done
+cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
+	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
+for _ in $(seq "$REPS"); do
+	python3 bench/gpu_overhead.py none $WL 2>/dev/null >>"$T/none"
+	CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py floor $WL 2>>"$T/floor.err" >>"$T/floor"
+	"$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py gpuscope $WL 2>>"$T/gs.err" >>"$T/gpuscope"
+	python3 bench/gpu_overhead.py torch $WL 2>/dev/null >>"$T/torch"
 done
-python3 - "$T" "$REPS" ${WORKLOADS:-mlp item resnet50} <<'PY' | tee "$T/table.md"
+echo "floor records per process: $(grep -o 'cupti_floor: [0-9]* records' "$T/floor.err" | head -3 | xargs)"
+grep -i "gpuscope: wrote" "$T/gs.err" | tail -1
+python3 - "$T" $WL <<'PY' | tee "$T/table.md"
 import json, statistics, sys
-d, reps, ws = sys.argv[1], sys.argv[2], sys.argv[3:]
-print("| workload | no profiler | floor: gpuscope -t cuda --cuda-api=none | gpuscope (default) | torch.profiler | floor adds | gpuscope adds | torch.profiler adds | gpuscope / floor (added) | gpuscope / torch.profiler (added) |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+d, ws = sys.argv[1], sys.argv[2:]
+add, off = {}, {}
+for var in ("none", "floor", "gpuscope", "torch"):
+    for l in open("%s/%s" % (d, var)):
+        if l.startswith("{"):
+            r = json.loads(l)
+            add.setdefault((r["workload"], var), []).append(r["on_ms"] / r["off_ms"] - 1)
+            off.setdefault(r["workload"], []).append(r["off_ms"])
+print("| workload | step, recording off (median, min..max over all processes) | control: none (on vs off) | floor: CUPTI kernels+copies adds | gpuscope (default) adds | torch.profiler adds | gpuscope / floor (added) | gpuscope / torch.profiler (added) |")
+print("|---|---|---|---|---|---|---|---|")
 for w in ws:
     v = {}
     for var in ("none", "floor", "gpuscope", "torch"):
-        xs = [json.loads(l)["step_ms"] for l in open("%s/%s.%s" % (d, w, var)) if l.strip()]
+        xs = add.get((w, var), [])
         v[var] = (statistics.median(xs), min(xs), max(xs)) if xs else (float("nan"),) * 3
-    base = v["none"][0]
-    add_f, add_g, add_t = v["floor"][0] - base, v["gpuscope"][0] - base, v["torch"][0] - base
-    cell = lambda t: "%.3f ms (%.3f..%.3f)" % t
+    o = off.get(w, [float("nan")])
+    cell = lambda t: "%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in t)
     ratio = lambda a, b: "%.2f" % (a / b) if b > 0 else "n/a"
-    print("| %s | %s | %s | %s | %s | %+.1f%% | %+.1f%% | %+.1f%% | %s | %s |" % (
-        w, cell(v["none"]), cell(v["floor"]), cell(v["gpuscope"]), cell(v["torch"]),
-        100 * add_f / base, 100 * add_g / base, 100 * add_t / base, ratio(add_g, add_f),
-        ratio(add_g, add_t)))
+    print("| %s | %.3f ms (%.3f..%.3f) | %s | %s | %s | %s | %s | %s |" % (
+        w, statistics.median(o), min(o), max(o), cell(v["none"]), cell(v["floor"]),
+        cell(v["gpuscope"]), cell(v["torch"]), ratio(v["gpuscope"][0], v["floor"][0]),
+        ratio(v["gpuscope"][0], v["torch"][0])))
 PY
 {
 	echo
 	echo "## $(date -u +%Y-%m-%d): recording overhead on PyTorch steps (H200)"
 	echo
 	echo "Machine: the lent nvidia-h200 ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1);"
-	echo "$(python3 -c 'import torch; print("torch", torch.__version__)')). Command: \`bench/gpu_overhead.sh\`: per workload,"
-	echo "$REPS processes of each variant, interleaved; each process times 30 steps after 10 warm-up"
-	echo "steps and reports their median; the table shows the median over processes (min..max)."
-	echo "gpuscope runs with its defaults (cuda,nvtx; diagnosis set of API calls; graph-level)."
+	echo "$(python3 -c 'import torch; print("torch", torch.__version__)')). Command: \`bench/gpu_overhead.sh\`:"
+	echo "$REPS processes of each variant, interleaved; each process runs the workloads ($WL):"
+	echo "10 warm-up steps, then 4 pairs of blocks of 15 steps, recording off then on (switched with"
+	echo "cudaProfilerStart/Stop; torch.profiler entered and left); per process, the added time is"
+	echo "the median step of the on blocks over that of the off blocks; the table shows the median"
+	echo "over processes (min..max). Floor: bench/cupti_floor.c (CUPTI kernels, copies, memsets into"
+	echo "heap buffers, dropped). gpuscope: defaults (cuda,nvtx; diagnosis set of API calls;"
+	echo "graph-level) with --capture-range=cudaProfilerApi."
 	echo
 	cat "$T/table.md"
 } >>bench/RESULTS.md
-[ -n "${OUT:-}" ] && cp bench/RESULTS.md "$OUT/RESULTS.md"
+if [ -n "${OUT:-}" ]; then
+	cp bench/RESULTS.md "$OUT/RESULTS.md"
+	mkdir -p "$OUT/overhead" && cp "$T"/none "$T"/floor "$T"/gpuscope "$T"/torch "$OUT/overhead/"
+fi
+exit 0
