@@ -4,10 +4,33 @@
  * Built and loaded by bench/gpu_overhead.sh (CUDA_INJECTION64_PATH); not part of gpuscope.
  * Like gpuscope --capture-range=cudaProfilerApi, it records only between cudaProfilerStart and
  * cudaProfilerStop, so the bench compares steps with and without recording in one process.
- * At exit it prints "cupti_floor: N records" on stderr. */
+ * At exit it prints "cupti_floor: N records" on stderr.
+ *
+ * FLOOR_API chooses how API calls of the diagnosis set (the calls gpuscope records by default:
+ * launches, copies, memsets, synchronization, stream waits, allocation, graph launches) are
+ * timed on top, to compare the two ways CUPTI offers: unset, none; "activity", CUPTI's API
+ * activity records (cuptiActivityEnableRuntimeApi/DriverApi, what gpuscope does); "callback",
+ * the callback API, timing enter and exit with the TSC into a per-thread buffer, as a
+ * recorder of its own would. */
 #include <cupti.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+static const char *const diag[] = {
+	"cudaLaunch", "cudaMemcpy", "cudaMemset", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+	"cudaEventSynchronize", "cudaStreamWaitEvent", "cudaStreamQuery", "cudaEventQuery",
+	"cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaGraphLaunch", "cudaDeviceReset",
+	"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuCtxSynchronize",
+	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemAlloc", "cuMemFree",
+	"cuMemHostAlloc", NULL,
+};
+static int api_mode; /* 0 none, 1 activity, 2 callback */
+static unsigned long long api_calls;
+struct api_rec { unsigned long long start, end; unsigned cbid, corr; };
+static __thread struct api_rec ring[2048];
+static __thread unsigned ring_at;
 
 static unsigned long long records;
 
@@ -30,11 +53,41 @@ static void CUPTIAPI complete(CUcontext c, uint32_t s, uint8_t *buf, size_t size
 static void at_exit(void)
 {
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	fprintf(stderr, "cupti_floor: %llu records\n", records);
+	fprintf(stderr, "cupti_floor: %llu records, %llu timed API calls (callback)\n", records, api_calls);
 }
+
+static int is_diag(const char *name)
+{
+	for (const char *const *p = diag; *p; p++)
+		if (!strncmp(name, *p, strlen(*p)))
+			return 1;
+	return 0;
+}
+
+static void api(CUpti_SubscriberHandle sub, int on)
+{
+	for (int d = 0; d < 2; d++) {
+		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+		unsigned n = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+		for (unsigned id = 1; id < n; id++) {
+			const char *name = NULL;
+			if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name || !is_diag(name))
+				continue;
+			if (api_mode == 1)
+				(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, (uint8_t)on);
+			else if (d || (id != CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 &&
+				       id != CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000))
+				cuptiEnableCallback((uint32_t)on, sub, dom, id);
+		}
+	}
+}
+
+static CUpti_SubscriberHandle sub;
 
 static void kinds(int on)
 {
+	if (api_mode)
+		api(sub, on);
 	static const CUpti_ActivityKind k[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 					       CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 	for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++)
@@ -44,7 +97,21 @@ static void kinds(int on)
 static void CUPTIAPI on_api(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
 {
 	const CUpti_CallbackData *cb = data;
-	(void)u, (void)d;
+	(void)u;
+	if (d == CUPTI_CB_DOMAIN_DRIVER_API && id != CUPTI_DRIVER_TRACE_CBID_cuProfilerStart &&
+	    id != CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
+		d = CUPTI_CB_DOMAIN_RUNTIME_API; /* fall into the timing path below */
+	if (d == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			*cb->correlationData = __rdtsc();
+		} else {
+			struct api_rec *r = &ring[ring_at++ & 2047];
+			r->start = *cb->correlationData, r->end = __rdtsc();
+			r->cbid = id, r->corr = cb->correlationId;
+			__atomic_fetch_add(&api_calls, 1, __ATOMIC_RELAXED);
+		}
+		return;
+	}
 	if (id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT) {
 		kinds(1);
 	} else if (id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && cb->callbackSite == CUPTI_API_ENTER) {
@@ -55,7 +122,8 @@ static void CUPTIAPI on_api(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id
 
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-	CUpti_SubscriberHandle sub;
+	const char *m = getenv("FLOOR_API");
+	api_mode = !m ? 0 : !strcmp(m, "activity") ? 1 : !strcmp(m, "callback") ? 2 : 0;
 	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS ||
 	    cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS)
 		return 1;
