@@ -46,9 +46,11 @@ CUDA_STUBS = $(firstword $(wildcard $(CUDA_HOME)/lib64/stubs $(CUDA_HOME)/lib/st
 UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
+GEN_TRACE = $(BUILD)/bench/gen_trace
 DEPS_OK  = $(BUILD)/.deps-ok
 
-all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so
+all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
+	$(GEN_TRACE)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -125,6 +127,11 @@ $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
 
+# The load benchmark's trace generator: writes real CUPTI records through the format's writers.
+$(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -lz -lm
+
 # libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) $(BUILD)/gen/cupti_runtime_names.h \
@@ -143,6 +150,9 @@ demo: all
 bench: all
 	@bash bench/run.sh $(BUILD)
 
+bench-load: $(BIN) $(GEN_TRACE)
+	@bash bench/load.sh $(BUILD)
+
 install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpuscope
@@ -153,7 +163,7 @@ install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB)
 clean:
 	rm -rf build build-asan build-clang build-fuzz
 
-.PHONY: all test demo bench install clean fuzz
+.PHONY: all test demo bench bench-load install clean fuzz
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

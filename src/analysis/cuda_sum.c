@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/strbuf.h"
+#include "gpu_ops.h"
 #include "groups.h"
 #include "reports.h"
 
@@ -99,31 +100,13 @@ int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
 		const struct gs_api *a = &m->apis.v[i];
 		if (!gs_filter_keep(m, f, a->pid, -1, a->start))
 			continue;
-		const char *n = gs_cuda_api_name(a->cbid, a->driver);
-		if (!n)
-			snprintf(name, sizeof(name), "%s API %u", a->driver ? "driver" : "runtime", a->cbid);
-		else
-			snprintf(name, sizeof(name), "%s", n);
-		char *v = strrchr(name, '_'); /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
-		if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9')
-			*v = '\0';
+		gs_api_base_name(a, name, sizeof(name)); /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
 		gs_groups_add(&g, name, a->end - a->start);
 	}
 	gs_groups_finish(&g);
 	gs_groups_time_table(&g, out, "cuda_api_sum", "CUDA API Summary", api_cols);
 	gs_groups_release(&g);
 	return 0;
-}
-
-static const char *copy_op(unsigned kind)
-{
-	static const char *const n[] = {
-		"[CUDA memcpy Unknown]", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]",
-		"[CUDA memcpy HtoA]",    "[CUDA memcpy AtoH]", "[CUDA memcpy AtoA]",
-		"[CUDA memcpy AtoD]",    "[CUDA memcpy DtoA]", "[CUDA memcpy DtoD]",
-		"[CUDA memcpy HtoH]",    "[CUDA memcpy PtoP]",
-	};
-	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : n[0];
 }
 
 /* The memcpy/memset groups; by bytes when bytes is set, else by duration. */
@@ -134,7 +117,7 @@ static void mem_groups(const struct gs_model *m, const struct gs_filter *f, int 
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
 		if (gs_filter_keep(m, f, c->pid, c->device, c->start))
-			gs_groups_add(g, copy_op(c->kind), bytes ? c->bytes : c->end - c->start);
+			gs_groups_add(g, gs_copy_op_name(c->kind), bytes ? c->bytes : c->end - c->start);
 	}
 	for (size_t i = 0; i < m->memsets.n; i++) {
 		const struct gs_memset *s = &m->memsets.v[i];

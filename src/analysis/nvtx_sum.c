@@ -50,12 +50,11 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		const struct gs_range *r = &m->ranges.v[i];
 		if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
 			continue;
-		int se = (r->flags & GS_RANGE_STARTEND) != 0;
-		/* string ids are < 2^31 (the loader's limit), so the key is exact and never 0 */
-		uint64_t key = (((uint64_t)r->name << 33) | ((uint64_t)r->domain << 1) | (uint64_t)se) + 1;
+		uint64_t key = gs_range_group_key(r);
 		uint32_t *k = gs_u64map_get(&idx, key);
 		if (!k) {
-			struct group ng = {.name = r->name, .domain = r->domain, .startend = se};
+			struct group ng = {.name = r->name, .domain = r->domain,
+					   .startend = (r->flags & GS_RANGE_STARTEND) != 0};
 			GS_VEC_PUSH(&g, ng);
 			gs_u64map_put(&idx, key, (uint32_t)(g.n - 1));
 			k = gs_u64map_get(&idx, key);

@@ -14,6 +14,14 @@ const struct gs_report_def gs_reports[] = {
 	{"cuda_gpu_mem_time_sum", "GPU memcpy and memset time per operation", gs_report_cuda_gpu_mem_time_sum},
 	{"cuda_gpu_mem_size_sum", "GPU memcpy and memset bytes (MB) per operation", gs_report_cuda_gpu_mem_size_sum},
 	{"gpu_util", "GPU busy time (union of kernels, copies, memsets) over wall time, per device", gs_report_gpu_util},
+	{"cuda_gpu_trace", "Every kernel, memcpy and memset in start order, with its launch shape or bytes", gs_report_cuda_gpu_trace},
+	{"cuda_kern_exec_sum", "Kernel launch phases: API, queue, kernel and total time per launching thread and kernel", gs_report_cuda_kern_exec_sum},
+	{"nvtx_gpu_proj_sum", "NVTX ranges projected onto the GPU: first to last GPU operation they launched", gs_report_nvtx_gpu_proj_sum},
+	{"launch_sum", "Kernel launch statistics (HTA): launch call time, launch delay, short kernels, outliers", gs_report_launch_sum},
+	{"stream_sum", "GPU work per stream: busy time and time overlapped with other streams", gs_report_stream_sum},
+	{"memory_sum", "CUDA memory per process, device and kind: allocations, peak and final bytes in use", gs_report_memory_sum},
+	{"memory_timeline", "CUDA memory in use over ten equal slices of time, from the first allocation on", gs_report_memory_timeline},
+	{"step_sum", "Each step's wall time split into kernel, copy, set, sync wait, API and idle time", gs_report_step_sum},
 };
 const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
 

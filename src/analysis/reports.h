@@ -43,12 +43,38 @@ int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_fi
 				    struct gs_table *out, struct gs_err *err);
 int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
+int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f,
+			     struct gs_table *out, struct gs_err *err);
+int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filter *f,
+				 struct gs_table *out, struct gs_err *err);
+int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err);
+/* HTA's kernel launch statistics (launch_sum.c). */
+int gs_report_launch_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+			 struct gs_err *err);
+int gs_report_stream_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+			 struct gs_err *err);
+/* CUDA memory in use (memory.c). */
+int gs_report_memory_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+			 struct gs_err *err);
+int gs_report_memory_timeline(const struct gs_model *m, const struct gs_filter *f,
+			      struct gs_table *out, struct gs_err *err);
+/* Steps (the model's step table, or the whole run) and where their time went (step_sum.c). */
+int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is
  * the GPU of GPU work, or -1 for CPU-side records (which --device leaves out). */
 int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, int64_t device,
 		   uint64_t start);
+/* The key that groups ranges by name, domain and style (push/pop or start/end) as nsys does;
+ * never 0. String ids are < 2^31 (the loader's limit), so the key is exact. */
+static inline uint64_t gs_range_group_key(const struct gs_range *r)
+{
+	uint64_t se = (r->flags & GS_RANGE_STARTEND) != 0;
+	return (((uint64_t)r->name << 33) | ((uint64_t)r->domain << 1) | se) + 1;
+}
 static inline int gs_filter_range(const struct gs_model *m, const struct gs_filter *f,
 				  const struct gs_range *r)
 {

@@ -26,6 +26,28 @@ union gs_cell *gs_table_row(struct gs_table *t)
 	return row;
 }
 
+void gs_cell_set_none(const struct gs_table *t, union gs_cell *row, size_t c)
+{
+	switch (t->cols[c].type) {
+	case GS_COL_INT:
+	case GS_COL_NS:
+	case GS_COL_BYTES: row[c].i = GS_CELL_NONE; break;
+	case GS_COL_STR: free(row[c].s); row[c].s = NULL; break;
+	default: row[c].f = NAN; break;
+	}
+}
+
+int gs_cell_is_none(enum gs_cell_type type, const union gs_cell *c)
+{
+	switch (type) {
+	case GS_COL_INT:
+	case GS_COL_NS:
+	case GS_COL_BYTES: return c->i == GS_CELL_NONE;
+	case GS_COL_STR: return c->s == NULL;
+	default: return isnan(c->f);
+	}
+}
+
 void gs_table_release(struct gs_table *t)
 {
 	for (size_t r = 0; r < t->nrows; r++)

@@ -1,6 +1,8 @@
 /* table.h: the result of a report: typed columns and rows of cells, rendered elsewhere.
  * Invariants: every row has ncols cells; string cells are owned by the table; analysis code
- * fills tables and never prints; render code prints tables and never computes. */
+ * fills tables and never prints; render code prints tables and never computes. A cell may be
+ * empty (the column does not apply to the row): GS_CELL_NONE in an integer column, NaN in a
+ * float one, NULL in a text one; it renders as nothing (null in JSON numbers). */
 #ifndef GS_ANALYSIS_TABLE_H
 #define GS_ANALYSIS_TABLE_H
 
@@ -13,6 +15,8 @@ enum gs_cell_type {
 	GS_COL_PCT,   /* percentage with one decimal */
 	GS_COL_STR,   /* text, left-aligned */
 	GS_COL_FLOAT3, /* three decimals, right-aligned (MB columns) */
+	GS_COL_NS,     /* integer nanoseconds: as GS_COL_INT, but the overview shows "12.3 ms" */
+	GS_COL_BYTES,  /* integer bytes: as GS_COL_INT, but the overview shows "1.5 MiB" */
 };
 
 struct gs_column {
@@ -40,6 +44,10 @@ void gs_table_init(struct gs_table *t, const char *name, const char *title,
 		   const struct gs_column *cols, size_t ncols);
 /* Appends a row and returns its cells (zeroed). */
 union gs_cell *gs_table_row(struct gs_table *t);
+/* Empty cells: set cell c of row to empty, as its column's type marks it; test for it. */
+#define GS_CELL_NONE INT64_MIN
+void gs_cell_set_none(const struct gs_table *t, union gs_cell *row, size_t c);
+int gs_cell_is_none(enum gs_cell_type type, const union gs_cell *c);
 void gs_table_release(struct gs_table *t);
 
 /* Summary statistics of a sample, as the nsys summary reports show them. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../format/events.h"
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
@@ -47,8 +48,8 @@ struct pending { /* one start/end range seen from one side so far */
 };
 
 struct evbuf {
-	struct gs_strbuf data;
-	uint64_t count, base, prev, total;
+	struct gs_evbuild b;
+	uint64_t total;
 };
 
 struct slot_state {
@@ -87,42 +88,18 @@ static uint32_t sid(struct ctx *c, const void *s, size_t n)
 
 static void flush_strings(struct ctx *c)
 {
-	size_t n = c->strings.count;
-	if (c->strings_written == n)
-		return;
-	gs_strbuf_reset(&c->tmp);
-	gs_put_varint(&c->tmp, c->strings_written);
-	gs_put_varint(&c->tmp, n - c->strings_written);
-	for (size_t i = c->strings_written; i < n; i++) {
-		gs_put_varint(&c->tmp, gs_intern_len(&c->strings, (uint32_t)i));
-		gs_strbuf_add(&c->tmp, gs_intern_str(&c->strings, (uint32_t)i),
-			      gs_intern_len(&c->strings, (uint32_t)i));
-	}
-	gs_writer_chunk(&c->w, GS_CHUNK_STRINGS, c->tmp.buf, c->tmp.len, 1);
-	c->strings_written = n;
+	gs_writer_strings(&c->w, &c->strings, c->strings_written);
+	c->strings_written = c->strings.count;
 }
 
 static void flush_events(struct ctx *c, uint32_t slot)
 {
 	struct evbuf *b = &c->slots[slot].out;
-	if (!b->count)
+	if (!b->b.count)
 		return;
 	struct gs_ring_slot *s = (struct gs_ring_slot *)((uint8_t *)c->h + c->h->slots_offset) + slot;
 	flush_strings(c);
-	gs_strbuf_reset(&c->tmp);
-	gs_put_varint(&c->tmp, (uint64_t)c->h->pid);
-	gs_put_varint(&c->tmp, (uint64_t)atomic_load(&s->tid));
-	gs_put_varint(&c->tmp, b->count);
-	gs_put_varint(&c->tmp, b->base);
-	gs_strbuf_add(&c->tmp, b->data.buf, b->data.len);
-	gs_writer_chunk(&c->w, GS_CHUNK_EVENTS, c->tmp.buf, c->tmp.len, 1);
-	gs_strbuf_reset(&b->data);
-	b->count = 0;
-}
-
-static void put(struct gs_strbuf *sb, uint64_t v)
-{
-	gs_put_varint(sb, v);
+	gs_evbuild_flush(&b->b, &c->w, (uint64_t)c->h->pid, (uint64_t)atomic_load(&s->tid));
 }
 
 /* Append one event to slot's buffer. end_tid is for start/end ranges ended elsewhere. */
@@ -130,33 +107,19 @@ static void emit(struct ctx *c, uint32_t slot, int kind, const struct open_range
 		 uint32_t end_tid)
 {
 	struct evbuf *b = &c->slots[slot].out;
-	if (!b->data.buf)
-		gs_strbuf_init(&b->data);
-	if (!b->count)
-		b->base = b->prev = r->start;
-	uint8_t flags = r->flags;
-	if (r->domain)
-		flags |= GS_EVF_DOMAIN;
-	put(&b->data, (uint64_t)kind | (uint64_t)flags << 2);
-	put(&b->data, gs_zigzag((int64_t)(r->start - b->prev)));
-	b->prev = r->start;
-	if (kind == GS_EV_RANGE && !(flags & GS_EVF_OPEN))
-		put(&b->data, end >= r->start ? end - r->start : 0);
-	put(&b->data, r->name);
-	if (flags & GS_EVF_DOMAIN)
-		put(&b->data, r->domain);
-	if (flags & GS_EVF_ATTR) {
-		put(&b->data, r->attr.category);
-		put(&b->data, r->attr.color);
-		put(&b->data, r->attr.payload_type);
-		put(&b->data, r->attr.payload);
-	}
-	if (kind == GS_EV_RANGE)
-		put(&b->data, (flags & GS_EVF_STARTEND) ? end_tid : r->level);
-	b->count++;
+	if (!b->b.data.buf)
+		gs_evbuild_init(&b->b);
+	const struct gs_event e = {
+		.kind = (unsigned)kind, .flags = r->flags, .start = r->start,
+		.dur = end >= r->start ? end - r->start : 0, .name = r->name, .domain = r->domain,
+		.category = r->attr.category, .color = r->attr.color,
+		.payload_type = r->attr.payload_type, .payload = r->attr.payload,
+		.last = (r->flags & GS_EVF_STARTEND) ? end_tid : r->level,
+	};
+	gs_evbuild_add(&b->b, &e);
 	b->total++;
 	c->st->events++;
-	if (b->data.len >= FLUSH_BYTES)
+	if (b->b.data.len >= FLUSH_BYTES)
 		flush_events(c, slot);
 }
 
@@ -540,11 +503,8 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 		}
 	if (count) {
 		flush_strings(c);
-		gs_strbuf_reset(&c->tmp);
-		gs_put_varint(&c->tmp, (uint64_t)h->pid);
-		gs_put_varint(&c->tmp, count);
-		gs_strbuf_add(&c->tmp, names.buf, names.len);
-		gs_writer_chunk(&c->w, GS_CHUNK_CUPTI_NAMES, c->tmp.buf, c->tmp.len, 1);
+		const uint64_t head[] = {(uint64_t)h->pid, count};
+		gs_writer_chunk_head(&c->w, GS_CHUNK_CUPTI_NAMES, head, 2, names.buf, names.len, 1);
 	}
 	gs_strbuf_release(&names);
 
@@ -561,11 +521,8 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 		}
 		if (!pc->used)
 			continue;
-		gs_strbuf_reset(&c->tmp);
-		gs_put_varint(&c->tmp, (uint64_t)h->pid);
-		gs_put_varint(&c->tmp, h->cupti_version);
-		gs_strbuf_add(&c->tmp, data, pc->used);
-		gs_writer_chunk(&c->w, GS_CHUNK_CUPTI_RAW, c->tmp.buf, c->tmp.len, 1);
+		const uint64_t head[] = {(uint64_t)h->pid, h->cupti_version};
+		gs_writer_chunk_head(&c->w, GS_CHUNK_CUPTI_RAW, head, 2, data, pc->used, 1);
 		c->st->cupti_buffers++;
 	}
 	free(buf);
@@ -738,7 +695,7 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 
 	for (uint32_t s = 0; s < h->nslots; s++) {
 		free(c->slots[s].stack.v);
-		gs_strbuf_release(&c->slots[s].out.data);
+		gs_evbuild_release(&c->slots[s].out.b);
 	}
 	free(c->slots);
 	c->slots = NULL;

@@ -64,6 +64,17 @@ static char *find_inject_lib(void)
 	return realpath(path, NULL);
 }
 
+/* The file named name in the folder of path (malloc'd). */
+static char *sibling(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(name);
+	char *s = gs_xmalloc(dir + n + 1);
+	memcpy(s, path, dir);
+	memcpy(s + dir, name, n + 1);
+	return s;
+}
+
 static int check_sources(const struct gs_command *cmd, const char *list)
 {
 	char *copy = gs_xstrdup(list), *save = NULL;
@@ -220,11 +231,7 @@ static int run(int argc, char **argv)
 	}
 	char *cuda_lib = NULL;
 	if (strstr(trace, "cuda")) {
-		size_t n = strlen(lib);
-		cuda_lib = gs_xmalloc(n + 32);
-		memcpy(cuda_lib, lib, n + 1);
-		char *base = strrchr(cuda_lib, '/');
-		strcpy(base ? base + 1 : cuda_lib, "libgpuscope-cuda.so");
+		cuda_lib = sibling(lib, "libgpuscope-cuda.so");
 		if (access(cuda_lib, R_OK) != 0) {
 			if (default_trace) { /* a build without CUDA: record what it can */
 				free(cuda_lib);
@@ -243,11 +250,7 @@ static int run(int argc, char **argv)
 	/* libgpuscope-preload.so, beside it: flushes CUPTI at exec, guards CUPTI (optional) */
 	char *preload = NULL;
 	if (cuda_lib) {
-		size_t n = strlen(cuda_lib);
-		preload = gs_xmalloc(n + 32);
-		memcpy(preload, cuda_lib, n + 1);
-		char *base = strrchr(preload, '/');
-		strcpy(base ? base + 1 : preload, "libgpuscope-preload.so");
+		preload = sibling(lib, "libgpuscope-preload.so");
 		if (access(preload, R_OK) != 0) {
 			free(preload);
 			preload = NULL;

@@ -1,9 +1,14 @@
-/* cmd-stats.c: `gpuscope stats`: run reports from the report table over a trace's model. */
+/* cmd-stats.c: `gpuscope stats`: run reports from the report table over a trace's model, or
+ * without --report print the one-screen overview. Console tables fit the terminal and have
+ * colour when standard output is one (and NO_COLOR is not set). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "../analysis/overview.h"
 #include "../analysis/reports.h"
 #include "../format/gst.h"
 #include "cli.h"
@@ -19,41 +24,39 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* One time of --time: a decimal number with an optional unit; "" stays *ns unchanged. */
-static int parse_time(const char *s, size_t n, uint64_t *ns)
-{
-	char buf[64];
-	if (!n)
-		return 0;
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	char *end;
-	errno = 0;
-	double x = strtod(buf, &end);
-	double scale = 1e9;
-	if (!strcmp(end, "ms"))
-		scale = 1e6;
-	else if (!strcmp(end, "us"))
-		scale = 1e3;
-	else if (!strcmp(end, "ns"))
-		scale = 1;
-	else if (*end && strcmp(end, "s"))
-		return -1;
-	if (errno || end == buf || !(x >= 0) || x * scale > 1.8e19)
-		return -1;
-	*ns = (uint64_t)(x * scale + 0.5);
-	return 0;
-}
-
 static int parse_window(const char *s, uint64_t *t0, uint64_t *t1)
 {
 	const char *colon = strchr(s, ':');
-	if (!colon || parse_time(s, (size_t)(colon - s), t0) ||
-	    parse_time(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
+	if (!colon || gs_parse_duration(s, (size_t)(colon - s), t0) ||
+	    gs_parse_duration(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
 		return -1;
 	return 0;
+}
+
+/* How console tables look on standard output: COLUMNS (when set to a number) or the terminal's
+ * width bounds them; colour only on a terminal, without NO_COLOR (https://no-color.org) and
+ * with a TERM other than dumb; "..." for the ellipsis unless the locale is UTF-8. A file
+ * (--output) gets neither a width nor colour. */
+static void console_opts(const char *out, struct gs_render_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *lc = getenv("LC_ALL");
+	if (!lc || !*lc)
+		lc = getenv("LC_CTYPE");
+	if (!lc || !*lc)
+		lc = getenv("LANG");
+	o->ascii = !lc || !(strcasestr(lc, "utf-8") || strcasestr(lc, "utf8"));
+	if (out && strcmp(out, "-"))
+		return;
+	int tty = isatty(STDOUT_FILENO);
+	const char *cols = getenv("COLUMNS"), *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+	uint64_t v;
+	struct winsize ws;
+	if (cols && !parse_u64(cols, &v) && v > 0 && v < 100000)
+		o->width = (unsigned)v;
+	else if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		o->width = ws.ws_col;
+	o->color = tty && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
 }
 
 static int run(int argc, char **argv)
@@ -65,10 +68,11 @@ static int run(int argc, char **argv)
 		{"pid", required_argument, NULL, 'p'},
 		{"time", required_argument, NULL, 'T'},
 		{"device", required_argument, NULL, 'd'},
+		{"step", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *reports = "nvtx_sum", *out = NULL;
+	const char *reports = NULL, *out = NULL, *step = NULL; /* no reports: the overview */
 	int fmt = GS_FMT_TABLE, o;
 	struct gs_filter f = {0};
 	uint64_t v;
@@ -93,6 +97,11 @@ static int run(int argc, char **argv)
 						      optarg);
 			break;
 		case 'r': reports = optarg; break;
+		case 'S':
+			if (!*optarg)
+				return gs_usage_error(&gs_cmd_stats, "--step takes a range name");
+			step = optarg;
+			break;
 		case 'o': out = optarg; break;
 		case 'f':
 			fmt = gs_format_parse(optarg, 1u << GS_FMT_TABLE | 1u << GS_FMT_CSV | 1u << GS_FMT_JSON);
@@ -106,7 +115,7 @@ static int run(int argc, char **argv)
 	if (optind != argc - 1)
 		return gs_usage_error(&gs_cmd_stats, optind >= argc ? "no trace given" : "one trace at a time");
 	/* Check every report name before loading anything. */
-	char *list = strdup(reports), *save = NULL;
+	char *list = gs_xstrdup(reports ? reports : ""), *save = NULL;
 	const struct gs_report_def *defs[64];
 	size_t n = 0;
 	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
@@ -137,6 +146,13 @@ static int run(int argc, char **argv)
 	else if (!m.complete)
 		gs_cli_warn("'%s' is incomplete (the recording was cut short); reporting what it holds",
 			    m.path);
+	if (!gs_model_steps(&m, step) && step) {
+		gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')",
+			     step, m.path, m.path);
+		gs_model_steps_release(&m);
+		gs_model_release(&m);
+		return 1;
+	}
 	uint64_t lost = gs_model_lost_total(&m);
 	if (lost)
 		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s')",
@@ -145,6 +161,19 @@ static int run(int argc, char **argv)
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
 	int rc = 0;
+	struct gs_render_opts ro;
+	console_opts(out, &ro);
+	if (!reports) {
+		struct gs_table sec[GS_OVERVIEW_SECTIONS];
+		if (gs_overview(&m, &f, sec, &err) < 0) {
+			gs_cli_error("%s", err.msg);
+			rc = 1;
+		} else {
+			gs_render_overview(sec, GS_OVERVIEW_SECTIONS, (enum gs_format)fmt, &ro, &sb);
+			for (size_t i = 0; i < GS_OVERVIEW_SECTIONS; i++)
+				gs_table_release(&sec[i]);
+		}
+	}
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "{");
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -162,7 +191,7 @@ static int run(int argc, char **argv)
 			gs_strbuf_addf(&sb, " ** %s (%s):\n\n", t.title, t.name);
 			gs_strbuf_addf(&sb, "%s holds no data for this report.\n", m.path);
 		} else {
-			gs_render_table(&t, (enum gs_format)fmt, &sb);
+			gs_render_table_opts(&t, (enum gs_format)fmt, &ro, &sb);
 		}
 		if (fmt == GS_FMT_JSON && n > 1 && sb.len && sb.buf[sb.len - 1] == '\n')
 			sb.buf[--sb.len] = '\0';
@@ -173,6 +202,7 @@ static int run(int argc, char **argv)
 	if (!rc)
 		rc = gs_emit(out, &sb);
 	gs_strbuf_release(&sb);
+	gs_model_steps_release(&m);
 	gs_model_release(&m);
 	return rc;
 }
@@ -180,15 +210,20 @@ static int run(int argc, char **argv)
 const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
 	"Summary tables like nsys stats.",
-	"  -r, --report R[,R...]    reports to run (default: nvtx_sum): nvtx_sum, nvtx_kern_sum,\n"
-	"                           cuda_gpu_kern_sum, cuda_gpu_kern_gb_sum, cuda_api_sum,\n"
-	"                           cuda_gpu_mem_time_sum,\n"
-	"                           cuda_gpu_mem_size_sum, gpu_util\n"
+	"  -r, --report R[,R...]    reports to run (default: an overview of the trace):\n"
+	"                           nsys's: nvtx_sum, nvtx_kern_sum, nvtx_gpu_proj_sum,\n"
+	"                           cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_kern_gb_sum,\n"
+	"                           cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum,\n"
+	"                           cuda_gpu_trace, cuda_kern_exec_sum; gpuscope's: step_sum,\n"
+	"                           gpu_util, stream_sum, launch_sum, memory_sum,\n"
+	"                           memory_timeline\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"
 	"                           (1.5s:2s, 200ms:, :3s; units s, ms, us, ns; default s)\n"
 	"      --device D           only GPU work on device D (CPU-side reports become empty)\n"
+	"      --step NAME          steps are the ranges named NAME (default: ProfilerStep#N\n"
+	"                           ranges, else the whole run)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               show this help\n",
 };

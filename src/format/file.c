@@ -11,6 +11,8 @@
 #include <zstd.h>
 
 #include "../util/alloc.h"
+#include "../util/intern.h"
+#include "../util/varint.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -101,6 +103,35 @@ int gs_writer_chunk(struct gs_writer *w, uint16_t type, const void *data, size_t
 	return w->failed ? -w->failed : 0;
 }
 
+int gs_writer_chunk_head(struct gs_writer *w, uint16_t type, const uint64_t *head, size_t nhead,
+			 const void *body, size_t len, int compress)
+{
+	gs_grow((void **)&w->tmp, &w->tmpcap, nhead * GS_VARINT_MAX + len, 1);
+	uint8_t *p = w->tmp;
+	for (size_t i = 0; i < nhead; i++)
+		p = gs_varint_put(p, head[i]);
+	if (len)
+		memcpy(p, body, len);
+	return gs_writer_chunk(w, type, w->tmp, (size_t)(p - w->tmp) + len, compress);
+}
+
+int gs_writer_strings(struct gs_writer *w, const struct gs_intern *in, size_t first)
+{
+	if (first >= in->count)
+		return 0;
+	size_t need = 2 * GS_VARINT_MAX;
+	for (size_t i = first; i < in->count; i++)
+		need += GS_VARINT_MAX + in->lens[i];
+	gs_grow((void **)&w->tmp, &w->tmpcap, need, 1);
+	uint8_t *p = gs_varint_put(gs_varint_put(w->tmp, first), in->count - first);
+	for (size_t i = first; i < in->count; i++) {
+		p = gs_varint_put(p, in->lens[i]);
+		memcpy(p, in->strs[i], in->lens[i]);
+		p += in->lens[i];
+	}
+	return gs_writer_chunk(w, GS_CHUNK_STRINGS, w->tmp, (size_t)(p - w->tmp), 1);
+}
+
 int gs_writer_close(struct gs_writer *w, const char *path, struct gs_err *err)
 {
 	int rc = 0;
@@ -114,18 +145,43 @@ int gs_writer_close(struct gs_writer *w, const char *path, struct gs_err *err)
 		rc = gs_errf(err, -w->failed, "cannot write '%s': %s", path, strerror(w->failed));
 	ZSTD_freeCCtx(w->zctx);
 	free(w->zbuf);
+	free(w->tmp);
 	memset(w, 0, sizeof(*w));
 	return rc;
 }
 
+/* Read n bytes at off into dst: from the image, or from the file; the bytes read. */
+static size_t fetch(struct gs_reader *r, void *dst, uint64_t off, size_t n)
+{
+	if (off >= r->size)
+		return 0;
+	if (n > r->size - off)
+		n = (size_t)(r->size - off);
+	if (r->file) {
+		memcpy(dst, r->file + off, n);
+		return n;
+	}
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(r->fd, (uint8_t *)dst + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	return got;
+}
+
 static int check_header(struct gs_reader *r, struct gs_err *err)
 {
-	if (r->size < GS_FILE_HEADER_SIZE || memcmp(r->file, GS_FILE_MAGIC, 8) != 0)
+	uint8_t h[GS_FILE_HEADER_SIZE];
+	if (fetch(r, h, 0, sizeof(h)) < sizeof(h) || memcmp(h, GS_FILE_MAGIC, 8) != 0)
 		return gs_errf(err, -EINVAL, "'%s' is not a gpuscope trace (no GPUSCOPE header at byte 0)",
 			       r->path);
-	r->major = get16(r->file + 8);
-	r->minor = get16(r->file + 10);
-	uint32_t hs = get32(r->file + 12);
+	r->major = get16(h + 8);
+	r->minor = get16(h + 10);
+	uint32_t hs = get32(h + 12);
 	if (r->major != GS_FILE_MAJOR)
 		return gs_errf(err, -EINVAL,
 			       "'%s' is trace format %u.%u; this gpuscope reads %u.x (upgrade gpuscope)",
@@ -142,7 +198,8 @@ int gs_reader_open_mem(struct gs_reader *r, const char *name, const uint8_t *dat
 {
 	memset(r, 0, sizeof(*r));
 	r->path = name;
-	r->file = (uint8_t *)data;
+	r->file = data;
+	r->fd = -1;
 	r->size = size;
 	return check_header(r, err);
 }
@@ -151,6 +208,7 @@ int gs_reader_open(struct gs_reader *r, const char *path, struct gs_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->path = path;
+	r->fd = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
@@ -162,25 +220,13 @@ int gs_reader_open(struct gs_reader *r, const char *path, struct gs_err *err)
 		close(fd);
 		return gs_errf(err, -EINVAL, "'%s' is not a regular file", path);
 	}
-	size_t cap = (size_t)st.st_size, n = 0;
-	uint8_t *buf = gs_xmalloc(cap + 1);
-	while (n < cap) {
-		ssize_t k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	r->file = buf;
-	r->size = n;
-	r->owned = 1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	r->fd = fd;
+	r->size = (size_t)st.st_size;
 	int rc = check_header(r, err);
 	if (rc) {
-		free(buf);
-		r->file = NULL;
-		r->owned = 0;
+		close(fd);
+		r->fd = -1;
 	}
 	return rc;
 }
@@ -197,10 +243,9 @@ int gs_reader_next(struct gs_reader *r, struct gs_chunk *c)
 	if (r->damaged || r->pos >= r->size)
 		return 0;
 	uint64_t off = r->pos;
-	if (r->size - off < GS_CHUNK_HEADER_SIZE)
-		return stop(r, "cut inside a chunk header at byte %llu", off);
 	uint8_t h[GS_CHUNK_HEADER_SIZE];
-	memcpy(h, r->file + off, sizeof(h));
+	if (r->size - off < GS_CHUNK_HEADER_SIZE || fetch(r, h, off, sizeof(h)) < sizeof(h))
+		return stop(r, "cut inside a chunk header at byte %llu", off);
 	if (get32(h) != GS_CHUNK_MAGIC)
 		return stop(r, "no chunk marker at byte %llu", off);
 	uint16_t type = get16(h + 4), codec = get16(h + 6);
@@ -211,7 +256,15 @@ int gs_reader_next(struct gs_reader *r, struct gs_chunk *c)
 		return stop(r, "impossible chunk sizes at byte %llu", off);
 	if (stored > r->size - off - GS_CHUNK_HEADER_SIZE)
 		return stop(r, "cut inside the chunk at byte %llu", off);
-	const uint8_t *payload = r->file + off + GS_CHUNK_HEADER_SIZE;
+	const uint8_t *payload;
+	if (r->file) {
+		payload = r->file + off + GS_CHUNK_HEADER_SIZE;
+	} else { /* one chunk at a time: memory stays bounded by the largest chunk */
+		gs_grow((void **)&r->in, &r->incap, stored ? stored : 1, 1);
+		if (fetch(r, r->in, off + GS_CHUNK_HEADER_SIZE, (size_t)stored) < stored)
+			return stop(r, "cut inside the chunk at byte %llu", off);
+		payload = r->in;
+	}
 	memset(h + 8, 0, 4);
 	uLong sum = crc32(0L, h, GS_CHUNK_HEADER_SIZE);
 	sum = crc32(sum, payload, (uInt)stored);
@@ -222,7 +275,8 @@ int gs_reader_next(struct gs_reader *r, struct gs_chunk *c)
 	(void)sum, (void)crc;
 #endif
 	if (codec == GS_CODEC_ZSTD) {
-		gs_grow((void **)&r->buf, &r->bufcap, raw ? raw : 1, 1);
+		/* one buffer for every chunk; padded so decoders may over-read a little */
+		gs_grow((void **)&r->buf, &r->bufcap, raw + 64, 1);
 		size_t got = ZSTD_decompressDCtx(r->dctx, r->buf, r->bufcap, payload, stored);
 		if (ZSTD_isError(got) || got != raw)
 			return stop(r, "undecodable compressed chunk at byte %llu", off);
@@ -244,9 +298,12 @@ void gs_reader_close(struct gs_reader *r)
 {
 	ZSTD_freeDCtx(r->dctx);
 	free(r->buf);
-	if (r->owned)
-		free(r->file);
+	free(r->in);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
 	r->file = NULL;
 	r->dctx = NULL;
 	r->buf = NULL;
+	r->in = NULL;
 }

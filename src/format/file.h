@@ -1,7 +1,8 @@
 /* file.h: writing and reading .gst files at the chunk level (CLI side).
  * Invariants: the writer never leaves a half-written chunk before a later one; the reader
  * validates every size and checksum before it uses a byte, stops at the first damaged chunk,
- * and reports the byte offset; it never allocates more than GS_CHUNK_MAX_RAW per chunk. */
+ * and reports the byte offset; it reads a file one chunk at a time (never the whole file) and
+ * never allocates more than about GS_CHUNK_MAX_RAW per buffer. */
 #ifndef GS_FORMAT_FILE_H
 #define GS_FORMAT_FILE_H
 
@@ -21,10 +22,21 @@ struct gs_writer {
 	size_t zcap;
 	int level;
 	int failed; /* errno of the first write failure */
+	uint8_t *tmp; /* payload being assembled by gs_writer_chunk_head */
+	size_t tmpcap;
 };
 
 int gs_writer_open(struct gs_writer *w, const char *path, struct gs_err *err);
 int gs_writer_chunk(struct gs_writer *w, uint16_t type, const void *data, size_t len, int compress);
+/* A chunk whose payload is the varints head[0..nhead) followed by len bytes of body: the
+ * layout of EVENTS (pid, tid, count, base), CUPTI_RAW (pid, version) and CUPTI_NAMES (pid,
+ * count) chunks. */
+int gs_writer_chunk_head(struct gs_writer *w, uint16_t type, const uint64_t *head, size_t nhead,
+			 const void *body, size_t len, int compress);
+struct gs_intern;
+/* A STRINGS chunk defining the strings first..count-1 of in, by their ids; nothing when
+ * first == in->count. */
+int gs_writer_strings(struct gs_writer *w, const struct gs_intern *in, size_t first);
 /* Flushes and closes; returns 0 or a negative error naming path. */
 int gs_writer_close(struct gs_writer *w, const char *path, struct gs_err *err);
 
@@ -37,17 +49,19 @@ struct gs_chunk {
 
 struct gs_reader {
 	const char *path;
-	uint8_t *file;
+	const uint8_t *file;  /* gs_reader_open_mem: the image; NULL: chunks are read from fd */
+	int fd;
 	size_t size, pos;
 	uint16_t major, minor;
 	int complete;         /* an END chunk was read */
 	int damaged;          /* stopped at a bad chunk or a cut */
 	char why[256];        /* what stopped the reader early, with the byte offset */
-	uint8_t *buf;
+	uint8_t *buf;         /* the decompressed payload of the current chunk */
 	size_t bufcap;
+	uint8_t *in;          /* the stored payload of the current chunk (file reading) */
+	size_t incap;
 	void *dctx;
 	uint64_t chunks;
-	int owned;           /* file was read by gs_reader_open */
 };
 
 /* Opens path and checks the file header; error naming path on failure. */

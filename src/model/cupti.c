@@ -2,22 +2,55 @@
  * model's GPU tables. The record layouts are those of the CUPTI headers gpuscope is built
  * with; a buffer written by another CUPTI release is not decoded (counted, not guessed).
  * Records are walked the way CUPTI lays them out: each is the struct of its kind, 8-byte
- * aligned; a kind this decoder does not know ends the buffer (its bytes are counted). */
+ * aligned; a kind this decoder does not know ends the buffer (its bytes are counted).
+ *
+ * Kernels and API calls are most of a trace: their fields are read in place (a chunk's
+ * records need not be 8-byte aligned in memory; x86 and arm64 load unaligned words), and a
+ * kernel's launch shape is found through a small cache keyed by the record's own fields
+ * before the name table and the shape table are asked. The loader keeps the tables sorted
+ * chunk by chunk (gs_model_gpu_settle). */
 #include <cupti_activity.h>
 #include <cupti_version.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/runsort.h"
 #include "../util/u64map.h"
 #include "../util/varint.h"
 #include "model.h"
 
-struct gs_cupti_names {
+/* What a kernel record says about its launch shape, before its name pointer is resolved. */
+struct shape_key {
+	uint64_t name_ptr, graph_node;
+	int32_t pid, grid[3], block[3];
+	uint32_t registers, static_smem, dynamic_smem, graph_id;
+	uint32_t launch_type;
+};
+#define SHAPE_SETS 256 /* 4 ways each: the shapes of a step's few hundred kernels */
+#define SHAPE_WAYS 4
+
+struct gs_cupti_names { /* the loader's state while it decodes CUPTI buffers */
 	int32_t *pids;
 	struct gs_u64map *maps; /* pointer -> string id + 1 */
 	size_t n;
 	struct gs_u64map shapes; /* hash of a kernel shape -> index + 1 (collisions probe on) */
+	struct {
+		struct shape_key key;
+		uint32_t shape; /* index + 1; 0: empty */
+	} cache[SHAPE_SETS][SHAPE_WAYS];
+	uint8_t victim[SHAPE_SETS]; /* the way a miss replaces next */
+	struct gs_runsort kernels, copies, memsets, apis, syncs, memops, graphs;
 };
+
+static struct gs_cupti_names *state(struct gs_model *m)
+{
+	if (!m->cupti_names) {
+		m->cupti_names = gs_xcalloc(1, sizeof(*m->cupti_names));
+		gs_u64map_init(&m->cupti_names->shapes);
+	}
+	return m->cupti_names;
+}
 
 static struct gs_u64map *names_of(struct gs_model *m, int32_t pid, int create)
 {
@@ -25,8 +58,7 @@ static struct gs_u64map *names_of(struct gs_model *m, int32_t pid, int create)
 	if (!t) {
 		if (!create)
 			return NULL;
-		t = m->cupti_names = gs_xcalloc(1, sizeof(*t));
-		gs_u64map_init(&t->shapes);
+		t = state(m);
 	}
 	for (size_t i = 0; i < t->n; i++)
 		if (t->pids[i] == pid)
@@ -53,6 +85,8 @@ int gs_cupti_names(struct gs_model *m, const uint8_t *data, size_t len)
 			return -1;
 		gs_u64map_put(map, ptr, (uint32_t)sid + 1);
 	}
+	/* a name may have changed: forget the shapes seen so far */
+	memset(m->cupti_names->cache, 0, sizeof(m->cupti_names->cache));
 	return 0;
 }
 
@@ -64,6 +98,13 @@ void gs_cupti_release(struct gs_model *m)
 	for (size_t i = 0; i < t->n; i++)
 		gs_u64map_release(&t->maps[i]);
 	gs_u64map_release(&t->shapes);
+	gs_runsort_release(&t->kernels);
+	gs_runsort_release(&t->copies);
+	gs_runsort_release(&t->memsets);
+	gs_runsort_release(&t->apis);
+	gs_runsort_release(&t->syncs);
+	gs_runsort_release(&t->memops);
+	gs_runsort_release(&t->graphs);
 	free(t->pids);
 	free(t->maps);
 	free(t);
@@ -97,11 +138,7 @@ uint32_t gs_model_kshape(struct gs_model *m, const struct gs_kshape *s)
 			      s->launch_type};
 	for (size_t i = 0; i < GS_ARRAY_SIZE(v); i++)
 		h = (h ^ v[i]) * 0x100000001b3ull;
-	if (!m->cupti_names) {
-		m->cupti_names = gs_xcalloc(1, sizeof(*m->cupti_names));
-		gs_u64map_init(&m->cupti_names->shapes);
-	}
-	struct gs_u64map *map = &m->cupti_names->shapes;
+	struct gs_u64map *map = &state(m)->shapes;
 	for (;; h++) {
 		uint32_t *at = gs_u64map_get(map, h ? h : 1);
 		if (!at)
@@ -136,6 +173,103 @@ static size_t record_size(uint32_t k)
 	}
 }
 
+/* One field of a record of type T at p, read where it lies. */
+#define FIELD(dst, p, T, f) memcpy(&(dst), (p) + offsetof(T, f), sizeof(dst))
+
+static inline uint64_t shape_hash(const struct shape_key *k)
+{
+	uint64_t h = k->name_ptr * 0x9E3779B97F4A7C15ull;
+	h ^= ((uint64_t)(uint32_t)k->grid[0] << 32 | (uint32_t)k->grid[1]) * 0xC2B2AE3D27D4EB4Full;
+	h ^= ((uint64_t)(uint32_t)k->grid[2] << 32 | (uint32_t)k->block[0]) * 0x165667B19E3779F9ull;
+	h ^= ((uint64_t)k->registers << 32 | k->dynamic_smem) * 0x27D4EB2F165667C5ull;
+	h ^= (uint64_t)(uint32_t)k->pid + k->static_smem + k->graph_node + k->graph_id;
+	return h ^ (h >> 29);
+}
+
+static void decode_kernel(struct gs_model *m, int32_t pid, const uint8_t *p)
+{
+	typedef CUpti_ActivityKernel10 K;
+	struct shape_key key;
+	memset(&key, 0, sizeof(key));
+	uint16_t regs;
+	uint8_t launch;
+	const char *name;
+	FIELD(name, p, K, name);
+	key.name_ptr = (uint64_t)(uintptr_t)name;
+	key.pid = pid;
+	FIELD(key.grid[0], p, K, gridX);
+	FIELD(key.grid[1], p, K, gridY);
+	FIELD(key.grid[2], p, K, gridZ);
+	FIELD(key.block[0], p, K, blockX);
+	FIELD(key.block[1], p, K, blockY);
+	FIELD(key.block[2], p, K, blockZ);
+	FIELD(regs, p, K, registersPerThread);
+	key.registers = regs;
+	FIELD(key.static_smem, p, K, staticSharedMemory);
+	FIELD(key.dynamic_smem, p, K, dynamicSharedMemory);
+	FIELD(key.graph_id, p, K, graphId);
+	FIELD(key.graph_node, p, K, graphNodeId);
+	FIELD(launch, p, K, launchType);
+	key.launch_type = launch;
+	struct gs_cupti_names *st = state(m);
+	size_t set = shape_hash(&key) & (SHAPE_SETS - 1), way = 0;
+	uint32_t shape = 0;
+	for (; way < SHAPE_WAYS; way++)
+		if (st->cache[set][way].shape && !memcmp(&st->cache[set][way].key, &key, sizeof(key))) {
+			shape = st->cache[set][way].shape;
+			break;
+		}
+	if (shape) {
+		shape--;
+	} else {
+		struct gs_kshape sh = {
+			.name = cupti_name(m, pid, name),
+			.grid = {key.grid[0], key.grid[1], key.grid[2]},
+			.block = {key.block[0], key.block[1], key.block[2]},
+			.registers = key.registers, .static_smem = key.static_smem,
+			.dynamic_smem = key.dynamic_smem, .graph_id = key.graph_id,
+			.graph_node = key.graph_node, .launch_type = launch,
+		};
+		shape = gs_model_kshape(m, &sh);
+		way = st->victim[set]++ % SHAPE_WAYS;
+		st->cache[set][way].key = key;
+		st->cache[set][way].shape = shape + 1;
+	}
+	uint32_t device, context;
+	struct gs_kernel *g = &m->kernels.v[m->kernels.n++];
+	FIELD(g->start, p, K, start);
+	FIELD(g->end, p, K, end);
+	FIELD(device, p, K, deviceId);
+	FIELD(context, p, K, contextId);
+	FIELD(g->stream, p, K, streamId);
+	FIELD(g->correlation, p, K, correlationId);
+	g->pid = pid;
+	g->device = device;
+	g->context = context;
+	g->shape = shape;
+	g->api = -1;
+}
+
+static void decode_api(struct gs_model *m, uint32_t kind, const uint8_t *p)
+{
+	typedef CUpti_ActivityAPI A;
+	CUpti_CallbackId cbid;
+	uint32_t pid, tid;
+	struct gs_api *g = &m->apis.v[m->apis.n++];
+	FIELD(g->start, p, A, start);
+	FIELD(g->end, p, A, end);
+	FIELD(pid, p, A, processId);
+	FIELD(tid, p, A, threadId);
+	FIELD(cbid, p, A, cbid);
+	FIELD(g->correlation, p, A, correlationId);
+	FIELD(g->result, p, A, returnValue);
+	g->pid = (int32_t)pid;
+	g->tid = (int32_t)tid;
+	g->cbid = (uint32_t)cbid;
+	g->driver = kind == CUPTI_ACTIVITY_KIND_DRIVER;
+	g->range = -1;
+}
+
 int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 {
 	const uint8_t *p = data, *end = data + len;
@@ -159,15 +293,41 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		CUpti_ActivityMemcpy6 copy;
 		CUpti_ActivityMemcpyPtoP4 peer;
 		CUpti_ActivityMemset4 set;
-		CUpti_ActivityAPI api;
 		CUpti_ActivitySynchronization2 sync;
 		CUpti_ActivityMemory4 mem;
 		CUpti_ActivityDevice5 dev;
 		CUpti_ActivityGraphTrace2 graph;
 	} r;
+	/* Room for every kernel and API call the buffer can hold: no check per record. (Only
+	 * what is written is touched: the rest of the reservation costs address space.) */
+	size_t room = (size_t)(end - p);
+	gs_grow((void **)&m->kernels.v, &m->kernels.cap,
+		m->kernels.n + room / sizeof(CUpti_ActivityKernel10), sizeof(*m->kernels.v));
+	gs_grow((void **)&m->apis.v, &m->apis.cap, m->apis.n + room / sizeof(CUpti_ActivityAPI),
+		sizeof(*m->apis.v));
+	/* and fault in what they will likely fill: as many of each as a buffer of pairs holds */
+	size_t pairs = room / (sizeof(CUpti_ActivityKernel10) + sizeof(CUpti_ActivityAPI));
+	if (pairs) {
+		gs_prefault(m->kernels.v + m->kernels.n, pairs * sizeof(*m->kernels.v));
+		gs_prefault(m->apis.v + m->apis.n, pairs * sizeof(*m->apis.v));
+	}
 	while (end - p >= 8) {
 		uint32_t kind;
 		memcpy(&kind, p, sizeof(kind));
+		if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+			if ((size_t)(end - p) < sizeof(CUpti_ActivityKernel10))
+				goto cut;
+			decode_kernel(m, pid, p);
+			p += GS_ALIGN8(sizeof(CUpti_ActivityKernel10));
+			continue;
+		}
+		if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+			if ((size_t)(end - p) < sizeof(CUpti_ActivityAPI))
+				goto cut;
+			decode_api(m, kind, p);
+			p += GS_ALIGN8(sizeof(CUpti_ActivityAPI));
+			continue;
+		}
 		size_t size = record_size(kind);
 		if (!size || size > sizeof(r) || size > (size_t)(end - p)) {
 			m->cupti_undecoded += (uint64_t)(end - p);
@@ -176,25 +336,6 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		memcpy(r.bytes, p, size);
 		p += (size + 7) & ~(size_t)7;
 		switch (kind) {
-		case CUPTI_ACTIVITY_KIND_KERNEL:
-		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-			const CUpti_ActivityKernel10 *k = &r.kernel;
-			struct gs_kshape sh = {
-				.name = cupti_name(m, pid, k->name),
-				.grid = {k->gridX, k->gridY, k->gridZ},
-				.block = {k->blockX, k->blockY, k->blockZ},
-				.registers = k->registersPerThread, .static_smem = k->staticSharedMemory,
-				.dynamic_smem = k->dynamicSharedMemory, .graph_id = k->graphId,
-				.graph_node = k->graphNodeId, .launch_type = k->launchType,
-			};
-			struct gs_kernel g = {
-				.start = k->start, .end = k->end, .pid = pid, .device = k->deviceId,
-				.context = k->contextId, .stream = k->streamId,
-				.correlation = k->correlationId, .shape = gs_model_kshape(m, &sh),
-			};
-			GS_VEC_PUSH(&m->kernels, g);
-			break;
-		}
 		case CUPTI_ACTIVITY_KIND_MEMCPY: {
 			const CUpti_ActivityMemcpy6 *c = &r.copy;
 			struct gs_copy g = {
@@ -230,18 +371,6 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 				.async = (s->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0,
 			};
 			GS_VEC_PUSH(&m->memsets, g);
-			break;
-		}
-		case CUPTI_ACTIVITY_KIND_RUNTIME:
-		case CUPTI_ACTIVITY_KIND_DRIVER: {
-			const CUpti_ActivityAPI *a = &r.api;
-			struct gs_api g = {
-				.start = a->start, .end = a->end, .pid = (int32_t)a->processId,
-				.tid = (int32_t)a->threadId, .cbid = (uint32_t)a->cbid,
-				.correlation = a->correlationId, .result = a->returnValue,
-				.driver = kind == CUPTI_ACTIVITY_KIND_DRIVER,
-			};
-			GS_VEC_PUSH(&m->apis, g);
 			break;
 		}
 		case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -293,6 +422,9 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		}
 	}
 	return 0;
+cut:
+	m->cupti_undecoded += (uint64_t)(end - p);
+	return -1;
 }
 
 static const char *const runtime_names[] = {
@@ -310,42 +442,60 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver)
 }
 
 #define BY_START(name, type, field)                                                          \
-	static int name(const void *a, const void *b)                                        \
+	static inline int name##_less(const type *x, const type *y)                          \
 	{                                                                                    \
-		const type *x = a, *y = b;                                                   \
-		return (x->field > y->field) - (x->field < y->field);                        \
-	}
-BY_START(cmp_kernel, struct gs_kernel, start)
-BY_START(cmp_copy, struct gs_copy, start)
-BY_START(cmp_memset, struct gs_memset, start)
-BY_START(cmp_api, struct gs_api, start)
-BY_START(cmp_sync, struct gs_sync, start)
-BY_START(cmp_memop, struct gs_memop, ts)
-BY_START(cmp_graph, struct gs_graph_launch, start)
+		return x->field < y->field;                                                  \
+	}                                                                                    \
+	GS_RUNSORT_DEFINE(name, type, name##_less)
+BY_START(sort_kernels, struct gs_kernel, start)
+BY_START(sort_copies, struct gs_copy, start)
+BY_START(sort_memsets, struct gs_memset, start)
+BY_START(sort_apis, struct gs_api, start)
+BY_START(sort_syncs, struct gs_sync, start)
+BY_START(sort_memops, struct gs_memop, ts)
+BY_START(sort_graphs, struct gs_graph_launch, start)
 #undef BY_START
+
+#define EACH_TABLE(X)                                                                        \
+	X(kernels, sort_kernels)                                                             \
+	X(copies, sort_copies)                                                               \
+	X(memsets, sort_memsets)                                                             \
+	X(apis, sort_apis)                                                                   \
+	X(syncs, sort_syncs)                                                                 \
+	X(memops, sort_memops)                                                               \
+	X(graphs, sort_graphs)
+
+void gs_model_gpu_settle(struct gs_model *m)
+{
+	struct gs_cupti_names *st = state(m);
+#define SETTLE(vec, fn) fn(m->vec.v, m->vec.n, &st->vec);
+	EACH_TABLE(SETTLE)
+#undef SETTLE
+}
 
 void gs_model_sort_gpu(struct gs_model *m)
 {
-	if (m->kernels.n > 1)
-		qsort(m->kernels.v, m->kernels.n, sizeof(*m->kernels.v), cmp_kernel);
-	if (m->copies.n > 1)
-		qsort(m->copies.v, m->copies.n, sizeof(*m->copies.v), cmp_copy);
-	if (m->memsets.n > 1)
-		qsort(m->memsets.v, m->memsets.n, sizeof(*m->memsets.v), cmp_memset);
-	if (m->apis.n > 1)
-		qsort(m->apis.v, m->apis.n, sizeof(*m->apis.v), cmp_api);
-	if (m->syncs.n > 1)
-		qsort(m->syncs.v, m->syncs.n, sizeof(*m->syncs.v), cmp_sync);
-	if (m->graphs.n > 1)
-		qsort(m->graphs.v, m->graphs.n, sizeof(*m->graphs.v), cmp_graph);
-	if (m->memops.n > 1)
-		qsort(m->memops.v, m->memops.n, sizeof(*m->memops.v), cmp_memop);
+	struct gs_cupti_names *st = state(m);
+#define FINISH(vec, fn)                                                                      \
+	if (st->vec.unsorted || st->vec.sorted != m->vec.n)                                  \
+		fn##_all(m->vec.v, m->vec.n, &st->vec);
+	EACH_TABLE(FINISH)
+#undef FINISH
 }
 
 void gs_model_gpu_clear(struct gs_model *m)
 {
 	m->kernels.n = m->kshapes.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
 	m->devices.n = m->graphs.n = 0;
+	struct gs_cupti_names *st = m->cupti_names;
+	if (st) { /* the shapes and the sorted prefixes are gone */
+		memset(st->cache, 0, sizeof(st->cache));
+		gs_u64map_release(&st->shapes);
+		gs_u64map_init(&st->shapes);
+#define RESET(vec, fn) st->vec.sorted = 0, st->vec.unsorted = 0, st->vec.moved = 0;
+		EACH_TABLE(RESET)
+#undef RESET
+	}
 }
 
 void gs_model_gpu_release(struct gs_model *m)

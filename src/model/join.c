@@ -5,7 +5,10 @@
  *     process, same correlation id), so GPU time can be charged to the NVTX ranges and
  *     PyTorch ops (emit_nvtx) that caused it;
  *   - kernel names are demangled (libstdc++'s __cxa_demangle, loaded at run time).
- * Start/end ranges can cross threads and need not nest: they take part in none of this. */
+ * Start/end ranges can cross threads and need not nest: they take part in none of this.
+ * A loaded model is joined in two passes over its sorted tables and no memory in proportion
+ * to them where CUPTI's correlation ids allow it (one process, ids rising with time); tables
+ * built by hand in another order are walked through sorted indexes. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,27 +19,29 @@
 
 static const struct gs_model *sort_m;
 
-static int cmp_range_thread(const void *a, const void *b)
+/* x sorts before y: the model's order of ranges */
+static inline int range_before(const struct gs_range *x, const struct gs_range *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->pid != y->pid)
+		return x->pid < y->pid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid;
+	return x->level < y->level;
+}
+
+static int cmp_range_at(const void *a, const void *b)
 {
 	const struct gs_range *x = &sort_m->ranges.v[*(const int32_t *)a];
 	const struct gs_range *y = &sort_m->ranges.v[*(const int32_t *)b];
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->level > y->level) - (x->level < y->level);
+	return range_before(x, y) ? -1 : range_before(y, x);
 }
 
-static int cmp_api_thread(const void *a, const void *b)
+static int cmp_api_at(const void *a, const void *b)
 {
 	const struct gs_api *x = &sort_m->apis.v[*(const int32_t *)a];
 	const struct gs_api *y = &sort_m->apis.v[*(const int32_t *)b];
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	return (x->start > y->start) - (x->start < y->start);
 }
 
@@ -45,90 +50,270 @@ static int is_nested(const struct gs_range *r)
 	return !(r->flags & (GS_RANGE_STARTEND | GS_RANGE_OPEN));
 }
 
-/* Parents of push/pop ranges, and the innermost range of each API call, in one sweep per
- * thread over both lists in time order. */
-static void join_ranges(struct gs_model *m)
+/* The push/pop ranges open on one thread, innermost last. */
+struct open_stack {
+	int32_t pid, tid;
+	int used;
+	GS_VEC(int32_t) s;
+};
+
+struct stacks {
+	struct open_stack *v; /* open addressing on (pid, tid) */
+	size_t cap, n;
+	struct open_stack *last;
+};
+
+static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 {
-	size_t nr = 0, na = m->apis.n;
-	int32_t *ri = gs_xmalloc((m->ranges.n + 1) * sizeof(*ri));
-	int32_t *ai = gs_xmalloc((na + 1) * sizeof(*ai));
-	int32_t *stack = gs_xmalloc((m->ranges.n + 1) * sizeof(*stack));
-	for (size_t i = 0; i < m->ranges.n; i++) {
-		m->ranges.v[i].parent = -1;
-		if (is_nested(&m->ranges.v[i]))
-			ri[nr++] = (int32_t)i;
-	}
-	for (size_t i = 0; i < na; i++) {
-		m->apis.v[i].range = -1;
-		ai[i] = (int32_t)i;
-	}
-	sort_m = m;
-	if (nr > 1)
-		qsort(ri, nr, sizeof(*ri), cmp_range_thread);
-	if (na > 1)
-		qsort(ai, na, sizeof(*ai), cmp_api_thread);
-	size_t r = 0, a = 0, depth = 0;
-	int32_t cur_pid = 0, cur_tid = 0;
-	while (r < nr || a < na) {
-		/* the next event in (thread, time) order: a range start, or an API call */
-		const struct gs_range *rr = r < nr ? &m->ranges.v[ri[r]] : NULL;
-		const struct gs_api *aa = a < na ? &m->apis.v[ai[a]] : NULL;
-		int take_range;
-		if (!aa)
-			take_range = 1;
-		else if (!rr)
-			take_range = 0;
-		else if (rr->pid != aa->pid)
-			take_range = rr->pid < aa->pid;
-		else if (rr->tid != aa->tid)
-			take_range = rr->tid < aa->tid;
-		else
-			take_range = rr->start <= aa->start;
-		int32_t pid = take_range ? rr->pid : aa->pid, tid = take_range ? rr->tid : aa->tid;
-		uint64_t t = take_range ? rr->start : aa->start;
-		if (pid != cur_pid || tid != cur_tid) {
-			depth = 0;
-			cur_pid = pid, cur_tid = tid;
+	if (t->last && t->last->pid == pid && t->last->tid == tid)
+		return t->last;
+	if ((t->n + 1) * 2 > t->cap) {
+		struct stacks g = {gs_xcalloc(t->cap ? t->cap * 2 : 16, sizeof(*g.v)),
+				   t->cap ? t->cap * 2 : 16, t->n, NULL};
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].used)
+				continue;
+			size_t h = ((uint32_t)t->v[i].pid * 0x9E3779B1u ^ (uint32_t)t->v[i].tid) & (g.cap - 1);
+			while (g.v[h].used)
+				h = (h + 1) & (g.cap - 1);
+			g.v[h] = t->v[i];
 		}
-		/* close what ended: before a call's start (ends are inclusive), or by a range's start
-		 * (a range that ends where the next begins is its sibling) */
-		while (depth && (m->ranges.v[stack[depth - 1]].end < t ||
-				 (take_range && m->ranges.v[stack[depth - 1]].end <= t)))
-			depth--;
-		if (take_range) {
-			m->ranges.v[ri[r]].parent = depth ? stack[depth - 1] : -1;
-			stack[depth++] = ri[r];
-			r++;
-		} else {
-			m->apis.v[ai[a]].range = depth ? stack[depth - 1] : -1;
-			a++;
-		}
+		free(t->v);
+		*t = g;
 	}
-	free(ri);
-	free(ai);
-	free(stack);
+	size_t h = ((uint32_t)pid * 0x9E3779B1u ^ (uint32_t)tid) & (t->cap - 1);
+	while (t->v[h].used && !(t->v[h].pid == pid && t->v[h].tid == tid))
+		h = (h + 1) & (t->cap - 1);
+	if (!t->v[h].used) {
+		t->v[h].used = 1;
+		t->v[h].pid = pid;
+		t->v[h].tid = tid;
+		t->n++;
+	}
+	return t->last = &t->v[h];
 }
 
-static void join_correlation(struct gs_model *m)
+static void stacks_release(struct stacks *t)
 {
-	struct gs_u64map map;
-	gs_u64map_init(&map);
-	for (size_t i = 0; i < m->apis.n; i++) {
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->v[i].s.v);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* API calls by (process, correlation id). CUPTI counts correlation ids up from 1 in each
+ * process, so a process's ids usually fill a dense interval: then an array indexed by id
+ * (4 bytes per id) replaces a hash map (12 bytes per slot, a third of them empty). */
+struct corr_index {
+	int32_t pid;
+	uint32_t lo, hi;     /* ids seen: [lo, hi] */
+	uint32_t prev;       /* the id of the process's previous call in time order */
+	int increasing;      /* every call has a greater id than the one before it */
+	size_t count;
+	int32_t *dense;      /* api index by id - lo, -1: none */
+	struct gs_u64map map; /* otherwise: id + 1 -> api index + 1 */
+};
+typedef GS_VEC(struct corr_index) corr_vec;
+
+static struct corr_index *corr_of(const corr_vec *ix, int32_t pid, size_t *last)
+{
+	if (*last < ix->n && ix->v[*last].pid == pid)
+		return &ix->v[*last];
+	for (size_t i = 0; i < ix->n; i++)
+		if (ix->v[i].pid == pid)
+			return &ix->v[*last = i];
+	return NULL;
+}
+
+static void corr_note(corr_vec *ix, const struct gs_api *a, size_t *last)
+{
+	struct corr_index *c = corr_of(ix, a->pid, last);
+	if (!c) {
+		struct corr_index z = {.pid = a->pid, .lo = a->correlation, .hi = a->correlation,
+				       .prev = a->correlation, .increasing = 1};
+		GS_VEC_PUSH(ix, z);
+		c = &ix->v[*last = ix->n - 1];
+	} else {
+		c->increasing &= a->correlation > c->prev;
+		c->prev = a->correlation;
+	}
+	if (a->correlation < c->lo)
+		c->lo = a->correlation;
+	if (a->correlation > c->hi)
+		c->hi = a->correlation;
+	c->count++;
+}
+
+/* Parents of push/pop ranges, and the innermost range of each API call: one sweep over both
+ * tables in time order (a range before a call that starts at the same time), keeping the
+ * ranges open on each thread. What the sweep sees of one thread is that thread's own order,
+ * so the result is that of a sweep per thread. It also counts each process's correlation ids
+ * (ix). Without orders (ro, ao NULL) it walks the tables as they lie and returns -1 at the
+ * first record out of order (hand-built tables): the caller sorts indexes and sweeps again. */
+static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_vec *ix)
+{
+	size_t nr = m->ranges.n, na = m->apis.n, r = 0, a = 0, last = 0;
+	struct stacks t = {0};
+	const struct gs_range *prev_r = NULL;
+	uint64_t prev_a = 0;
+	ix->n = 0;
+	while (r < nr || a < na) {
+		int32_t ri = r < nr ? (ro ? ro[r] : (int32_t)r) : -1;
+		int32_t ai = a < na ? (ao ? ao[a] : (int32_t)a) : -1;
+		if (ri >= 0 && (ai < 0 || m->ranges.v[ri].start <= m->apis.v[ai].start)) {
+			struct gs_range *rr = &m->ranges.v[ri];
+			r++;
+			if (!ro && prev_r && range_before(rr, prev_r))
+				goto disorder;
+			prev_r = rr;
+			rr->parent = -1;
+			if (!is_nested(rr))
+				continue;
+			struct open_stack *s = stack_of(&t, rr->pid, rr->tid);
+			/* close what ended by this start: a range that ends where the next begins
+			 * is its sibling */
+			while (s->s.n && m->ranges.v[s->s.v[s->s.n - 1]].end <= rr->start)
+				s->s.n--;
+			if (s->s.n)
+				rr->parent = s->s.v[s->s.n - 1];
+			GS_VEC_PUSH(&s->s, ri);
+		} else {
+			struct gs_api *aa = &m->apis.v[ai];
+			a++;
+			if (!ao && aa->start < prev_a)
+				goto disorder;
+			prev_a = aa->start;
+			struct open_stack *s = stack_of(&t, aa->pid, aa->tid);
+			while (s->s.n && m->ranges.v[s->s.v[s->s.n - 1]].end < aa->start)
+				s->s.n--; /* a call at a range's end is still inside it */
+			aa->range = s->s.n ? s->s.v[s->s.n - 1] : -1;
+			corr_note(ix, aa, &last);
+		}
+	}
+	stacks_release(&t);
+	return 0;
+disorder:
+	stacks_release(&t);
+	return -1;
+}
+
+static int32_t *order(const struct gs_model *m, size_t n, int (*cmp)(const void *, const void *))
+{
+	int32_t *o = gs_xmalloc((n ? n : 1) * sizeof(*o));
+	for (size_t i = 0; i < n; i++)
+		o[i] = (int32_t)i;
+	sort_m = m;
+	qsort(o, n, sizeof(*o), cmp);
+	return o;
+}
+
+static void join_ranges(struct gs_model *m, corr_vec *ix)
+{
+	sort_m = m;
+	if (sweep(m, NULL, NULL, ix) == 0)
+		return;
+	int32_t *ro = order(m, m->ranges.n, cmp_range_at), *ao = order(m, m->apis.n, cmp_api_at);
+	sweep(m, ro, ao, ix);
+	free(ro);
+	free(ao);
+}
+
+/* The API call with correlation id corr in a table whose ids increase with the index,
+ * searched from *at (the previous answer: GPU operations in time order mostly follow their
+ * calls' order) by galloping; -1 when no call has it. */
+static int32_t find_increasing(const struct gs_api *v, size_t n, uint32_t corr, size_t *at)
+{
+	size_t lo, hi, i = *at < n ? *at : n - 1, step = 1;
+	if (v[i].correlation == corr)
+		return (int32_t)i;
+	if (v[i].correlation < corr) { /* forward: the answer is in (i, n) */
+		lo = i + 1;
+		while (i + step < n && v[i + step].correlation < corr)
+			lo = i + step + 1, step *= 2;
+		hi = i + step < n ? i + step + 1 : n;
+	} else { /* backward: in [0, i) */
+		hi = i;
+		while (i >= step && v[i - step].correlation > corr)
+			hi = i - step, step *= 2;
+		lo = i >= step ? i - step : 0;
+	}
+	while (lo < hi) { /* the first index with an id >= corr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].correlation < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && v[lo].correlation == corr) {
+		*at = lo;
+		return (int32_t)lo;
+	}
+	return -1;
+}
+
+static void join_correlation(struct gs_model *m, corr_vec *ix)
+{
+	size_t last = 0;
+	if (ix->n == 1 && ix->v[0].increasing) {
+		/* One process whose ids increase with time (CUPTI numbers calls as they
+		 * start): search the API table itself, no index at all. */
+		int32_t pid = ix->v[0].pid;
+#define FIND(vec)                                                                            \
+	for (size_t i = 0, at = 0; i < m->vec.n; i++) {                                      \
+		__typeof__(m->vec.v[0]) *o = &m->vec.v[i];                                    \
+		o->api = o->pid == pid ? find_increasing(m->apis.v, m->apis.n, o->correlation, &at) \
+				       : -1;                                                 \
+	}
+		FIND(kernels)
+		FIND(copies)
+		FIND(memsets)
+		FIND(graphs)
+#undef FIND
+		return;
+	}
+	for (size_t k = 0; k < ix->n; k++) {
+		struct corr_index *c = &ix->v[k];
+		uint64_t span = (uint64_t)c->hi - c->lo + 1;
+		if (span <= 4 * (uint64_t)c->count + 4096) {
+			c->dense = gs_xmalloc(span * sizeof(*c->dense));
+			memset(c->dense, 0xFF, span * sizeof(*c->dense));
+		} else {
+			gs_u64map_init(&c->map);
+		}
+	}
+	for (size_t i = 0; i < m->apis.n; i++) { /* a repeated id: the last call has it */
 		const struct gs_api *a = &m->apis.v[i];
-		gs_u64map_put(&map, (uint64_t)(uint32_t)a->pid << 32 | a->correlation, (uint32_t)i + 1);
+		struct corr_index *c = corr_of(ix, a->pid, &last);
+		if (c->dense)
+			c->dense[a->correlation - c->lo] = (int32_t)i;
+		else
+			gs_u64map_put(&c->map, (uint64_t)a->correlation + 1, (uint32_t)i + 1);
 	}
 #define LINK(vec)                                                                            \
 	for (size_t i = 0; i < m->vec.n; i++) {                                              \
-		uint32_t *v = gs_u64map_get(&map, (uint64_t)(uint32_t)m->vec.v[i].pid << 32 |   \
-							  m->vec.v[i].correlation);          \
-		m->vec.v[i].api = v ? (int32_t)*v - 1 : -1;                                  \
+		__typeof__(m->vec.v[0]) *o = &m->vec.v[i];                                    \
+		struct corr_index *c = corr_of(ix, o->pid, &last);                           \
+		int32_t api = -1;                                                            \
+		if (!c) {                                                                    \
+		} else if (c->dense) {                                                       \
+			if (o->correlation >= c->lo && o->correlation <= c->hi)              \
+				api = c->dense[o->correlation - c->lo];                      \
+		} else {                                                                     \
+			uint32_t *v = gs_u64map_get(&c->map, (uint64_t)o->correlation + 1);  \
+			api = v ? (int32_t)*v - 1 : -1;                                      \
+		}                                                                            \
+		o->api = api;                                                                \
 	}
 	LINK(kernels)
 	LINK(copies)
 	LINK(memsets)
 	LINK(graphs)
 #undef LINK
-	gs_u64map_release(&map);
+	for (size_t k = 0; k < ix->n; k++) {
+		if (!ix->v[k].dense)
+			gs_u64map_release(&ix->v[k].map);
+		free(ix->v[k].dense);
+	}
 }
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
@@ -175,7 +360,9 @@ static void demangle_kernels(struct gs_model *m)
 
 void gs_model_join(struct gs_model *m)
 {
-	join_ranges(m);
-	join_correlation(m);
+	corr_vec ix = {0};
+	join_ranges(m, &ix);
+	join_correlation(m, &ix);
+	free(ix.v);
 	demangle_kernels(m);
 }

@@ -1,5 +1,8 @@
 /* load.c: build struct gs_model from a .gst file: decode every chunk the reader yields, resolve
- * strings, merge threads seen in several images, and sort the tables once. */
+ * strings, merge threads seen in several images, and keep the tables sorted as chunks arrive
+ * (util/runsort.h: each chunk's records are nearly in order, and chunks overlap little).
+ * Ranges are 40 bytes; the few with attributes or ended on another thread get an entry in
+ * range_attrs, whose index rides in `parent` until the ranges are in their final order. */
 #include "model.h"
 
 #include <errno.h>
@@ -10,6 +13,7 @@
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
+#include "../util/runsort.h"
 #include "../util/varint.h"
 
 static char *dup_bytes(const uint8_t *p, size_t n)
@@ -71,6 +75,29 @@ static void load_strings(struct gs_model *m, const struct gs_chunk *c)
 	}
 }
 
+static inline int range_less(const struct gs_range *x, const struct gs_range *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->pid != y->pid)
+		return x->pid < y->pid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid;
+	return x->level < y->level;
+}
+
+static inline int mark_less(const struct gs_mark *x, const struct gs_mark *y)
+{
+	return x->ts < y->ts;
+}
+
+GS_RUNSORT_DEFINE(sort_ranges, struct gs_range, range_less)
+GS_RUNSORT_DEFINE(sort_marks, struct gs_mark, mark_less)
+
+struct load_state {
+	struct gs_runsort ranges, marks;
+};
+
 static void load_events(struct gs_model *m, const struct gs_chunk *c)
 {
 	struct gs_evchunk ec;
@@ -78,23 +105,46 @@ static void load_events(struct gs_model *m, const struct gs_chunk *c)
 	int rc;
 	if (gs_evchunk_open(&ec, c->data, c->len) < 0)
 		goto bad;
+	int32_t pid = (int32_t)ec.pid, tid = (int32_t)ec.tid;
+	/* room for the chunk's records (each takes 3 bytes or more, whatever count claims) */
+	size_t count = (size_t)GS_MIN(ec.count, (uint64_t)c->len / 3);
+	gs_grow((void **)&m->ranges.v, &m->ranges.cap, m->ranges.n + count, sizeof(*m->ranges.v));
+	if (count)
+		gs_prefault(m->ranges.v + m->ranges.n, count * sizeof(*m->ranges.v));
 	while ((rc = gs_evchunk_next(&ec, &e)) > 0) {
 		if (e.name >= m->nstrings || e.domain >= m->nstrings)
 			goto bad;
 		uint8_t flags = (uint8_t)(e.flags & ~GS_EVF_DOMAIN);
 		if (e.kind == GS_EV_RANGE) {
-			struct gs_range r = {
-				.start = e.start, .end = e.start + e.dur, .name = (uint32_t)e.name,
-				.domain = (uint32_t)e.domain, .pid = (int32_t)ec.pid,
-				.tid = (int32_t)ec.tid, .category = (uint32_t)e.category,
-				.color = (uint32_t)e.color, .payload_type = (uint32_t)e.payload_type,
-				.payload = e.payload, .flags = flags,
-			};
+			if (m->ranges.n == m->ranges.cap)
+				gs_grow((void **)&m->ranges.v, &m->ranges.cap, m->ranges.n + 1,
+					sizeof(*m->ranges.v));
+			struct gs_range *r = &m->ranges.v[m->ranges.n];
+			r->start = e.start;
+			r->end = e.start + e.dur;
+			r->name = (uint32_t)e.name;
+			r->domain = (uint32_t)e.domain;
+			r->pid = pid;
+			r->tid = tid;
+			r->parent = -1;
+			r->level = 0;
+			int32_t end_tid = tid;
 			if (e.flags & GS_EVF_STARTEND)
-				r.end_tid = e.last ? (int32_t)e.last : (int32_t)ec.tid;
+				end_tid = e.last ? (int32_t)e.last : tid;
 			else
-				r.level = (uint32_t)e.last, r.end_tid = (int32_t)ec.tid;
-			GS_VEC_PUSH(&m->ranges, r);
+				r->level = e.last < UINT16_MAX ? (uint16_t)e.last : UINT16_MAX;
+			if ((flags & GS_EVF_ATTR) || end_tid != tid) {
+				flags |= GS_RANGE_SIDE;
+				r->parent = (int32_t)m->range_attrs.n; /* until finish_ranges */
+				struct gs_range_attr a = {
+					.end_tid = end_tid, .category = (uint32_t)e.category,
+					.color = (uint32_t)e.color, .payload_type = (uint32_t)e.payload_type,
+					.payload = e.payload,
+				};
+				GS_VEC_PUSH(&m->range_attrs, a);
+			}
+			r->flags = flags;
+			m->ranges.n++;
 		} else {
 			struct gs_mark k = {
 				.ts = e.start, .name = (uint32_t)e.name, .domain = (uint32_t)e.domain,
@@ -290,34 +340,69 @@ bad:
 	set_damaged(m, "malformed category table", c->offset);
 }
 
-static int cmp_range(const void *a, const void *b)
+/* The ranges in their final order: every side entry learns its range's index. */
+static void finish_ranges(struct gs_model *m, struct load_state *ls)
 {
-	const struct gs_range *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->level > y->level) - (x->level < y->level);
+	if (ls->ranges.unsorted)
+		sort_ranges_all(m->ranges.v, m->ranges.n, &ls->ranges);
+	if (ls->marks.unsorted)
+		sort_marks_all(m->marks.v, m->marks.n, &ls->marks);
+	gs_runsort_release(&ls->ranges);
+	gs_runsort_release(&ls->marks);
+	if (!m->range_attrs.n)
+		return;
+	struct gs_range_attr *a = gs_xmalloc(m->range_attrs.n * sizeof(*a));
+	size_t k = 0;
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		struct gs_range *r = &m->ranges.v[i];
+		if (!(r->flags & GS_RANGE_SIDE))
+			continue;
+		a[k] = m->range_attrs.v[r->parent];
+		a[k++].range = (uint32_t)i;
+		r->parent = -1;
+	}
+	free(m->range_attrs.v);
+	m->range_attrs.v = a;
+	m->range_attrs.n = m->range_attrs.cap = k;
 }
 
-static int cmp_mark(const void *a, const void *b)
+const struct gs_range_attr *gs_range_attr(const struct gs_model *m, size_t i)
 {
-	const struct gs_mark *x = a, *y = b;
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	if (i >= m->ranges.n || !(m->ranges.v[i].flags & GS_RANGE_SIDE))
+		return NULL;
+	size_t lo = 0, hi = m->range_attrs.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->range_attrs.v[mid].range < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->range_attrs.n && m->range_attrs.v[lo].range == i ? &m->range_attrs.v[lo] : NULL;
+}
+
+int32_t gs_range_end_tid(const struct gs_model *m, size_t i)
+{
+	const struct gs_range_attr *a = gs_range_attr(m, i);
+	return a ? a->end_tid : m->ranges.v[i].tid;
 }
 
 static int load(struct gs_model *m, struct gs_reader *r)
 {
 	struct gs_chunk c;
+	struct load_state ls;
+	memset(&ls, 0, sizeof(ls));
 	m->format_major = r->major;
 	m->format_minor = r->minor;
 	m->exit_status = -1;
 	while (!m->damaged && gs_reader_next(r, &c) > 0) {
 		switch (c.type) {
 		case GS_CHUNK_STRINGS: load_strings(m, &c); break;
-		case GS_CHUNK_EVENTS: load_events(m, &c); break;
+		case GS_CHUNK_EVENTS:
+			load_events(m, &c);
+			sort_ranges(m->ranges.v, m->ranges.n, &ls.ranges);
+			sort_marks(m->marks.v, m->marks.n, &ls.marks);
+			break;
 		case GS_CHUNK_CATEGORIES: load_categories(m, &c); break;
 		case GS_CHUNK_CUPTI_NAMES:
 			if (gs_cupti_names(m, c.data, c.len) < 0)
@@ -326,6 +411,7 @@ static int load(struct gs_model *m, struct gs_reader *r)
 		case GS_CHUNK_CUPTI_RAW:
 			if (gs_cupti_decode(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CUPTI buffer", c.offset);
+			gs_model_gpu_settle(m); /* what it decoded, even from a bad buffer */
 			break;
 		default: load_tlv(m, &c); break; /* unknown types are skipped there */
 		}
@@ -348,12 +434,9 @@ static int load(struct gs_model *m, struct gs_reader *r)
 		m->unmatched += m->processes.v[i].unmatched_pop + m->processes.v[i].unmatched_end +
 				m->processes.v[i].lost_pairs;
 	}
-	gs_cupti_release(m);
+	finish_ranges(m, &ls);
 	gs_model_sort_gpu(m);
-	if (m->ranges.n > 1)
-		qsort(m->ranges.v, m->ranges.n, sizeof(*m->ranges.v), cmp_range);
-	if (m->marks.n > 1)
-		qsort(m->marks.v, m->marks.n, sizeof(*m->marks.v), cmp_mark);
+	gs_cupti_release(m);
 	gs_model_join(m);
 	if (!m->version) m->version = gs_xstrdup("");
 	if (!m->command) m->command = gs_xstrdup("");
@@ -406,6 +489,7 @@ void gs_model_release(struct gs_model *m)
 	}
 	gs_model_gpu_release(m);
 	free(m->ranges.v);
+	free(m->range_attrs.v);
 	free(m->marks.v);
 	free(m->processes.v);
 	free(m->threads.v);

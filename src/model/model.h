@@ -1,7 +1,9 @@
 /* model.h: the in-memory model every command works on, loaded once from a trace.
  *
  * Invariants after gs_model_load: ranges are sorted by (start, pid, tid, level), GPU tables by
- * start, and the joins are done (parent, range, api, dname); every string
+ * start (ties in the order the trace holds them), range_attrs by range, a range has an entry
+ * there exactly when flagged GS_RANGE_SIDE, and the joins are done (parent, range, api,
+ * dname); every string
  * id is < nstrings (0 is the empty string); times are CLOCK_MONOTONIC ns; threads are unique
  * by (pid, tid) and processes by (pid, image); `complete` is 0 when the file had no END chunk
  * and `damaged` when the reader stopped at a bad chunk (why says where). */
@@ -20,16 +22,25 @@
 #define GS_RANGE_TRUNC 0x10
 #define GS_RANGE_COLOR 0x20
 #define GS_RANGE_ATTR 0x04
+#define GS_RANGE_SIDE 0x80 /* has an entry in range_attrs (attributes, or ended elsewhere) */
 
+/* 40 bytes: a trace can hold tens of millions. What few ranges have (NVTX attributes, the
+ * thread that ended a start/end range elsewhere) is in range_attrs: gs_range_attr(). */
 struct gs_range {
 	uint64_t start, end;   /* end == start when OPEN */
 	uint32_t name, domain; /* string ids; domain 0: default */
-	int32_t pid, tid, end_tid;
-	uint32_t level;
-	uint32_t category, color, payload_type;
-	uint8_t flags;         /* GS_RANGE_* */
-	uint64_t payload;
+	int32_t pid, tid;
 	int32_t parent;        /* enclosing push/pop range on the thread (index), -1: none */
+	uint16_t level;        /* push/pop nesting level (65535 and deeper: 65535) */
+	uint8_t flags;         /* GS_RANGE_* */
+};
+
+/* The rarely set fields of a range flagged GS_RANGE_SIDE. */
+struct gs_range_attr {
+	uint32_t range;   /* index into ranges; range_attrs is sorted by it */
+	int32_t end_tid;  /* the thread that ended it (its own unless a start/end range) */
+	uint32_t category, color, payload_type; /* GS_RANGE_ATTR; color when GS_RANGE_COLOR */
+	uint64_t payload;
 };
 
 struct gs_mark {
@@ -93,10 +104,12 @@ struct gs_kshape {
 	uint8_t launch_type;
 };
 
-struct gs_kernel {
+struct gs_kernel { /* 40 bytes */
 	uint64_t start, end;
 	int32_t pid;
-	uint32_t device, context, stream, correlation;
+	uint32_t device : 8;   /* CUDA device ids are < 256 */
+	uint32_t context : 24; /* CUPTI's context id (they count up from 1 per process) */
+	uint32_t stream, correlation;
 	uint32_t shape; /* index into m->kshapes: name and launch configuration */
 	int32_t api;    /* the API call that launched it (index into apis), -1: not recorded */
 };
@@ -156,6 +169,16 @@ struct gs_device {
 	uint32_t core_clock_khz;
 };
 
+/* A step of the program (a training iteration): a range named ProfilerStep#N, or one named by
+ * `gpuscope stats --step`, or else the whole run (model/steps.c). */
+enum gs_steps_by { GS_STEPS_RUN, GS_STEPS_PROFILER, GS_STEPS_NAMED };
+struct gs_step {
+	uint64_t start, end; /* CLOCK_MONOTONIC ns */
+	int32_t pid, tid;    /* the range's process and thread; 0, 0 for the whole run */
+	uint64_t number;     /* N of ProfilerStep#N, else the range's ordinal on its thread (from 0) */
+	int32_t range;       /* index into ranges; -1 for the whole run */
+};
+
 struct gs_model {
 	char *path;
 	char *version, *command, *host, *trace, *clock;
@@ -172,6 +195,7 @@ struct gs_model {
 	size_t nstrings, strings_cap;
 
 	GS_VEC(struct gs_range) ranges;
+	GS_VEC(struct gs_range_attr) range_attrs; /* sorted by range */
 	GS_VEC(struct gs_mark) marks;
 	GS_VEC(struct gs_process) processes;
 	GS_VEC(struct gs_thread) threads;
@@ -191,6 +215,9 @@ struct gs_model {
 	uint64_t cupti_unfinished;    /* CUPTI buffers never completed (their records missing) */
 	uint64_t cupti_undecoded;     /* bytes of CUPTI records of kinds or versions not known */
 	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
+
+	GS_VEC(struct gs_step) steps; /* sorted by (start, pid, tid); filled by gs_model_steps */
+	uint8_t steps_by;             /* enum gs_steps_by */
 };
 
 /* Decode one CUPTI_RAW chunk payload into m (model/cupti.c); -1 when malformed. */
@@ -200,7 +227,10 @@ void gs_cupti_release(struct gs_model *m);
 /* Empty the GPU tables (keeping their memory), or free them. */
 void gs_model_gpu_clear(struct gs_model *m);
 void gs_model_gpu_release(struct gs_model *m);
-/* Sort the GPU tables by start time (done once by the loader). */
+/* The loader, after each CUPTI_RAW chunk: keep the GPU tables sorted as they grow. */
+void gs_model_gpu_settle(struct gs_model *m);
+/* Sort the GPU tables by start time (stable; what gs_model_gpu_settle kept sorted is left
+ * as is). Done once by the loader; also for tables built by hand. */
 void gs_model_sort_gpu(struct gs_model *m);
 /* The joins, done once by the loader (model/join.c): range parents; API call -> innermost
  * range on its thread; GPU op -> API call by correlation; kernel names demangled. */
@@ -229,6 +259,20 @@ static inline const struct gs_kshape *gs_kshape(const struct gs_model *m,
 {
 	return &m->kshapes.v[k->shape];
 }
+/* Find the steps (model/steps.c): the ended ranges, of any domain, named `name` (or whose
+ * "domain:name" label is `name`); with name NULL, those named ProfilerStep#N; when there are
+ * none, one step over the whole run (gs_model_span). Returns how many ranges became steps (0:
+ * the whole run is the one step). Calling it again replaces the table. */
+size_t gs_model_steps(struct gs_model *m, const char *name);
+void gs_model_steps_release(struct gs_model *m);
+/* The first start and the last end of every record the model holds (ranges, marks, API calls,
+ * GPU work, synchronizations, memory operations); the session's bounds when it holds none. */
+void gs_model_span(const struct gs_model *m, uint64_t *first, uint64_t *last);
+/* The attributes of ranges.v[i] (and the thread that ended it), NULL when it has none: then
+ * category, color and payload are 0 and it ended on its own thread. */
+const struct gs_range_attr *gs_range_attr(const struct gs_model *m, size_t i);
+/* The thread that ended ranges.v[i]. */
+int32_t gs_range_end_tid(const struct gs_model *m, size_t i);
 const struct gs_thread *gs_model_thread(const struct gs_model *m, int32_t pid, int32_t tid);
 uint64_t gs_model_lost_total(const struct gs_model *m);
 

@@ -1,5 +1,6 @@
-/* render.h: tables to text. Formats: an aligned console table in nsys's column layout, CSV
- * (RFC 4180, nsys's header cells), and JSON (an array of objects keyed by column name).
+/* render.h: tables to text. Formats: an aligned console table in nsys's column layout (fitted to
+ * a terminal's width, coloured on request), CSV (RFC 4180, nsys's header cells), and JSON (one
+ * object per report: "report", "title", "columns" in order, "rows" as objects keyed by column name).
  * Invariants: rendering never changes or computes values; output ends with a newline. */
 #ifndef GS_RENDER_H
 #define GS_RENDER_H
@@ -13,7 +14,24 @@ enum gs_format { GS_FMT_TABLE, GS_FMT_CSV, GS_FMT_JSON, GS_FMT_TEXT, GS_FMT_JSON
 int gs_format_parse(const char *s, unsigned allowed);
 const char *gs_format_name(enum gs_format f);
 
+/* How console tables are laid out (csv and json ignore it). width: the columns to fit in (0:
+ * no limit): text columns are cut with an ellipsis, numbers never; color: ANSI bold headers and
+ * dim units and rules; ascii: "..." as the ellipsis instead of U+2026. */
+struct gs_render_opts {
+	unsigned width;
+	int color, ascii;
+};
+
 void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out);
+/* As gs_render_table; o NULL: no width limit, no colour. */
+void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const struct gs_render_opts *o,
+			 struct gs_strbuf *out);
+/* The overview's sections: as a console text, compact tables under a title each ("Title:
+ * none" for a section without rows); as csv, the tables one after another; as json, one object
+ * that maps each section's name to {"title", "columns" (names in order), "rows" (as a
+ * report's)}. */
+void gs_render_overview(const struct gs_table *sec, size_t n, enum gs_format f,
+			const struct gs_render_opts *o, struct gs_strbuf *out);
 /* Formats an integer with thousands separators (1,234,567). */
 void gs_fmt_count(struct gs_strbuf *sb, uint64_t v);
 /* Formats a byte count as B, KiB, MiB, GiB with one decimal. */

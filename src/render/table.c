@@ -23,8 +23,12 @@ const char *gs_format_name(enum gs_format f)
 
 static void cell_text(const struct gs_column *col, const union gs_cell *c, struct gs_strbuf *sb)
 {
+	if (gs_cell_is_none(col->type, c))
+		return; /* an empty cell: nothing */
 	switch (col->type) {
-	case GS_COL_INT: gs_strbuf_addf(sb, "%lld", (long long)c->i); break;
+	case GS_COL_INT:
+	case GS_COL_NS:
+	case GS_COL_BYTES: gs_strbuf_addf(sb, "%lld", (long long)c->i); break;
 	case GS_COL_FLOAT:
 	case GS_COL_PCT: gs_strbuf_addf(sb, "%.1f", c->f); break;
 	case GS_COL_FLOAT3: gs_strbuf_addf(sb, "%.3f", c->f); break;
@@ -32,57 +36,188 @@ static void cell_text(const struct gs_column *col, const union gs_cell *c, struc
 	}
 }
 
-static void render_columns(const struct gs_table *t, struct gs_strbuf *out)
+#define BOLD "\033[1m"
+#define DIM "\033[2m"
+#define RESET "\033[0m"
+
+/* Columns a string takes on a terminal: its bytes less UTF-8 continuation bytes (every
+ * character counted as one column: names are ASCII in practice). */
+static size_t text_width(const char *s)
 {
-	size_t nc = t->ncols;
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* s cut to w columns, its end replaced by an ellipsis, into sb. */
+static void add_truncated(struct gs_strbuf *sb, const char *s, size_t w, int ascii)
+{
+	size_t keep = w > (ascii ? 3u : 1u) ? w - (ascii ? 3u : 1u) : 0, cols = 0;
+	const char *p = s;
+	while (*p) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && cols++ == keep)
+			break;
+		p++;
+	}
+	gs_strbuf_add(sb, s, (size_t)(p - s));
+	gs_strbuf_adds(sb, ascii ? "..." : "\xe2\x80\xa6");
+}
+
+/* A duration in three significant digits and a unit that keeps it under 1000: "704 ns",
+ * "3.89 ms", "12.8 s", "908 ms" (seconds grow past 1000). */
+static void short_duration(struct gs_strbuf *sb, uint64_t ns)
+{
+	static const char *const units[] = {"ns", "us", "ms", "s"};
+	if (ns < 1000) {
+		gs_strbuf_addf(sb, "%llu ns", (unsigned long long)ns);
+		return;
+	}
+	double v = (double)ns;
+	int u = 0;
+	while (u < 3 && v >= 999.5)
+		v /= 1000, u++;
+	gs_strbuf_addf(sb, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* The shown text of a cell: in compact (overview) tables durations and sizes carry a unit. */
+static void cell_shown(const struct gs_column *col, const union gs_cell *c, int compact,
+		       struct gs_strbuf *sb)
+{
+	if (compact && !gs_cell_is_none(col->type, c) && c->i >= 0 &&
+	    (col->type == GS_COL_NS || col->type == GS_COL_BYTES)) {
+		if (col->type == GS_COL_NS)
+			short_duration(sb, (uint64_t)c->i);
+		else
+			gs_fmt_bytes(sb, (uint64_t)c->i);
+		return;
+	}
+	cell_text(col, c, sb);
+}
+
+/* A column's header; compact tables drop the " (ns)" that their cells' units make redundant. */
+static char *header_shown(const struct gs_column *col, int compact)
+{
+	size_t n = strlen(col->name);
+	if (compact && col->type == GS_COL_NS && n > 5 && !strcmp(col->name + n - 5, " (ns)"))
+		n -= 5;
+	return gs_xstrndup(col->name, n);
+}
+
+/* Append s padded to w columns (right-aligned unless left), dimming the unit after the last
+ * blank of a compact duration or size when colour is on. */
+static void add_cell(struct gs_strbuf *out, const char *s, size_t w, int left, int last,
+		     const char *style, int dim_unit)
+{
+	size_t len = text_width(s), pad = w > len ? w - len : 0;
+	if (left && last)
+		pad = 0; /* no trailing blanks */
+	if (!left)
+		for (size_t k = 0; k < pad; k++)
+			gs_strbuf_addc(out, ' ');
+	const char *unit = dim_unit ? strrchr(s, ' ') : NULL;
+	if (style)
+		gs_strbuf_adds(out, style);
+	if (unit) {
+		gs_strbuf_add(out, s, (size_t)(unit - s) + 1);
+		gs_strbuf_adds(out, DIM);
+		gs_strbuf_adds(out, unit + 1);
+		gs_strbuf_adds(out, RESET);
+	} else {
+		gs_strbuf_adds(out, s);
+	}
+	if (style)
+		gs_strbuf_adds(out, RESET);
+	if (left)
+		for (size_t k = 0; k < pad; k++)
+			gs_strbuf_addc(out, ' ');
+}
+
+/* A console table. Normal: nsys's layout (title, blank line, header, dashes, rows, note).
+ * Compact (the overview's sections): header and rows indented by two blanks, no title, no
+ * dashes, units on durations and sizes. With o->width, text columns are cut (widest first,
+ * never below their header or 8 columns) until the table fits; numbers are never cut. */
+static void render_console(const struct gs_table *t, const struct gs_render_opts *o, int compact,
+			   struct gs_strbuf *out)
+{
+	static const struct gs_render_opts plain = {0};
+	if (!o)
+		o = &plain;
+	size_t nc = t->ncols, indent = compact ? 2 : 0;
 	size_t *w = gs_xcalloc(nc, sizeof(*w));
-	char **txt = gs_xcalloc(t->nrows * nc + 1, sizeof(*txt));
+	char **txt = gs_xcalloc((t->nrows + 1) * nc + 1, sizeof(*txt)); /* row 0: the header */
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
-	for (size_t c = 0; c < nc; c++)
-		w[c] = strlen(t->cols[c].name);
+	for (size_t c = 0; c < nc; c++) {
+		txt[c] = header_shown(&t->cols[c], compact);
+		w[c] = text_width(txt[c]);
+	}
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < nc; c++) {
 			gs_strbuf_reset(&sb);
-			cell_text(&t->cols[c], &t->cells[r * nc + c], &sb);
-			txt[r * nc + c] = gs_xstrdup(sb.buf);
-			if (sb.len > w[c])
-				w[c] = sb.len;
+			cell_shown(&t->cols[c], &t->cells[r * nc + c], compact, &sb);
+			txt[(r + 1) * nc + c] = gs_xstrdup(sb.buf);
+			size_t tw = text_width(sb.buf);
+			if (tw > w[c])
+				w[c] = tw;
 		}
-	gs_strbuf_addf(out, " ** %s (%s):\n\n", t->title, t->name);
-	for (int pass = 0; pass < 2 + (int)t->nrows; pass++) {
+	if (o->width) {
+		size_t total = indent + (nc ? 2 * (nc - 1) : 0);
+		for (size_t c = 0; c < nc; c++)
+			total += w[c];
+		while (total > o->width) {
+			size_t best = nc;
+			for (size_t c = 0; c < nc; c++) {
+				size_t hw = text_width(txt[c]), min = hw > 8 ? hw : 8;
+				if (t->cols[c].type == GS_COL_STR && w[c] > min && (best == nc || w[c] > w[best]))
+					best = c;
+			}
+			if (best == nc)
+				break; /* only numbers left: they are never cut */
+			w[best]--;
+			total--;
+		}
+	}
+	if (!compact) {
+		gs_strbuf_addf(out, "%s ** %s (%s):%s\n\n", o->color ? BOLD : "", t->title, t->name,
+			       o->color ? RESET : "");
+	}
+	for (size_t row = 0; row < 1 + t->nrows + !compact; row++) {
+		int rule = !compact && row == 1;
+		size_t r = row > 1 && !compact ? row - 1 : row; /* index into txt */
+		for (size_t k = 0; k < indent; k++)
+			gs_strbuf_addc(out, ' ');
 		for (size_t c = 0; c < nc; c++) {
-			int left = t->cols[c].type == GS_COL_STR;
-			const char *s;
-			if (pass == 0)
-				s = t->cols[c].name;
-			else if (pass == 1)
-				s = NULL;
-			else
-				s = txt[(size_t)(pass - 2) * nc + c];
 			if (c)
 				gs_strbuf_adds(out, "  ");
-			if (!s) {
+			if (rule) {
+				if (o->color)
+					gs_strbuf_adds(out, DIM);
 				for (size_t k = 0; k < w[c]; k++)
 					gs_strbuf_addc(out, '-');
+				if (o->color)
+					gs_strbuf_adds(out, RESET);
 				continue;
 			}
-			size_t len = strlen(s), pad = w[c] > len ? w[c] - len : 0;
-			if (left && c == nc - 1)
-				pad = 0; /* no trailing blanks */
-			if (!left)
-				for (size_t k = 0; k < pad; k++)
-					gs_strbuf_addc(out, ' ');
-			gs_strbuf_adds(out, s);
-			if (left)
-				for (size_t k = 0; k < pad; k++)
-					gs_strbuf_addc(out, ' ');
+			const char *s = txt[r * nc + c];
+			int left = t->cols[c].type == GS_COL_STR;
+			if (text_width(s) > w[c]) {
+				gs_strbuf_reset(&sb);
+				add_truncated(&sb, s, w[c], o->ascii);
+				s = sb.buf;
+			}
+			const char *style = NULL;
+			if (o->color && r == 0)
+				style = compact ? DIM : BOLD;
+			int dim_unit = o->color && r > 0 && compact &&
+				       (t->cols[c].type == GS_COL_NS || t->cols[c].type == GS_COL_BYTES);
+			add_cell(out, s, w[c], left, c == nc - 1, style, dim_unit);
 		}
 		gs_strbuf_addc(out, '\n');
 	}
 	if (t->note)
-		gs_strbuf_addf(out, "\n%s\n", t->note);
-	for (size_t i = 0; i < t->nrows * nc; i++)
+		gs_strbuf_addf(out, compact ? "  %s\n" : "\n%s\n", t->note);
+	for (size_t i = 0; i < (t->nrows + 1) * nc; i++)
 		free(txt[i]);
 	free(txt);
 	free(w);
@@ -112,7 +247,7 @@ static void render_csv(const struct gs_table *t, struct gs_strbuf *out)
 	gs_strbuf_release(&sb);
 }
 
-static void render_json(const struct gs_table *t, struct gs_strbuf *out)
+static void render_json_rows(const struct gs_table *t, struct gs_strbuf *out)
 {
 	gs_strbuf_addc(out, '[');
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -128,21 +263,88 @@ static void render_json(const struct gs_table *t, struct gs_strbuf *out)
 				gs_strbuf_addc(out, '"');
 				gs_strbuf_add_json(out, v->s ? v->s : "", v->s ? strlen(v->s) : 0);
 				gs_strbuf_addc(out, '"');
+			} else if (gs_cell_is_none(t->cols[c].type, v)) {
+				gs_strbuf_adds(out, "null");
 			} else {
 				cell_text(&t->cols[c], v, out);
 			}
 		}
 		gs_strbuf_addc(out, '}');
 	}
-	gs_strbuf_adds(out, t->nrows ? "\n]\n" : "]\n");
+	gs_strbuf_adds(out, t->nrows ? "\n]" : "]");
+}
+
+/* One report as JSON: {"report", "title", "columns": [names in order], "rows": [objects keyed
+ * by column name]}, no trailing newline. */
+static void render_json(const struct gs_table *t, struct gs_strbuf *out)
+{
+	gs_strbuf_adds(out, "{\"report\": \"");
+	gs_strbuf_add_json(out, t->name, strlen(t->name));
+	gs_strbuf_adds(out, "\", \"title\": \"");
+	gs_strbuf_add_json(out, t->title, strlen(t->title));
+	gs_strbuf_adds(out, "\", \"columns\": [");
+	for (size_t c = 0; c < t->ncols; c++) {
+		gs_strbuf_adds(out, c ? ", \"" : "\"");
+		gs_strbuf_add_json(out, t->cols[c].name, strlen(t->cols[c].name));
+		gs_strbuf_addc(out, '"');
+	}
+	gs_strbuf_adds(out, "], \"rows\": ");
+	render_json_rows(t, out);
+	gs_strbuf_addc(out, '}');
+}
+
+void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const struct gs_render_opts *o,
+			 struct gs_strbuf *out)
+{
+	switch (f) {
+	case GS_FMT_CSV: render_csv(t, out); break;
+	case GS_FMT_JSON:
+		render_json(t, out);
+		gs_strbuf_addc(out, '\n');
+		break;
+	default: render_console(t, o, 0, out); break;
+	}
 }
 
 void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out)
 {
-	switch (f) {
-	case GS_FMT_CSV: render_csv(t, out); break;
-	case GS_FMT_JSON: render_json(t, out); break;
-	default: render_columns(t, out); break;
+	gs_render_table_opts(t, f, NULL, out);
+}
+
+void gs_render_overview(const struct gs_table *sec, size_t n, enum gs_format f,
+			const struct gs_render_opts *o, struct gs_strbuf *out)
+{
+	if (f == GS_FMT_CSV) {
+		for (size_t i = 0; i < n; i++)
+			render_csv(&sec[i], out);
+		return;
+	}
+	if (f == GS_FMT_JSON) {
+		gs_strbuf_adds(out, "{");
+		for (size_t i = 0; i < n; i++) {
+			const struct gs_table *t = &sec[i];
+			gs_strbuf_adds(out, i ? ",\n\"" : "\n\"");
+			gs_strbuf_add_json(out, t->name, strlen(t->name));
+			gs_strbuf_adds(out, "\": ");
+			render_json(t, out);
+		}
+		gs_strbuf_adds(out, "\n}\n");
+		return;
+	}
+	static const struct gs_render_opts plain = {0};
+	if (!o)
+		o = &plain;
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_table *t = &sec[i];
+		if (i)
+			gs_strbuf_addc(out, '\n');
+		gs_strbuf_addf(out, "%s%s%s", o->color ? BOLD : "", t->title, o->color ? RESET : "");
+		if (!t->nrows) {
+			gs_strbuf_adds(out, ": none\n");
+			continue;
+		}
+		gs_strbuf_addc(out, '\n');
+		render_console(t, o, 1, out);
 	}
 }
 

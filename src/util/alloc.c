@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -60,4 +62,18 @@ void gs_grow(void **p, size_t *cap, size_t need, size_t elem)
 		oom(SIZE_MAX);
 	*p = gs_xrealloc(*p, c * elem);
 	*cap = c;
+}
+
+void gs_prefault(void *p, size_t n)
+{
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels refuse it: a no-op then */
+#endif
+	static size_t page;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+	if (hi > lo + 16 * page)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }

@@ -26,3 +26,50 @@ doc_names=$(sed -n 's/^## \(GPUSCOPE_[A-Z_0-9]*\)$/\1/p' "$ROOT/docs/gpuscope-en
 eq "environment docs match env.def" "$env_names" "$doc_names"
 help_env=$($GS help environment)
 for v in $env_names; do has "help environment lists $v" "$v" "$help_env"; done
+
+# stats on a terminal: colour unless NO_COLOR (https://no-color.org) or TERM=dumb, the
+# terminal's width (TIOCGWINSZ) when COLUMNS is not set; never colour into a pipe or a file
+tty_run() { # COLS ENV... -- ARGS...: stats on a pseudo-terminal of COLS columns; prints its output
+	python3 - "$GS" "$@" <<'PY'
+import fcntl, os, pty, struct, subprocess, sys, termios
+gs, cols, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+sep = rest.index("--")
+env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+env.update({"TERM": "xterm", "LANG": "C.UTF-8"})
+env.update(dict(e.split("=", 1) for e in rest[:sep]))
+master, slave = pty.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+p = subprocess.Popen([gs, "stats"] + rest[sep + 1:], stdout=slave, stderr=subprocess.DEVNULL, env=env)
+os.close(slave)
+out = b""
+while True:
+    try:
+        b = os.read(master, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+p.wait()
+sys.stdout.write(out.decode().replace("\r\n", "\n"))
+PY
+}
+RN=$ROOT/tests/data/cuda_resnet50.gst
+out=$(tty_run 100 -- "$RN")
+has "stats on a terminal: bold titles" "$(printf '\033[1mTrace\033[0m')" "$out"
+has "stats on a terminal: dim units" "$(printf '12.8 \033[2ms\033[0m')" "$out"
+eq "stats on a terminal: fits its width" "ok" "$(printf '%s\n' "$out" | python3 -c '
+import re, sys
+w = max(len(re.sub("\033\\[[0-9]*m", "", l)) for l in sys.stdin.read().split("\n"))
+print("ok" if 90 <= w <= 100 else w)')"
+out=$(tty_run 100 NO_COLOR=1 -- "$RN")
+hasnt "NO_COLOR: no escapes" "$(printf '\033')" "$out"
+has "NO_COLOR: same text" "Top kernels by GPU time" "$out"
+hasnt "TERM=dumb: no escapes" "$(printf '\033')" "$(tty_run 100 TERM=dumb -- "$RN")"
+out=$(tty_run 100 COLUMNS=60 -- -r cuda_gpu_kern_sum "$RN")
+has "COLUMNS wins over the terminal; reports are cut too" "$(printf '\033[1mName\033[0m')" "$out"
+eq "COLUMNS=60: kernel names cut" "ok" "$(printf '%s\n' "$out" | python3 -c '
+import re, sys
+rows = [re.sub("\033\\[[0-9]*m", "", l) for l in sys.stdin.read().split("\n") if "void " in l]
+print("ok" if rows and all(r.endswith("\u2026") for r in rows) else rows[:2])')"
+hasnt "-o FILE: no escapes" "$(printf '\033')" "$(tty_run 100 -- -o "$T/tty.txt" "$RN"; cat "$T/tty.txt")"

@@ -21,7 +21,7 @@ $GS stats -r nvtx_kern_sum --format json -o "$T/rn_ks.json" "$D/cuda_resnet50.gs
 eq "resnet50: nvtx_kern_sum exit 0" 0 $?
 out=$(python3 - "$T/rn_ks.json" <<'PY'
 import json, sys
-rows = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[1]))["rows"]
 def by(r):
     sel = [x for x in rows if x["NVTX Range"] == r]
     return sum(x["Kern Inst"] for x in sel), max([x["NVTX Inst"] for x in sel] or [0])
@@ -43,7 +43,7 @@ eq "kern_sum: 5 spin kernels, demangled" '5,spin_kernel(unsigned long long)' "$(
 $GS stats -r cuda_api_sum --format csv -o "$T/as.csv" "$D/cuda_spin.gst" 2>/dev/null
 eq "api_sum: 5 cudaLaunchKernel calls, suffix dropped" "5" "$(grep ',cudaLaunchKernel$' "$T/as.csv" | cut -d, -f3)"
 $GS stats -r cuda_gpu_kern_sum --format json -o "$T/rk.json" "$D/cuda_resnet50.gst" 2>/dev/null
-eq "kern_sum: every ResNet-50 kernel counted" 1429 "$(python3 -c 'import json,sys; print(sum(r["Instances"] for r in json.load(open(sys.argv[1]))))' "$T/rk.json")"
+eq "kern_sum: every ResNet-50 kernel counted" 1429 "$(python3 -c 'import json,sys; print(sum(r["Instances"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rk.json")"
 
 # stats filters: the spin kernels start 234.2, 236.2, 238.2, 240.2 and 242.2 ms after the
 # session start, in process 753, on device 0
@@ -64,3 +64,132 @@ eq "gpu_util: --time clips to the window" "2,2785378,3000000,92.8" \
 	"$($GS stats -r gpu_util --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f3-)"
 eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" \
 	"$($GS stats -r cuda_gpu_kern_gb_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f3,9-)"
+
+# cuda_gpu_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum, launch_sum, stream_sum, memory_sum and
+# memory_timeline on the three fixtures, against a second implementation of each (in Python,
+# from the reports' definitions) over the dump's records
+for c in copies spin resnet50; do
+	$GS dump --format jsonl "$D/cuda_$c.gst" >"$T/rr_$c.jsonl" 2>/dev/null
+	for r in cuda_gpu_trace cuda_kern_exec_sum nvtx_gpu_proj_sum launch_sum stream_sum memory_sum memory_timeline; do
+		$GS stats -r $r --format json -o "$T/rr_$c.$r.json" "$D/cuda_$c.gst" 2>/dev/null
+		out=$(python3 "$ROOT/tests/cases/reports_ref.py" $r "$T/rr_$c.jsonl" "$T/rr_$c.$r.json" 2>&1)
+		eq "$r on $c: as the reference implementation" match "$(printf '%s\n' "$out" | grep -v '^totals')"
+	done
+done
+rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1"; }
+eq "cuda_gpu_trace: every ResNet-50 kernel, copy and memset" 1763 "$(rows "$T/rr_resnet50.cuda_gpu_trace.json")"
+eq "cuda_gpu_trace: summed durations (ns) of the copies fixture (the dump's 8 copies and memsets)" 449920 \
+	"$(python3 -c 'import json,sys; print(sum(r["Duration (ns)"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_copies.cuda_gpu_trace.json")"
+eq "cuda_gpu_trace: a pageable copy, empty kernel cells" \
+	'384930504,21664,124,,,,,,,,,,1.000,46159.527,Pageable,Device,NVIDIA H200 (0),1,7,[CUDA memcpy HtoD]' \
+	"$($GS stats -r cuda_gpu_trace --format csv "$D/cuda_copies.gst" | sed -n 2p)"
+eq "cuda_gpu_trace: a memset's memory kind is its DstMemKd" ',Device,NVIDIA H200 (0),1,7,[CUDA memset]' \
+	"$($GS stats -r cuda_gpu_trace --format csv "$D/cuda_copies.gst" | sed -n 8p | cut -d, -f15-)"
+eq "cuda_gpu_trace --time 234ms:237ms: two spin kernels" 2 \
+	"$($GS stats -r cuda_gpu_trace --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -n +2 | grep -c spin_kernel)"
+eq "cuda_kern_exec_sum: 5 spin launches, 4 with queue time" "753,753,0,5,4,cudaLaunchKernel,spin_kernel(unsigned long long)" \
+	"$($GS stats -r cuda_kern_exec_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f1-5,26-)"
+eq "cuda_kern_exec_sum: ResNet-50 launches linked to their calls" 1429 \
+	"$(python3 -c 'import json,sys; print(sum(r["Count"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_resnet50.cuda_kern_exec_sum.json")"
+eq "nvtx_gpu_proj_sum: :measure 1 instance, :iteration 3, 720 GPU ops each" ":measure 1 720 :iteration 3 720" \
+	"$(python3 -c 'import json,sys; print(*[x for r in json.load(open(sys.argv[1]))["rows"] for x in (r["Range"], r["Range Instances"], r["Total GPU Ops"])])' "$T/rr_resnet50.nvtx_gpu_proj_sum.json")"
+eq "nvtx_gpu_proj_sum --device 1: nothing projected" "" \
+	"$($GS stats -r nvtx_gpu_proj_sum --format csv --device 1 "$D/cuda_resnet50.gst" | tail -n +2)"
+has "launch_sum: totals in the note" "1763 launches: 1191 short kernels" "$($GS stats -r launch_sum "$D/cuda_resnet50.gst")"
+eq "stream_sum --time clips as gpu_util" "2,0,0,2785378,3000000,92.8" \
+	"$($GS stats -r stream_sum --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f4-9)"
+eq "memory_sum: pinned and device memory, all freed" "736,0,Pinned,3,3,12.000,12.000,380900373,0.000|736,0,Device,2,2,13.000,13.000,374353745,0.000" \
+	"$($GS stats -r memory_sum --format csv "$D/cuda_copies.gst" | tail -n +2 | paste -sd'|')"
+eq "memory_sum --time: the level in use when the window opens counts" "736,0,Pinned,1,0,6.000,12.000,380900373,12.000|736,0,Device,0,0,0.000,13.000,380000000,13.000" \
+	"$($GS stats -r memory_sum --format csv --time 380ms:386ms "$D/cuda_copies.gst" | tail -n +2 | paste -sd'|')"
+eq "memory_timeline: ten slices per process, device and kind" 30 "$(rows "$T/rr_resnet50.memory_timeline.json")"
+
+# steps: --step iteration makes the 3 "iteration" ranges the steps. A second implementation
+# over the dump recomputes each step's Kernel column (the union of the kernels' intervals cut
+# to the step) and the GPU time of the kernels each iteration launched, whose sum is
+# nvtx_kern_sum's total for :iteration. The two differ: the last kernel of each iteration still
+# runs when its range ends, so step_sum gives the rest of it to the time after the step.
+$GS stats -r step_sum --step iteration --format json -o "$T/rn_steps.json" "$D/cuda_resnet50.gst" 2>/dev/null
+eq "resnet50: step_sum --step iteration exit 0" 0 $?
+$GS dump --format jsonl "$D/cuda_resnet50.gst" >"$T/rn.jsonl" 2>/dev/null
+out=$(python3 - "$T/rn_steps.json" "$T/rn.jsonl" "$T/rn_ks.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+steps = [r for r in rows if r["Step"] not in ("median", "p90")]
+t0, its, kernels, launch = 0, [], [], {}
+for line in open(sys.argv[2]):
+    d = json.loads(line)
+    if d.get("chunk") == "session":
+        t0 = d["k5"]  # the session's CLOCK_MONOTONIC start
+    elif d.get("event") == "range" and d["name"] == "iteration":
+        its.append((d["start"], d["start"] + d["dur"]))
+    elif d.get("cuda") == "kernel":
+        kernels.append((d["start"], d["start"] + d["dur"], d["correlation"]))
+    elif d.get("cuda") in ("runtime_api", "driver_api"):
+        launch[d["correlation"]] = d["start"]
+def union_in(s, e):
+    iv = sorted((max(a, s), min(b, e)) for a, b, _ in kernels if a < e and b > s)
+    total, cur = 0, None
+    for a, b in iv:
+        if cur and a <= cur[1]:
+            cur[1] = max(cur[1], b)
+        else:
+            if cur: total += cur[1] - cur[0]
+            cur = [a, b]
+    return total + (cur[1] - cur[0] if cur else 0)
+ok = len(steps) == len(its) == 3
+launched = 0
+for r, (s, e) in zip(steps, its):
+    ok &= r["Start (ns)"] == s - t0 and r["Duration (ns)"] == e - s
+    ok &= r["Kernel (ns)"] == union_in(s, e)
+    parts = sum(r[c] for c in ("Kernel (ns)", "Memcpy (ns)", "Memset (ns)", "Runtime API (ns)", "Sync Wait (ns)", "Idle (ns)"))
+    ok &= parts == r["Duration (ns)"]
+    mine = sum(b - a for a, b, c in kernels if c in launch and s <= launch[c] < e)
+    ok &= r["Kernel (ns)"] < mine
+    launched += mine
+ks = sum(x["Total Time (ns)"] for x in json.load(open(sys.argv[3]))["rows"] if x["NVTX Range"] == ":iteration")
+print(len(steps), "ok" if ok else "MISMATCH", launched == ks, ks, [r["Kernel (ns)"] for r in steps])
+PY
+)
+eq "resnet50: 3 steps; Kernel, Start, Duration as a second implementation; parts add up; launched = nvtx_kern_sum" \
+	"3 ok True 8313615 [2729378, 2752903, 2765956]" "$out"
+eq "resnet50: step_sum median and p90 rows" "median,11031360,2752903|p90,18405803,2763345" \
+	"$($GS stats -r step_sum --step iteration --format csv "$D/cuda_resnet50.gst" 2>/dev/null | tail -2 | cut -d, -f1,5,6 | paste -sd'|')"
+eq "resnet50: without --step, the whole run is one step" "all,,,907794080" \
+	"$($GS stats -r step_sum --format csv "$D/cuda_resnet50.gst" 2>/dev/null | sed -n 2p | cut -d, -f1-3,5)"
+err=$($GS stats -r step_sum --step nope "$D/cuda_resnet50.gst" 2>&1); eq "--step with no such range exits 1" 1 $?
+has "--step with no such range: message" "no ended range named 'nope'" "$err"
+
+# the overview: one screen, fitted to COLUMNS, with the numbers of the reports it comes from
+ov=$(COLUMNS=80 LANG=C.UTF-8 $GS stats --step iteration "$D/cuda_resnet50.gst" 2>/dev/null)
+eq "overview: exit 0" 0 $?
+eq "overview: at most 40 lines, at most 80 columns" "ok" "$(printf '%s\n' "$ov" | python3 -c '
+import sys
+lines = sys.stdin.read().split("\n")
+print("ok" if len(lines) <= 40 and max(len(l) for l in lines) <= 80 else [len(lines), max(len(l) for l in lines)])')"
+has "overview: trace, the command cut to fit" "    12.8 s          1        1  complete  python3 tests/gpu/torch_cuda.py gpusc…" "$ov"
+has "overview: steps" "      3  11.0 ms  18.4 ms             25.1  ranges :iteration" "$ov"
+has "overview: GPU utilization" "       0  27.3 ms  12.8 s              0.2  NVIDIA H200" "$ov"
+has "overview: top kernel, cut to fit" "      23.3     3.89 ms        318  12.2 us  void cudnn::bn_fw_inf_1C11_kernel_N…" "$ov"
+has "overview: copies" "    320  97.7 MiB     10.6 ms  [CUDA memcpy HtoD]" "$ov"
+has "overview: NVTX ranges" "     42.1 ms          3  14.0 ms  :iteration" "$ov"
+has "overview: lost records" "Lost records: none" "$ov"
+eq "overview: 5 kernels" 5 "$(printf '%s\n' "$ov" | sed -n '/^Top kernels/,/^$/p' | grep -c '^ *[0-9]')"
+hasnt "overview: no colour into a pipe" "$(printf '\033')" "$ov"
+ov=$(COLUMNS=80 LANG=C $GS stats "$D/cuda_resnet50.gst" 2>/dev/null)
+has "overview: ASCII ellipsis outside UTF-8 locales" "  void cudnn::bn_fw_inf_1C11_kernel..." "$ov"
+has "overview: whole run without steps" "      1  908 ms  908 ms              3.0  the whole run" "$ov"
+COLUMNS=20 $GS stats --format json -o "$T/ov.json" "$D/cuda_resnet50.gst" 2>/dev/null
+eq "overview json: sections, columns, rows; nothing cut" "trace steps gpu_util kernels memops nvtx lost|5|True|1429" "$(python3 - "$T/ov.json" "$T/rk.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = json.load(open(sys.argv[2]))["rows"]
+sec = d["kernels"]
+same = all(r["Name"] == x["Name"] and r["Total Time (ns)"] == x["Total Time (ns)"] for r, x in zip(sec["rows"], k))
+same &= all(list(r) == sec["columns"] for r in sec["rows"])
+print(" ".join(d), len(sec["rows"]), same, sum(x["Instances"] for x in k), sep="|")
+PY
+)"
+COLUMNS=20 $GS stats --format csv -o "$T/ov.csv" "$D/cuda_resnet50.gst" 2>/dev/null
+has "overview csv: names whole" '23.3,3886341,318,12221,"void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, true, 1>(float, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, cudnnTensorStruct, float const*, float const*, float const*, float const*, float)"' "$(cat "$T/ov.csv")"
+has "overview csv: copies in bytes (as the dump's sum)" "320,102441032,10607619,[CUDA memcpy HtoD]" "$(cat "$T/ov.csv")"

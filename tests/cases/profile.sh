@@ -25,7 +25,7 @@ has "threads: exit status" "exit status: 0" "$info"
 levels=$($GS dump threads.gst | grep -c 'name="inner".*level=1')
 eq "threads: inner ranges at level 1" 800 "$levels"
 $GS stats -r nvtx_sum --format json threads.gst >threads.json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(r["Instances"] for r in d)==1201; assert abs(sum(r["Time (%)"] for r in d)-100)<0.5' threads.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["rows"]; assert sum(r["Instances"] for r in d)==1201; assert abs(sum(r["Time (%)"] for r in d)-100)<0.5' threads.json
 eq "threads: json stats valid" 0 $?
 $GS dump --format jsonl threads.gst >threads.jsonl
 python3 -c 'import json,sys; n=sum(1 for l in open(sys.argv[1]) if json.loads(l).get("event")=="range"); assert n==1201, n' threads.jsonl

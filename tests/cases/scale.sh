@@ -56,5 +56,40 @@ has "forced loss: stats warns" "records were lost" "$($GS stats lossy.gst 2>&1 >
 make -s -C "$ROOT" install PREFIX="$T/prefix" BUILD="$BUILD_DIR" >/dev/null 2>&1
 eq "install: files" "yes yes" "$( [ -x "$T/prefix/bin/gpuscope" ] && echo yes) $( [ -f "$T/prefix/lib/libgpuscope-inject.so" ] && echo yes)"
 "$T/prefix/bin/gpuscope" profile -o installed "$P/nvtx_loop" 7 2>/dev/null
-$GS stats --format csv -o inst.csv installed.gst 2>/dev/null
+$GS stats -r nvtx_sum --format csv -o inst.csv installed.gst 2>/dev/null
 eq "install: installed gpuscope records" 7 "$(csv_field inst.csv :loop Instances)"
+
+# The load benchmark's generator (bench/gen_trace.c, bench/load.sh): a synthetic trace of
+# exactly N events (ProfilerStep#k ranges around ops, each op a range, a cudaLaunchKernel
+# call and a kernel, on two threads) loads with the counts its layout implies, and every
+# kernel is charged to the ranges around its launch.
+GN=200000
+"$ROOT/$BUILD_DIR/bench/gen_trace" gen.gst $GN >gen.out
+eq "gen_trace: exit 0" 0 $?
+F=$((GN / 301)) R=$((GN % 301)) q=0 l=0
+[ $R -gt 0 ] && q=$(((R - 1) / 3)) l=$(((R - 1) % 3))
+K=$((100 * F + q)) RG=$((101 * F + (R > 0 ? 1 + q + l : 0))) S=$((F + (R > 0 ? 1 : 0)))
+FW=$((40 * F + (q < 40 ? q : 40)))
+eq "gen_trace: counts" "events $GN kernels $K api_calls $K ranges $RG steps $S forward_kernels $FW" "$(cat gen.out)"
+ginfo=$($GS info gen.gst | tr -d ,)
+eq "gen_trace: info ranges, kernels, api calls" "$RG $K $K" "$(printf '%s\n' "$ginfo" | awk '
+	/nvtx ranges \(push\/pop\)/ { r = $NF } /cuda kernels/ { k = $NF } /cuda api calls/ { a = $NF }
+	END { print r, k, a }')"
+has "gen_trace: info complete" "state:       complete" "$ginfo"
+csv_sum() { # FILE.csv KEY-COLUMN PREFIX VALUE-COLUMN: rows, and the sum of VALUE over rows whose KEY starts with PREFIX
+	python3 - "$@" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline='')) if r[sys.argv[2]].startswith(sys.argv[3])]
+print(len(rows), sum(int(r[sys.argv[4]]) for r in rows))
+PY
+}
+$GS stats -r cuda_gpu_kern_sum -f csv -o gk.csv gen.gst 2>/dev/null
+eq "gen_trace: cuda_gpu_kern_sum: 200 kernel names, every kernel" "200 $K" "$(csv_sum gk.csv Name '' Instances)"
+$GS stats -r cuda_api_sum -f csv -o ga.csv gen.gst 2>/dev/null
+eq "gen_trace: cuda_api_sum: one cudaLaunchKernel per kernel" "1 $K" "$(csv_sum ga.csv Name cudaLaunchKernel 'Num Calls')"
+$GS stats -r nvtx_sum -f csv -o gn.csv gen.gst 2>/dev/null
+eq "gen_trace: nvtx_sum: one ProfilerStep range per step" "$S $S" "$(csv_sum gn.csv Range :ProfilerStep# Instances)"
+$GS stats -r nvtx_kern_sum -f csv -o gnk.csv gen.gst 2>/dev/null
+eq "gen_trace: nvtx_kern_sum: forward kernels in ProfilerStep ranges" "$FW" "$(csv_sum gnk.csv 'NVTX Range' :ProfilerStep# 'Kern Inst' | cut -d' ' -f2)"
+eq "gen_trace: nvtx_kern_sum: forward kernels in aten:: ranges" "$FW" "$(csv_sum gnk.csv 'NVTX Range' :aten:: 'Kern Inst' | cut -d' ' -f2)"
+eq "gen_trace: nvtx_kern_sum: backward kernels in autograd ranges" "$((K - FW))" "$(csv_sum gnk.csv 'NVTX Range' :autograd:: 'Kern Inst' | cut -d' ' -f2)"

@@ -35,7 +35,7 @@ else:
           "%d of %d" % (sum(k["correlation"] in corr for k in ks), len(ks)))
     check("total kernel time matches within 1%", abs(t - ref["kernel_ns"]) <= 0.01 * ref["kernel_ns"],
           "gpuscope %.3f ms, torch.profiler %.3f ms" % (t / 1e6, ref["kernel_ns"] / 1e6))
-    ks_sum = json.load(open(sys.argv[3]))
+    ks_sum = json.load(open(sys.argv[3]))["rows"]
     def by(rng):
         rows = [r for r in ks_sum if r["NVTX Range"] == rng]
         return sum(r["Kern Inst"] for r in rows), max([r["NVTX Inst"] for r in rows] or [0])

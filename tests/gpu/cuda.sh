@@ -34,7 +34,7 @@ done
 # torch.profiler inside a process gpuscope records: one warning naming it, the script unchanged
 "$GS" profile -f -o "$T/second" python3 tests/gpu/torch_second_user.py >"$T/second.out" 2>"$T/second.err"
 rc=$?
-n=$("$GS" stats -r cuda_gpu_kern_sum --format json "$T/second.gst" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); rows=j["rows"] if isinstance(j, dict) else j; print(sum(r["Instances"] for r in rows))')
+n=$("$GS" stats -r cuda_gpu_kern_sum --format json "$T/second.gst" 2>/dev/null | python3 -c 'import json,sys; print(sum(r["Instances"] for r in json.load(sys.stdin)["rows"]))')
 w=$(grep -c "holds CUPTI in this process" "$T/second.err")
 echo "# second CUPTI user: rc $rc, warnings $w, gpuscope kernels $n; $(tr '\n' ' ' <"$T/second.out")"
 grep "holds CUPTI" "$T/second.err" | head -1

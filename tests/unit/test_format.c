@@ -290,9 +290,39 @@ static int per_test(void **state)
 
 /* ---- expected model contents ---- */
 
-static struct gs_range want_range(const struct ev *e, int32_t tid)
+/* A range with the fields the model keeps aside (gs_range_attr), for comparing. */
+struct full_range {
+	uint64_t start, end;
+	uint32_t name, domain;
+	int32_t pid, tid, end_tid;
+	uint32_t level, category, color, payload_type;
+	uint64_t payload;
+	uint8_t flags;
+};
+
+static struct full_range full_range(const struct gs_model *m, size_t i)
 {
-	struct gs_range r;
+	const struct gs_range *x = &m->ranges.v[i];
+	const struct gs_range_attr *a = gs_range_attr(m, i);
+	/* the side flag and the side entry go together */
+	assert_true(!!(x->flags & GS_RANGE_SIDE) == !!a);
+	struct full_range r = {
+		.start = x->start, .end = x->end, .name = x->name, .domain = x->domain,
+		.pid = x->pid, .tid = x->tid, .end_tid = gs_range_end_tid(m, i), .level = x->level,
+		.flags = (uint8_t)(x->flags & ~GS_RANGE_SIDE),
+	};
+	if (a) {
+		r.category = a->category;
+		r.color = a->color;
+		r.payload_type = a->payload_type;
+		r.payload = a->payload;
+	}
+	return r;
+}
+
+static struct full_range want_range(const struct ev *e, int32_t tid)
+{
+	struct full_range r;
 	memset(&r, 0, sizeof(r));
 	r.start = e->start;
 	r.end = e->flags & GS_EVF_OPEN ? e->start : e->start + e->dur;
@@ -315,7 +345,7 @@ static struct gs_range want_range(const struct ev *e, int32_t tid)
 	return r;
 }
 
-static int range_eq(const struct gs_range *a, const struct gs_range *b)
+static int range_eq(const struct full_range *a, const struct full_range *b)
 {
 	return a->start == b->start && a->end == b->end && a->name == b->name &&
 	       a->domain == b->domain && a->pid == b->pid && a->tid == b->tid &&
@@ -324,7 +354,7 @@ static int range_eq(const struct gs_range *a, const struct gs_range *b)
 	       a->payload == b->payload && a->flags == b->flags;
 }
 
-static size_t all_ranges(struct gs_range *out)
+static size_t all_ranges(struct full_range *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < NA; i++)
@@ -338,13 +368,14 @@ static size_t all_ranges(struct gs_range *out)
 /* Every range of m is one of the trace's (no duplicates, no inventions); returns how many. */
 static size_t check_subset(const struct gs_model *m)
 {
-	struct gs_range want[NRANGES];
+	struct full_range want[NRANGES];
 	int used[NRANGES] = {0};
 	assert_int_equal(all_ranges(want), NRANGES);
 	assert_true(m->ranges.n <= NRANGES);
 	for (size_t i = 0; i < m->ranges.n; i++) {
 		size_t j = 0;
-		while (j < NRANGES && (used[j] || !range_eq(&m->ranges.v[i], &want[j])))
+		struct full_range got = full_range(m, i);
+		while (j < NRANGES && (used[j] || !range_eq(&got, &want[j])))
 			j++;
 		if (j == NRANGES)
 			fail_msg("range %zu (start %llu) is not in the trace", i,
@@ -447,10 +478,11 @@ static void check_full_model(const struct gs_model *m, const char *path, size_t 
 	assert_int_equal(m->ranges.v[1].end, 1001150);
 	assert_int_equal(m->ranges.v[1].name, S_SE);
 	assert_int_equal(m->ranges.v[1].domain, S_DOM);
-	assert_int_equal(m->ranges.v[1].end_tid, TID_B);
-	assert_int_equal(m->ranges.v[1].color, 0xFF00FF00u);
+	assert_int_equal(gs_range_end_tid(m, 1), TID_B);
+	assert_non_null(gs_range_attr(m, 1));
+	assert_int_equal(gs_range_attr(m, 1)->color, 0xFF00FF00u);
 	assert_int_equal(m->ranges.v[1].flags,
-			 GS_RANGE_STARTEND | GS_RANGE_ATTR | GS_RANGE_COLOR);
+			 GS_RANGE_STARTEND | GS_RANGE_ATTR | GS_RANGE_COLOR | GS_RANGE_SIDE);
 	assert_int_equal(m->ranges.v[2].start, 1000200);
 	assert_int_equal(m->ranges.v[2].level, 1);
 	assert_int_equal(m->ranges.v[3].start, 1000900);
@@ -461,7 +493,8 @@ static void check_full_model(const struct gs_model *m, const char *path, size_t 
 	assert_int_equal(m->ranges.v[4 + 10].name, S_LONG);
 	assert_int_equal(m->ranges.v[4 + 10].flags, GS_RANGE_TRUNC);
 	assert_int_equal(m->ranges.v[4 + 20].end - m->ranges.v[4 + 20].start, 12345);
-	assert_int_equal(m->ranges.v[4 + 20].end_tid, TID_B);
+	assert_int_equal(gs_range_end_tid(m, 4 + 20), TID_B);
+	assert_null(gs_range_attr(m, 4 + 20));
 	assert_int_equal(m->ranges.v[4 + 30].level, 2);
 
 	/* marks */

@@ -19,7 +19,7 @@ static void range(struct gs_model *m, int32_t tid, uint64_t start, uint64_t end,
 		  uint32_t level)
 {
 	struct gs_range r = {.start = start, .end = end, .name = name, .pid = 1, .tid = tid,
-			     .end_tid = tid, .level = level};
+			     .level = (uint16_t)level};
 	GS_VEC_PUSH(&m->ranges, r);
 }
 
@@ -100,6 +100,75 @@ static void test_joins(void **state)
 	gs_model_release(&m);
 }
 
+/* One process whose correlation ids increase with time, as CUPTI numbers them: the loader's
+ * path that searches the API table itself. GPU work in any order finds its call; ids no call
+ * has (skipped ids, before the first, after the last, another process) find none. */
+static void test_increasing_ids(void **state)
+{
+	(void)state;
+	static const char *const strs[] = {"", "k"};
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	m.nstrings = 2;
+	m.strings = gs_xmalloc(2 * sizeof(char *));
+	m.string_lens = gs_xmalloc(2 * sizeof(uint32_t));
+	for (size_t i = 0; i < 2; i++) {
+		m.strings[i] = gs_xstrdup(strs[i]);
+		m.string_lens[i] = (uint32_t)strlen(strs[i]);
+	}
+	enum { N = 300 };
+	for (uint32_t i = 0; i < N; i++)
+		api(&m, 10 + (int32_t)(i % 3), 1000 + 10 * i, 5 + 3 * i);
+	for (uint32_t i = 0; i < N; i++) /* a scrambled order, with runs back and forth */
+		kernel(&m, 5 + 3 * ((i * 37) % N), 5000 + i, 1, 1);
+	const uint32_t none[] = {6, 4, 1, 5 + 3 * N, 100000};
+	for (size_t i = 0; i < GS_ARRAY_SIZE(none); i++)
+		kernel(&m, none[i], 9000 + i, 1, 1);
+	struct gs_kernel other = m.kernels.v[0];
+	other.pid = 2;
+	GS_VEC_PUSH(&m.kernels, other);
+	gs_model_join(&m);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(m.kernels.v[i].api, (int)((i * 37) % N));
+	for (size_t i = N; i < m.kernels.n; i++)
+		assert_int_equal(m.kernels.v[i].api, -1);
+	gs_model_release(&m);
+}
+
+/* Two processes, one with ids too far apart for an array indexed by id (a hash map then), one
+ * with dense ids in no particular order: every kernel finds its own process's call. */
+static void test_sparse_ids(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	m.nstrings = 1;
+	m.strings = gs_xmalloc(sizeof(char *));
+	m.string_lens = gs_xcalloc(1, sizeof(uint32_t));
+	m.strings[0] = gs_xstrdup("");
+	enum { N = 50 };
+	for (uint32_t i = 0; i < N; i++) {
+		struct gs_api a = {.start = 100 * i, .end = 100 * i + 1, .pid = 1, .tid = 1,
+				   .correlation = (i * 7 % N) * 1000003u + 1};
+		GS_VEC_PUSH(&m.apis, a);
+		struct gs_api b = {.start = 100 * i + 50, .end = 100 * i + 51, .pid = 2, .tid = 2,
+				   .correlation = N - i};
+		GS_VEC_PUSH(&m.apis, b);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		struct gs_kernel k = {.start = 9000 + i, .end = 9001 + i, .pid = 1 + (int32_t)(i % 2),
+				      .correlation = i % 2 ? N - i : (i * 7 % N) * 1000003u + 1};
+		GS_VEC_PUSH(&m.kernels, k);
+	}
+	struct gs_kernel lost = {.start = 9999, .end = 10000, .pid = 1, .correlation = 2};
+	GS_VEC_PUSH(&m.kernels, lost);
+	gs_model_join(&m);
+	for (uint32_t i = 0; i < N; i++) /* api index 2 i (process 1) or 2 i + 1 (process 2) */
+		assert_int_equal(m.kernels.v[i].api, (int)(2 * i + i % 2));
+	assert_int_equal(m.kernels.v[N].api, -1);
+	gs_model_release(&m);
+}
+
 static void test_nvtx_kern_sum(void **state)
 {
 	(void)state;
@@ -136,6 +205,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joins),
+		cmocka_unit_test(test_increasing_ids),
+		cmocka_unit_test(test_sparse_ids),
 		cmocka_unit_test(test_nvtx_kern_sum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,149 @@
+/* cuda_kern_exec_sum.c: nsys's CUDA kernel launch and execution time summary. Each kernel
+ * launch is split into phases, from its launching API call (matched by correlation id):
+ *   API time     the API call's duration (start to end, on the CPU);
+ *   queue time   kernel start - API call end, counted only when positive (a kernel may start
+ *                before its launch call returns; then it has no queue time);
+ *   kernel time  the kernel's duration on the GPU;
+ *   total time   from the API call's start to the API call's end or the kernel's end,
+ *                whichever is later (the phases may overlap, so it is not their sum).
+ * One row per process, launching thread, device, API function and kernel name. QCount counts
+ * the launches with a positive queue time; the Q statistics are over those alone and empty
+ * when there are none. Kernels whose launching call was not recorded are left out (the table
+ * note counts them). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/intern.h"
+#include "gpu_ops.h"
+#include "reports.h"
+
+#define STAT_COLS(p)                                                                         \
+	{p "Avg (ns)", GS_COL_FLOAT}, {p "Med (ns)", GS_COL_FLOAT}, {p "Min (ns)", GS_COL_INT},   \
+		{p "Max (ns)", GS_COL_INT}, {p "StdDev (ns)", GS_COL_FLOAT}
+
+static const struct gs_column cols[] = {
+	{"PID", GS_COL_INT}, {"TID", GS_COL_INT}, {"DevId", GS_COL_INT}, {"Count", GS_COL_INT},
+	{"QCount", GS_COL_INT}, STAT_COLS("T"), STAT_COLS("A"), STAT_COLS("Q"), STAT_COLS("K"),
+	{"API Name", GS_COL_STR}, {"Kernel Name", GS_COL_STR},
+};
+enum { NCOLS = sizeof(cols) / sizeof(cols[0]) };
+
+enum { PH_T, PH_A, PH_Q, PH_K, PH__N };
+
+struct group {
+	int32_t pid, tid;
+	uint32_t device, kernel; /* kernel: string id of the demangled name */
+	uint32_t api;            /* id in the API-name interner */
+	GS_VEC(uint64_t) v[PH__N];
+	struct gs_summary s[PH__N];
+};
+
+static const struct gs_model *sort_m;
+static const struct gs_intern *sort_api;
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->s[PH_T].total != y->s[PH_T].total)
+		return x->s[PH_T].total > y->s[PH_T].total ? -1 : 1;
+	int c = strcmp(gs_model_str(sort_m, x->kernel), gs_model_str(sort_m, y->kernel));
+	if (c)
+		return c;
+	return strcmp(gs_intern_str(sort_api, x->api), gs_intern_str(sort_api, y->api));
+}
+
+static void stat_cells(union gs_cell *c, const struct gs_summary *s)
+{
+	if (!s->n) {
+		c[0].f = c[1].f = c[4].f = NAN;
+		c[2].i = c[3].i = GS_CELL_NONE;
+		return;
+	}
+	c[0].f = s->avg;
+	c[1].f = s->med;
+	c[2].i = (int64_t)s->min;
+	c[3].i = (int64_t)s->max;
+	c[4].f = s->stddev;
+}
+
+int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filter *f,
+				 struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "cuda_kern_exec_sum", "CUDA Kernel Launch & Exec Time Summary", cols,
+		      NCOLS);
+	struct gs_intern keys, apis;
+	gs_intern_init(&keys);
+	gs_intern_init(&apis);
+	GS_VEC(struct group) g = {0};
+	uint64_t unlinked = 0;
+	char key[96], name[160];
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
+			continue;
+		if (k->api < 0) {
+			unlinked++;
+			continue;
+		}
+		const struct gs_api *a = &m->apis.v[k->api];
+		gs_api_base_name(a, name, sizeof(name));
+		uint32_t api = gs_intern(&apis, name, strlen(name));
+		uint32_t dname = gs_kshape(m, k)->dname;
+		int n = snprintf(key, sizeof(key), "%d/%d/%u/%u/%u", a->pid, a->tid, k->device, api, dname);
+		uint32_t id = gs_intern(&keys, key, (size_t)n);
+		if (id == g.n) {
+			struct group ng = {.pid = a->pid, .tid = a->tid, .device = k->device,
+					   .kernel = dname, .api = api};
+			GS_VEC_PUSH(&g, ng);
+		}
+		struct group *x = &g.v[id];
+		uint64_t end = GS_MAX(a->end, k->end);
+		GS_VEC_PUSH(&x->v[PH_T], end - a->start);
+		GS_VEC_PUSH(&x->v[PH_A], a->end - a->start);
+		if (k->start > a->end)
+			GS_VEC_PUSH(&x->v[PH_Q], k->start - a->end);
+		GS_VEC_PUSH(&x->v[PH_K], k->end - k->start);
+	}
+	for (size_t i = 0; i < g.n; i++)
+		for (int p = 0; p < PH__N; p++)
+			gs_summarize(g.v[i].v[p].v, g.v[i].v[p].n, &g.v[i].s[p]);
+	sort_m = m;
+	sort_api = &apis;
+	if (g.n > 1)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_group);
+	for (size_t i = 0; i < g.n; i++) {
+		struct group *x = &g.v[i];
+		union gs_cell *c = gs_table_row(out);
+		c[0].i = x->pid;
+		c[1].i = x->tid;
+		c[2].i = x->device;
+		c[3].i = (int64_t)x->s[PH_K].n;
+		c[4].i = (int64_t)x->s[PH_Q].n;
+		for (int p = 0; p < PH__N; p++)
+			stat_cells(c + 5 + 5 * p, &x->s[p]);
+		c[25].s = gs_xstrdup(gs_intern_str(&apis, x->api));
+		c[26].s = gs_xstrdup(gs_model_str(m, x->kernel));
+		for (int p = 0; p < PH__N; p++)
+			free(x->v[p].v);
+	}
+	free(g.v);
+	gs_intern_release(&keys);
+	gs_intern_release(&apis);
+	if (unlinked) {
+		char note[160];
+		snprintf(note, sizeof(note),
+			 "%llu kernels are left out: the API calls that launched them were not recorded.",
+			 (unsigned long long)unlinked);
+		out->note = gs_xstrdup(note);
+	}
+	return 0;
+}

@@ -1,0 +1,247 @@
+/* overview.c: the one-screen overview of `gpuscope stats TRACE`. Each section is a small table
+ * cut from a report's result (step_sum's summary rows, gpu_util, the top rows of
+ * cuda_gpu_kern_sum and nvtx_sum, cuda_gpu_mem_time_sum joined with cuda_gpu_mem_size_sum), so
+ * the overview and the reports can never disagree; only the trace facts and the loss counts
+ * come from the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns:
+ * integers in csv and json, with a unit on the console. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/gst.h"
+#include "../util/alloc.h"
+#include "../util/strbuf.h"
+#include "overview.h"
+
+static const struct gs_column trace_cols[] = {
+	{"Duration (ns)", GS_COL_NS}, {"Processes", GS_COL_INT}, {"Devices", GS_COL_INT},
+	{"State", GS_COL_STR},        {"Command", GS_COL_STR},
+};
+static const struct gs_column step_cols[] = {
+	{"Steps", GS_COL_INT},           {"Median (ns)", GS_COL_NS}, {"P90 (ns)", GS_COL_NS},
+	{"Median Util (%)", GS_COL_PCT}, {"From", GS_COL_STR},
+};
+static const struct gs_column gpu_cols[] = {
+	{"Device", GS_COL_INT},           {"Busy (ns)", GS_COL_NS}, {"Wall (ns)", GS_COL_NS},
+	{"Utilization (%)", GS_COL_PCT}, {"Name", GS_COL_STR},
+};
+static const struct gs_column kern_cols[] = {
+	{"Time (%)", GS_COL_PCT}, {"Total Time (ns)", GS_COL_NS}, {"Instances", GS_COL_INT},
+	{"Avg (ns)", GS_COL_NS},  {"Name", GS_COL_STR},
+};
+static const struct gs_column mem_cols[] = {
+	{"Count", GS_COL_INT}, {"Bytes", GS_COL_BYTES}, {"Total Time (ns)", GS_COL_NS},
+	{"Operation", GS_COL_STR},
+};
+static const struct gs_column nvtx_cols[] = {
+	{"Total Time (ns)", GS_COL_NS}, {"Instances", GS_COL_INT}, {"Avg (ns)", GS_COL_NS},
+	{"Range", GS_COL_STR},
+};
+static const struct gs_column lost_cols[] = {{"Count", GS_COL_INT}, {"What", GS_COL_STR}};
+
+#define INIT(t, name, title, cols) gs_table_init(t, name, title, cols, GS_ARRAY_SIZE(cols))
+
+/* The index of a report's column by name; the reports' layouts are fixed, so a miss is a bug. */
+static size_t col(const struct gs_table *t, const char *name)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].name, name))
+			return c;
+	abort();
+}
+
+static const union gs_cell *cell(const struct gs_table *t, size_t row, const char *name)
+{
+	return &t->cells[row * t->ncols + col(t, name)];
+}
+
+static int64_t ns_of(double v)
+{
+	return (int64_t)llround(v);
+}
+
+static void trace_section(const struct gs_model *m, struct gs_table *t)
+{
+	INIT(t, "trace", "Trace", trace_cols);
+	uint64_t first, last;
+	gs_model_span(m, &first, &last);
+	uint64_t end = m->end_mono > m->start_mono ? m->end_mono : GS_MAX(last, m->start_mono);
+	GS_VEC(uint32_t) ids = {0};
+	for (size_t i = 0; i < m->devices.n; i++) {
+		size_t k = 0;
+		while (k < ids.n && ids.v[k] != m->devices.v[i].id)
+			k++;
+		if (k == ids.n)
+			GS_VEC_PUSH(&ids, m->devices.v[i].id);
+	}
+	union gs_cell *c = gs_table_row(t);
+	c[0].i = (int64_t)(end - m->start_mono);
+	c[1].i = (int64_t)m->processes.n;
+	c[2].i = (int64_t)ids.n;
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	if (m->damaged)
+		gs_strbuf_addf(&sb, "damaged: %s", m->why);
+	else
+		gs_strbuf_adds(&sb, m->complete ? "complete" : "incomplete: cut short");
+	c[3].s = gs_strbuf_detach(&sb);
+	c[4].s = gs_xstrdup(m->command ? m->command : "");
+	gs_strbuf_release(&sb);
+	free(ids.v);
+}
+
+static int step_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
+			struct gs_err *err)
+{
+	INIT(t, "steps", "Steps", step_cols);
+	struct gs_table s;
+	if (gs_report_step_sum(m, f, &s, err) < 0)
+		return -1;
+	size_t n = s.nrows >= 2 ? s.nrows - 2 : 0; /* the last two: median and p90 */
+	if (n) {
+		union gs_cell *c = gs_table_row(t);
+		c[0].i = (int64_t)n;
+		c[1].i = cell(&s, n, "Duration (ns)")->i;
+		c[2].i = cell(&s, n + 1, "Duration (ns)")->i;
+		c[3].f = cell(&s, n, "GPU Util (%)")->f;
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		if (m->steps_by == GS_STEPS_PROFILER) {
+			gs_strbuf_adds(&sb, "ranges ProfilerStep#N");
+		} else if (m->steps_by == GS_STEPS_NAMED && m->steps.n && m->steps.v[0].range >= 0) {
+			const struct gs_range *r = &m->ranges.v[m->steps.v[0].range];
+			char *label = gs_range_label(m, r->domain, r->name);
+			gs_strbuf_addf(&sb, "ranges %s", label);
+			free(label);
+		} else {
+			gs_strbuf_adds(&sb, "the whole run");
+		}
+		c[4].s = gs_strbuf_detach(&sb);
+		gs_strbuf_release(&sb);
+	}
+	gs_table_release(&s);
+	return 0;
+}
+
+static int gpu_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
+		       struct gs_err *err)
+{
+	INIT(t, "gpu_util", "GPU utilization", gpu_cols);
+	struct gs_table u;
+	if (gs_report_gpu_util(m, f, &u, err) < 0)
+		return -1;
+	for (size_t r = 0; r < u.nrows; r++) {
+		union gs_cell *c = gs_table_row(t);
+		c[0].i = cell(&u, r, "Device")->i;
+		c[1].i = cell(&u, r, "Busy (ns)")->i;
+		c[2].i = cell(&u, r, "Wall (ns)")->i;
+		c[3].f = cell(&u, r, "Utilization (%)")->f;
+		c[4].s = gs_xstrdup(cell(&u, r, "Name")->s ? cell(&u, r, "Name")->s : "");
+	}
+	gs_table_release(&u);
+	return 0;
+}
+
+static int kernel_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
+			  struct gs_err *err)
+{
+	INIT(t, "kernels", "Top kernels by GPU time", kern_cols);
+	struct gs_table k;
+	if (gs_report_cuda_gpu_kern_sum(m, f, &k, err) < 0)
+		return -1;
+	for (size_t r = 0; r < k.nrows && r < GS_OVERVIEW_TOP; r++) {
+		union gs_cell *c = gs_table_row(t);
+		c[0].f = cell(&k, r, "Time (%)")->f;
+		c[1].i = cell(&k, r, "Total Time (ns)")->i;
+		c[2].i = cell(&k, r, "Instances")->i;
+		c[3].i = ns_of(cell(&k, r, "Avg (ns)")->f);
+		c[4].s = gs_xstrdup(cell(&k, r, "Name")->s);
+	}
+	gs_table_release(&k);
+	return 0;
+}
+
+static int mem_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
+		       struct gs_err *err)
+{
+	INIT(t, "memops", "Memory copies and sets", mem_cols);
+	struct gs_table tm, sz;
+	if (gs_report_cuda_gpu_mem_time_sum(m, f, &tm, err) < 0)
+		return -1;
+	if (gs_report_cuda_gpu_mem_size_sum(m, f, &sz, err) < 0) {
+		gs_table_release(&tm);
+		return -1;
+	}
+	for (size_t r = 0; r < tm.nrows; r++) {
+		const char *op = cell(&tm, r, "Operation")->s;
+		union gs_cell *c = gs_table_row(t);
+		c[0].i = cell(&tm, r, "Count")->i;
+		c[1].i = 0;
+		for (size_t q = 0; q < sz.nrows; q++)
+			if (!strcmp(cell(&sz, q, "Operation")->s, op)) /* MB of 10^6 bytes, back to bytes */
+				c[1].i = ns_of(cell(&sz, q, "Total (MB)")->f * 1e6);
+		c[2].i = cell(&tm, r, "Total Time (ns)")->i;
+		c[3].s = gs_xstrdup(op);
+	}
+	gs_table_release(&tm);
+	gs_table_release(&sz);
+	return 0;
+}
+
+static int nvtx_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
+			struct gs_err *err)
+{
+	INIT(t, "nvtx", "Top NVTX ranges by time", nvtx_cols);
+	struct gs_table n;
+	if (gs_report_nvtx_sum(m, f, &n, err) < 0)
+		return -1;
+	for (size_t r = 0; r < n.nrows && r < GS_OVERVIEW_TOP; r++) {
+		union gs_cell *c = gs_table_row(t);
+		c[0].i = cell(&n, r, "Total Time (ns)")->i;
+		c[1].i = cell(&n, r, "Instances")->i;
+		c[2].i = ns_of(cell(&n, r, "Avg (ns)")->f);
+		c[3].s = gs_xstrdup(cell(&n, r, "Range")->s);
+	}
+	gs_table_release(&n);
+	return 0;
+}
+
+static void lost_row(struct gs_table *t, uint64_t n, const char *what, const char *detail)
+{
+	if (!n)
+		return;
+	union gs_cell *c = gs_table_row(t);
+	c[0].i = (int64_t)n;
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_addf(&sb, "%s%s", what, detail ? detail : "");
+	c[1].s = gs_strbuf_detach(&sb);
+	gs_strbuf_release(&sb);
+}
+
+static void lost_section(const struct gs_model *m, struct gs_table *t)
+{
+	INIT(t, "lost", "Lost records", lost_cols);
+	for (int k = 0; k < GS_LOSS__N; k++)
+		lost_row(t, m->lost[k], "records lost: ", gs_loss_names[k]);
+	lost_row(t, m->cupti_unfinished, "CUPTI buffers never completed (their records missing)", NULL);
+	lost_row(t, m->cupti_undecoded, "bytes of CUPTI records not decoded (unknown kind or version)",
+		 NULL);
+	lost_row(t, m->unmatched, "NVTX pops or ends without their push or start", NULL);
+}
+
+int gs_overview(const struct gs_model *m, const struct gs_filter *f,
+		struct gs_table sec[GS_OVERVIEW_SECTIONS], struct gs_err *err)
+{
+	memset(sec, 0, GS_OVERVIEW_SECTIONS * sizeof(*sec));
+	trace_section(m, &sec[0]);
+	if (step_section(m, f, &sec[1], err) < 0 || gpu_section(m, f, &sec[2], err) < 0 ||
+	    kernel_section(m, f, &sec[3], err) < 0 || mem_section(m, f, &sec[4], err) < 0 ||
+	    nvtx_section(m, f, &sec[5], err) < 0) {
+		for (int i = 0; i < GS_OVERVIEW_SECTIONS; i++)
+			gs_table_release(&sec[i]);
+		return -1;
+	}
+	lost_section(m, &sec[6]);
+	return 0;
+}

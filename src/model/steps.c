@@ -1,0 +1,140 @@
+/* steps.c: the model's step table. A step is one iteration of the program's main loop, the
+ * unit in which training performance is judged ("step time"). Where a step starts and ends
+ * comes from the program's own ranges:
+ *   - `gpuscope stats --step NAME`: every ended range named NAME (any domain, push/pop or
+ *     start/end; "domain:name" selects one domain), numbered by its ordinal on its thread;
+ *   - else PyTorch's profiler steps: ranges named ProfilerStep#N, numbered N;
+ *   - else the whole run, from the first recorded event to the last, is the one step.
+ * Steps of every process and thread are kept (a data-parallel job has one per rank), sorted
+ * by (start, pid, tid). Ranges still open when the trace ended are not steps: their end is
+ * unknown. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/alloc.h"
+#include "model.h"
+
+/* N when s is "ProfilerStep#N" (N decimal digits, nothing after them). */
+static int profiler_step(const char *s, uint64_t *n)
+{
+	static const char prefix[] = "ProfilerStep#";
+	if (strncmp(s, prefix, sizeof(prefix) - 1))
+		return 0;
+	s += sizeof(prefix) - 1;
+	if (!*s)
+		return 0;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*n = v;
+	return 1;
+}
+
+/* Whether range r is named `name`: its name, or "domain:name" as the reports label it. */
+static int named(const struct gs_model *m, const struct gs_range *r, const char *name)
+{
+	const char *rn = gs_model_str(m, r->name);
+	if (!strcmp(rn, name))
+		return 1;
+	const char *dom = gs_model_str(m, r->domain);
+	size_t dl = strlen(dom);
+	/* the label's colon is the one after the domain; names may hold colons of their own */
+	return !strncmp(name, dom, dl) && name[dl] == ':' && !strcmp(name + dl + 1, rn);
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct gs_step *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->range > y->range) - (x->range < y->range);
+}
+
+/* The ordinal of the next step on (pid, tid): a linear list, as a program has few step threads. */
+struct thread_count {
+	int32_t pid, tid;
+	uint64_t n;
+};
+
+size_t gs_model_steps(struct gs_model *m, const char *name)
+{
+	gs_model_steps_release(m);
+	GS_VEC(struct thread_count) counts = {0};
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *r = &m->ranges.v[i];
+		if (r->flags & GS_RANGE_OPEN)
+			continue;
+		struct gs_step s = {.start = r->start, .end = r->end, .pid = r->pid, .tid = r->tid,
+				    .range = (int32_t)i};
+		if (name) {
+			if (!named(m, r, name))
+				continue;
+			/* ranges come sorted by start: the ordinal is the count so far on the thread */
+			size_t k = 0;
+			while (k < counts.n && (counts.v[k].pid != r->pid || counts.v[k].tid != r->tid))
+				k++;
+			if (k == counts.n) {
+				struct thread_count c = {r->pid, r->tid, 0};
+				GS_VEC_PUSH(&counts, c);
+			}
+			s.number = counts.v[k].n++;
+		} else if (!profiler_step(gs_model_str(m, r->name), &s.number)) {
+			continue;
+		}
+		GS_VEC_PUSH(&m->steps, s);
+	}
+	free(counts.v);
+	size_t found = m->steps.n;
+	if (found) {
+		m->steps_by = name ? GS_STEPS_NAMED : GS_STEPS_PROFILER;
+		qsort(m->steps.v, m->steps.n, sizeof(*m->steps.v), cmp_step);
+	} else {
+		struct gs_step s = {.range = -1};
+		gs_model_span(m, &s.start, &s.end);
+		GS_VEC_PUSH(&m->steps, s);
+		m->steps_by = GS_STEPS_RUN;
+	}
+	return found;
+}
+
+void gs_model_steps_release(struct gs_model *m)
+{
+	free(m->steps.v);
+	memset(&m->steps, 0, sizeof(m->steps));
+	m->steps_by = GS_STEPS_RUN;
+}
+
+void gs_model_span(const struct gs_model *m, uint64_t *first, uint64_t *last)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+#define SPAN(vec, s, e)                                                                      \
+	for (size_t i = 0; i < m->vec.n; i++) {                                              \
+		if (m->vec.v[i].s < lo)                                                      \
+			lo = m->vec.v[i].s;                                                  \
+		if (m->vec.v[i].e > hi)                                                      \
+			hi = m->vec.v[i].e;                                                  \
+	}
+	SPAN(ranges, start, end)
+	SPAN(marks, ts, ts)
+	SPAN(apis, start, end)
+	SPAN(kernels, start, end)
+	SPAN(copies, start, end)
+	SPAN(memsets, start, end)
+	SPAN(syncs, start, end)
+	SPAN(memops, ts, ts)
+	SPAN(graphs, start, end)
+#undef SPAN
+	if (lo > hi) { /* no records */
+		lo = m->start_mono;
+		hi = m->end_mono > m->start_mono ? m->end_mono : m->start_mono;
+	}
+	*first = lo;
+	*last = hi;
+}
