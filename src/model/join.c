@@ -19,23 +19,12 @@
 
 static const struct gs_model *sort_m;
 
-/* x sorts before y: the model's order of ranges */
-static inline int range_before(const struct gs_range *x, const struct gs_range *y)
-{
-	if (x->start != y->start)
-		return x->start < y->start;
-	if (x->pid != y->pid)
-		return x->pid < y->pid;
-	if (x->tid != y->tid)
-		return x->tid < y->tid;
-	return x->level < y->level;
-}
 
 static int cmp_range_at(const void *a, const void *b)
 {
 	const struct gs_range *x = &sort_m->ranges.v[*(const int32_t *)a];
 	const struct gs_range *y = &sort_m->ranges.v[*(const int32_t *)b];
-	return range_before(x, y) ? -1 : range_before(y, x);
+	return gs_range_before(x, y) ? -1 : gs_range_before(y, x);
 }
 
 static int cmp_api_at(const void *a, const void *b)
@@ -163,7 +152,7 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 		if (ri >= 0 && (ai < 0 || m->ranges.v[ri].start <= m->apis.v[ai].start)) {
 			struct gs_range *rr = &m->ranges.v[ri];
 			r++;
-			if (!ro && prev_r && range_before(rr, prev_r))
+			if (!ro && prev_r && gs_range_before(rr, prev_r))
 				goto disorder;
 			prev_r = rr;
 			rr->parent = -1;

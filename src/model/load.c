@@ -75,23 +75,13 @@ static void load_strings(struct gs_model *m, const struct gs_chunk *c)
 	}
 }
 
-static inline int range_less(const struct gs_range *x, const struct gs_range *y)
-{
-	if (x->start != y->start)
-		return x->start < y->start;
-	if (x->pid != y->pid)
-		return x->pid < y->pid;
-	if (x->tid != y->tid)
-		return x->tid < y->tid;
-	return x->level < y->level;
-}
 
 static inline int mark_less(const struct gs_mark *x, const struct gs_mark *y)
 {
 	return x->ts < y->ts;
 }
 
-GS_RUNSORT_DEFINE(sort_ranges, struct gs_range, range_less)
+GS_RUNSORT_DEFINE(sort_ranges, struct gs_range, gs_range_before)
 GS_RUNSORT_DEFINE(sort_marks, struct gs_mark, mark_less)
 
 struct load_state {

@@ -254,6 +254,17 @@ static inline const char *gs_model_str(const struct gs_model *m, uint32_t id)
 {
 	return id < m->nstrings ? m->strings[id] : "";
 }
+/* x sorts before y in the model's order of ranges: (start, pid, tid, level). */
+static inline int gs_range_before(const struct gs_range *x, const struct gs_range *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->pid != y->pid)
+		return x->pid < y->pid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid;
+	return x->level < y->level;
+}
 static inline const struct gs_kshape *gs_kshape(const struct gs_model *m,
 					       const struct gs_kernel *k)
 {
