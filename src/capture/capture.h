@@ -41,6 +41,8 @@ void gs_drain_init(struct gs_drain *d, const char *dir);
 /* Move sealed chunks (adopting new ring files every 16th call, and always when final);
  * returns chunks moved, or negative on error. */
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err);
+/* Forks whose child has not yet created its ring file (after adopting new ring files). */
+uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err);
 void gs_drain_release(struct gs_drain *d);
 
 void gs_timemap_begin(struct gs_timemap *tm);

@@ -151,6 +151,16 @@ long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 	return moved;
 }
 
+uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err)
+{
+	if (scan(d, err) < 0)
+		return 0;
+	uint32_t n = 0;
+	for (size_t i = 0; i < d->nrings; i++)
+		n += atomic_load(&d->rings[i]->h->forks_pending);
+	return n;
+}
+
 void gs_drain_release(struct gs_drain *d)
 {
 	for (size_t i = 0; i < d->nrings; i++) {

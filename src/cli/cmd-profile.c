@@ -441,6 +441,12 @@ static int run(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
+	/* A process that forked just before the program ended has a child that may not have
+	 * created its ring file yet; give it up to a second, so the child is not missed. */
+	for (int i = 0; i < 500 && !drain_failed && gs_drain_forks_pending(&drain, &err); i++) {
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+	}
 	child_pid = 0;
 	for (size_t i = 0; i < GS_ARRAY_SIZE(fwd); i++)
 		sigaction(fwd[i], &old[i], NULL);

@@ -93,7 +93,7 @@ GS_HIDDEN void gs_ring_thread_exit(void);
 /* Attach the calling thread and give it a faulted-in chunk (outside any range). */
 GS_HIDDEN void gs_ring_warm_thread(void);
 GS_HIDDEN void gs_ring_process_exit(void);
-GS_HIDDEN void gs_ring_forget(void); /* in a fork child: drop the parent's mapping */
+GS_HIDDEN void gs_ring_unmap(struct gs_ring_header *h); /* a fork child drops its parent's ring */
 GS_HIDDEN int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len);
 GS_HIDDEN void gs_count_loss(struct gs_tls *t, enum gs_loss cause);
 

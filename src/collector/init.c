@@ -103,6 +103,8 @@ uint32_t gs_clock_choose(const char *want)
 static void on_fork_prepare(void)
 {
 	gs_nvtx_lock();
+	if (gs_ring)
+		atomic_fetch_add(&gs_ring->forks_pending, 1);
 }
 
 static void on_fork_parent(void)
@@ -115,11 +117,18 @@ static void on_fork_parent(void)
 static void on_fork_child(void)
 {
 	gs_nvtx_child_reset();
-	gs_ring_forget();
+	struct gs_ring_header *parent = gs_ring;
+	gs_ring = NULL; /* the parent's mapping stays mapped until our own ring exists */
 	uint32_t next = gs_gen + 1;
 	gs_gen = 0;
-	if (recording && gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
-				      gs_cfg.max_threads) == 0) {
+	int opened = recording && gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes,
+					       gs_cfg.chunk_bytes, gs_cfg.max_threads) == 0;
+	/* Our ring file now exists (or never will): the CLI need not wait for us. */
+	if (parent) {
+		atomic_fetch_sub(&parent->forks_pending, 1);
+		gs_ring_unmap(parent);
+	}
+	if (opened) {
 		gs_gen = next ? next : 1;
 		gs_nvtx_replay_registry();
 		gs_capture_window_arm();

@@ -19,7 +19,6 @@ GS_HIDDEN uint32_t gs_gen;
 GS_HIDDEN struct gs_ring_header *gs_ring;
 GS_HIDDEN _Atomic int gs_paused;
 
-static size_t ring_bytes;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
@@ -149,7 +148,6 @@ int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 	if (!h)
 		return -1;
 	gs_ring = h;
-	ring_bytes = h->file_size;
 	if (!exit_key_ok)
 		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
 	return 0;
@@ -194,11 +192,10 @@ int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used)
 	return 0;
 }
 
-void gs_ring_forget(void)
+void gs_ring_unmap(struct gs_ring_header *h)
 {
-	if (gs_ring)
-		munmap(gs_ring, ring_bytes);
-	gs_ring = NULL;
+	if (h)
+		munmap(h, h->file_size);
 }
 
 void gs_count_loss(struct gs_tls *t, enum gs_loss cause)

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 2 /* 2: kind, CUPTI rings, cupti_dropped */
+#define GS_RING_VERSION 3 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
@@ -90,6 +90,8 @@ struct gs_ring_header {
 	char exe[1024];
 	uint32_t kind;            /* enum gs_ring_kind */
 	uint32_t cupti_version;   /* CUPTI ring: cuptiGetVersion() of the library that wrote it */
+	_Atomic uint32_t forks_pending; /* forks begun whose child has not yet opened its ring:
+	                                 * the CLI waits (bounded) for them before assembling */
 };
 
 /* One per thread that recorded; 128 bytes. Only the owning thread writes it. */

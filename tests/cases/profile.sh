@@ -222,6 +222,10 @@ has "orphan: summary says still running" "1 process still running" "$(cat orphan
 stats_csv orphan.gst orphan.csv
 eq "orphan: ranges before the end" 3 "$(field orphan.csv :orphan_before Instances)"
 has "orphan: marked in info" "still running when the session ended" "$($GS info orphan.gst)"
+# a fork just before the program ends: the CLI waits for the child's ring, never misses it
+$GS profile -o qfork "$P/nvtx_edge" quick_fork 2>qfork.err; eq "quick fork: exit 0" 0 $?
+has "quick fork: child seen running" "1 process still running" "$(cat qfork.err)"
+eq "quick fork: two processes" 2 "$($GS info qfork.gst | sed -n 's/^processes (\([0-9]*\)):/\1/p')"
 sleep 1.6
 
 # output names with %h in the directory and %p in the file; an empty source list

@@ -5,9 +5,12 @@
  *                      expected "levels 0 0");
  *   nvtx_edge misuse   nvtxRangeEnd(0), a pop with nothing pushed, then "ok" x1: two unmatched
  *                      calls, one range;
- *   nvtx_edge orphan   forks a child that emits "orphan_before" x3, sleeps 1.5 s, then emits
- *                      "orphan_after" x3 and exits; the parent emits "parent" x1 and exits at
- *                      once without waiting, so the child outlives it. */
+ *   nvtx_edge orphan   forks a child that emits "orphan_before" x3, tells the parent, sleeps
+ *                      1.5 s, then emits "orphan_after" x3 and exits; the parent waits for that
+ *                      word, emits "parent" x1 and exits without waiting for the child,
+ *                      so the child outlives it;
+ *   nvtx_edge quick_fork  emits "parent" x1, forks a child that sleeps 1 s and emits "late" x1,
+ *                      and exits at once: the child may not even have run when the program ends. */
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,19 +58,39 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "orphan")) {
+		/* The parent leaves only once the child has recorded its first ranges, so the
+		 * ranges that must be in the trace are there however the two are scheduled. */
+		int ready[2];
+		if (pipe(ready) != 0)
+			return 1;
 		pid_t p = fork();
 		if (p == 0) {
 			for (int i = 0; i < 3; i++)
 				range("orphan_before");
+			if (write(ready[1], "r", 1) != 1)
+				return 1;
 			struct timespec ts = {1, 500000000};
 			nanosleep(&ts, NULL);
 			for (int i = 0; i < 3; i++)
 				range("orphan_after");
 			return 0;
 		}
+		char c;
+		if (p < 0 || read(ready[0], &c, 1) != 1)
+			return 1;
 		range("parent");
-		return p > 0 ? 0 : 1;
+		return 0;
 	}
-	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan\n");
+	if (!strcmp(mode, "quick_fork")) {
+		range("parent");
+		pid_t p = fork();
+		if (p == 0) {
+			struct timespec ts = {1, 0};
+			nanosleep(&ts, NULL);
+			range("late");
+		}
+		return p < 0;
+	}
+	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan|quick_fork\n");
 	return 2;
 }
