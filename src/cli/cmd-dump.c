@@ -189,6 +189,25 @@ static int dump_cupti(struct dump *d, const struct gs_chunk *c)
 		num(d, "memory", k->global_memory);
 		gs_strbuf_adds(d->sb, end);
 	}
+	for (size_t i = 0; i < g->contexts.n; i++) {
+		const struct gs_context *k = &g->contexts.v[i];
+		head(d, "context", 0);
+		num(d, "id", k->id);
+		num(d, "device", k->device);
+		num(d, "null_stream", k->null_stream);
+		num(d, "green", k->green);
+		gs_strbuf_adds(d->sb, end);
+	}
+	for (size_t i = 0; i < g->stream_records.n; i++) {
+		const struct gs_stream_record *k = &g->stream_records.v[i];
+		head(d, "stream", 0);
+		num(d, "context", k->context);
+		num(d, "stream", k->stream);
+		strf(d, "flag", gs_stream_flag_name((uint8_t)k->flag));
+		num(d, "priority", k->priority);
+		num(d, "correlation", k->correlation);
+		gs_strbuf_adds(d->sb, end);
+	}
 	return 0;
 }
 

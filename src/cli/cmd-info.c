@@ -161,6 +161,42 @@ static int run(int argc, char **argv)
 				       d->core_clock_khz / 1000);
 		}
 	}
+	if (m.contexts.n) {
+		gs_strbuf_addf(&sb, "\ncontexts (%zu):\n", m.contexts.n);
+		gs_strbuf_adds(&sb, "  pid      context  device  default stream\n");
+		for (size_t i = 0; i < m.contexts.n; i++) {
+			const struct gs_context *c = &m.contexts.v[i];
+			gs_strbuf_addf(&sb, "  %-8d %-8u %-7u %u", c->pid, c->id, c->device, c->null_stream);
+			if (c->green)
+				gs_strbuf_addf(&sb, "  green context of %u, %u SMs", c->parent, c->sms);
+			gs_strbuf_addc(&sb, '\n');
+		}
+	}
+	size_t idle = 0, busy = 0;
+	for (size_t i = 0; i < gs_model_streams(&m); i++)
+		*(m.streams.v[i].first ? &busy : &idle) += 1;
+	if (busy) {
+		gs_strbuf_addf(&sb, "\nstreams with GPU work (%zu):\n", busy);
+		gs_strbuf_adds(&sb, "  pid      device  context  stream  kind          priority   kernels    copies   memsets  graphs  busy\n");
+		for (size_t i = 0; i < m.streams.n; i++) {
+			const struct gs_stream *t = &m.streams.v[i];
+			if (!t->first)
+				continue;
+			gs_strbuf_addf(&sb, "  %-8d %-7u %-8u %-7u %-13s ", t->pid, t->device, t->context,
+				       t->stream, t->created || t->flag == GS_STREAM_NULL ? gs_stream_flag_name(t->flag) : "-");
+			if (t->created)
+				gs_strbuf_addf(&sb, "%8u", t->priority);
+			else
+				gs_strbuf_addf(&sb, "%8s", "-");
+			gs_strbuf_addf(&sb, " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64 "  ", t->kernels,
+				       t->copies, t->memsets, t->graphs);
+			gs_fmt_duration(&sb, t->busy);
+			gs_strbuf_addc(&sb, '\n');
+		}
+	}
+	if (idle)
+		gs_strbuf_addf(&sb, "%sstreams created with no GPU work (CUDA's own, or unused): %zu\n",
+			       busy ? "  " : "\n", idle);
 	gs_strbuf_addf(&sb, "\nthreads (%zu):\n", m.threads.n);
 	gs_strbuf_adds(&sb, "  pid      tid      events      lost  name\n");
 	for (size_t i = 0; i < m.threads.n; i++) {

@@ -169,6 +169,7 @@ static size_t record_size(uint32_t k)
 	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
 	case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
 	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return sizeof(CUpti_ActivityGraphTrace2);
+	case CUPTI_ACTIVITY_KIND_STREAM: return sizeof(CUpti_ActivityStream);
 	default: return 0;
 	}
 }
@@ -297,6 +298,8 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		CUpti_ActivityMemory4 mem;
 		CUpti_ActivityDevice5 dev;
 		CUpti_ActivityGraphTrace2 graph;
+		CUpti_ActivityContext3 ctx;
+		CUpti_ActivityStream stream;
 	} r;
 	/* Room for every kernel and API call the buffer can hold: no check per record. (Only
 	 * what is written is touched: the rest of the reservation costs address space.) */
@@ -417,8 +420,29 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 			GS_VEC_PUSH(&m->graphs, g);
 			break;
 		}
+		case CUPTI_ACTIVITY_KIND_CONTEXT: {
+			const CUpti_ActivityContext3 *c = &r.ctx;
+			struct gs_context g = {
+				.pid = pid, .id = c->contextId, .device = c->deviceId,
+				.null_stream = c->nullStreamId, .parent = c->parentContextId,
+				.api_kind = c->computeApiKind, .sms = c->numMultiprocessors,
+				.green = c->isGreenContext,
+			};
+			GS_VEC_PUSH(&m->contexts, g);
+			break;
+		}
+		case CUPTI_ACTIVITY_KIND_STREAM: {
+			const CUpti_ActivityStream *t = &r.stream;
+			struct gs_stream_record g = {
+				.pid = pid, .context = t->contextId, .stream = t->streamId,
+				.priority = t->priority, .flag = (uint32_t)t->flag,
+				.correlation = t->correlationId,
+			};
+			GS_VEC_PUSH(&m->stream_records, g);
+			break;
+		}
 		default:
-			break; /* context, overhead: known sizes, nothing kept yet */
+			break; /* overhead: a known size, nothing kept yet */
 		}
 	}
 	return 0;
@@ -486,7 +510,8 @@ void gs_model_sort_gpu(struct gs_model *m)
 void gs_model_gpu_clear(struct gs_model *m)
 {
 	m->kernels.n = m->kshapes.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
-	m->devices.n = m->graphs.n = 0;
+	m->devices.n = m->graphs.n = m->contexts.n = m->stream_records.n = 0;
+	gs_model_streams_release(m);
 	struct gs_cupti_names *st = m->cupti_names;
 	if (st) { /* the shapes and the sorted prefixes are gone */
 		memset(st->cache, 0, sizeof(st->cache));
@@ -510,7 +535,10 @@ void gs_model_gpu_release(struct gs_model *m)
 	free(m->memops.v);
 	free(m->devices.v);
 	free(m->graphs.v);
+	free(m->contexts.v);
+	free(m->stream_records.v);
 	gs_model_gpu_clear(m);
 	m->kernels.v = NULL, m->kshapes.v = NULL, m->copies.v = NULL, m->memsets.v = NULL, m->apis.v = NULL;
 	m->syncs.v = NULL, m->memops.v = NULL, m->devices.v = NULL, m->graphs.v = NULL;
+	m->contexts.v = NULL, m->stream_records.v = NULL;
 }

@@ -169,6 +169,40 @@ struct gs_device {
 	uint32_t core_clock_khz;
 };
 
+struct gs_context { /* a CUDA context (CUPTI's CONTEXT record) */
+	int32_t pid;
+	uint32_t id, device;
+	uint32_t null_stream; /* the id CUPTI gives the context's legacy default stream */
+	uint32_t parent;      /* green contexts: the context it was made from; else 0 */
+	uint16_t api_kind;    /* CUpti_ActivityComputeApiKind: 1 CUDA, 2 CUDA MPS */
+	uint16_t sms;         /* green contexts: SMs given to it; else 0 */
+	uint8_t green;
+};
+
+enum gs_stream_flag { /* CUpti_ActivityStreamFlag, and how the model knows the stream */
+	GS_STREAM_UNKNOWN = 0, GS_STREAM_BLOCKING = 1, GS_STREAM_NON_BLOCKING = 2,
+	GS_STREAM_NULL = 3,
+};
+
+struct gs_stream_record { /* a stream's creation, seen while recording (CUPTI's STREAM record) */
+	int32_t pid;
+	uint32_t context, stream, priority, flag, correlation;
+};
+
+/* One row per stream: every stream that ran GPU work or was created while recording, sorted
+ * by (pid, device, context, stream); built on demand by gs_model_streams (model/streams.c). */
+struct gs_stream {
+	int32_t pid;
+	uint32_t device, context, stream;
+	uint32_t priority;   /* as created (lower runs first); 0 when not seen created */
+	uint8_t flag;        /* enum gs_stream_flag; GS_STREAM_NULL for the context's default */
+	uint8_t created;     /* its creation was recorded (flag and priority are known) */
+	uint32_t correlation; /* of the call that created it, 0: not seen */
+	uint64_t kernels, copies, memsets, graphs; /* GPU operations on it */
+	uint64_t busy;        /* their summed durations, ns */
+	uint64_t first, last; /* the first start and the last end of its operations; 0 when none */
+};
+
 /* A step of the program (a training iteration): a range named ProfilerStep#N, or one named by
  * `gpuscope stats --step`, or else the whole run (model/steps.c). */
 enum gs_steps_by { GS_STEPS_RUN, GS_STEPS_PROFILER, GS_STEPS_NAMED };
@@ -212,6 +246,9 @@ struct gs_model {
 	GS_VEC(struct gs_memop) memops;
 	GS_VEC(struct gs_device) devices;
 	GS_VEC(struct gs_graph_launch) graphs;
+	GS_VEC(struct gs_context) contexts;               /* in the trace's order */
+	GS_VEC(struct gs_stream_record) stream_records;   /* in the trace's order */
+	GS_VEC(struct gs_stream) streams;                 /* gs_model_streams() */
 	uint64_t cupti_unfinished;    /* CUPTI buffers never completed (their records missing) */
 	uint64_t cupti_undecoded;     /* bytes of CUPTI records of kinds or versions not known */
 	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
@@ -276,6 +313,13 @@ static inline const struct gs_kshape *gs_kshape(const struct gs_model *m,
  * the whole run is the one step). Calling it again replaces the table. */
 size_t gs_model_steps(struct gs_model *m, const char *name);
 void gs_model_steps_release(struct gs_model *m);
+
+/* Build m->streams (once; again after the GPU tables change: call gs_model_streams_release
+ * first): one row per stream with its creation flags and what ran on it. Returns the count. */
+size_t gs_model_streams(struct gs_model *m);
+void gs_model_streams_release(struct gs_model *m);
+/* "default", "blocking", "non-blocking" or "unknown". */
+const char *gs_stream_flag_name(uint8_t flag);
 /* The first start and the last end of every record the model holds (ranges, marks, API calls,
  * GPU work, synchronizations, memory operations); the session's bounds when it holds none. */
 void gs_model_span(const struct gs_model *m, uint64_t *first, uint64_t *last);

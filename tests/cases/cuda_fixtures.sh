@@ -5,7 +5,7 @@ D=$ROOT/tests/data
 for c in copies spin; do
 	$GS dump --format jsonl "$D/cuda_$c.gst" >"$T/cuda_$c.jsonl" 2>"$T/cuda_$c.err"
 	eq "cuda $c: dump exit 0" 0 $?
-	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/cuda_$c.jsonl" - 2>&1)
+	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" --no-stream-records "$c" "$T/cuda_$c.jsonl" - 2>&1)
 	eq "cuda $c: decoded records match the program" 0 $?
 	printf '%s\n' "$out" | grep FAIL
 done
@@ -13,6 +13,27 @@ i=$($GS info "$D/cuda_copies.gst")
 has "cuda copies: info counts copies" "cuda memcpy               6 (20.0 MiB)" "$i"
 has "cuda copies: info counts memsets" "cuda memset               2" "$i"
 has "cuda copies: device" "NVIDIA H200  sm_90  132 SMs" "$i"
+has "cuda copies: context and its default stream" "  736      1        0       7" "$i"
+eq "cuda copies: streams (default: 5 copies, 1 memset; the created one, before stream records)" \
+	"736 0 1 7 default - 0 5 1 0 336.3 us|736 0 1 13 - - 0 1 1 0 113.7 us" \
+	"$(printf '%s\n' "$i" | sed -n '/^streams with GPU work (2)/,/^$/p' | sed -n '3,4p' | xargs -L1 | paste -sd'|')"
+
+# every program of tests/gpu/programs, recorded on the H200 by tests/gpu/cuda.sh with the
+# program's own output beside it, decodes to what the program did (tests/data/cuda/)
+for f in "$D"/cuda/*.gst; do
+	c=$(basename "$f" .gst)
+	$GS dump --format jsonl "$f" >"$T/fx_$c.jsonl" 2>"$T/fx_$c.err"
+	eq "fixture $c: dump exit 0" 0 $?
+	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/fx_$c.jsonl" "$D/cuda/$c.out" 2>&1)
+	eq "fixture $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
+	printf '%s\n' "$out" | grep FAIL
+done
+eq "fixtures: every program case of tests/gpu/cuda.sh is there" 14 "$(ls "$D"/cuda/*.gst | wc -l)"
+i=$($GS info "$D/cuda/streams.gst")
+eq "info: three non-blocking streams, one kernel of 20 ms each, and the default stream" \
+	"7 default 0 1|13 non-blocking 1 0|14 non-blocking 1 0|15 non-blocking 1 0" \
+	"$(printf '%s\n' "$i" | sed -n '/^streams with GPU work (4)/,/^  streams created/p' | awk 'NR > 2 && $1 ~ /^[0-9]/ {print $4, $5, $7, $8}' | paste -sd'|')"
+has "info: CUDA's own streams counted apart" "streams created with no GPU work (CUDA's own, or unused): 6" "$i"
 
 # ResNet-50 inference (3 batches of 16 in NVTX ranges "iteration" inside "measure"), recorded
 # on an H200 where torch.profiler counted 714 kernels for the same 3 batches: every kernel is

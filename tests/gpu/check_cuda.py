@@ -1,11 +1,15 @@
 """check_cuda.py: compare what gpuscope recorded of the CUDA programs in tests/gpu/programs
 with what they did. Reads `gpuscope dump --format jsonl TRACE` output; prints one ok/FAIL
 line per check and a closing "N passed, N failed".
-usage: check_cuda.py CASE DUMP.jsonl PROGRAM_STDOUT"""
+usage: check_cuda.py [--no-stream-records] CASE DUMP.jsonl PROGRAM_STDOUT
+(--no-stream-records: a trace recorded before gpuscope asked CUPTI for stream records)"""
 import json
 import sys
 
-case, dump_path, out_path = sys.argv[1:4]
+args = sys.argv[1:]
+stream_records = "--no-stream-records" not in args
+args = [a for a in args if a != "--no-stream-records"]
+case, dump_path, out_path = args[:3]
 recs = [json.loads(l) for l in open(dump_path)]
 cuda = [r for r in recs if "cuda" in r]
 out = open(out_path).read().split("\n") if out_path != "-" else []  # "-": no program output
@@ -39,6 +43,23 @@ def kernels_by_pid():
 
 kernels, copies, sets = of("kernel"), of("memcpy"), of("memset")
 apis = of("runtime_api") + of("driver_api")
+contexts, created = of("context"), of("stream")
+
+
+def check_created(n, flag, used):
+    """the n streams in `used` each have a STREAM record with this flag (CUPTI also reports
+    the streams CUDA makes for itself when the context is created), and a CONTEXT record
+    names a default stream the program did not use"""
+    if not stream_records:
+        return
+    flags = {r["stream"]: r["flag"] for r in created}
+    check("%d %s stream(s) created" % (n, flag), len(set(used)) == n and
+          all(flags.get(s) == flag for s in used), "%s vs %s" % (sorted(set(used)), flags))
+    nulls = {c["null_stream"] for c in contexts}
+    check("a context record names the default stream, flagged so", len(contexts) >= 1 and
+          not (nulls & set(used)) and all(flags.get(s) == "default" for s in nulls), str(contexts))
+
+
 if case == "copies":
     want = [("HtoD", "pageable", "device", 1000000, 0), ("HtoD", "pinned", "device", 2000000, 0),
             ("DtoH", "device", "pageable", 3000000, 0), ("DtoH", "device", "pinned", 4000000, 0),
@@ -51,6 +72,7 @@ if case == "copies":
     check("runtime API calls named", {"cudaMemcpy_v3020", "cudaMemcpyAsync_v3020", "cudaMemset_v3020"} <= names, str(sorted(names))[:300])
     corr = {a["correlation"] for a in apis}
     check("every copy has its API call", all(c["correlation"] in corr for c in copies + sets))
+    check_created(1, "blocking", [c["stream"] for c in copies + sets if c["async"]])
 elif case == "spin":
     ev = [float(l.split()[1]) for l in out if l.startswith("event_ms")]
     ks = sorted(kernels, key=lambda k: k["start"])
@@ -65,6 +87,7 @@ elif case == "threads":
     check("1000 kernels", len(kernels) == 1000, str(len(kernels)))
     check("4 streams of 250", sorted(
         sum(1 for k in kernels if k["stream"] == s) for s in {k["stream"] for k in kernels}) == [250] * 4)
+    check_created(4, "non-blocking", [k["stream"] for k in kernels])
     launches = [a for a in apis if a["name"].startswith("cudaLaunchKernel")]
     corr = {a["correlation"] for a in apis}
     check("every kernel has its launch call", all(k["correlation"] in corr for k in kernels))
@@ -73,6 +96,7 @@ elif case == "threads":
 elif case == "streams":
     ks = [k for k in kernels if "busy_kernel" in k["name"]]
     check("3 kernels on 3 streams", len(ks) == 3 and len({k["stream"] for k in ks}) == 3)
+    check_created(3, "non-blocking", [k["stream"] for k in ks])
     if len(ks) == 3:
         latest_start = max(k["start"] for k in ks)
         earliest_end = min(k["start"] + k["dur"] for k in ks)
@@ -83,6 +107,7 @@ elif case == "graph":  # default: graph-level records
     check("no per-node kernels", not [k for k in kernels if k["graph"]], str(len(kernels)))
     corr = {a["correlation"] for a in apis}
     check("each graph launch has its cudaGraphLaunch call", all(g["correlation"] in corr for g in gl))
+    check_created(1, "non-blocking", [g["stream"] for g in gl])
 elif case == "graph_nodes":  # --cuda-graph-trace=node
     gk = [k for k in kernels if k["graph"]]
     check("300 graph node kernels", len(gk) == 300, str(len(gk)))

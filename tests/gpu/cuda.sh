@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/cuda.sh: build the CUDA programs of tests/gpu/programs with nvcc, profile each with
 # gpuscope and compare the recorded CUDA activity with what the program did (check_cuda.py).
-# Copies small traces to $OUT as fixture candidates.  usage: tests/gpu/cuda.sh [BUILD_DIR]
+# Packs every case's trace and output into $OUT/cuda_fixtures.tar.gz as fixture candidates.  usage: tests/gpu/cuda.sh [BUILD_DIR]
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -45,5 +45,6 @@ else
 fi
 "$GS" info "$T/threads.gst" | sed -n '/events:/,/lost records/p'
 "$GS" info "$T/copies.gst" | sed -n '/devices:/,/^$/p'
-[ -n "${OUT:-}" ] && cp "$T/copies.gst" "$T/spin.gst" "$OUT/" 2>/dev/null
+# every case's trace and program output: candidates for tests/data/cuda/ (replayed in CI)
+[ -n "${OUT:-}" ] && (cd "$T" && tar -czf "$OUT/cuda_fixtures.tar.gz" ./*.gst ./*.out)
 echo "cuda: $pass passed, $fail failed"

@@ -201,6 +201,59 @@ static void test_nvtx_kern_sum(void **state)
 	gs_model_release(&m);
 }
 
+/* The stream table: streams of GPU work and streams created, merged by (pid, context,
+ * stream), with the flag of their creation or of the context's default stream. */
+static void test_streams(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	struct gs_context c1 = {.pid = 1, .id = 1, .device = 0, .null_stream = 7};
+	struct gs_context c2 = {.pid = 2, .id = 1, .device = 1, .null_stream = 7};
+	GS_VEC_PUSH(&m.contexts, c1);
+	GS_VEC_PUSH(&m.contexts, c2);
+	struct gs_stream_record r1 = {.pid = 1, .context = 1, .stream = 13, .priority = 5,
+				      .flag = GS_STREAM_NON_BLOCKING, .correlation = 40};
+	struct gs_stream_record r2 = {.pid = 1, .context = 1, .stream = 20, .flag = GS_STREAM_BLOCKING};
+	GS_VEC_PUSH(&m.stream_records, r1);
+	GS_VEC_PUSH(&m.stream_records, r2);
+	struct gs_kernel k[] = {
+		{.start = 100, .end = 110, .pid = 1, .device = 0, .context = 1, .stream = 7},
+		{.start = 200, .end = 220, .pid = 1, .device = 0, .context = 1, .stream = 7},
+		{.start = 300, .end = 305, .pid = 1, .device = 0, .context = 1, .stream = 13},
+		{.start = 50, .end = 57, .pid = 2, .device = 1, .context = 1, .stream = 7},
+	};
+	for (size_t i = 0; i < 4; i++)
+		GS_VEC_PUSH(&m.kernels, k[i]);
+	struct gs_copy cp = {.start = 400, .end = 403, .pid = 1, .device = 0, .context = 1, .stream = 13};
+	GS_VEC_PUSH(&m.copies, cp);
+	struct gs_memset ms = {.start = 60, .end = 64, .pid = 2, .device = 1, .context = 1, .stream = 9};
+	GS_VEC_PUSH(&m.memsets, ms);
+	struct gs_graph_launch gl = {.start = 500, .end = 600, .pid = 1, .device = 0, .context = 1, .stream = 13};
+	GS_VEC_PUSH(&m.graphs, gl);
+	assert_int_equal(gs_model_streams(&m), 5);
+	/* pid device context stream flag created priority kernels copies memsets graphs busy first last */
+	static const uint64_t want[5][14] = {
+		{1, 0, 1, 7, GS_STREAM_NULL, 0, 0, 2, 0, 0, 0, 30, 100, 220},
+		{1, 0, 1, 13, GS_STREAM_NON_BLOCKING, 1, 5, 1, 1, 0, 1, 108, 300, 600},
+		{1, 0, 1, 20, GS_STREAM_BLOCKING, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+		{2, 1, 1, 7, GS_STREAM_NULL, 0, 0, 1, 0, 0, 0, 7, 50, 57},
+		{2, 1, 1, 9, GS_STREAM_UNKNOWN, 0, 0, 0, 0, 1, 0, 4, 60, 64},
+	};
+	for (size_t i = 0; i < 5; i++) {
+		const struct gs_stream *t = &m.streams.v[i];
+		const uint64_t got[14] = {(uint64_t)t->pid, t->device, t->context, t->stream, t->flag,
+					  t->created, t->priority, t->kernels, t->copies, t->memsets,
+					  t->graphs, t->busy, t->first, t->last};
+		assert_memory_equal(got, want[i], sizeof(got));
+	}
+	assert_int_equal(m.streams.v[1].correlation, 40);
+	assert_string_equal(gs_stream_flag_name(m.streams.v[0].flag), "default");
+	assert_string_equal(gs_stream_flag_name(m.streams.v[1].flag), "non-blocking");
+	assert_int_equal(gs_model_streams(&m), 5); /* built once */
+	gs_model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_increasing_ids),
 		cmocka_unit_test(test_sparse_ids),
 		cmocka_unit_test(test_nvtx_kern_sum),
+		cmocka_unit_test(test_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
