@@ -123,9 +123,13 @@ struct scope {
 };
 
 /* The segment [a, b) of level l closes: the queries up to b get their measure. */
-static void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
+static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
 {
 	struct level *L = &sc->lv[l];
+	if (L->q >= sc->nq || sc->qs[L->q].t >= b) { /* no query before its end */
+		L->acc += b - a;
+		return;
+	}
 	for (; L->q < sc->nq && sc->qs[L->q].t <= a; L->q++)
 		sc->at[L->q * NLEVELS + l] = L->acc;
 	for (; L->q < sc->nq && sc->qs[L->q].t < b; L->q++)
@@ -141,6 +145,10 @@ static inline void scope_feed(struct scope *sc, int c, uint64_t s, uint64_t e)
 		return;
 	for (int l = c; l < NLEVELS; l++) {
 		struct level *L = &sc->lv[l];
+		/* inside P_l's open segment, it is inside every later level's too (each holds
+		 * the earlier's intervals, fed in the same order): nothing more changes */
+		if (L->open && e <= L->ce)
+			break;
 		if (!L->open) {
 			L->open = 1;
 			L->cs = s;
@@ -246,52 +254,68 @@ static void sweep(struct ctx *x)
 	GS_CURSOR_INIT(&cur[T_MEMSET], m->memsets);
 	GS_CURSOR_INIT(&cur[T_SYNC], m->syncs);
 	GS_CURSOR_INIT(&cur[T_API], m->apis);
-	uint64_t head[NTABLES];
+	int live[NTABLES], nlive = 0; /* the tables not walked to their end */
 	for (int t = 0; t < NTABLES; t++)
-		head[t] = cur[t].n ? gs_cursor_start(&cur[t]) : UINT64_MAX;
-	for (;;) {
-		int t = -1;
-		uint64_t best = UINT64_MAX;
-		for (int u = 0; u < NTABLES; u++)
-			if (cur[u].i < cur[u].n && (t < 0 || head[u] < best))
-				t = u, best = head[u];
-		if (t < 0 || best >= tmax)
-			break;
-		const void *row = gs_cursor_get(&cur[t]);
-		switch (t) {
-		case T_KERNEL: {
-			const struct gs_kernel *k = row;
-			if (!f->by_device || k->device == f->device)
-				feed(x, k->pid, L_KERNEL, k->start, k->end);
-			break;
+		if (cur[t].n)
+			live[nlive++] = t;
+	while (nlive) {
+		/* the table with the earliest head, and the next earliest head of the others: it
+		 * is walked up to there without looking at them again */
+		int bi = 0;
+		uint64_t best = gs_cursor_start(&cur[live[0]]), next = UINT64_MAX;
+		for (int u = 1; u < nlive; u++) {
+			uint64_t h = gs_cursor_start(&cur[live[u]]);
+			if (h < best) {
+				next = best;
+				best = h;
+				bi = u;
+			} else if (h < next) {
+				next = h;
+			}
 		}
-		case T_COPY: {
-			const struct gs_copy *c = row;
-			if (!f->by_device || c->device == f->device)
-				feed(x, c->pid, L_MEMCPY, c->start, c->end);
-			break;
+		int t = live[bi];
+		struct gs_cursor *c = &cur[t];
+		if (next > tmax)
+			next = tmax;
+		for (; c->i < c->n; c->i++) {
+			const void *row = gs_cursor_get(c);
+			if (*(const uint64_t *)row > next || *(const uint64_t *)row >= tmax)
+				break;
+			switch (t) {
+			case T_KERNEL: {
+				const struct gs_kernel *k = row;
+				if (!f->by_device || k->device == f->device)
+					feed(x, k->pid, L_KERNEL, k->start, k->end);
+				break;
+			}
+			case T_COPY: {
+				const struct gs_copy *cp = row;
+				if (!f->by_device || cp->device == f->device)
+					feed(x, cp->pid, L_MEMCPY, cp->start, cp->end);
+				break;
+			}
+			case T_MEMSET: {
+				const struct gs_memset *ms = row;
+				if (!f->by_device || ms->device == f->device)
+					feed(x, ms->pid, L_MEMSET, ms->start, ms->end);
+				break;
+			}
+			case T_SYNC: {
+				const struct gs_sync *sy = row;
+				if (sy->type != 2) /* stream wait event: no host wait */
+					feed(x, sy->pid, L_SYNC, sy->start, sy->end);
+				break;
+			}
+			default: {
+				const struct gs_api *a = row;
+				if (x->all || scope_of(x, a->pid))
+					feed(x, a->pid, api_level(x, a), a->start, a->end);
+				break;
+			}
+			}
 		}
-		case T_MEMSET: {
-			const struct gs_memset *s = row;
-			if (!f->by_device || s->device == f->device)
-				feed(x, s->pid, L_MEMSET, s->start, s->end);
-			break;
-		}
-		case T_SYNC: {
-			const struct gs_sync *s = row;
-			if (s->type != 2) /* stream wait event: no host wait */
-				feed(x, s->pid, L_SYNC, s->start, s->end);
-			break;
-		}
-		default: {
-			const struct gs_api *a = row;
-			if (x->all || scope_of(x, a->pid))
-				feed(x, a->pid, api_level(x, a), a->start, a->end);
-			break;
-		}
-		}
-		if (++cur[t].i < cur[t].n)
-			head[t] = gs_cursor_start(&cur[t]);
+		if (c->i >= c->n || gs_cursor_start(c) >= tmax) /* no query sees the rest */
+			live[bi] = live[--nlive];
 	}
 	for (int t = 0; t < NTABLES; t++)
 		gs_cursor_release(&cur[t]);
