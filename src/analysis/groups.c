@@ -38,12 +38,18 @@ uint32_t gs_groups_label(struct gs_groups *g, const char *label)
 void gs_groups_place(struct gs_groups *g)
 {
 	size_t at = 0;
+	uint64_t max = 0;
 	for (size_t i = 0; i < g->v.n; i++) {
 		g->v.v[i].at = at;
 		g->v.v[i].fill = 0;
 		at += g->v.v[i].s.n;
+		if (g->v.v[i].s.n && g->v.v[i].s.max > max)
+			max = g->v.v[i].s.max;
 	}
-	g->vals = gs_xmalloc((at ? at : 1) * sizeof(*g->vals));
+	if (max <= UINT32_MAX) /* durations under 4.3 s, sizes under 4 GiB: the usual case */
+		g->vals32 = gs_xmalloc((at ? at : 1) * sizeof(*g->vals32));
+	else
+		g->vals = gs_xmalloc((at ? at : 1) * sizeof(*g->vals));
 }
 
 void gs_groups_finish(struct gs_groups *g)
@@ -51,25 +57,35 @@ void gs_groups_finish(struct gs_groups *g)
 	for (size_t i = 0; i < g->v.n; i++) {
 		struct gs_group *x = &g->v.v[i];
 		struct gs_summary *s = &x->s;
-		if (!g->vals || x->fill != s->n)
+		if ((!g->vals && !g->vals32) || x->fill != s->n)
 			abort(); /* the two passes disagree: a bug */
 		if (!s->n)
 			continue;
-		uint64_t *v = g->vals + x->at;
 		size_t n = (size_t)s->n;
 		s->avg = (double)(x->sum / n);
-		if (n > 1) {
-			long double acc = 0;
-			for (size_t k = 0; k < n; k++) {
+		long double acc = 0;
+		if (g->vals32) {
+			uint32_t *v = g->vals32 + x->at;
+			for (size_t k = 0; n > 1 && k < n; k++) {
 				long double d = (long double)v[k] - s->avg;
 				acc += d * d;
 			}
-			s->stddev = (double)sqrtl(acc / (n - 1));
+			s->med = gs_median_u32(v, n);
+		} else {
+			uint64_t *v = g->vals + x->at;
+			for (size_t k = 0; n > 1 && k < n; k++) {
+				long double d = (long double)v[k] - s->avg;
+				acc += d * d;
+			}
+			s->med = gs_median_u64(v, n);
 		}
-		s->med = gs_median_u64(v, n);
+		if (n > 1)
+			s->stddev = (double)sqrtl(acc / (n - 1));
 	}
 	free(g->vals);
+	free(g->vals32);
 	g->vals = NULL;
+	g->vals32 = NULL;
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -91,6 +107,7 @@ void gs_groups_sort(struct gs_groups *g)
 void gs_groups_release(struct gs_groups *g)
 {
 	free(g->vals);
+	free(g->vals32);
 	free(g->v.v);
 	gs_intern_release(&g->labels);
 	memset(g, 0, sizeof(*g));

@@ -1,7 +1,8 @@
 /* groups.h: samples grouped by a label (or by a key of the caller's), summarised as the nsys
  * *_sum reports show them, in two passes over the samples: the first counts each group's
  * samples (and sums them), gs_groups_place then gives every group a slice of one array of
- * exactly that many values, the second pass stores the values there. No array grows, and
+ * exactly that many values (32-bit ones when every value fits), the second pass stores the
+ * values there. No array grows, and
  * the median is selected (util/select.h), not sorted for.
  * Invariants: one gs_groups makes its groups either all by label or all by gs_groups_new;
  * both passes add the same values to the same groups (gs_groups_finish aborts
@@ -25,7 +26,8 @@ struct gs_group {
 struct gs_groups {
 	struct gs_intern labels;
 	GS_VEC(struct gs_group) v;
-	uint64_t *vals; /* NULL in the first pass */
+	uint64_t *vals;   /* the second pass's values, when one is 2^32 or more */
+	uint32_t *vals32; /* else these (half the memory); both NULL in the first pass */
 };
 
 void gs_groups_init(struct gs_groups *g);
@@ -42,6 +44,10 @@ void gs_groups_release(struct gs_groups *g);
 static inline void gs_groups_add(struct gs_groups *g, uint32_t id, uint64_t value)
 {
 	struct gs_group *x = &g->v.v[id];
+	if (g->vals32) {
+		g->vals32[x->at + x->fill++] = (uint32_t)value;
+		return;
+	}
 	if (g->vals) {
 		g->vals[x->at + x->fill++] = value;
 		return;
