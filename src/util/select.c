@@ -24,7 +24,7 @@
 		if (k >= n)                                                                  \
 			return;                                                              \
 		size_t lo = 0, hi = n; /* the answer's range: v[lo..hi) */                   \
-		unsigned budget = 64;  /* rounds before giving up on pivots: sort the rest */ \
+		unsigned budget = 256; /* rounds before giving up on pivots: sort the rest */ \
 		while (hi - lo > 16) {                                                       \
 			if (!budget--) {                                                     \
 				qsort(v + lo, hi - lo, sizeof(*v), cmp_##sfx);               \
@@ -41,26 +41,37 @@
 			} else {                                                             \
 				pivot = med3_##sfx(v[lo], v[mid], v[hi - 1]);                \
 			}                                                                    \
-			/* three ways: v[lo..lt) < pivot, v[lt..i) == pivot, v[gt..hi) > */  \
-			size_t lt = lo, i = lo, gt = hi;                                     \
-			while (i < gt) {                                                     \
+			/* v[lo..lt) < pivot <= v[lt..hi), without a branch per element: every   \
+			 * element is swapped with v[lt], which only moves on when it was less */ \
+			size_t lt = lo;                                                      \
+			for (size_t i = lo; i < hi; i++) {                                   \
 				T x = v[i];                                                  \
-				if (x < pivot) {                                             \
-					v[i++] = v[lt];                                      \
-					v[lt++] = x;                                         \
-				} else if (x > pivot) {                                      \
-					v[i] = v[--gt];                                      \
-					v[gt] = x;                                           \
-				} else {                                                     \
-					i++;                                                 \
-				}                                                            \
+				size_t less = x < pivot;                                     \
+				v[i] = v[lt];                                                \
+				v[lt] = x;                                                   \
+				lt += less;                                                  \
 			}                                                                    \
-			if (k < lt)                                                          \
+			if (k < lt) {                                                        \
 				hi = lt;                                                     \
-			else if (k >= gt)                                                    \
-				lo = gt;                                                     \
-			else                                                                 \
-				return; /* v[k] == pivot, in its place */                    \
+				continue;                                                    \
+			}                                                                    \
+			/* then v[lt..eq) == pivot <= v[eq..hi), if pivot was the least: runs  \
+			 * of equal values end here */                                       \
+			if (lt > lo) {                                                       \
+				lo = lt;                                                     \
+				continue;                                                    \
+			}                                                                    \
+			size_t eq = lt;                                                      \
+			for (size_t i = lt; i < hi; i++) {                                   \
+				T x = v[i];                                                  \
+				size_t same = !(pivot < x);                                  \
+				v[i] = v[eq];                                                \
+				v[eq] = x;                                                   \
+				eq += same;                                                  \
+			}                                                                    \
+			if (k < eq)                                                          \
+				return; /* v[k] == pivot */                                  \
+			lo = eq;                                                             \
 		}                                                                            \
 		for (size_t i = lo + 1; i < hi; i++) { /* insertion sort of the last few */  \
 			T x = v[i];                                                          \
