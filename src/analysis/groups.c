@@ -62,7 +62,9 @@ void gs_groups_finish(struct gs_groups *g)
 		if (!s->n)
 			continue;
 		size_t n = (size_t)s->n;
-		s->avg = (double)(x->sum / n);
+		/* exact: what summing in long double gives while the sum stays under 2^64 */
+		long double sum = (long double)x->carries * 0x1p64L + (long double)s->total;
+		s->avg = (double)(sum / n);
 		long double acc = 0;
 		if (g->vals32) {
 			uint32_t *v = g->vals32 + x->at;

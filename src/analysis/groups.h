@@ -20,7 +20,7 @@ struct gs_group {
 	const char *label; /* owned by the groups' interner; NULL for a group of gs_groups_new */
 	struct gs_summary s;
 	size_t at, fill;   /* its values: vals[at..at + fill) in the second pass */
-	long double sum;
+	uint64_t carries;  /* the sum of the values is carries * 2^64 + s.total */
 };
 
 struct gs_groups {
@@ -58,7 +58,7 @@ static inline void gs_groups_add(struct gs_groups *g, uint32_t id, uint64_t valu
 		x->s.max = value;
 	x->s.n++;
 	x->s.total += value;
-	x->sum += value;
+	x->carries += x->s.total < value;
 }
 
 /* Fill out with nsys's time summary columns: Time (%), Total Time (ns), COUNT, Avg (ns),
