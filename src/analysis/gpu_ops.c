@@ -26,12 +26,12 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 	GS_VEC(struct gs_op) v = {0};
 	/* The three tables merged by start (ties: kernels, copies, memsets), each walked in its
 	 * order, which is (start, index) in the model: the list comes out sorted, also by the
-	 * start cut to the window (max with w0), which keeps each table's order. A table built unsorted is sorted after. */
+	 * start cut to the window (max with w0), which keeps each table's order. A table built
+	 * out of order is found so as it is walked, and then the list is sorted. */
 	struct gs_cursor cur[3];
 	GS_CURSOR_INIT(&cur[GS_OP_KERNEL], m->kernels);
 	GS_CURSOR_INIT(&cur[GS_OP_COPY], m->copies);
 	GS_CURSOR_INIT(&cur[GS_OP_MEMSET], m->memsets);
-	int unsorted = cur[0].perm || cur[1].perm || cur[2].perm;
 	for (;;) {
 		int t = -1;
 		uint64_t best = 0;
@@ -47,7 +47,7 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 		if (t < 0)
 			break;
 		size_t i = gs_cursor_row(&cur[t]);
-		cur[t].i++;
+		gs_cursor_next(&cur[t]);
 		struct gs_op x;
 #define GET(vec)                                                                             	{                                                                                    		const __typeof__(m->vec.v[0]) *o = &m->vec.v[i];                              		x = (struct gs_op){o->start, o->end, o->pid, o->device, o->stream, o->api,   				   (uint32_t)i, (uint8_t)t};                                  	}
 		if (t == GS_OP_KERNEL)
@@ -68,8 +68,11 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 		}
 		GS_VEC_PUSH(&v, x);
 	}
-	for (int u = 0; u < 3; u++)
+	int unsorted = 0;
+	for (int u = 0; u < 3; u++) {
+		unsorted |= !gs_cursor_check(&cur[u]);
 		gs_cursor_release(&cur[u]);
+	}
 	if (unsorted && v.n > 1)
 		qsort(v.v, v.n, sizeof(*v.v), cmp_op);
 	*n = v.n;

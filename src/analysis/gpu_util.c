@@ -53,6 +53,7 @@ int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, stru
 	GS_CURSOR_INIT(&cur[0], m->kernels);
 	GS_CURSOR_INIT(&cur[1], m->copies);
 	GS_CURSOR_INIT(&cur[2], m->memsets);
+again:
 	for (;;) {
 		int t = -1;
 		uint64_t best = 0;
@@ -72,7 +73,7 @@ int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, stru
 		else
 			GET(struct gs_memset)
 #undef GET
-		cur[t].i++;
+		gs_cursor_next(&cur[t]);
 		if (end <= w0 || !gs_filter_keep(m, &who, pid, device, start))
 			continue;
 		start = GS_MAX(start, w0);
@@ -96,6 +97,20 @@ int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, stru
 		} else if (end > x->ce) {
 			x->ce = end;
 		}
+	}
+	int redo = 0; /* a table out of order (built by hand): again, through a sorted copy */
+	for (int u = 0; u < 3; u++) {
+		if (!gs_cursor_check(&cur[u])) {
+			gs_cursor_sort(&cur[u]);
+			redo = 1;
+		}
+		cur[u].i = 0;
+		cur[u].last = 0;
+	}
+	if (redo) {
+		d.n = 0;
+		last = 0;
+		goto again;
 	}
 	for (int u = 0; u < 3; u++)
 		gs_cursor_release(&cur[u]);

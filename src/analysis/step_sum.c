@@ -240,20 +240,13 @@ enum { T_KERNEL, T_COPY, T_MEMSET, T_SYNC, T_API, NTABLES };
 
 /* One sweep over the GPU tables and API calls merged in order of start, each interval fed to
  * the levels of its scopes; stops where no query can see anything more. */
-static void sweep(struct ctx *x)
+static void sweep(struct ctx *x, struct gs_cursor *cur)
 {
-	const struct gs_model *m = x->m;
 	const struct gs_filter *f = x->f;
 	uint64_t tmax = 0;
 	for (size_t k = 0; k < x->nsc; k++)
 		if (x->sc[k].nq && x->sc[k].qs[x->sc[k].nq - 1].t > tmax)
 			tmax = x->sc[k].qs[x->sc[k].nq - 1].t;
-	struct gs_cursor cur[NTABLES];
-	GS_CURSOR_INIT(&cur[T_KERNEL], m->kernels);
-	GS_CURSOR_INIT(&cur[T_COPY], m->copies);
-	GS_CURSOR_INIT(&cur[T_MEMSET], m->memsets);
-	GS_CURSOR_INIT(&cur[T_SYNC], m->syncs);
-	GS_CURSOR_INIT(&cur[T_API], m->apis);
 	int live[NTABLES], nlive = 0; /* the tables not walked to their end */
 	for (int t = 0; t < NTABLES; t++)
 		if (cur[t].n)
@@ -277,7 +270,7 @@ static void sweep(struct ctx *x)
 		struct gs_cursor *c = &cur[t];
 		if (next > tmax)
 			next = tmax;
-		for (; c->i < c->n; c->i++) {
+		for (; c->i < c->n; gs_cursor_next(c)) {
 			const void *row = gs_cursor_get(c);
 			if (*(const uint64_t *)row > next || *(const uint64_t *)row >= tmax)
 				break;
@@ -317,8 +310,6 @@ static void sweep(struct ctx *x)
 		if (c->i >= c->n || gs_cursor_start(c) >= tmax) /* no query sees the rest */
 			live[bi] = live[--nlive];
 	}
-	for (int t = 0; t < NTABLES; t++)
-		gs_cursor_release(&cur[t]);
 	for (size_t k = 0; k < x->nsc; k++)
 		scope_finish(&x->sc[k]);
 }
@@ -424,7 +415,32 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	for (size_t k = 0; k < scopes.n; k++)
 		qsort(scopes.v[k].qs, scopes.v[k].nq, sizeof(*scopes.v[k].qs), cmp_query);
 	x->all = scope_find(x, 0);
-	sweep(x);
+	/* the sweep, again (from scratch) through sorted permutations of the tables it found
+	 * out of order: only tables built by hand */
+	struct gs_cursor cur[NTABLES];
+	GS_CURSOR_INIT(&cur[T_KERNEL], m->kernels);
+	GS_CURSOR_INIT(&cur[T_COPY], m->copies);
+	GS_CURSOR_INIT(&cur[T_MEMSET], m->memsets);
+	GS_CURSOR_INIT(&cur[T_SYNC], m->syncs);
+	GS_CURSOR_INIT(&cur[T_API], m->apis);
+	for (;;) {
+		sweep(x, cur);
+		int again = 0;
+		for (int t = 0; t < NTABLES; t++) {
+			if (!gs_cursor_check(&cur[t])) {
+				gs_cursor_sort(&cur[t]);
+				again = 1;
+			}
+			cur[t].i = 0;
+			cur[t].last = 0;
+		}
+		if (!again)
+			break;
+		for (size_t k = 0; k < scopes.n; k++)
+			memset(scopes.v[k].lv, 0, sizeof(scopes.v[k].lv));
+	}
+	for (int t = 0; t < NTABLES; t++)
+		gs_cursor_release(&cur[t]);
 	/* each step's |P_l| at its start and end */
 	uint64_t *at = gs_xmalloc((2 * kept.n + 1) * NLEVELS * sizeof(*at));
 	for (size_t k = 0; k < scopes.n; k++)

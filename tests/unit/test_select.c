@@ -230,29 +230,49 @@ static void test_cursor(void **state)
 	struct row sorted[] = {{1, 0}, {1, 1}, {5, 2}, {9, 3}};
 	struct gs_cursor c;
 	gs_cursor_init(&c, sorted, 4, sizeof(*sorted));
-	assert_null(c.perm); /* sorted: walked in place */
-	for (int i = 0; c.i < c.n; c.i++, i++) {
+	for (int i = 0; c.i < c.n; gs_cursor_next(&c), i++) { /* walked in place */
 		assert_int_equal(gs_cursor_row(&c), i);
 		assert_int_equal(((const struct row *)gs_cursor_get(&c))->id, i);
 	}
+	assert_true(gs_cursor_check(&c));
+	assert_null(c.perm);
+	gs_cursor_release(&c);
+
+	/* half walked: the check reads the rest */
+	gs_cursor_init(&c, sorted, 4, sizeof(*sorted));
+	gs_cursor_next(&c);
+	gs_cursor_next(&c);
+	assert_true(gs_cursor_check(&c));
+	gs_cursor_release(&c);
+	struct row late[] = {{1, 0}, {4, 1}, {5, 2}, {2, 3}}; /* out of order past the walk */
+	gs_cursor_init(&c, late, 4, sizeof(*late));
+	gs_cursor_next(&c);
+	assert_false(gs_cursor_check(&c));
 	gs_cursor_release(&c);
 
 	struct row rows[] = {{7, 0}, {3, 1}, {7, 2}, {1, 3}, {3, 4}, {0, 5}};
 	static const int want[] = {5, 3, 1, 4, 0, 2}; /* by start, ties in table order */
 	gs_cursor_init(&c, rows, 6, sizeof(*rows));
+	while (c.i < c.n)
+		gs_cursor_next(&c);
+	assert_true(c.unsorted);
+	assert_false(gs_cursor_check(&c));
+	gs_cursor_sort(&c);
 	assert_non_null(c.perm);
+	assert_int_equal(c.i, 0);
 	uint64_t last = 0;
-	for (int i = 0; c.i < c.n; c.i++, i++) {
+	for (int i = 0; c.i < c.n; gs_cursor_next(&c), i++) {
 		const struct row *r = gs_cursor_get(&c);
 		assert_int_equal(r->id, want[i]);
 		assert_int_equal(gs_cursor_start(&c), r->start);
 		assert_true(r->start >= last);
 		last = r->start;
 	}
+	assert_true(gs_cursor_check(&c));
 	gs_cursor_release(&c);
 	gs_cursor_init(&c, NULL, 0, sizeof(struct row));
 	assert_int_equal(c.n, 0);
-	assert_null(c.perm);
+	assert_true(gs_cursor_check(&c));
 	gs_cursor_release(&c);
 }
 
