@@ -139,11 +139,11 @@ static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
 
 /* Interval [s, e) of category c, in order of s: into P_c..P_4. Empty (or reversed) intervals
  * cover nothing. */
-static inline void scope_feed(struct scope *sc, int c, uint64_t s, uint64_t e)
+static inline void scope_feed(struct scope *sc, const int8_t *next, int c, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
-	for (int l = c; l < NLEVELS; l++) {
+	for (int l = c; l < NLEVELS; l = next[l]) {
 		struct level *L = &sc->lv[l];
 		/* inside P_l's open segment, it is inside every later level's too (each holds
 		 * the earlier's intervals, fed in the same order): nothing more changes */
@@ -164,10 +164,17 @@ static inline void scope_feed(struct scope *sc, int c, uint64_t s, uint64_t e)
 	}
 }
 
-static void scope_finish(struct scope *sc)
+/* The last segments close; a level without intervals of its own (empty) is the one before
+ * it (or nothing, for the first). */
+static void scope_finish(struct scope *sc, const uint8_t *empty)
 {
 	for (int l = 0; l < NLEVELS; l++) {
 		struct level *L = &sc->lv[l];
+		if (empty[l]) {
+			for (size_t q = 0; q < sc->nq; q++)
+				sc->at[q * NLEVELS + l] = l ? sc->at[q * NLEVELS + l - 1] : 0;
+			continue;
+		}
 		if (L->open)
 			level_emit(sc, l, L->cs, L->ce);
 		for (; L->q < sc->nq; L->q++)
@@ -184,6 +191,8 @@ struct ctx {
 	size_t nsc;
 	struct scope *all;      /* the scope of pid 0, or NULL */
 	uint8_t kind[2][1024];  /* sync_call by driver and callback id, + 1; 0: not known yet */
+	uint8_t empty[NLEVELS]; /* levels whose category has no records: P_l = P_(l-1) */
+	int8_t next[NLEVELS];   /* the next level that is not empty (NLEVELS: none) */
 };
 
 /* The scope of pid (0: the every-process one), or NULL. */
@@ -206,13 +215,20 @@ static inline struct scope *scope_of(struct ctx *x, int32_t pid)
 	return pid ? scope_find(x, pid) : NULL;
 }
 
-static inline void feed(struct ctx *x, int32_t pid, int c, uint64_t s, uint64_t e)
+/* Whether records of pid are in a scope of their own (other than the every-process one). */
+static inline struct scope *own_scope(struct ctx *x, int32_t pid)
+{
+	return x->nsc == 1 ? (x->sc[0].pid == pid && pid ? &x->sc[0] : NULL) : scope_of(x, pid);
+}
+
+static inline __attribute__((always_inline)) void feed(struct ctx *x, int32_t pid, int c,
+							uint64_t s, uint64_t e)
 {
 	if (x->all)
-		scope_feed(x->all, c, s, e);
-	struct scope *sc = x->nsc == 1 ? (x->sc[0].pid == pid && pid ? &x->sc[0] : NULL) : scope_of(x, pid);
+		scope_feed(x->all, x->next, c, s, e);
+	struct scope *sc = own_scope(x, pid);
 	if (sc)
-		scope_feed(sc, c, s, e);
+		scope_feed(sc, x->next, c, s, e);
 }
 
 /* The category of an API call: a wait for its whole length (L_SYNC), or other API time,
@@ -301,7 +317,7 @@ static void sweep(struct ctx *x, struct gs_cursor *cur)
 			}
 			default: {
 				const struct gs_api *a = row;
-				if (x->all || scope_of(x, a->pid))
+				if (x->all || own_scope(x, a->pid))
 					feed(x, a->pid, api_level(x, a), a->start, a->end);
 				break;
 			}
@@ -311,7 +327,7 @@ static void sweep(struct ctx *x, struct gs_cursor *cur)
 			live[bi] = live[--nlive];
 	}
 	for (size_t k = 0; k < x->nsc; k++)
-		scope_finish(&x->sc[k]);
+		scope_finish(&x->sc[k], x->empty);
 }
 
 /* The value at fraction p of the sorted v[0..n), interpolated between the nearest ranks. */
@@ -367,6 +383,17 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	for (size_t i = 0; i < m->syncs.n; i++)
 		x->sync_corr[x->nsync_corr++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
 	qsort(x->sync_corr, x->nsync_corr, sizeof(*x->sync_corr), cmp_u64);
+	x->empty[L_KERNEL] = !m->kernels.n;
+	x->empty[L_MEMCPY] = !m->copies.n;
+	x->empty[L_MEMSET] = !m->memsets.n;
+	x->empty[L_SYNC] = !m->syncs.n && !m->apis.n;
+	x->empty[L_API] = !m->apis.n;
+	for (int l = 0; l < NLEVELS; l++) {
+		int n = l + 1;
+		while (n < NLEVELS && x->empty[n])
+			n++;
+		x->next[l] = (int8_t)n;
+	}
 
 	struct gs_filter sf = *f; /* which steps: their process and start; --device is for GPU work */
 	sf.by_device = 0;
