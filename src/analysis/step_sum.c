@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "../util/alloc.h"
+#include "../util/select.h"
 #include "../util/strbuf.h"
 #include "order.h"
 #include "reports.h"
@@ -330,22 +331,6 @@ static void sweep(struct ctx *x, struct gs_cursor *cur)
 		scope_finish(&x->sc[k], x->empty);
 }
 
-/* The value at fraction p of the sorted v[0..n), interpolated between the nearest ranks. */
-static double percentile(const double *v, size_t n, double p)
-{
-	double pos = p * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	if (lo + 1 >= n)
-		return v[n - 1];
-	return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
 {
 	if (m->steps_by == GS_STEPS_RUN || !m->steps.n || m->steps.v[0].range < 0) {
@@ -519,9 +504,7 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		gs_cell_set_none(out, c, C_START);
 		for (int cc = C_DUR; cc < NCOLS; cc++) {
 			double *v = &col[(size_t)cc * (kept.n + 1)];
-			if (r == 0)
-				qsort(v, kept.n, sizeof(*v), cmp_double);
-			double q = percentile(v, kept.n, frac[r]);
+			double q = gs_quantile_f64(v, kept.n, frac[r]); /* selected, not sorted */
 			if (cc == C_UTIL)
 				c[cc].f = q;
 			else

@@ -1,6 +1,6 @@
 /* select.h: order statistics in linear time (CLI side): the k-th smallest of an array without
- * sorting it, for medians and percentiles over millions of durations. For uint64_t (_u64) and
- * uint32_t (_u32) arrays alike.
+ * sorting it, for medians and percentiles over millions of durations. For uint64_t (_u64),
+ * uint32_t (_u32) and double (_f64, without NaNs) arrays alike.
  * Invariants: after gs_select_u64(v, n, k) (k < n), v is a permutation of what it held,
  * v[k] is the value a sort would put at k, every v[i] with i < k is <= v[k] and every v[j]
  * with j > k is >= v[k]. Expected O(n): median-of-three or ninther pivots, partitions
@@ -29,5 +29,6 @@
 
 GS_SELECT_DECLARE(u64, uint64_t)
 GS_SELECT_DECLARE(u32, uint32_t)
+GS_SELECT_DECLARE(f64, double) /* no NaNs */
 
 #endif

@@ -130,6 +130,36 @@ static void test_select_vs_sort(void **state)
 	}
 }
 
+static int cmpf(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* doubles, as step_sum's percentile rows use them: p50 and p90 against a sort */
+static void test_select_f64(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n < 3000; n = n * 3 + 1) {
+		double *v = gs_xmalloc(n * sizeof(*v)), *s = gs_xmalloc(n * sizeof(*s));
+		for (size_t i = 0; i < n; i++)
+			s[i] = (double)(rnd() % 1000) / 7.0; /* duplicates too */
+		memcpy(v, s, n * sizeof(*v));
+		qsort(s, n, sizeof(*s), cmpf);
+		static const double ps[] = {0.5, 0.9};
+		for (int j = 0; j < 2; j++) {
+			double pos = ps[j] * (double)(n - 1);
+			size_t lo = (size_t)pos;
+			double want = lo + 1 >= n ? s[n - 1] : s[lo] + (pos - (double)lo) * (s[lo + 1] - s[lo]);
+			assert_true(gs_quantile_f64(v, n, ps[j]) == want); /* v reordered by the first */
+		}
+		gs_select_f64(v, n, n - 1);
+		assert_true(v[n - 1] == s[n - 1]);
+		free(v);
+		free(s);
+	}
+}
+
 static void test_select_edges(void **state)
 {
 	(void)state;
@@ -280,6 +310,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_select_vs_sort),
+		cmocka_unit_test(test_select_f64),
 		cmocka_unit_test(test_select_edges),
 		cmocka_unit_test(test_groups_vs_sort),
 		cmocka_unit_test(test_cursor),
