@@ -411,7 +411,8 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		}
 		scopes.v[k].nq += 2;
 	}
-	qsort(scopes.v, scopes.n, sizeof(*scopes.v), cmp_scope);
+	if (scopes.n > 1)
+		qsort(scopes.v, scopes.n, sizeof(*scopes.v), cmp_scope);
 	for (size_t k = 0; k < scopes.n; k++) {
 		scopes.v[k].qs = gs_xmalloc(scopes.v[k].nq * sizeof(*scopes.v[k].qs));
 		scopes.v[k].at = gs_xmalloc(scopes.v[k].nq * NLEVELS * sizeof(*scopes.v[k].at));
