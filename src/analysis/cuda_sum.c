@@ -5,9 +5,11 @@
  *   cuda_gpu_mem_size_sum  memcpy/memset bytes by operation, in MB (10^6 bytes).
  * Time (%) is a share of the listed rows' total, as in every nsys summary. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/strbuf.h"
+#include "../util/u64map.h"
 #include "gpu_ops.h"
 #include "groups.h"
 #include "reports.h"
@@ -32,18 +34,49 @@ static const struct gs_column mem_size_cols[] = {
 	{"StdDev (MB)", GS_COL_FLOAT3}, {"Operation", GS_COL_STR},
 };
 
+/* Kernels grouped by a label of their launch shape (gb: grid and block sizes too). Every
+ * kernel of a shape has the same label, so it is made once per shape, in the first pass. */
+static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, int gb,
+			  struct gs_groups *g)
+{
+	gs_groups_init(g);
+	uint32_t *ids = gs_xmalloc((m->kshapes.n + 1) * sizeof(*ids)); /* by shape, +1: none yet */
+	memset(ids, 0, (m->kshapes.n + 1) * sizeof(*ids));
+	struct gs_strbuf label;
+	gs_strbuf_init(&label);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->kernels.n; i++) {
+			const struct gs_kernel *k = &m->kernels.v[i];
+			if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
+				continue;
+			uint32_t *id = &ids[k->shape];
+			if (!*id) {
+				const struct gs_kshape *sh = gs_kshape(m, k);
+				gs_strbuf_reset(&label);
+				if (gb) /* "grid\tblock\tname": split again by the caller */
+					gs_strbuf_addf(&label, "%d %d %d\t%d %d %d\t", sh->grid[0],
+						       sh->grid[1], sh->grid[2], sh->block[0], sh->block[1],
+						       sh->block[2]);
+				gs_strbuf_adds(&label, gs_model_str(m, sh->dname));
+				*id = gs_groups_label(g, label.buf) + 1;
+			}
+			gs_groups_add(g, *id - 1, k->end - k->start);
+		}
+		if (!pass)
+			gs_groups_place(g);
+	}
+	gs_strbuf_release(&label);
+	free(ids);
+	gs_groups_finish(g);
+	gs_groups_sort(g);
+}
+
 int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
 	struct gs_groups g;
-	gs_groups_init(&g);
-	for (size_t i = 0; i < m->kernels.n; i++) {
-		const struct gs_kernel *k = &m->kernels.v[i];
-		if (gs_filter_keep(m, f, k->pid, k->device, k->start))
-			gs_groups_add(&g, gs_model_str(m, gs_kshape(m, k)->dname), k->end - k->start);
-	}
-	gs_groups_finish(&g);
+	kernel_groups(m, f, 0, &g);
 	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
 	gs_groups_release(&g);
 	return 0;
@@ -55,20 +88,7 @@ int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_fil
 {
 	(void)err;
 	struct gs_groups g;
-	gs_groups_init(&g);
-	struct gs_strbuf label;
-	gs_strbuf_init(&label);
-	for (size_t i = 0; i < m->kernels.n; i++) {
-		const struct gs_kernel *k = &m->kernels.v[i];
-		if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
-			continue;
-		gs_strbuf_reset(&label); /* "grid\tblock\tname": split again below */
-		gs_strbuf_addf(&label, "%d %d %d\t%d %d %d\t%s", gs_kshape(m, k)->grid[0], gs_kshape(m, k)->grid[1], gs_kshape(m, k)->grid[2],
-			       gs_kshape(m, k)->block[0], gs_kshape(m, k)->block[1], gs_kshape(m, k)->block[2], gs_model_str(m, gs_kshape(m, k)->dname));
-		gs_groups_add(&g, label.buf, k->end - k->start);
-	}
-	gs_strbuf_release(&label);
-	gs_groups_finish(&g);
+	kernel_groups(m, f, 1, &g);
 	struct gs_table t;
 	gs_groups_time_table(&g, &t, "cuda_gpu_kern_gb_sum", "CUDA GPU Kernel/Grid/Block Summary",
 			     kern_cols);
@@ -95,15 +115,35 @@ int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
 	(void)err;
 	struct gs_groups g;
 	gs_groups_init(&g);
+	struct gs_u64map ids; /* (callback id, driver) + 1 -> group */
+	gs_u64map_init(&ids);
 	char name[160];
-	for (size_t i = 0; i < m->apis.n; i++) {
-		const struct gs_api *a = &m->apis.v[i];
-		if (!gs_filter_keep(m, f, a->pid, -1, a->start))
-			continue;
-		gs_api_base_name(a, name, sizeof(name)); /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
-		gs_groups_add(&g, name, a->end - a->start);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t last = 0;
+		uint32_t last_id = 0;
+		for (size_t i = 0; i < m->apis.n; i++) {
+			const struct gs_api *a = &m->apis.v[i];
+			if (!gs_filter_keep(m, f, a->pid, -1, a->start))
+				continue;
+			uint64_t key = ((uint64_t)a->cbid << 1 | a->driver) + 1;
+			if (key != last) {
+				uint32_t *id = gs_u64map_get(&ids, key);
+				if (!id) { /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
+					gs_u64map_put(&ids, key,
+						      gs_groups_label(&g, gs_api_base_name(a, name, sizeof(name))));
+					id = gs_u64map_get(&ids, key);
+				}
+				last = key;
+				last_id = *id;
+			}
+			gs_groups_add(&g, last_id, a->end - a->start);
+		}
+		if (!pass)
+			gs_groups_place(&g);
 	}
+	gs_u64map_release(&ids);
 	gs_groups_finish(&g);
+	gs_groups_sort(&g);
 	gs_groups_time_table(&g, out, "cuda_api_sum", "CUDA API Summary", api_cols);
 	gs_groups_release(&g);
 	return 0;
@@ -114,17 +154,30 @@ static void mem_groups(const struct gs_model *m, const struct gs_filter *f, int 
 		       struct gs_groups *g)
 {
 	gs_groups_init(g);
-	for (size_t i = 0; i < m->copies.n; i++) {
-		const struct gs_copy *c = &m->copies.v[i];
-		if (gs_filter_keep(m, f, c->pid, c->device, c->start))
-			gs_groups_add(g, gs_copy_op_name(c->kind), bytes ? c->bytes : c->end - c->start);
-	}
-	for (size_t i = 0; i < m->memsets.n; i++) {
-		const struct gs_memset *s = &m->memsets.v[i];
-		if (gs_filter_keep(m, f, s->pid, s->device, s->start))
-			gs_groups_add(g, "[CUDA memset]", bytes ? s->bytes : s->end - s->start);
+	uint32_t ids[256] = {0}; /* by copy kind, + 1 */
+	uint32_t set_id = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->copies.n; i++) {
+			const struct gs_copy *c = &m->copies.v[i];
+			if (!gs_filter_keep(m, f, c->pid, c->device, c->start))
+				continue;
+			if (!ids[c->kind])
+				ids[c->kind] = gs_groups_label(g, gs_copy_op_name(c->kind)) + 1;
+			gs_groups_add(g, ids[c->kind] - 1, bytes ? c->bytes : c->end - c->start);
+		}
+		for (size_t i = 0; i < m->memsets.n; i++) {
+			const struct gs_memset *s = &m->memsets.v[i];
+			if (!gs_filter_keep(m, f, s->pid, s->device, s->start))
+				continue;
+			if (!set_id)
+				set_id = gs_groups_label(g, "[CUDA memset]") + 1;
+			gs_groups_add(g, set_id - 1, bytes ? s->bytes : s->end - s->start);
+		}
+		if (!pass)
+			gs_groups_place(g);
 	}
 	gs_groups_finish(g);
+	gs_groups_sort(g);
 }
 
 int gs_report_cuda_gpu_mem_time_sum(const struct gs_model *m, const struct gs_filter *f,

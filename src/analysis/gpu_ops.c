@@ -1,6 +1,7 @@
 /* gpu_ops.c: kernels, copies and memsets gathered into one sorted list of GPU operations, and
  * the names nsys prints for operations, memory kinds and API calls. */
 #include "gpu_ops.h"
+#include "order.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,27 +24,56 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 	struct gs_filter who = *f; /* pid and device only: the window clips */
 	who.t0 = who.t1 = 0;
 	GS_VEC(struct gs_op) v = {0};
-#define ADD(vec, k)                                                                          \
-	for (size_t i = 0; i < m->vec.n; i++) {                                              \
-		const __typeof__(m->vec.v[0]) *o = &m->vec.v[i];                              \
-		struct gs_op x = {o->start, o->end, o->pid, o->device, o->stream, o->api,     \
-				  (uint32_t)i, k};                                            \
-		if (clip) {                                                                  \
-			if (o->end <= w0 || o->start >= w1 ||                                \
-			    !gs_filter_keep(m, &who, o->pid, o->device, o->start))           \
-				continue;                                                    \
-			x.start = GS_MAX(o->start, w0);                                      \
-			x.end = GS_MIN(o->end, w1);                                          \
-		} else if (!gs_filter_keep(m, f, o->pid, o->device, o->start)) {             \
-			continue;                                                            \
-		}                                                                            \
-		GS_VEC_PUSH(&v, x);                                                          \
+	/* The three tables merged by start (ties: kernels, copies, memsets), each walked in its
+	 * order, which is (start, index) in the model: the list comes out sorted, also by the
+	 * start cut to the window (max with w0), which keeps each table's order. A table built
+	 * out of order is found so as it is walked, and then the list is sorted. */
+	struct gs_cursor cur[3];
+	GS_CURSOR_INIT(&cur[GS_OP_KERNEL], m->kernels);
+	GS_CURSOR_INIT(&cur[GS_OP_COPY], m->copies);
+	GS_CURSOR_INIT(&cur[GS_OP_MEMSET], m->memsets);
+	for (;;) {
+		int t = -1;
+		uint64_t best = 0;
+		for (int u = 0; u < 3; u++) {
+			if (cur[u].i >= cur[u].n)
+				continue;
+			uint64_t h = gs_cursor_start(&cur[u]);
+			if (clip && h < w0)
+				h = w0; /* the order is by the start cut to the window */
+			if (t < 0 || h < best)
+				t = u, best = h;
+		}
+		if (t < 0)
+			break;
+		size_t i = gs_cursor_row(&cur[t]);
+		gs_cursor_next(&cur[t]);
+		struct gs_op x;
+#define GET(vec)                                                                             	{                                                                                    		const __typeof__(m->vec.v[0]) *o = &m->vec.v[i];                              		x = (struct gs_op){o->start, o->end, o->pid, o->device, o->stream, o->api,   				   (uint32_t)i, (uint8_t)t};                                  	}
+		if (t == GS_OP_KERNEL)
+			GET(kernels)
+		else if (t == GS_OP_COPY)
+			GET(copies)
+		else
+			GET(memsets)
+#undef GET
+		if (clip) {
+			if (x.end <= w0 || x.start >= w1 ||
+			    !gs_filter_keep(m, &who, x.pid, x.device, x.start))
+				continue;
+			x.start = GS_MAX(x.start, w0);
+			x.end = GS_MIN(x.end, w1);
+		} else if (!gs_filter_keep(m, f, x.pid, x.device, x.start)) {
+			continue;
+		}
+		GS_VEC_PUSH(&v, x);
 	}
-	ADD(kernels, GS_OP_KERNEL)
-	ADD(copies, GS_OP_COPY)
-	ADD(memsets, GS_OP_MEMSET)
-#undef ADD
-	if (v.n > 1)
+	int unsorted = 0;
+	for (int u = 0; u < 3; u++) {
+		unsorted |= !gs_cursor_check(&cur[u]);
+		gs_cursor_release(&cur[u]);
+	}
+	if (unsorted && v.n > 1)
 		qsort(v.v, v.n, sizeof(*v.v), cmp_op);
 	*n = v.n;
 	return v.v;

@@ -1,9 +1,12 @@
-/* groups.c: grouping samples by label for the summary reports (cuda_gpu_kern_sum,
- * cuda_api_sum, cuda_gpu_mem_*_sum). */
+/* groups.c: grouping samples for the summary reports (cuda_gpu_kern_sum, cuda_api_sum,
+ * cuda_gpu_mem_*_sum, nvtx_sum): two passes, one array of values, medians by selection. */
 #include "groups.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/select.h"
 
 void gs_groups_init(struct gs_groups *g)
 {
@@ -11,14 +14,80 @@ void gs_groups_init(struct gs_groups *g)
 	gs_intern_init(&g->labels);
 }
 
-void gs_groups_add(struct gs_groups *g, const char *label, uint64_t value)
+uint32_t gs_groups_new(struct gs_groups *g)
 {
-	uint32_t id = gs_intern(&g->labels, label, strlen(label));
-	if (id == g->v.n) {
-		struct gs_group n = {0};
-		GS_VEC_PUSH(&g->v, n);
+	struct gs_group n = {0};
+	GS_VEC_PUSH(&g->v, n);
+	return (uint32_t)(g->v.n - 1);
+}
+
+uint32_t gs_groups_label(struct gs_groups *g, const char *label)
+{
+	size_t len = strlen(label);
+	uint32_t id = gs_intern_find(&g->labels, label, len);
+	if (id != UINT32_MAX)
+		return id;
+	/* labelled groups are made only here, so label ids and group ids agree */
+	id = gs_intern(&g->labels, label, len);
+	if (id != gs_groups_new(g))
+		abort();
+	g->v.v[id].label = gs_intern_str(&g->labels, id);
+	return id;
+}
+
+void gs_groups_place(struct gs_groups *g)
+{
+	size_t at = 0;
+	uint64_t max = 0;
+	for (size_t i = 0; i < g->v.n; i++) {
+		g->v.v[i].at = at;
+		g->v.v[i].fill = 0;
+		at += g->v.v[i].s.n;
+		if (g->v.v[i].s.n && g->v.v[i].s.max > max)
+			max = g->v.v[i].s.max;
 	}
-	GS_VEC_PUSH(&g->v.v[id].values, value);
+	if (max <= UINT32_MAX) /* durations under 4.3 s, sizes under 4 GiB: the usual case */
+		g->vals32 = gs_xmalloc((at ? at : 1) * sizeof(*g->vals32));
+	else
+		g->vals = gs_xmalloc((at ? at : 1) * sizeof(*g->vals));
+}
+
+void gs_groups_finish(struct gs_groups *g)
+{
+	for (size_t i = 0; i < g->v.n; i++) {
+		struct gs_group *x = &g->v.v[i];
+		struct gs_summary *s = &x->s;
+		if ((!g->vals && !g->vals32) || x->fill != s->n)
+			abort(); /* the two passes disagree: a bug */
+		if (!s->n)
+			continue;
+		size_t n = (size_t)s->n;
+		/* exact: what summing in long double gives while the sum stays under 2^64 */
+		long double sum = (long double)x->carries * 0x1p64L + (long double)s->total;
+		s->avg = (double)(sum / n);
+		long double acc = 0;
+		if (g->vals32) {
+			uint32_t *v = g->vals32 + x->at;
+			for (size_t k = 0; n > 1 && k < n; k++) {
+				long double d = (long double)v[k] - s->avg;
+				acc += d * d;
+			}
+			s->med = gs_median_u32(v, n);
+		} else {
+			uint64_t *v = g->vals + x->at;
+			for (size_t k = 0; n > 1 && k < n; k++) {
+				long double d = (long double)v[k] - s->avg;
+				acc += d * d;
+			}
+			s->med = gs_median_u64(v, n);
+		}
+		if (n > 1)
+			s->stddev = (double)sqrtl(acc / (n - 1));
+	}
+	free(g->vals);
+	free(g->vals32);
+	g->vals = NULL;
+	g->vals32 = NULL;
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -28,23 +97,19 @@ static int cmp_group(const void *a, const void *b)
 		return x->s.total > y->s.total ? -1 : 1;
 	if (x->s.n != y->s.n)
 		return x->s.n > y->s.n ? -1 : 1;
-	return strcmp(x->label, y->label);
+	return strcmp(x->label ? x->label : "", y->label ? y->label : "");
 }
 
-void gs_groups_finish(struct gs_groups *g)
+void gs_groups_sort(struct gs_groups *g)
 {
-	for (size_t i = 0; i < g->v.n; i++) {
-		g->v.v[i].label = gs_intern_str(&g->labels, (uint32_t)i);
-		gs_summarize(g->v.v[i].values.v, g->v.v[i].values.n, &g->v.v[i].s);
-	}
 	if (g->v.n > 1)
 		qsort(g->v.v, g->v.n, sizeof(*g->v.v), cmp_group);
 }
 
 void gs_groups_release(struct gs_groups *g)
 {
-	for (size_t i = 0; i < g->v.n; i++)
-		free(g->v.v[i].values.v);
+	free(g->vals);
+	free(g->vals32);
 	free(g->v.v);
 	gs_intern_release(&g->labels);
 	memset(g, 0, sizeof(*g));
@@ -68,6 +133,6 @@ void gs_groups_time_table(const struct gs_groups *g, struct gs_table *out, const
 		c[5].i = (int64_t)s->min;
 		c[6].i = (int64_t)s->max;
 		c[7].f = s->stddev;
-		c[8].s = gs_xstrdup(g->v.v[i].label);
+		c[8].s = gs_xstrdup(g->v.v[i].label ? g->v.v[i].label : "");
 	}
 }

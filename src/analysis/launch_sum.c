@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../util/intern.h"
+#include "../util/select.h"
 #include "gpu_ops.h"
 #include "reports.h"
 
@@ -66,16 +67,10 @@ static int is_launch(const struct gs_api *a)
 	return 0;
 }
 
-/* The p-quantile (0..1) of sorted v, interpolated linearly. */
-static double quantile(const uint64_t *v, size_t n, double p)
+/* The p-quantile (0..1) of v, interpolated linearly (reorders v). */
+static double quantile(uint64_t *v, size_t n, double p)
 {
-	if (!n)
-		return 0;
-	double pos = p * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	if (lo + 1 >= n)
-		return (double)v[n - 1];
-	return (double)v[lo] + ((double)v[lo + 1] - (double)v[lo]) * (pos - (double)lo);
+	return n ? gs_quantile_u64(v, n, p) : 0;
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -136,7 +131,7 @@ int gs_report_launch_sum(const struct gs_model *m, const struct gs_filter *f, st
 		struct group *x = &g.v[i];
 		x->name = gs_intern_str(&names, (uint32_t)i);
 		for (int k = 0; k < V__N; k++)
-			gs_summarize(x->v[k].v, x->v[k].n, &x->s[k]); /* sorts the values */
+			gs_summarize(x->v[k].v, x->v[k].n, &x->s[k]);
 		x->cpu_p90 = quantile(x->v[V_CPU].v, x->v[V_CPU].n, 0.9);
 		x->delay_p90 = quantile(x->v[V_DELAY].v, x->v[V_DELAY].n, 0.9);
 	}

@@ -7,7 +7,7 @@
 
 #include "../util/alloc.h"
 #include "../util/strbuf.h"
-#include "../util/u64map.h"
+#include "groups.h"
 #include "reports.h"
 
 static const struct gs_column cols[] = {
@@ -17,25 +17,30 @@ static const struct gs_column cols[] = {
 	{"Range", GS_COL_STR},
 };
 
-struct group {
+/* What keys a group, by group id. */
+struct key {
 	uint32_t name, domain;
 	int startend;
-	GS_VEC(uint64_t) durs;
-	struct gs_summary s;
+	uint32_t next; /* the next group of the same name, + 1; 0: none */
 };
 
-static int cmp_group(const void *a, const void *b)
+static const struct key *sort_keys;
+static const struct gs_groups *sort_groups;
+
+static int cmp_order(const void *a, const void *b)
 {
-	const struct group *x = a, *y = b;
-	if (x->s.total != y->s.total)
-		return x->s.total > y->s.total ? -1 : 1;
-	if (x->s.n != y->s.n)
-		return x->s.n > y->s.n ? -1 : 1;
-	if (x->name != y->name)
-		return x->name < y->name ? -1 : 1;
-	if (x->domain != y->domain)
-		return x->domain < y->domain ? -1 : 1;
-	return x->startend - y->startend;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct gs_summary *x = &sort_groups->v.v[i].s, *y = &sort_groups->v.v[j].s;
+	const struct key *p = &sort_keys[i], *q = &sort_keys[j];
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (p->name != q->name)
+		return p->name < q->name ? -1 : 1;
+	if (p->domain != q->domain)
+		return p->domain < q->domain ? -1 : 1;
+	return p->startend - q->startend;
 }
 
 int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
@@ -43,47 +48,68 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 {
 	(void)err;
 	gs_table_init(out, "nvtx_sum", "NVTX Range Summary", cols, sizeof(cols) / sizeof(cols[0]));
-	struct gs_u64map idx;
-	gs_u64map_init(&idx);
-	GS_VEC(struct group) g = {0};
-	for (size_t i = 0; i < m->ranges.n; i++) {
-		const struct gs_range *r = &m->ranges.v[i];
-		if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
-			continue;
-		uint64_t key = gs_range_group_key(r);
-		uint32_t *k = gs_u64map_get(&idx, key);
-		if (!k) {
-			struct group ng = {.name = r->name, .domain = r->domain,
-					   .startend = (r->flags & GS_RANGE_STARTEND) != 0};
-			GS_VEC_PUSH(&g, ng);
-			gs_u64map_put(&idx, key, (uint32_t)(g.n - 1));
-			k = gs_u64map_get(&idx, key);
+	/* a range's group: by its name's string id (the first group of that name, + 1), then
+	 * along the few groups of the same name in other domains or styles */
+	uint32_t *by_name = gs_xcalloc(m->nstrings + 1, sizeof(*by_name));
+	GS_VEC(struct key) keys = {0};
+	struct gs_groups g;
+	gs_groups_init(&g);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->ranges.n; i++) {
+			const struct gs_range *r = &m->ranges.v[i];
+			if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
+				continue;
+			int se = (r->flags & GS_RANGE_STARTEND) != 0;
+			uint32_t name = r->name < m->nstrings ? r->name : (uint32_t)m->nstrings;
+			uint32_t id = by_name[name], prev = 0; /* ids + 1; prev: the key linking to id */
+			while (id && (keys.v[id - 1].name != r->name || keys.v[id - 1].domain != r->domain ||
+				      keys.v[id - 1].startend != se)) {
+				prev = id;
+				id = keys.v[id - 1].next;
+			}
+			if (!id) {
+				struct key k = {r->name, r->domain, se, 0};
+				GS_VEC_PUSH(&keys, k);
+				id = gs_groups_new(&g) + 1;
+				if (prev)
+					keys.v[prev - 1].next = id;
+				else
+					by_name[name] = id;
+			}
+			gs_groups_add(&g, id - 1, r->end - r->start);
 		}
-		GS_VEC_PUSH(&g.v[*k].durs, r->end - r->start);
+		if (!pass)
+			gs_groups_place(&g);
 	}
-	gs_u64map_release(&idx);
+	free(by_name);
+	gs_groups_finish(&g);
 	uint64_t all = 0;
-	for (size_t i = 0; i < g.n; i++) {
-		gs_summarize(g.v[i].durs.v, g.v[i].durs.n, &g.v[i].s);
-		all += g.v[i].s.total;
+	uint32_t *order = gs_xmalloc((g.v.n + 1) * sizeof(*order));
+	for (size_t i = 0; i < g.v.n; i++) {
+		all += g.v.v[i].s.total;
+		order[i] = (uint32_t)i;
 	}
-	if (g.n > 1)
-		qsort(g.v, g.n, sizeof(*g.v), cmp_group);
-	for (size_t i = 0; i < g.n; i++) {
-		struct group *x = &g.v[i];
+	sort_keys = keys.v;
+	sort_groups = &g;
+	if (g.v.n > 1)
+		qsort(order, g.v.n, sizeof(*order), cmp_order);
+	for (size_t i = 0; i < g.v.n; i++) {
+		const struct gs_summary *x = &g.v.v[order[i]].s;
+		const struct key *k = &keys.v[order[i]];
 		union gs_cell *c = gs_table_row(out);
-		c[0].f = all ? 100.0 * (double)x->s.total / (double)all : 0.0;
-		c[1].i = (int64_t)x->s.total;
-		c[2].i = (int64_t)x->s.n;
-		c[3].f = x->s.avg;
-		c[4].f = x->s.med;
-		c[5].i = (int64_t)x->s.min;
-		c[6].i = (int64_t)x->s.max;
-		c[7].f = x->s.stddev;
-		c[8].s = gs_xstrdup(x->startend ? "StartEnd" : "PushPop");
-		c[9].s = gs_range_label(m, x->domain, x->name);
-		free(x->durs.v);
+		c[0].f = all ? 100.0 * (double)x->total / (double)all : 0.0;
+		c[1].i = (int64_t)x->total;
+		c[2].i = (int64_t)x->n;
+		c[3].f = x->avg;
+		c[4].f = x->med;
+		c[5].i = (int64_t)x->min;
+		c[6].i = (int64_t)x->max;
+		c[7].f = x->stddev;
+		c[8].s = gs_xstrdup(k->startend ? "StartEnd" : "PushPop");
+		c[9].s = gs_range_label(m, k->domain, k->name);
 	}
-	free(g.v);
+	free(order);
+	free(keys.v);
+	gs_groups_release(&g);
 	return 0;
 }

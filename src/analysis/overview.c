@@ -63,9 +63,12 @@ static int64_t ns_of(double v)
 static void trace_section(const struct gs_model *m, struct gs_table *t)
 {
 	INIT(t, "trace", "Trace", trace_cols);
-	uint64_t first, last;
-	gs_model_span(m, &first, &last);
-	uint64_t end = m->end_mono > m->start_mono ? m->end_mono : GS_MAX(last, m->start_mono);
+	uint64_t end = m->end_mono;
+	if (end <= m->start_mono) { /* no END chunk: the last record (a pass over every table) */
+		uint64_t first, last;
+		gs_model_span(m, &first, &last);
+		end = GS_MAX(last, m->start_mono);
+	}
 	GS_VEC(uint32_t) ids = {0};
 	for (size_t i = 0; i < m->devices.n; i++) {
 		size_t k = 0;

@@ -33,17 +33,6 @@ const struct gs_report_def *gs_report_find(const char *name)
 	return NULL;
 }
 
-int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, int64_t device,
-		   uint64_t start)
-{
-	if (f->pid && pid != f->pid)
-		return 0;
-	if (f->by_device && device != (int64_t)f->device)
-		return 0;
-	uint64_t rel = start >= m->start_mono ? start - m->start_mono : 0;
-	return rel >= f->t0 && (!f->t1 || rel < f->t1);
-}
-
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name)
 {
 	struct gs_strbuf sb;

@@ -66,8 +66,16 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is
  * the GPU of GPU work, or -1 for CPU-side records (which --device leaves out). */
-int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid, int64_t device,
-		   uint64_t start);
+static inline int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid,
+				 int64_t device, uint64_t start)
+{
+	if (f->pid && pid != f->pid)
+		return 0;
+	if (f->by_device && device != (int64_t)f->device)
+		return 0;
+	uint64_t rel = start >= m->start_mono ? start - m->start_mono : 0;
+	return rel >= f->t0 && (!f->t1 || rel < f->t1);
+}
 /* The key that groups ranges by name, domain and style (push/pop or start/end) as nsys does;
  * never 0. String ids are < 2^31 (the loader's limit), so the key is exact. */
 static inline uint64_t gs_range_group_key(const struct gs_range *r)

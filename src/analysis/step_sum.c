@@ -31,8 +31,12 @@
  *
  * Whose work: a step of process P counts P's GPU work on every device (or on --device D only)
  * and the CUDA calls of every thread of P (PyTorch runs the backward pass on other threads).
- * The whole-run step counts every process (--pid P: P only). Cost: for each process with steps, five sorted
- * unions with prefix sums are built once (O(n log n)); each step is then O(log n).
+ * The whole-run step counts every process (--pid P: P only).
+ *
+ * Cost: one sweep over the GPU tables and the API calls, merged in order of start (the model
+ * keeps them sorted), that grows the five unions of each process with steps (a running
+ * segment per level) and reads |P_k before t| at every step's start and end as it passes
+ * them: O(n + s log s) time for n records and s steps, O(s) memory; nothing is copied.
  *
  * Summary rows: for each column separately, the median and the 90th percentile over the
  * listed steps, by linear interpolation between the two nearest ranks (position p (n - 1) in
@@ -43,7 +47,9 @@
 #include <string.h>
 
 #include "../util/alloc.h"
+#include "../util/select.h"
 #include "../util/strbuf.h"
+#include "order.h"
 #include "reports.h"
 
 static const struct gs_column cols[] = {
@@ -59,88 +65,10 @@ _Static_assert(NCOLS == sizeof(cols) / sizeof(cols[0]), "columns");
 /* The categories in priority order; P_k is the union of the first k+1. */
 enum { L_KERNEL, L_MEMCPY, L_MEMSET, L_SYNC, L_API, NLEVELS };
 
-struct ivl {
-	uint64_t s, e;
-};
-
-/* A union of intervals: disjoint, sorted, with pre[i] the summed length of v[0..i). */
-struct cover {
-	struct ivl *v;
-	uint64_t *pre;
-	size_t n;
-};
-
-static int cmp_ivl(const void *a, const void *b)
+static uint64_t corr_key(int32_t pid, uint32_t correlation)
 {
-	const struct ivl *x = a, *y = b;
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return (x->e > y->e) - (x->e < y->e);
+	return (uint64_t)(uint32_t)pid << 32 | correlation;
 }
-
-/* The union of v[0..n) (v is left untouched). */
-static void cover_build(struct cover *c, const struct ivl *v, size_t n)
-{
-	c->v = gs_xmalloc((n ? n : 1) * sizeof(*c->v));
-	if (n) {
-		memcpy(c->v, v, n * sizeof(*v));
-		qsort(c->v, n, sizeof(*c->v), cmp_ivl);
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && c->v[i].s <= c->v[k - 1].e) {
-			if (c->v[i].e > c->v[k - 1].e)
-				c->v[k - 1].e = c->v[i].e;
-		} else {
-			c->v[k++] = c->v[i];
-		}
-	}
-	c->n = k;
-	c->pre = gs_xmalloc((k + 1) * sizeof(*c->pre));
-	c->pre[0] = 0;
-	for (size_t i = 0; i < k; i++)
-		c->pre[i + 1] = c->pre[i] + (c->v[i].e - c->v[i].s);
-}
-
-/* The length of c inside [s, e): the intervals from the first ending after s to the last starting before e,
- * less what sticks out at either side. */
-static uint64_t cover_measure(const struct cover *c, uint64_t s, uint64_t e)
-{
-	if (e <= s)
-		return 0;
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) { /* first interval with end > s */
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->v[mid].e > s)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	size_t a = lo;
-	hi = c->n;
-	while (lo < hi) { /* first interval with start >= e */
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->v[mid].s >= e)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	size_t b = lo;
-	if (a >= b)
-		return 0;
-	uint64_t sum = c->pre[b] - c->pre[a];
-	if (c->v[a].s < s)
-		sum -= s - c->v[a].s;
-	if (c->v[b - 1].e > e)
-		sum -= c->v[b - 1].e - e;
-	return sum;
-}
-
-/* The unions P_0..P_4 of one process (pid 0: every process). */
-struct scope {
-	int32_t pid;
-	struct cover lv[NLEVELS];
-};
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -148,16 +76,11 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static uint64_t corr_key(int32_t pid, uint32_t correlation)
-{
-	return (uint64_t)(uint32_t)pid << 32 | correlation;
-}
-
 /* A call that blocks its thread until GPU work is done: 2 for the *Synchronize functions
  * (whose wait CUPTI may record), 1 for copies that are not Async, 0 for any other. */
-static int sync_call(const struct gs_api *a)
+static int sync_call(uint32_t cbid, int driver)
 {
-	const char *n = gs_cuda_api_name(a->cbid, a->driver);
+	const char *n = gs_cuda_api_name(cbid, driver);
 	if (!n)
 		return 0;
 	if (strstr(n, "Synchronize"))
@@ -165,86 +88,247 @@ static int sync_call(const struct gs_api *a)
 	return (!strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8)) && !strstr(n, "Async");
 }
 
+/* A time at which every level's prefix measure is wanted: a step's start or end. */
+struct query {
+	uint64_t t;
+	size_t ref; /* 2 * (index into the kept steps) + (1 for the end) */
+};
+
+static int cmp_scope(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; /* pid, the first member */
+	return (x > y) - (x < y);
+}
+
+static int cmp_query(const void *a, const void *b)
+{
+	const struct query *x = a, *y = b;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* A running union of intervals fed in order of start: the open segment [cs, ce), the summed
+ * length acc of the segments closed before it, the next query to answer. */
+struct level {
+	uint64_t cs, ce, acc;
+	int open;
+	size_t q;
+};
+
+/* The steps of one process (pid 0: every process) and the unions P_0..P_4 of its work. */
+struct scope {
+	int32_t pid;
+	struct level lv[NLEVELS];
+	struct query *qs; /* sorted by t */
+	size_t nq;
+	uint64_t *at;     /* at[q * NLEVELS + l]: |P_l before qs[q].t| */
+};
+
+/* The segment [a, b) of level l closes: the queries up to b get their measure. */
+static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
+{
+	struct level *L = &sc->lv[l];
+	if (L->q >= sc->nq || sc->qs[L->q].t >= b) { /* no query before its end */
+		L->acc += b - a;
+		return;
+	}
+	for (; L->q < sc->nq && sc->qs[L->q].t <= a; L->q++)
+		sc->at[L->q * NLEVELS + l] = L->acc;
+	for (; L->q < sc->nq && sc->qs[L->q].t < b; L->q++)
+		sc->at[L->q * NLEVELS + l] = L->acc + (sc->qs[L->q].t - a);
+	L->acc += b - a;
+}
+
+/* Interval [s, e) of category c, in order of s: into P_c..P_4. Empty (or reversed) intervals
+ * cover nothing. */
+static inline void scope_feed(struct scope *sc, const int8_t *next, int c, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	for (int l = c; l < NLEVELS; l = next[l]) {
+		struct level *L = &sc->lv[l];
+		/* inside P_l's open segment, it is inside every later level's too (each holds
+		 * the earlier's intervals, fed in the same order): nothing more changes */
+		if (L->open && e <= L->ce)
+			break;
+		if (!L->open) {
+			L->open = 1;
+			L->cs = s;
+			L->ce = e;
+		} else if (s <= L->ce) {
+			if (e > L->ce)
+				L->ce = e;
+		} else {
+			level_emit(sc, l, L->cs, L->ce);
+			L->cs = s;
+			L->ce = e;
+		}
+	}
+}
+
+/* The last segments close; a level without intervals of its own (empty) is the one before
+ * it (or nothing, for the first). */
+static void scope_finish(struct scope *sc, const uint8_t *empty)
+{
+	for (int l = 0; l < NLEVELS; l++) {
+		struct level *L = &sc->lv[l];
+		if (empty[l]) {
+			for (size_t q = 0; q < sc->nq; q++)
+				sc->at[q * NLEVELS + l] = l ? sc->at[q * NLEVELS + l - 1] : 0;
+			continue;
+		}
+		if (L->open)
+			level_emit(sc, l, L->cs, L->ce);
+		for (; L->q < sc->nq; L->q++)
+			sc->at[L->q * NLEVELS + l] = L->acc;
+	}
+}
+
 struct ctx {
 	const struct gs_model *m;
 	const struct gs_filter *f;
-	uint8_t *api_sync;      /* per API call: 0 other, 1 a wait for its whole length, 2 a
-				 * synchronize call whose wait a sync record gives */
 	uint64_t *sync_corr;    /* corr_key of every sync record, sorted */
 	size_t nsync_corr;
+	struct scope *sc;       /* sorted by pid */
+	size_t nsc;
+	struct scope *all;      /* the scope of pid 0, or NULL */
+	uint8_t kind[2][1024];  /* sync_call by driver and callback id, + 1; 0: not known yet */
+	uint8_t empty[NLEVELS]; /* levels whose category has no records: P_l = P_(l-1) */
+	int8_t next[NLEVELS];   /* the next level that is not empty (NLEVELS: none) */
 };
 
-static int keep_gpu(const struct ctx *x, int32_t pid, uint32_t device, int32_t want)
+/* The scope of pid (0: the every-process one), or NULL. */
+static struct scope *scope_find(struct ctx *x, int32_t pid)
 {
-	return (!want || pid == want) && (!x->f->by_device || device == x->f->device);
+	size_t lo = 0, hi = x->nsc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->sc[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nsc && x->sc[lo].pid == pid ? &x->sc[lo] : NULL;
 }
 
-static void scope_build(const struct ctx *x, int32_t pid, struct scope *sc)
+/* The scope of pid other than the every-process one, or NULL. */
+static inline struct scope *scope_of(struct ctx *x, int32_t pid)
 {
-	const struct gs_model *m = x->m;
-	GS_VEC(struct ivl) v = {0};
-	sc->pid = pid;
-#define ADD_GPU(vec)                                                                         \
-	for (size_t i = 0; i < m->vec.n; i++)                                                \
-		if (keep_gpu(x, m->vec.v[i].pid, m->vec.v[i].device, pid)) {                 \
-			struct ivl iv = {m->vec.v[i].start, m->vec.v[i].end};                \
-			GS_VEC_PUSH(&v, iv);                                                 \
+	return pid ? scope_find(x, pid) : NULL;
+}
+
+/* Whether records of pid are in a scope of their own (other than the every-process one). */
+static inline struct scope *own_scope(struct ctx *x, int32_t pid)
+{
+	return x->nsc == 1 ? (x->sc[0].pid == pid && pid ? &x->sc[0] : NULL) : scope_of(x, pid);
+}
+
+static inline __attribute__((always_inline)) void feed(struct ctx *x, int32_t pid, int c,
+							uint64_t s, uint64_t e)
+{
+	if (x->all)
+		scope_feed(x->all, x->next, c, s, e);
+	struct scope *sc = own_scope(x, pid);
+	if (sc)
+		scope_feed(sc, x->next, c, s, e);
+}
+
+/* The category of an API call: a wait for its whole length (L_SYNC), or other API time,
+ * also for a synchronize call whose wait its sync record gives. */
+static int api_level(struct ctx *x, const struct gs_api *a)
+{
+	int kind;
+	if (a->cbid < GS_ARRAY_SIZE(x->kind[0])) {
+		uint8_t *k = &x->kind[a->driver][a->cbid];
+		if (!*k)
+			*k = (uint8_t)(sync_call(a->cbid, a->driver) + 1);
+		kind = *k - 1;
+	} else {
+		kind = sync_call(a->cbid, a->driver);
+	}
+	if (!kind)
+		return L_API;
+	uint64_t key = corr_key(a->pid, a->correlation);
+	if (kind == 2 && bsearch(&key, x->sync_corr, x->nsync_corr, sizeof(key), cmp_u64))
+		return L_API; /* its record gives the wait */
+	return L_SYNC;
+}
+
+enum { T_KERNEL, T_COPY, T_MEMSET, T_SYNC, T_API, NTABLES };
+
+/* One sweep over the GPU tables and API calls merged in order of start, each interval fed to
+ * the levels of its scopes; stops where no query can see anything more. */
+static void sweep(struct ctx *x, struct gs_cursor *cur)
+{
+	const struct gs_filter *f = x->f;
+	uint64_t tmax = 0;
+	for (size_t k = 0; k < x->nsc; k++)
+		if (x->sc[k].nq && x->sc[k].qs[x->sc[k].nq - 1].t > tmax)
+			tmax = x->sc[k].qs[x->sc[k].nq - 1].t;
+	int live[NTABLES], nlive = 0; /* the tables not walked to their end */
+	for (int t = 0; t < NTABLES; t++)
+		if (cur[t].n)
+			live[nlive++] = t;
+	while (nlive) {
+		/* the table with the earliest head, and the next earliest head of the others: it
+		 * is walked up to there without looking at them again */
+		int bi = 0;
+		uint64_t best = gs_cursor_start(&cur[live[0]]), next = UINT64_MAX;
+		for (int u = 1; u < nlive; u++) {
+			uint64_t h = gs_cursor_start(&cur[live[u]]);
+			if (h < best) {
+				next = best;
+				best = h;
+				bi = u;
+			} else if (h < next) {
+				next = h;
+			}
 		}
-	ADD_GPU(kernels)
-	cover_build(&sc->lv[L_KERNEL], v.v, v.n);
-	ADD_GPU(copies)
-	cover_build(&sc->lv[L_MEMCPY], v.v, v.n);
-	ADD_GPU(memsets)
-	cover_build(&sc->lv[L_MEMSET], v.v, v.n);
-#undef ADD_GPU
-	for (size_t i = 0; i < m->syncs.n; i++) {
-		const struct gs_sync *s = &m->syncs.v[i];
-		if ((pid && s->pid != pid) || s->type == 2 /* stream wait event: no host wait */)
-			continue;
-		struct ivl iv = {s->start, s->end};
-		GS_VEC_PUSH(&v, iv);
-	}
-	for (size_t i = 0; i < m->apis.n; i++) {
-		const struct gs_api *a = &m->apis.v[i];
-		if ((!pid || a->pid == pid) && x->api_sync[i] == 1) {
-			struct ivl iv = {a->start, a->end};
-			GS_VEC_PUSH(&v, iv);
+		int t = live[bi];
+		struct gs_cursor *c = &cur[t];
+		if (next > tmax)
+			next = tmax;
+		for (; c->i < c->n; gs_cursor_next(c)) {
+			const void *row = gs_cursor_get(c);
+			if (*(const uint64_t *)row > next || *(const uint64_t *)row >= tmax)
+				break;
+			switch (t) {
+			case T_KERNEL: {
+				const struct gs_kernel *k = row;
+				if (!f->by_device || k->device == f->device)
+					feed(x, k->pid, L_KERNEL, k->start, k->end);
+				break;
+			}
+			case T_COPY: {
+				const struct gs_copy *cp = row;
+				if (!f->by_device || cp->device == f->device)
+					feed(x, cp->pid, L_MEMCPY, cp->start, cp->end);
+				break;
+			}
+			case T_MEMSET: {
+				const struct gs_memset *ms = row;
+				if (!f->by_device || ms->device == f->device)
+					feed(x, ms->pid, L_MEMSET, ms->start, ms->end);
+				break;
+			}
+			case T_SYNC: {
+				const struct gs_sync *sy = row;
+				if (sy->type != 2) /* stream wait event: no host wait */
+					feed(x, sy->pid, L_SYNC, sy->start, sy->end);
+				break;
+			}
+			default: {
+				const struct gs_api *a = row;
+				if (x->all || own_scope(x, a->pid))
+					feed(x, a->pid, api_level(x, a), a->start, a->end);
+				break;
+			}
+			}
 		}
+		if (c->i >= c->n || gs_cursor_start(c) >= tmax) /* no query sees the rest */
+			live[bi] = live[--nlive];
 	}
-	cover_build(&sc->lv[L_SYNC], v.v, v.n);
-	for (size_t i = 0; i < m->apis.n; i++) {
-		const struct gs_api *a = &m->apis.v[i];
-		if (!pid || a->pid == pid) {
-			struct ivl iv = {a->start, a->end};
-			GS_VEC_PUSH(&v, iv);
-		}
-	}
-	cover_build(&sc->lv[L_API], v.v, v.n);
-	free(v.v);
-}
-
-static void scope_release(struct scope *sc)
-{
-	for (int k = 0; k < NLEVELS; k++) {
-		free(sc->lv[k].v);
-		free(sc->lv[k].pre);
-	}
-}
-
-/* The value at fraction p of the sorted v[0..n), interpolated between the nearest ranks. */
-static double percentile(const double *v, size_t n, double p)
-{
-	double pos = p * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	if (lo + 1 >= n)
-		return v[n - 1];
-	return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	for (size_t k = 0; k < x->nsc; k++)
+		scope_finish(&x->sc[k], x->empty);
 }
 
 static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
@@ -277,26 +361,29 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		nsteps = 1;
 	}
 
-	struct ctx x = {.m = m, .f = f};
-	x.api_sync = gs_xcalloc(m->apis.n + 1, 1);
-	x.sync_corr = gs_xmalloc((m->syncs.n + 1) * sizeof(*x.sync_corr));
+	struct ctx *x = gs_xcalloc(1, sizeof(*x));
+	x->m = m;
+	x->f = f;
+	x->sync_corr = gs_xmalloc((m->syncs.n + 1) * sizeof(*x->sync_corr));
 	for (size_t i = 0; i < m->syncs.n; i++)
-		x.sync_corr[x.nsync_corr++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
-	qsort(x.sync_corr, x.nsync_corr, sizeof(*x.sync_corr), cmp_u64);
-	for (size_t i = 0; i < m->apis.n; i++) {
-		const struct gs_api *a = &m->apis.v[i];
-		int kind = sync_call(a);
-		uint64_t key = corr_key(a->pid, a->correlation);
-		if (kind == 2 && bsearch(&key, x.sync_corr, x.nsync_corr, sizeof(key), cmp_u64))
-			x.api_sync[i] = 2; /* its record gives the wait */
-		else if (kind)
-			x.api_sync[i] = 1;
+		x->sync_corr[x->nsync_corr++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
+	qsort(x->sync_corr, x->nsync_corr, sizeof(*x->sync_corr), cmp_u64);
+	x->empty[L_KERNEL] = !m->kernels.n;
+	x->empty[L_MEMCPY] = !m->copies.n;
+	x->empty[L_MEMSET] = !m->memsets.n;
+	x->empty[L_SYNC] = !m->syncs.n && !m->apis.n;
+	x->empty[L_API] = !m->apis.n;
+	for (int l = 0; l < NLEVELS; l++) {
+		int n = l + 1;
+		while (n < NLEVELS && x->empty[n])
+			n++;
+		x->next[l] = (int8_t)n;
 	}
 
 	struct gs_filter sf = *f; /* which steps: their process and start; --device is for GPU work */
 	sf.by_device = 0;
-	GS_VEC(struct scope) scopes = {0};
 	GS_VEC(struct gs_step) kept = {0};
+	GS_VEC(int32_t) pids = {0}; /* each kept step's scope */
 	for (size_t i = 0; i < nsteps; i++) {
 		struct gs_step s = steps[i];
 		if (s.range < 0) { /* the whole run: cut to the --time window */
@@ -307,23 +394,79 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 			continue;
 		}
 		GS_VEC_PUSH(&kept, s);
+		int32_t pid = s.range >= 0 ? s.pid : f->pid; /* the whole run: every process */
+		GS_VEC_PUSH(&pids, pid);
 	}
-	double *col = gs_xmalloc((kept.n + 1) * NCOLS * sizeof(*col)); /* by column, for percentiles */
+	/* the scopes, by pid, each with its steps' starts and ends as queries */
+	GS_VEC(struct scope) scopes = {0};
 	for (size_t i = 0; i < kept.n; i++) {
-		const struct gs_step *s = &kept.v[i];
-		int32_t pid = s->range >= 0 ? s->pid : f->pid; /* the whole run: every process */
 		size_t k = 0;
-		while (k < scopes.n && scopes.v[k].pid != pid)
+		while (k < scopes.n && scopes.v[k].pid != pids.v[i])
 			k++;
 		if (k == scopes.n) {
 			struct scope sc;
-			scope_build(&x, pid, &sc);
+			memset(&sc, 0, sizeof(sc));
+			sc.pid = pids.v[i];
 			GS_VEC_PUSH(&scopes, sc);
 		}
-		const struct scope *sc = &scopes.v[k];
+		scopes.v[k].nq += 2;
+	}
+	if (scopes.n > 1)
+		qsort(scopes.v, scopes.n, sizeof(*scopes.v), cmp_scope);
+	for (size_t k = 0; k < scopes.n; k++) {
+		scopes.v[k].qs = gs_xmalloc(scopes.v[k].nq * sizeof(*scopes.v[k].qs));
+		scopes.v[k].at = gs_xmalloc(scopes.v[k].nq * NLEVELS * sizeof(*scopes.v[k].at));
+		scopes.v[k].nq = 0;
+	}
+	x->sc = scopes.v;
+	x->nsc = scopes.n;
+	for (size_t i = 0; i < kept.n; i++) {
+		struct scope *sc = scope_find(x, pids.v[i]);
+		sc->qs[sc->nq++] = (struct query){kept.v[i].start, 2 * i};
+		sc->qs[sc->nq++] = (struct query){kept.v[i].end, 2 * i + 1};
+	}
+	for (size_t k = 0; k < scopes.n; k++)
+		qsort(scopes.v[k].qs, scopes.v[k].nq, sizeof(*scopes.v[k].qs), cmp_query);
+	x->all = scope_find(x, 0);
+	/* the sweep, again (from scratch) through sorted permutations of the tables it found
+	 * out of order: only tables built by hand */
+	struct gs_cursor cur[NTABLES];
+	GS_CURSOR_INIT(&cur[T_KERNEL], m->kernels);
+	GS_CURSOR_INIT(&cur[T_COPY], m->copies);
+	GS_CURSOR_INIT(&cur[T_MEMSET], m->memsets);
+	GS_CURSOR_INIT(&cur[T_SYNC], m->syncs);
+	GS_CURSOR_INIT(&cur[T_API], m->apis);
+	for (;;) {
+		sweep(x, cur);
+		int again = 0;
+		for (int t = 0; t < NTABLES; t++) {
+			if (!gs_cursor_check(&cur[t])) {
+				gs_cursor_sort(&cur[t]);
+				again = 1;
+			}
+			cur[t].i = 0;
+			cur[t].last = 0;
+		}
+		if (!again)
+			break;
+		for (size_t k = 0; k < scopes.n; k++)
+			memset(scopes.v[k].lv, 0, sizeof(scopes.v[k].lv));
+	}
+	for (int t = 0; t < NTABLES; t++)
+		gs_cursor_release(&cur[t]);
+	/* each step's |P_l| at its start and end */
+	uint64_t *at = gs_xmalloc((2 * kept.n + 1) * NLEVELS * sizeof(*at));
+	for (size_t k = 0; k < scopes.n; k++)
+		for (size_t q = 0; q < scopes.v[k].nq; q++)
+			memcpy(&at[scopes.v[k].qs[q].ref * NLEVELS], &scopes.v[k].at[q * NLEVELS],
+			       NLEVELS * sizeof(*at));
+
+	double *col = gs_xmalloc((kept.n + 1) * NCOLS * sizeof(*col)); /* by column, for percentiles */
+	for (size_t i = 0; i < kept.n; i++) {
+		const struct gs_step *s = &kept.v[i];
 		uint64_t dur = s->end - s->start, p[NLEVELS];
 		for (int l = 0; l < NLEVELS; l++)
-			p[l] = cover_measure(&sc->lv[l], s->start, s->end);
+			p[l] = s->end > s->start ? at[(2 * i + 1) * NLEVELS + l] - at[2 * i * NLEVELS + l] : 0;
 		union gs_cell *c = gs_table_row(out);
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
@@ -362,9 +505,7 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		gs_cell_set_none(out, c, C_START);
 		for (int cc = C_DUR; cc < NCOLS; cc++) {
 			double *v = &col[(size_t)cc * (kept.n + 1)];
-			if (r == 0)
-				qsort(v, kept.n, sizeof(*v), cmp_double);
-			double q = percentile(v, kept.n, frac[r]);
+			double q = gs_quantile_f64(v, kept.n, frac[r]); /* selected, not sorted */
 			if (cc == C_UTIL)
 				c[cc].f = q;
 			else
@@ -377,12 +518,16 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	step_source(m, &note);
 	out->note = gs_strbuf_detach(&note);
 	gs_strbuf_release(&note);
-	for (size_t i = 0; i < scopes.n; i++)
-		scope_release(&scopes.v[i]);
+	for (size_t k = 0; k < scopes.n; k++) {
+		free(scopes.v[k].qs);
+		free(scopes.v[k].at);
+	}
 	free(scopes.v);
 	free(kept.v);
+	free(pids.v);
+	free(at);
 	free(col);
-	free(x.api_sync);
-	free(x.sync_corr);
+	free(x->sync_corr);
+	free(x);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../util/alloc.h"
+#include "../util/select.h"
 
 void gs_table_init(struct gs_table *t, const char *name, const char *title,
 		   const struct gs_column *cols, size_t ncols)
@@ -59,28 +60,21 @@ void gs_table_release(struct gs_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_u64);
 	s->n = n;
-	s->min = v[0];
-	s->max = v[n - 1];
+	s->min = s->max = v[0];
 	long double sum = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->total += v[i];
 		sum += v[i];
+		s->min = v[i] < s->min ? v[i] : s->min;
+		s->max = v[i] > s->max ? v[i] : s->max;
 	}
 	s->avg = (double)(sum / n);
-	s->med = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
 	if (n > 1) {
 		long double acc = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -89,4 +83,5 @@ void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s)
 		}
 		s->stddev = (double)sqrtl(acc / (n - 1));
 	}
+	s->med = gs_median_u64(v, n);
 }

@@ -55,7 +55,7 @@ struct gs_summary {
 	uint64_t n, total, min, max;
 	double avg, med, stddev; /* sample standard deviation (n-1); 0 for n < 2 */
 };
-/* Sorts v in place. */
+/* Reorders v (the median is selected, not sorted for: util/select.h). */
 void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s);
 
 #endif

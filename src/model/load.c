@@ -465,6 +465,7 @@ int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data,
 
 void gs_model_release(struct gs_model *m)
 {
+	gs_model_steps_release(m);
 	for (size_t i = 0; i < m->nstrings; i++)
 		free(m->strings[i]);
 	free(m->strings);

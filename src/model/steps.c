@@ -67,15 +67,24 @@ size_t gs_model_steps(struct gs_model *m, const char *name)
 {
 	gs_model_steps_release(m);
 	GS_VEC(struct thread_count) counts = {0};
+	/* by name id: 1 when no range of that name is a step (whatever its domain), as the
+	 * answer depends on the name alone unless `name` has a colon (a "domain:name" label) */
+	uint8_t *never = gs_xcalloc(m->nstrings + 1, 1);
+	int by_name_only = !name || !strchr(name, ':');
 	for (size_t i = 0; i < m->ranges.n; i++) {
 		const struct gs_range *r = &m->ranges.v[i];
 		if (r->flags & GS_RANGE_OPEN)
 			continue;
+		uint32_t nid = r->name < m->nstrings ? r->name : (uint32_t)m->nstrings;
+		if (never[nid])
+			continue;
 		struct gs_step s = {.start = r->start, .end = r->end, .pid = r->pid, .tid = r->tid,
 				    .range = (int32_t)i};
 		if (name) {
-			if (!named(m, r, name))
+			if (!named(m, r, name)) {
+				never[nid] = (uint8_t)by_name_only;
 				continue;
+			}
 			/* ranges come sorted by start: the ordinal is the count so far on the thread */
 			size_t k = 0;
 			while (k < counts.n && (counts.v[k].pid != r->pid || counts.v[k].tid != r->tid))
@@ -86,11 +95,13 @@ size_t gs_model_steps(struct gs_model *m, const char *name)
 			}
 			s.number = counts.v[k].n++;
 		} else if (!profiler_step(gs_model_str(m, r->name), &s.number)) {
+			never[nid] = 1;
 			continue;
 		}
 		GS_VEC_PUSH(&m->steps, s);
 	}
 	free(counts.v);
+	free(never);
 	size_t found = m->steps.n;
 	if (found) {
 		m->steps_by = name ? GS_STEPS_NAMED : GS_STEPS_PROFILER;
