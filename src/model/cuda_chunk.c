@@ -1,0 +1,393 @@
+/* cuda_chunk.c: the CUDA chunk (docs/trace-format.md, 2.4): CUDA activity in compact columns.
+ *
+ * The assembler decodes each CUPTI buffer with the model's own CUPTI decoder (model/cupti.c)
+ * into a scratch model and writes its kernels, API calls, copies, memsets and
+ * synchronizations here, column by column (delta + varint times and correlation ids, kernel
+ * launch shapes defined once per file and referred to by id); the loader decodes each column
+ * in one tight loop straight into the model's tables. Encoder and decoder are side by side so
+ * that they cannot drift apart. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/gst.h"
+#include "../format/tlv.h"
+#include "../util/strbuf.h"
+#include "../util/varint.h"
+#include "model.h"
+
+#define NONE UINT32_MAX
+
+struct gs_cuda_shapes { /* the file's kernel shapes, while loading */
+	GS_VEC(struct gs_kshape) def; /* by file shape id */
+	uint32_t *index;              /* file shape id -> index in m->kshapes; NONE: not yet */
+	size_t cap;
+};
+
+static void put(struct gs_strbuf *b, uint64_t v)
+{
+	gs_put_varint(b, v);
+}
+
+/* One section: id, count, length, then the body built in tmp. */
+static void section(struct gs_strbuf *out, struct gs_strbuf *body, unsigned id, size_t count)
+{
+	if (!count)
+		return;
+	put(out, id);
+	put(out, count);
+	put(out, body->len);
+	gs_strbuf_add(out, body->buf, body->len);
+	gs_strbuf_reset(body);
+}
+
+#define DELTA(b, v, prev)                                                                    \
+	do {                                                                                 \
+		put(b, gs_zigzag((int64_t)((uint64_t)(v) - (prev))));                        \
+		(prev) = (uint64_t)(v);                                                      \
+	} while (0)
+
+void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32_t pid,
+			  uint32_t shape_base, size_t shapes_from)
+{
+	struct gs_strbuf b;
+	gs_strbuf_init(&b);
+	uint64_t base = UINT64_MAX, prev;
+	size_t i;
+#define LOW(vec) for (i = 0; i < s->vec.n; i++) if (s->vec.v[i].start < base) base = s->vec.v[i].start;
+	LOW(kernels) LOW(apis) LOW(copies) LOW(memsets) LOW(syncs)
+#undef LOW
+	if (base == UINT64_MAX)
+		base = 0;
+	put(out, (uint64_t)(uint32_t)pid);
+	put(out, base);
+
+	if (shapes_from < s->kshapes.n) {
+		put(&b, shape_base + shapes_from);
+		for (i = shapes_from; i < s->kshapes.n; i++) {
+			const struct gs_kshape *k = &s->kshapes.v[i];
+			put(&b, k->name);
+			for (int j = 0; j < 3; j++)
+				put(&b, (uint32_t)k->grid[j]);
+			for (int j = 0; j < 3; j++)
+				put(&b, (uint32_t)k->block[j]);
+			put(&b, k->registers);
+			put(&b, k->static_smem);
+			put(&b, k->dynamic_smem);
+			put(&b, k->graph_id);
+			put(&b, k->graph_node);
+			put(&b, k->launch_type);
+		}
+		section(out, &b, GS_CUDA_SHAPES, s->kshapes.n - shapes_from);
+	}
+
+	const struct gs_kernel *k = s->kernels.v;
+	size_t n = s->kernels.n;
+	for (i = 0, prev = base; i < n; i++) DELTA(&b, k[i].start, prev);
+	for (i = 0; i < n; i++) put(&b, k[i].end - k[i].start);
+	for (i = 0; i < n; i++) put(&b, shape_base + k[i].shape);
+	for (i = 0, prev = 0; i < n; i++) DELTA(&b, k[i].correlation, prev);
+	for (i = 0; i < n; i++) put(&b, k[i].stream);
+	for (i = 0; i < n; i++) put(&b, k[i].device);
+	for (i = 0; i < n; i++) put(&b, k[i].context);
+	section(out, &b, GS_CUDA_KERNELS, n);
+
+	const struct gs_api *a = s->apis.v;
+	n = s->apis.n;
+	for (i = 0, prev = base; i < n; i++) DELTA(&b, a[i].start, prev);
+	for (i = 0; i < n; i++) put(&b, a[i].end - a[i].start);
+	for (i = 0, prev = 0; i < n; i++) DELTA(&b, a[i].correlation, prev);
+	for (i = 0; i < n; i++) put(&b, (uint64_t)a[i].cbid << 1 | a[i].driver);
+	for (i = 0, prev = (uint32_t)pid; i < n; i++) DELTA(&b, (uint32_t)a[i].tid, prev);
+	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)a[i].pid - pid));
+	for (i = 0; i < n; i++) put(&b, a[i].result);
+	section(out, &b, GS_CUDA_APIS, n);
+
+	const struct gs_copy *c = s->copies.v;
+	n = s->copies.n;
+	for (i = 0, prev = base; i < n; i++) DELTA(&b, c[i].start, prev);
+	for (i = 0; i < n; i++) put(&b, c[i].end - c[i].start);
+	for (i = 0; i < n; i++) put(&b, c[i].bytes);
+	for (i = 0, prev = 0; i < n; i++) DELTA(&b, c[i].correlation, prev);
+	for (i = 0; i < n; i++) put(&b, c[i].runtime_correlation);
+	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)c[i].pid - pid));
+	for (i = 0; i < n; i++) put(&b, c[i].device);
+	for (i = 0; i < n; i++) put(&b, c[i].context);
+	for (i = 0; i < n; i++) put(&b, c[i].stream);
+	for (i = 0; i < n; i++) put(&b, c[i].src_device);
+	for (i = 0; i < n; i++) put(&b, c[i].dst_device);
+	for (i = 0; i < n; i++) put(&b, c[i].kind);
+	for (i = 0; i < n; i++) put(&b, c[i].src_kind);
+	for (i = 0; i < n; i++) put(&b, c[i].dst_kind);
+	for (i = 0; i < n; i++) put(&b, c[i].async);
+	section(out, &b, GS_CUDA_COPIES, n);
+
+	const struct gs_memset *e = s->memsets.v;
+	n = s->memsets.n;
+	for (i = 0, prev = base; i < n; i++) DELTA(&b, e[i].start, prev);
+	for (i = 0; i < n; i++) put(&b, e[i].end - e[i].start);
+	for (i = 0; i < n; i++) put(&b, e[i].bytes);
+	for (i = 0, prev = 0; i < n; i++) DELTA(&b, e[i].correlation, prev);
+	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)e[i].pid - pid));
+	for (i = 0; i < n; i++) put(&b, e[i].device);
+	for (i = 0; i < n; i++) put(&b, e[i].context);
+	for (i = 0; i < n; i++) put(&b, e[i].stream);
+	for (i = 0; i < n; i++) put(&b, e[i].value);
+	for (i = 0; i < n; i++) put(&b, e[i].mem_kind);
+	for (i = 0; i < n; i++) put(&b, e[i].async);
+	section(out, &b, GS_CUDA_MEMSETS, n);
+
+	const struct gs_sync *y = s->syncs.v;
+	n = s->syncs.n;
+	for (i = 0, prev = base; i < n; i++) DELTA(&b, y[i].start, prev);
+	for (i = 0; i < n; i++) put(&b, y[i].end - y[i].start);
+	for (i = 0, prev = 0; i < n; i++) DELTA(&b, y[i].correlation, prev);
+	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)y[i].pid - pid));
+	for (i = 0; i < n; i++) put(&b, y[i].type);
+	for (i = 0; i < n; i++) put(&b, y[i].context);
+	for (i = 0; i < n; i++) put(&b, y[i].stream);
+	for (i = 0; i < n; i++) put(&b, y[i].event);
+	section(out, &b, GS_CUDA_SYNCS, n);
+	gs_strbuf_release(&b);
+}
+
+/* --- decoding --------------------------------------------------------------------------- */
+
+/* One varint at p into v, the one-byte case inline. */
+#define GETV(v)                                                                              \
+	do {                                                                                 \
+		if (p < end && *p < 0x80) {                                                  \
+			(v) = *p++;                                                          \
+		} else if (!(p = gs_varint_get(p, end, &(v)))) {                             \
+			return -1;                                                           \
+		}                                                                            \
+	} while (0)
+
+/* A column of n values: each read into v, then `store` runs for row i. */
+#define COLUMN(store)                                                                        \
+	for (size_t i = 0; i < n; i++) {                                                     \
+		uint64_t v;                                                                  \
+		GETV(v);                                                                     \
+		store;                                                                       \
+	}
+/* A column of start times: deltas from the chunk's base, each end set to its start. */
+#define STARTS(t)                                                                            \
+	do {                                                                                 \
+		uint64_t prev = base;                                                        \
+		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].start = prev)                  \
+	} while (0)
+#define CORRELATIONS(t)                                                                      \
+	do {                                                                                 \
+		uint64_t prev = 0;                                                           \
+		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].correlation = (uint32_t)prev)  \
+	} while (0)
+#define PIDS(t) COLUMN(t[i].pid = (int32_t)((uint64_t)pid + (uint64_t)gs_unzigzag(v)))
+
+static struct gs_cuda_shapes *shapes_of(struct gs_model *m)
+{
+	if (!m->cuda_shapes)
+		m->cuda_shapes = gs_xcalloc(1, sizeof(*m->cuda_shapes));
+	return m->cuda_shapes;
+}
+
+static int load_shapes(struct gs_model *m, const uint8_t *p, const uint8_t *end, size_t n)
+{
+	struct gs_cuda_shapes *s = shapes_of(m);
+	uint64_t first, f[13];
+	GETV(first);
+	if (first != s->def.n)
+		return -1;
+	gs_grow((void **)&s->def.v, &s->def.cap, s->def.n + n, sizeof(*s->def.v));
+	if (s->cap < s->def.cap) {
+		s->index = gs_xrealloc(s->index, s->def.cap * sizeof(*s->index));
+		s->cap = s->def.cap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (int j = 0; j < 13; j++)
+			GETV(f[j]);
+		if (f[0] >= m->nstrings)
+			return -1;
+		struct gs_kshape k = {
+			.name = (uint32_t)f[0],
+			.grid = {(int32_t)(uint32_t)f[1], (int32_t)(uint32_t)f[2], (int32_t)(uint32_t)f[3]},
+			.block = {(int32_t)(uint32_t)f[4], (int32_t)(uint32_t)f[5], (int32_t)(uint32_t)f[6]},
+			.registers = (uint32_t)f[7], .static_smem = (uint32_t)f[8],
+			.dynamic_smem = (uint32_t)f[9], .graph_id = (uint32_t)f[10],
+			.graph_node = f[11], .launch_type = (uint8_t)f[12],
+		};
+		s->index[s->def.n] = NONE;
+		s->def.v[s->def.n++] = k;
+	}
+	return p == end ? 0 : -1;
+}
+
+/* Room for n more rows of a table, faulted in ahead of the column loops. */
+#define ROOM(vec, n)                                                                         \
+	do {                                                                                 \
+		gs_grow((void **)&(vec).v, &(vec).cap, (vec).n + (n), sizeof(*(vec).v));     \
+		gs_prefault((vec).v + (vec).n, (n) * sizeof(*(vec).v));                      \
+	} while (0)
+
+static int load_kernels(struct gs_model *m, int32_t pid, uint64_t base, const uint8_t *p,
+			const uint8_t *end, size_t n)
+{
+	struct gs_cuda_shapes *s = shapes_of(m);
+	ROOM(m->kernels, n);
+	struct gs_kernel *k = m->kernels.v + m->kernels.n;
+	STARTS(k);
+	COLUMN(k[i].end = k[i].start + v);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		GETV(v);
+		if (v >= s->def.n)
+			return -1;
+		if (s->index[v] == NONE) /* interned at first use, as the CUPTI decoder does */
+			s->index[v] = gs_model_kshape(m, &s->def.v[v]);
+		k[i].shape = s->index[v];
+	}
+	CORRELATIONS(k);
+	COLUMN(k[i].stream = (uint32_t)v);
+	COLUMN(k[i].device = (uint32_t)v & 0xFF);
+	COLUMN(k[i].context = (uint32_t)v & 0xFFFFFF; k[i].pid = pid; k[i].api = -1);
+	if (p != end)
+		return -1;
+	m->kernels.n += n;
+	return 0;
+}
+
+static int load_apis(struct gs_model *m, int32_t pid, uint64_t base, const uint8_t *p,
+		     const uint8_t *end, size_t n)
+{
+	ROOM(m->apis, n);
+	struct gs_api *a = m->apis.v + m->apis.n;
+	STARTS(a);
+	COLUMN(a[i].end = a[i].start + v);
+	CORRELATIONS(a);
+	COLUMN(a[i].cbid = (uint32_t)(v >> 1) & 0x7FFFFFFF; a[i].driver = v & 1; a[i].range = -1);
+	do {
+		uint64_t prev = (uint32_t)pid;
+		COLUMN(prev += (uint64_t)gs_unzigzag(v); a[i].tid = (int32_t)(uint32_t)prev);
+	} while (0);
+	PIDS(a);
+	COLUMN(a[i].result = (uint32_t)v);
+	if (p != end)
+		return -1;
+	m->apis.n += n;
+	return 0;
+}
+
+static int load_copies(struct gs_model *m, int32_t pid, uint64_t base, const uint8_t *p,
+		       const uint8_t *end, size_t n)
+{
+	ROOM(m->copies, n);
+	struct gs_copy *c = m->copies.v + m->copies.n;
+	STARTS(c);
+	COLUMN(c[i].end = c[i].start + v);
+	COLUMN(c[i].bytes = v);
+	CORRELATIONS(c);
+	COLUMN(c[i].runtime_correlation = (uint32_t)v);
+	PIDS(c);
+	COLUMN(c[i].device = (uint32_t)v);
+	COLUMN(c[i].context = (uint32_t)v);
+	COLUMN(c[i].stream = (uint32_t)v);
+	COLUMN(c[i].src_device = (uint32_t)v);
+	COLUMN(c[i].dst_device = (uint32_t)v);
+	COLUMN(c[i].kind = (uint8_t)v);
+	COLUMN(c[i].src_kind = (uint8_t)v);
+	COLUMN(c[i].dst_kind = (uint8_t)v);
+	COLUMN(c[i].async = (uint8_t)v; c[i].api = -1);
+	if (p != end)
+		return -1;
+	m->copies.n += n;
+	return 0;
+}
+
+static int load_memsets(struct gs_model *m, int32_t pid, uint64_t base, const uint8_t *p,
+			const uint8_t *end, size_t n)
+{
+	ROOM(m->memsets, n);
+	struct gs_memset *e = m->memsets.v + m->memsets.n;
+	STARTS(e);
+	COLUMN(e[i].end = e[i].start + v);
+	COLUMN(e[i].bytes = v);
+	CORRELATIONS(e);
+	PIDS(e);
+	COLUMN(e[i].device = (uint32_t)v);
+	COLUMN(e[i].context = (uint32_t)v);
+	COLUMN(e[i].stream = (uint32_t)v);
+	COLUMN(e[i].value = (uint32_t)v);
+	COLUMN(e[i].mem_kind = (uint8_t)v);
+	COLUMN(e[i].async = (uint8_t)v; e[i].api = -1);
+	if (p != end)
+		return -1;
+	m->memsets.n += n;
+	return 0;
+}
+
+static int load_syncs(struct gs_model *m, int32_t pid, uint64_t base, const uint8_t *p,
+		      const uint8_t *end, size_t n)
+{
+	ROOM(m->syncs, n);
+	struct gs_sync *y = m->syncs.v + m->syncs.n;
+	STARTS(y);
+	COLUMN(y[i].end = y[i].start + v);
+	CORRELATIONS(y);
+	PIDS(y);
+	COLUMN(y[i].type = (uint32_t)v);
+	COLUMN(y[i].context = (uint32_t)v);
+	COLUMN(y[i].stream = (uint32_t)v);
+	COLUMN(y[i].event = (uint32_t)v);
+	if (p != end)
+		return -1;
+	m->syncs.n += n;
+	return 0;
+}
+
+int gs_cuda_chunk_load(struct gs_model *m, const uint8_t *data, size_t len)
+{
+	const uint8_t *p = data, *end = data + len;
+	uint64_t pid64, base, id, count, size;
+	if (!(p = gs_varint_get(p, end, &pid64)) || !(p = gs_varint_get(p, end, &base)))
+		return -1;
+	int32_t pid = (int32_t)(uint32_t)pid64;
+	while (p < end) {
+		if (!(p = gs_varint_get(p, end, &id)) || !(p = gs_varint_get(p, end, &count)) ||
+		    !(p = gs_varint_get(p, end, &size)) || size > (uint64_t)(end - p) ||
+		    count > size) /* every column value takes a byte or more */
+			return -1;
+		const uint8_t *q = p, *qend = p + size;
+		size_t n = (size_t)count;
+		int rc = 0;
+		switch (id) {
+		case GS_CUDA_SHAPES: rc = load_shapes(m, q, qend, n); break;
+		case GS_CUDA_KERNELS: rc = load_kernels(m, pid, base, q, qend, n); break;
+		case GS_CUDA_APIS: rc = load_apis(m, pid, base, q, qend, n); break;
+		case GS_CUDA_COPIES: rc = load_copies(m, pid, base, q, qend, n); break;
+		case GS_CUDA_MEMSETS: rc = load_memsets(m, pid, base, q, qend, n); break;
+		case GS_CUDA_SYNCS: rc = load_syncs(m, pid, base, q, qend, n); break;
+		default: break; /* a section of a newer writer */
+		}
+		if (rc < 0)
+			return -1;
+		p = qend;
+	}
+	return 0;
+}
+
+void gs_cuda_chunk_forget(struct gs_model *m)
+{
+	struct gs_cuda_shapes *s = m->cuda_shapes;
+	if (s)
+		for (size_t i = 0; i < s->def.n; i++)
+			s->index[i] = NONE;
+}
+
+void gs_cuda_chunk_release(struct gs_model *m)
+{
+	struct gs_cuda_shapes *s = m->cuda_shapes;
+	if (!s)
+		return;
+	free(s->def.v);
+	free(s->index);
+	free(s);
+	m->cuda_shapes = NULL;
+}
