@@ -28,11 +28,42 @@ static void put(struct gs_strbuf *b, uint64_t v)
 	gs_put_varint(b, v);
 }
 
+/* The column being built: its values, written by flush() as one constant or n varints. */
+struct col {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void add(struct col *c, uint64_t v)
+{
+	if (c->n == c->cap)
+		gs_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	c->v[c->n++] = v;
+}
+
+static void flush(struct gs_strbuf *b, struct col *c)
+{
+	size_t i = 1;
+	while (i < c->n && c->v[i] == c->v[0])
+		i++;
+	if (c->n && i == c->n) {
+		put(b, GS_CUDA_COL_SAME);
+		put(b, c->v[0]);
+	} else {
+		put(b, GS_CUDA_COL_VARINTS);
+		for (i = 0; i < c->n; i++)
+			put(b, c->v[i]);
+	}
+	c->n = 0;
+}
+
 /* One section: id, count, length, then the body built in tmp. */
 static void section(struct gs_strbuf *out, struct gs_strbuf *body, unsigned id, size_t count)
 {
-	if (!count)
+	if (!count) {
+		gs_strbuf_reset(body);
 		return;
+	}
 	put(out, id);
 	put(out, count);
 	put(out, body->len);
@@ -40,10 +71,22 @@ static void section(struct gs_strbuf *out, struct gs_strbuf *body, unsigned id, 
 	gs_strbuf_reset(body);
 }
 
-#define DELTA(b, v, prev)                                                                    \
+/* One column of the n rows of table t: each row's value is expr (of t[i]). */
+#define COL(expr)                                                                            \
 	do {                                                                                 \
-		put(b, gs_zigzag((int64_t)((uint64_t)(v) - (prev))));                        \
-		(prev) = (uint64_t)(v);                                                      \
+		for (i = 0; i < n; i++)                                                      \
+			add(&col, (uint64_t)(expr));                                         \
+		flush(&b, &col);                                                             \
+	} while (0)
+/* A column of deltas from the previous row's value of field f (the first from `from`). */
+#define DELTAS(f, from)                                                                      \
+	do {                                                                                 \
+		uint64_t prev = (from);                                                      \
+		for (i = 0; i < n; i++) {                                                    \
+			add(&col, gs_zigzag((int64_t)((uint64_t)t[i].f - prev)));            \
+			prev = (uint64_t)t[i].f;                                             \
+		}                                                                            \
+		flush(&b, &col);                                                             \
 	} while (0)
 
 void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32_t pid,
@@ -51,7 +94,7 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 {
 	struct gs_strbuf b;
 	gs_strbuf_init(&b);
-	uint64_t base = UINT64_MAX, prev;
+	uint64_t base = UINT64_MAX;
 	size_t i;
 #define LOW(vec) for (i = 0; i < s->vec.n; i++) if (s->vec.v[i].start < base) base = s->vec.v[i].start;
 	LOW(kernels) LOW(apis) LOW(copies) LOW(memsets) LOW(syncs)
@@ -80,73 +123,81 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 		section(out, &b, GS_CUDA_SHAPES, s->kshapes.n - shapes_from);
 	}
 
-	const struct gs_kernel *k = s->kernels.v;
-	size_t n = s->kernels.n;
-	for (i = 0, prev = base; i < n; i++) DELTA(&b, k[i].start, prev);
-	for (i = 0; i < n; i++) put(&b, k[i].end - k[i].start);
-	for (i = 0; i < n; i++) put(&b, shape_base + k[i].shape);
-	for (i = 0, prev = 0; i < n; i++) DELTA(&b, k[i].correlation, prev);
-	for (i = 0; i < n; i++) put(&b, k[i].stream);
-	for (i = 0; i < n; i++) put(&b, k[i].device);
-	for (i = 0; i < n; i++) put(&b, k[i].context);
-	section(out, &b, GS_CUDA_KERNELS, n);
-
-	const struct gs_api *a = s->apis.v;
-	n = s->apis.n;
-	for (i = 0, prev = base; i < n; i++) DELTA(&b, a[i].start, prev);
-	for (i = 0; i < n; i++) put(&b, a[i].end - a[i].start);
-	for (i = 0, prev = 0; i < n; i++) DELTA(&b, a[i].correlation, prev);
-	for (i = 0; i < n; i++) put(&b, (uint64_t)a[i].cbid << 1 | a[i].driver);
-	for (i = 0, prev = (uint32_t)pid; i < n; i++) DELTA(&b, (uint32_t)a[i].tid, prev);
-	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)a[i].pid - pid));
-	for (i = 0; i < n; i++) put(&b, a[i].result);
-	section(out, &b, GS_CUDA_APIS, n);
-
-	const struct gs_copy *c = s->copies.v;
-	n = s->copies.n;
-	for (i = 0, prev = base; i < n; i++) DELTA(&b, c[i].start, prev);
-	for (i = 0; i < n; i++) put(&b, c[i].end - c[i].start);
-	for (i = 0; i < n; i++) put(&b, c[i].bytes);
-	for (i = 0, prev = 0; i < n; i++) DELTA(&b, c[i].correlation, prev);
-	for (i = 0; i < n; i++) put(&b, c[i].runtime_correlation);
-	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)c[i].pid - pid));
-	for (i = 0; i < n; i++) put(&b, c[i].device);
-	for (i = 0; i < n; i++) put(&b, c[i].context);
-	for (i = 0; i < n; i++) put(&b, c[i].stream);
-	for (i = 0; i < n; i++) put(&b, c[i].src_device);
-	for (i = 0; i < n; i++) put(&b, c[i].dst_device);
-	for (i = 0; i < n; i++) put(&b, c[i].kind);
-	for (i = 0; i < n; i++) put(&b, c[i].src_kind);
-	for (i = 0; i < n; i++) put(&b, c[i].dst_kind);
-	for (i = 0; i < n; i++) put(&b, c[i].async);
-	section(out, &b, GS_CUDA_COPIES, n);
-
-	const struct gs_memset *e = s->memsets.v;
-	n = s->memsets.n;
-	for (i = 0, prev = base; i < n; i++) DELTA(&b, e[i].start, prev);
-	for (i = 0; i < n; i++) put(&b, e[i].end - e[i].start);
-	for (i = 0; i < n; i++) put(&b, e[i].bytes);
-	for (i = 0, prev = 0; i < n; i++) DELTA(&b, e[i].correlation, prev);
-	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)e[i].pid - pid));
-	for (i = 0; i < n; i++) put(&b, e[i].device);
-	for (i = 0; i < n; i++) put(&b, e[i].context);
-	for (i = 0; i < n; i++) put(&b, e[i].stream);
-	for (i = 0; i < n; i++) put(&b, e[i].value);
-	for (i = 0; i < n; i++) put(&b, e[i].mem_kind);
-	for (i = 0; i < n; i++) put(&b, e[i].async);
-	section(out, &b, GS_CUDA_MEMSETS, n);
-
-	const struct gs_sync *y = s->syncs.v;
-	n = s->syncs.n;
-	for (i = 0, prev = base; i < n; i++) DELTA(&b, y[i].start, prev);
-	for (i = 0; i < n; i++) put(&b, y[i].end - y[i].start);
-	for (i = 0, prev = 0; i < n; i++) DELTA(&b, y[i].correlation, prev);
-	for (i = 0; i < n; i++) put(&b, gs_zigzag((int64_t)y[i].pid - pid));
-	for (i = 0; i < n; i++) put(&b, y[i].type);
-	for (i = 0; i < n; i++) put(&b, y[i].context);
-	for (i = 0; i < n; i++) put(&b, y[i].stream);
-	for (i = 0; i < n; i++) put(&b, y[i].event);
-	section(out, &b, GS_CUDA_SYNCS, n);
+	struct col col = {0};
+	{
+		const struct gs_kernel *t = s->kernels.v;
+		size_t n = s->kernels.n;
+		DELTAS(start, base);
+		COL(t[i].end - t[i].start);
+		COL(shape_base + t[i].shape);
+		DELTAS(correlation, 0);
+		COL(t[i].stream);
+		COL(t[i].device);
+		COL(t[i].context);
+		section(out, &b, GS_CUDA_KERNELS, n);
+	}
+	{
+		const struct gs_api *t = s->apis.v;
+		size_t n = s->apis.n;
+		DELTAS(start, base);
+		COL(t[i].end - t[i].start);
+		DELTAS(correlation, 0);
+		COL((uint64_t)t[i].cbid << 1 | t[i].driver);
+		COL(gs_zigzag((int64_t)t[i].tid - (i ? t[i - 1].tid : pid)));
+		COL(gs_zigzag((int64_t)t[i].pid - pid));
+		COL(t[i].result);
+		section(out, &b, GS_CUDA_APIS, n);
+	}
+	{
+		const struct gs_copy *t = s->copies.v;
+		size_t n = s->copies.n;
+		DELTAS(start, base);
+		COL(t[i].end - t[i].start);
+		COL(t[i].bytes);
+		DELTAS(correlation, 0);
+		COL(t[i].runtime_correlation);
+		COL(gs_zigzag((int64_t)t[i].pid - pid));
+		COL(t[i].device);
+		COL(t[i].context);
+		COL(t[i].stream);
+		COL(t[i].src_device);
+		COL(t[i].dst_device);
+		COL(t[i].kind);
+		COL(t[i].src_kind);
+		COL(t[i].dst_kind);
+		COL(t[i].async);
+		section(out, &b, GS_CUDA_COPIES, n);
+	}
+	{
+		const struct gs_memset *t = s->memsets.v;
+		size_t n = s->memsets.n;
+		DELTAS(start, base);
+		COL(t[i].end - t[i].start);
+		COL(t[i].bytes);
+		DELTAS(correlation, 0);
+		COL(gs_zigzag((int64_t)t[i].pid - pid));
+		COL(t[i].device);
+		COL(t[i].context);
+		COL(t[i].stream);
+		COL(t[i].value);
+		COL(t[i].mem_kind);
+		COL(t[i].async);
+		section(out, &b, GS_CUDA_MEMSETS, n);
+	}
+	{
+		const struct gs_sync *t = s->syncs.v;
+		size_t n = s->syncs.n;
+		DELTAS(start, base);
+		COL(t[i].end - t[i].start);
+		DELTAS(correlation, 0);
+		COL(gs_zigzag((int64_t)t[i].pid - pid));
+		COL(t[i].type);
+		COL(t[i].context);
+		COL(t[i].stream);
+		COL(t[i].event);
+		section(out, &b, GS_CUDA_SYNCS, n);
+	}
+	free(col.v);
 	gs_strbuf_release(&b);
 }
 
@@ -164,21 +215,33 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 
 /* A column of n values: each read into v, then `store` runs for row i. */
 #define COLUMN(store)                                                                        \
-	for (size_t i = 0; i < n; i++) {                                                     \
-		uint64_t v;                                                                  \
-		GETV(v);                                                                     \
-		store;                                                                       \
-	}
+	do {                                                                                 \
+		uint64_t mode, v;                                                            \
+		GETV(mode);                                                                  \
+		if (mode == GS_CUDA_COL_SAME) {                                              \
+			GETV(v);                                                             \
+			for (size_t i = 0; i < n; i++) {                                     \
+				store;                                                       \
+			}                                                                    \
+		} else if (mode == GS_CUDA_COL_VARINTS) {                                    \
+			for (size_t i = 0; i < n; i++) {                                     \
+				GETV(v);                                                     \
+				store;                                                       \
+			}                                                                    \
+		} else {                                                                     \
+			return -1;                                                           \
+		}                                                                            \
+	} while (0)
 /* A column of start times: deltas from the chunk's base, each end set to its start. */
 #define STARTS(t)                                                                            \
 	do {                                                                                 \
 		uint64_t prev = base;                                                        \
-		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].start = prev)                  \
+		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].start = prev);                 \
 	} while (0)
 #define CORRELATIONS(t)                                                                      \
 	do {                                                                                 \
 		uint64_t prev = 0;                                                           \
-		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].correlation = (uint32_t)prev)  \
+		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].correlation = (uint32_t)prev); \
 	} while (0)
 #define PIDS(t) COLUMN(t[i].pid = (int32_t)((uint64_t)pid + (uint64_t)gs_unzigzag(v)))
 
@@ -235,15 +298,10 @@ static int load_kernels(struct gs_model *m, int32_t pid, uint64_t base, const ui
 	struct gs_kernel *k = m->kernels.v + m->kernels.n;
 	STARTS(k);
 	COLUMN(k[i].end = k[i].start + v);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v;
-		GETV(v);
-		if (v >= s->def.n)
-			return -1;
-		if (s->index[v] == NONE) /* interned at first use, as the CUPTI decoder does */
-			s->index[v] = gs_model_kshape(m, &s->def.v[v]);
-		k[i].shape = s->index[v];
-	}
+	COLUMN(if (v >= s->def.n) return -1;
+	       if (s->index[v] == NONE) /* interned at first use, as the CUPTI decoder does */
+		       s->index[v] = gs_model_kshape(m, &s->def.v[v]);
+	       k[i].shape = s->index[v]);
 	CORRELATIONS(k);
 	COLUMN(k[i].stream = (uint32_t)v);
 	COLUMN(k[i].device = (uint32_t)v & 0xFF);
@@ -352,12 +410,12 @@ int gs_cuda_chunk_load(struct gs_model *m, const uint8_t *data, size_t len)
 	while (p < end) {
 		if (!(p = gs_varint_get(p, end, &id)) || !(p = gs_varint_get(p, end, &count)) ||
 		    !(p = gs_varint_get(p, end, &size)) || size > (uint64_t)(end - p) ||
-		    count > size) /* every column value takes a byte or more */
+		    count > GS_CUDA_MAX_ROWS(size))
 			return -1;
 		const uint8_t *q = p, *qend = p + size;
 		size_t n = (size_t)count;
 		int rc = 0;
-		switch (id) {
+		switch (n ? id : 0) { /* a section of no rows says nothing */
 		case GS_CUDA_SHAPES: rc = load_shapes(m, q, qend, n); break;
 		case GS_CUDA_KERNELS: rc = load_kernels(m, pid, base, q, qend, n); break;
 		case GS_CUDA_APIS: rc = load_apis(m, pid, base, q, qend, n); break;
