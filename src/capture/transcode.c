@@ -59,7 +59,7 @@ int gs_transcoder_buffer(struct gs_transcoder *t, struct gs_writer *w, int32_t p
 		gs_strbuf_reset(&t->out);
 		gs_cuda_chunk_encode(&t->out, s, pid, 0, t->shapes_written);
 		t->shapes_written = s->kshapes.n;
-		int rc2 = gs_writer_chunk(w, GS_CHUNK_CUDA, t->out.buf, t->out.len, 1);
+		int rc2 = gs_writer_chunk(w, GS_CHUNK_CUDA, t->out.buf, t->out.len, GS_Z_WORTH);
 		rc = rc ? rc : rc2;
 	}
 	t->transcoded++;

@@ -79,14 +79,11 @@ int gs_evchunk_open(struct gs_evchunk *c, const uint8_t *data, size_t len)
 	return 0;
 }
 
-/* One varint at p into v, the one-byte case inline (most fields of most records). */
+/* One varint at p into v, the short ones inline. */
 #define GETV(v)                                                                              \
 	do {                                                                                 \
-		if (p < end && *p < 0x80) {                                                  \
-			(v) = *p++;                                                          \
-		} else if (!(p = gs_varint_get(p, end, &(v)))) {                             \
+		if (!(p = gs_varint_get_fast(p, end, &(v))))                                 \
 			return -1;                                                           \
-		}                                                                            \
 	} while (0)
 
 int gs_evchunk_next(struct gs_evchunk *c, struct gs_event *e)

@@ -203,14 +203,11 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 
 /* --- decoding --------------------------------------------------------------------------- */
 
-/* One varint at p into v, the one-byte case inline. */
+/* One varint at p into v, the short ones inline. */
 #define GETV(v)                                                                              \
 	do {                                                                                 \
-		if (p < end && *p < 0x80) {                                                  \
-			(v) = *p++;                                                          \
-		} else if (!(p = gs_varint_get(p, end, &(v)))) {                             \
+		if (!(p = gs_varint_get_fast(p, end, &(v))))                                 \
 			return -1;                                                           \
-		}                                                                            \
 	} while (0)
 
 /* A column of n values: each read into v, then `store` runs for row i. */

@@ -49,16 +49,21 @@ struct open_stack {
 struct stacks {
 	struct open_stack *v; /* open addressing on (pid, tid) */
 	size_t cap, n;
-	struct open_stack *last;
+	struct open_stack *last, *before; /* the two threads asked for last (they alternate) */
 };
 
 static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 {
 	if (t->last && t->last->pid == pid && t->last->tid == tid)
 		return t->last;
+	if (t->before && t->before->pid == pid && t->before->tid == tid) {
+		struct open_stack *s = t->before;
+		t->before = t->last;
+		return t->last = s;
+	}
 	if ((t->n + 1) * 2 > t->cap) {
 		struct stacks g = {gs_xcalloc(t->cap ? t->cap * 2 : 16, sizeof(*g.v)),
-				   t->cap ? t->cap * 2 : 16, t->n, NULL};
+				   t->cap ? t->cap * 2 : 16, t->n, NULL, NULL};
 		for (size_t i = 0; i < t->cap; i++) {
 			if (!t->v[i].used)
 				continue;
@@ -79,6 +84,7 @@ static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 		t->v[h].tid = tid;
 		t->n++;
 	}
+	t->before = t->last;
 	return t->last = &t->v[h];
 }
 
@@ -215,6 +221,12 @@ static int32_t find_increasing(const struct gs_api *v, size_t n, uint32_t corr, 
 	size_t lo, hi, i = *at < n ? *at : n - 1, step = 1;
 	if (v[i].correlation == corr)
 		return (int32_t)i;
+	/* most often a few calls ahead (two streams' kernels interleave): look there first */
+	for (size_t j = i + 1; j < n && j <= i + 4 && v[j].correlation <= corr; j++)
+		if (v[j].correlation == corr) {
+			*at = j;
+			return (int32_t)j;
+		}
 	if (v[i].correlation < corr) { /* forward: the answer is in (i, n) */
 		lo = i + 1;
 		while (i + step < n && v[i + step].correlation < corr)
