@@ -12,6 +12,7 @@
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
+#include "../util/runsort.h"
 #include "../util/varint.h"
 
 void gs_transcoder_init(struct gs_transcoder *t)
@@ -25,6 +26,40 @@ void gs_transcoder_init(struct gs_transcoder *t)
 int gs_transcoder_names(struct gs_transcoder *t, const uint8_t *payload, size_t len)
 {
 	return gs_cupti_names(&t->scratch, payload, len);
+}
+
+#define BY_START(name, type)                                                                 \
+	static inline int name##_less(const type *x, const type *y)                          \
+	{                                                                                    \
+		return x->start < y->start;                                                  \
+	}                                                                                    \
+	GS_RUNSORT_DEFINE(name, type, name##_less)
+BY_START(sort_kernels, struct gs_kernel)
+BY_START(sort_apis, struct gs_api)
+BY_START(sort_copies, struct gs_copy)
+BY_START(sort_memsets, struct gs_memset)
+BY_START(sort_syncs, struct gs_sync)
+#undef BY_START
+
+/* Each table of a buffer in start order, ties in buffer order (stable): the loader sorts the
+ * file's tables by start, ties in file order, so it ends with the same order, and finds each
+ * chunk's rows in place (kernels complete, and CUPTI writes them, out of start order). */
+static void sort_records(struct gs_model *s)
+{
+#define SORT(vec, fn)                                                                        \
+	do {                                                                                 \
+		struct gs_runsort rs = {0}; /* the whole table is the run */                  \
+		fn(s->vec.v, s->vec.n, &rs);                                                 \
+		if (rs.unsorted)                                                             \
+			fn##_all(s->vec.v, s->vec.n, &rs);                                   \
+		gs_runsort_release(&rs);                                                     \
+	} while (0)
+	SORT(kernels, sort_kernels);
+	SORT(apis, sort_apis);
+	SORT(copies, sort_copies);
+	SORT(memsets, sort_memsets);
+	SORT(syncs, sort_syncs);
+#undef SORT
 }
 
 static void clear_records(struct gs_model *s) /* the shapes stay */
@@ -56,6 +91,7 @@ int gs_transcoder_buffer(struct gs_transcoder *t, struct gs_writer *w, int32_t p
 	if (rest)
 		rc = gs_writer_chunk_head(w, GS_CHUNK_CUPTI_RAW, head, 2, t->rest, (size_t)rest, 1);
 	if (s->kernels.n + s->apis.n + s->copies.n + s->memsets.n + s->syncs.n) {
+		sort_records(s);
 		gs_strbuf_reset(&t->out);
 		gs_cuda_chunk_encode(&t->out, s, pid, 0, t->shapes_written);
 		t->shapes_written = s->kshapes.n;

@@ -274,7 +274,9 @@ static int load_shapes(struct gs_model *m, const uint8_t *p, const uint8_t *end,
 			.dynamic_smem = (uint32_t)f[9], .graph_id = (uint32_t)f[10],
 			.graph_node = f[11], .launch_type = (uint8_t)f[12],
 		};
-		s->index[s->def.n] = NONE;
+		/* interned now, in the order the writer met them (that of the kernels in the
+		 * CUPTI buffer, before it sorted them), as the CUPTI decoder interns them */
+		s->index[s->def.n] = gs_model_kshape(m, &k);
 		s->def.v[s->def.n++] = k;
 	}
 	return p == end ? 0 : -1;
@@ -296,7 +298,7 @@ static int load_kernels(struct gs_model *m, int32_t pid, uint64_t base, const ui
 	STARTS(k);
 	COLUMN(k[i].end = k[i].start + v);
 	COLUMN(if (v >= s->def.n) return -1;
-	       if (s->index[v] == NONE) /* interned at first use, as the CUPTI decoder does */
+	       if (s->index[v] == NONE) /* forgotten (gs_model_gpu_clear) */
 		       s->index[v] = gs_model_kshape(m, &s->def.v[v]);
 	       k[i].shape = s->index[v]);
 	CORRELATIONS(k);

@@ -39,11 +39,16 @@ static int is_nested(const struct gs_range *r)
 	return !(r->flags & (GS_RANGE_STARTEND | GS_RANGE_OPEN));
 }
 
-/* The push/pop ranges open on one thread, innermost last. */
+/* The push/pop ranges open on one thread, innermost last, with their ends (read at every
+ * step: from here, not from the range table, where they lie far apart). */
+struct open_range {
+	uint64_t end;
+	int32_t i;
+};
 struct open_stack {
 	int32_t pid, tid;
 	int used;
-	GS_VEC(int32_t) s;
+	GS_VEC(struct open_range) s;
 };
 
 struct stacks {
@@ -167,11 +172,12 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 			struct open_stack *s = stack_of(&t, rr->pid, rr->tid);
 			/* close what ended by this start: a range that ends where the next begins
 			 * is its sibling */
-			while (s->s.n && m->ranges.v[s->s.v[s->s.n - 1]].end <= rr->start)
+			while (s->s.n && s->s.v[s->s.n - 1].end <= rr->start)
 				s->s.n--;
 			if (s->s.n)
-				rr->parent = s->s.v[s->s.n - 1];
-			GS_VEC_PUSH(&s->s, ri);
+				rr->parent = s->s.v[s->s.n - 1].i;
+			const struct open_range o = {rr->end, ri};
+			GS_VEC_PUSH(&s->s, o);
 		} else {
 			struct gs_api *aa = &m->apis.v[ai];
 			a++;
@@ -179,9 +185,9 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 				goto disorder;
 			prev_a = aa->start;
 			struct open_stack *s = stack_of(&t, aa->pid, aa->tid);
-			while (s->s.n && m->ranges.v[s->s.v[s->s.n - 1]].end < aa->start)
+			while (s->s.n && s->s.v[s->s.n - 1].end < aa->start)
 				s->s.n--; /* a call at a range's end is still inside it */
-			aa->range = s->s.n ? s->s.v[s->s.n - 1] : -1;
+			aa->range = s->s.n ? s->s.v[s->s.n - 1].i : -1;
 			corr_note(ix, aa, &last);
 		}
 	}
