@@ -57,7 +57,9 @@ struct stacks {
 	struct open_stack *last, *before; /* the two threads asked for last (they alternate) */
 };
 
-static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
+static struct open_stack *stack_find(struct stacks *t, int32_t pid, int32_t tid);
+
+static inline struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 {
 	if (t->last && t->last->pid == pid && t->last->tid == tid)
 		return t->last;
@@ -66,6 +68,12 @@ static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 		t->before = t->last;
 		return t->last = s;
 	}
+	return stack_find(t, pid, tid);
+}
+
+static __attribute__((noinline)) struct open_stack *stack_find(struct stacks *t, int32_t pid,
+							      int32_t tid)
+{
 	if ((t->n + 1) * 2 > t->cap) {
 		struct stacks g = {gs_xcalloc(t->cap ? t->cap * 2 : 16, sizeof(*g.v)),
 				   t->cap ? t->cap * 2 : 16, t->n, NULL, NULL};
