@@ -158,7 +158,7 @@ static void corr_note(corr_vec *ix, const struct gs_api *a, size_t *last)
  * so the result is that of a sweep per thread. It also counts each process's correlation ids
  * (ix). Without orders (ro, ao NULL) it walks the tables as they lie and returns -1 at the
  * first record out of order (hand-built tables): the caller sorts indexes and sweeps again. */
-#define PREFETCH 16 /* rows ahead (a prefetch past the end of a table is harmless) */
+#define PREFETCH 16 /* rows ahead */
 
 static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_vec *ix)
 {
@@ -170,10 +170,11 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 	while (r < nr || a < na) {
 		int32_t ri = r < nr ? (ro ? ro[r] : (int32_t)r) : -1;
 		int32_t ai = a < na ? (ao ? ao[a] : (int32_t)a) : -1;
-		if (!ro) { /* two streams through memory: ask for them ahead (a miss per row else) */
+		/* two streams through memory: ask for them ahead (a miss per row else) */
+		if (!ro && r + PREFETCH < nr)
 			__builtin_prefetch(&m->ranges.v[r + PREFETCH], 1);
+		if (!ao && a + PREFETCH < na)
 			__builtin_prefetch(&m->apis.v[a + PREFETCH], 1);
-		}
 		if (ri >= 0 && (ai < 0 || m->ranges.v[ri].start <= m->apis.v[ai].start)) {
 			struct gs_range *rr = &m->ranges.v[ri];
 			r++;
