@@ -485,7 +485,8 @@ static void process_identity(struct gs_strbuf *m, const struct gs_ring_header *h
 	gs_tlv_u64(m, GS_PK_START, h->start_mono_ns);
 }
 
-/* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, as is.
+/* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, through
+ * the transcoder (CUDA chunks, and CUPTI_RAW for the rest).
  * Buffers CUPTI still held when the process ended (killed, or exec) are not readable: their
  * records never got a valid length. They are counted in the PROCESS chunk. */
 static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_err *err)
