@@ -101,12 +101,11 @@ enum gs_event_kind { GS_EV_RANGE = 1, GS_EV_MARK = 2 };
 
 /* Sections of a CUDA chunk: each is varint id, varint count, varint length, then its columns
  * (docs/trace-format.md); readers skip ids they do not know. A column is varint mode, then
- * (VARINTS) count varints or (SAME) one varint that every row has. SHAPES is row by row. A
- * section of length L holds at most GS_CUDA_MAX_ROWS(L) rows (readers refuse more). Kernel
- * shapes get file-wide ids, in order, from 0; a SHAPES section defines them before a kernel
- * uses one. */
+ * (VARINTS) count varints or (SAME) one varint that every row has; the first two columns
+ * (start, duration) are always VARINTS, so a section of length L holds at most L / 2 rows
+ * (readers refuse more, before they allocate). SHAPES is row by row. Kernel shapes get
+ * file-wide ids, in order, from 0; a SHAPES section defines them before a kernel uses one. */
 enum gs_cuda_column { GS_CUDA_COL_VARINTS = 0, GS_CUDA_COL_SAME = 1 };
-#define GS_CUDA_MAX_ROWS(len) (64 + 8 * (uint64_t)(len))
 enum gs_cuda_section {
 	GS_CUDA_SHAPES = 1,
 	GS_CUDA_KERNELS = 2,

@@ -41,12 +41,12 @@ static void add(struct col *c, uint64_t v)
 	c->v[c->n++] = v;
 }
 
-static void flush(struct gs_strbuf *b, struct col *c)
+static void flush(struct gs_strbuf *b, struct col *c, int may_be_same)
 {
 	size_t i = 1;
 	while (i < c->n && c->v[i] == c->v[0])
 		i++;
-	if (c->n && i == c->n) {
+	if (may_be_same && c->n && i == c->n) {
 		put(b, GS_CUDA_COL_SAME);
 		put(b, c->v[0]);
 	} else {
@@ -76,17 +76,24 @@ static void section(struct gs_strbuf *out, struct gs_strbuf *body, unsigned id, 
 	do {                                                                                 \
 		for (i = 0; i < n; i++)                                                      \
 			add(&col, (uint64_t)(expr));                                         \
-		flush(&b, &col);                                                             \
+		flush(&b, &col, 1);                                                          \
+	} while (0)
+/* The durations: always VARINTS, as the starts (a reader bounds rows by bytes with them). */
+#define DURATIONS()                                                                          \
+	do {                                                                                 \
+		for (i = 0; i < n; i++)                                                      \
+			add(&col, t[i].end - t[i].start);                                    \
+		flush(&b, &col, 0);                                                          \
 	} while (0)
 /* A column of deltas from the previous row's value of field f (the first from `from`). */
-#define DELTAS(f, from)                                                                      \
+#define DELTAS(f, from, may_be_same)                                                         \
 	do {                                                                                 \
 		uint64_t prev = (from);                                                      \
 		for (i = 0; i < n; i++) {                                                    \
 			add(&col, gs_zigzag((int64_t)((uint64_t)t[i].f - prev)));            \
 			prev = (uint64_t)t[i].f;                                             \
 		}                                                                            \
-		flush(&b, &col);                                                             \
+		flush(&b, &col, may_be_same);                                                \
 	} while (0)
 
 void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32_t pid,
@@ -127,10 +134,10 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 	{
 		const struct gs_kernel *t = s->kernels.v;
 		size_t n = s->kernels.n;
-		DELTAS(start, base);
-		COL(t[i].end - t[i].start);
+		DELTAS(start, base, 0);
+		DURATIONS();
 		COL(shape_base + t[i].shape);
-		DELTAS(correlation, 0);
+		DELTAS(correlation, 0, 1);
 		COL(t[i].stream);
 		COL(t[i].device);
 		COL(t[i].context);
@@ -139,9 +146,9 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 	{
 		const struct gs_api *t = s->apis.v;
 		size_t n = s->apis.n;
-		DELTAS(start, base);
-		COL(t[i].end - t[i].start);
-		DELTAS(correlation, 0);
+		DELTAS(start, base, 0);
+		DURATIONS();
+		DELTAS(correlation, 0, 1);
 		COL((uint64_t)t[i].cbid << 1 | t[i].driver);
 		COL(gs_zigzag((int64_t)t[i].tid - (i ? t[i - 1].tid : pid)));
 		COL(gs_zigzag((int64_t)t[i].pid - pid));
@@ -151,10 +158,10 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 	{
 		const struct gs_copy *t = s->copies.v;
 		size_t n = s->copies.n;
-		DELTAS(start, base);
-		COL(t[i].end - t[i].start);
+		DELTAS(start, base, 0);
+		DURATIONS();
 		COL(t[i].bytes);
-		DELTAS(correlation, 0);
+		DELTAS(correlation, 0, 1);
 		COL(t[i].runtime_correlation);
 		COL(gs_zigzag((int64_t)t[i].pid - pid));
 		COL(t[i].device);
@@ -171,10 +178,10 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 	{
 		const struct gs_memset *t = s->memsets.v;
 		size_t n = s->memsets.n;
-		DELTAS(start, base);
-		COL(t[i].end - t[i].start);
+		DELTAS(start, base, 0);
+		DURATIONS();
 		COL(t[i].bytes);
-		DELTAS(correlation, 0);
+		DELTAS(correlation, 0, 1);
 		COL(gs_zigzag((int64_t)t[i].pid - pid));
 		COL(t[i].device);
 		COL(t[i].context);
@@ -187,9 +194,9 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 	{
 		const struct gs_sync *t = s->syncs.v;
 		size_t n = s->syncs.n;
-		DELTAS(start, base);
-		COL(t[i].end - t[i].start);
-		DELTAS(correlation, 0);
+		DELTAS(start, base, 0);
+		DURATIONS();
+		DELTAS(correlation, 0, 1);
 		COL(gs_zigzag((int64_t)t[i].pid - pid));
 		COL(t[i].type);
 		COL(t[i].context);
@@ -229,11 +236,24 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 			return -1;                                                           \
 		}                                                                            \
 	} while (0)
-/* A column of start times: deltas from the chunk's base, each end set to its start. */
+/* A column that is never SAME: n varints. */
+#define VARINTS(store)                                                                       \
+	do {                                                                                 \
+		uint64_t mode, v;                                                            \
+		GETV(mode);                                                                  \
+		if (mode != GS_CUDA_COL_VARINTS)                                             \
+			return -1;                                                           \
+		for (size_t i = 0; i < n; i++) {                                             \
+			GETV(v);                                                             \
+			store;                                                               \
+		}                                                                            \
+	} while (0)
+/* The start times (deltas from the chunk's base), then the durations. */
 #define STARTS(t)                                                                            \
 	do {                                                                                 \
 		uint64_t prev = base;                                                        \
-		COLUMN(prev += (uint64_t)gs_unzigzag(v); t[i].start = prev);                 \
+		VARINTS(prev += (uint64_t)gs_unzigzag(v); t[i].start = prev);                \
+		VARINTS(t[i].end = t[i].start + v);                                          \
 	} while (0)
 #define CORRELATIONS(t)                                                                      \
 	do {                                                                                 \
@@ -296,7 +316,6 @@ static int load_kernels(struct gs_model *m, int32_t pid, uint64_t base, const ui
 	ROOM(m->kernels, n);
 	struct gs_kernel *k = m->kernels.v + m->kernels.n;
 	STARTS(k);
-	COLUMN(k[i].end = k[i].start + v);
 	COLUMN(if (v >= s->def.n) return -1;
 	       if (s->index[v] == NONE) /* forgotten (gs_model_gpu_clear) */
 		       s->index[v] = gs_model_kshape(m, &s->def.v[v]);
@@ -317,7 +336,6 @@ static int load_apis(struct gs_model *m, int32_t pid, uint64_t base, const uint8
 	ROOM(m->apis, n);
 	struct gs_api *a = m->apis.v + m->apis.n;
 	STARTS(a);
-	COLUMN(a[i].end = a[i].start + v);
 	CORRELATIONS(a);
 	COLUMN(a[i].cbid = (uint32_t)(v >> 1) & 0x7FFFFFFF; a[i].driver = v & 1; a[i].range = -1);
 	do {
@@ -338,7 +356,6 @@ static int load_copies(struct gs_model *m, int32_t pid, uint64_t base, const uin
 	ROOM(m->copies, n);
 	struct gs_copy *c = m->copies.v + m->copies.n;
 	STARTS(c);
-	COLUMN(c[i].end = c[i].start + v);
 	COLUMN(c[i].bytes = v);
 	CORRELATIONS(c);
 	COLUMN(c[i].runtime_correlation = (uint32_t)v);
@@ -364,7 +381,6 @@ static int load_memsets(struct gs_model *m, int32_t pid, uint64_t base, const ui
 	ROOM(m->memsets, n);
 	struct gs_memset *e = m->memsets.v + m->memsets.n;
 	STARTS(e);
-	COLUMN(e[i].end = e[i].start + v);
 	COLUMN(e[i].bytes = v);
 	CORRELATIONS(e);
 	PIDS(e);
@@ -386,7 +402,6 @@ static int load_syncs(struct gs_model *m, int32_t pid, uint64_t base, const uint
 	ROOM(m->syncs, n);
 	struct gs_sync *y = m->syncs.v + m->syncs.n;
 	STARTS(y);
-	COLUMN(y[i].end = y[i].start + v);
 	CORRELATIONS(y);
 	PIDS(y);
 	COLUMN(y[i].type = (uint32_t)v);
@@ -409,7 +424,7 @@ int gs_cuda_chunk_load(struct gs_model *m, const uint8_t *data, size_t len)
 	while (p < end) {
 		if (!(p = gs_varint_get(p, end, &id)) || !(p = gs_varint_get(p, end, &count)) ||
 		    !(p = gs_varint_get(p, end, &size)) || size > (uint64_t)(end - p) ||
-		    count > GS_CUDA_MAX_ROWS(size))
+		    count > size / 2) /* a start and a duration take a byte each, or more */
 			return -1;
 		const uint8_t *q = p, *qend = p + size;
 		size_t n = (size_t)count;
