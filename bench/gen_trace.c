@@ -5,14 +5,18 @@
  *        gen_trace -r FILE   read every chunk of FILE (checksum, decompress) and nothing
  *                            else; prints "chunks C raw_bytes B seconds S": the floor under
  *                            any load of FILE
+ *        gen_trace -t IN OUT   copy the trace IN to OUT with its CUPTI_RAW chunks transcoded
+ *                            as `gpuscope profile` writes them now (CUDA chunks): for tests
  *
  * The trace is what `gpuscope profile` would write for a PyTorch-like training loop in one
  * process with two threads, laid out as the assembler lays it out (src/capture/assemble.c,
  * whose chunk writers it shares: gs_evbuild_*, gs_writer_chunk_head, gs_writer_strings):
  * the record ring's STRINGS, EVENTS, THREAD and PROCESS chunks first, then the CUPTI ring's
- * CUPTI_NAMES and CUPTI_RAW chunks (1 MiB CUPTI buffers of real CUPTI records:
- * CUpti_ActivityDevice5, CUpti_ActivityAPI, CUpti_ActivityKernel10 of the toolkit's
- * <cupti_activity.h>, 8-byte aligned, in completion order), then END.
+ * CUPTI_NAMES chunk and its 1 MiB CUPTI buffers of real CUPTI records (CUpti_ActivityDevice5,
+ * CUpti_ActivityAPI, CUpti_ActivityKernel10 of the toolkit's <cupti_activity.h>, 8-byte
+ * aligned, in completion order) through the assembler's transcoder (src/capture/transcode.c):
+ * a CUDA chunk of each buffer's kernels and API calls, and the first buffer's device record in
+ * a CUPTI_RAW chunk; then END.
  *
  *   thread 1 (main, tid = pid): per step k a push/pop range "ProfilerStep#k" (level 0)
  *     enclosing FWD forward ops (level 1); the step ends when the backward pass and the GPU
@@ -42,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../src/capture/transcode.h"
 #include "../src/format/events.h"
 #include "../src/format/file.h"
 #include "../src/format/gst.h"
@@ -120,6 +125,7 @@ struct gen {
 	size_t used;
 	uint64_t cupti_chunks;
 	struct pending { uint64_t end; CUpti_ActivityKernel10 k; } *q[2];
+	struct gs_transcoder cuda; /* each buffer becomes a CUDA chunk, as the assembler writes */
 	size_t qhead[2], qn[2], qcap;
 	/* counts */
 	uint64_t kernels, apis, ranges, steps, fwd_kernels;
@@ -173,8 +179,7 @@ static void cupti_flush(struct gen *g)
 {
 	if (!g->used)
 		return;
-	const uint64_t head[] = {PID, CUPTI_API_VERSION};
-	gs_writer_chunk_head(&g->w, GS_CHUNK_CUPTI_RAW, head, 2, g->buf, g->used, 1);
+	gs_transcoder_buffer(&g->cuda, &g->w, PID, CUPTI_API_VERSION, g->buf, g->used);
 	g->cupti_chunks++;
 	g->used = 0;
 }
@@ -416,8 +421,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "-r"))
 		return read_only(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "-t")) {
+		struct gs_err err;
+		if (gs_transcode_file(argv[2], argv[3], &err) < 0) {
+			fprintf(stderr, "gen_trace: %s\n", err.msg);
+			return 1;
+		}
+		return 0;
+	}
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: gen_trace FILE [N=50000000] | gen_trace -r FILE\n");
+		fprintf(stderr, "usage: gen_trace FILE [N=50000000] | gen_trace -r FILE | gen_trace -t IN OUT\n");
 		return 2;
 	}
 	char *endp;
@@ -476,6 +489,14 @@ int main(int argc, char **argv)
 	flush_strings(&g);
 	const uint64_t head[] = {PID, KTYPES + 1};
 	gs_writer_chunk_head(&g.w, GS_CHUNK_CUPTI_NAMES, head, 2, names.buf, names.len, 1);
+	gs_transcoder_init(&g.cuda);
+	struct gs_strbuf payload;
+	gs_strbuf_init(&payload);
+	gs_put_varint(&payload, head[0]);
+	gs_put_varint(&payload, head[1]);
+	gs_strbuf_add(&payload, names.buf, names.len);
+	gs_transcoder_names(&g.cuda, (const uint8_t *)payload.buf, payload.len);
+	gs_strbuf_release(&payload);
 	gs_strbuf_release(&names);
 
 	g.buf = gs_xmalloc(CUPTI_BUF);
@@ -519,6 +540,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		gs_evbuild_release(&g.th[i].b);
 	gs_intern_release(&g.strings);
+	gs_transcoder_release(&g.cuda);
 	free(g.buf);
 	free(g.q[0]);
 	free(g.q[1]);

@@ -11,7 +11,7 @@
 #   env: NS="5000000 20000000 50000000" (space-separated), RUNS=3,
 #        CMDS="info;stats -r cuda_gpu_kern_sum,nvtx_sum;stats" (';'-separated gpuscope
 #        arguments, the trace appended: the load alone, two nsys-style reports, the overview),
-#        TMPDIR (where the traces go: about 12 B per event),
+#        TMPDIR (where the traces go: about 7 B per event),
 #        BASE=path/to/another/gpuscope BASE_LABEL=text: also time that build, alternating run by
 #        run with this one, so that a slower moment of the machine hits both alike
 set -eu

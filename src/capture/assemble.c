@@ -19,6 +19,7 @@
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
+#include "transcode.h"
 #include "../util/alloc.h"
 #include "../util/intern.h"
 #include "../util/u64map.h"
@@ -77,6 +78,7 @@ struct ctx {
 	uint64_t unmatched_pop, unmatched_end, lost_pairs;
 	uint64_t last_ns;
 	uint32_t root_last_image;
+	struct gs_transcoder cuda; /* CUPTI buffers to CUDA chunks */
 	const struct gs_drain *drain;
 	struct gs_strbuf tmp;
 };
@@ -483,7 +485,8 @@ static void process_identity(struct gs_strbuf *m, const struct gs_ring_header *h
 	gs_tlv_u64(m, GS_PK_START, h->start_mono_ns);
 }
 
-/* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, as is.
+/* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, through
+ * the transcoder (CUDA chunks, and CUPTI_RAW for the rest).
  * Buffers CUPTI still held when the process ended (killed, or exec) are not readable: their
  * records never got a valid length. They are counted in the PROCESS chunk. */
 static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_err *err)
@@ -505,6 +508,13 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 		flush_strings(c);
 		const uint64_t head[] = {(uint64_t)h->pid, count};
 		gs_writer_chunk_head(&c->w, GS_CHUNK_CUPTI_NAMES, head, 2, names.buf, names.len, 1);
+		struct gs_strbuf payload;
+		gs_strbuf_init(&payload);
+		gs_put_varint(&payload, head[0]);
+		gs_put_varint(&payload, head[1]);
+		gs_strbuf_add(&payload, names.buf, names.len);
+		gs_transcoder_names(&c->cuda, (const uint8_t *)payload.buf, payload.len);
+		gs_strbuf_release(&payload);
 	}
 	gs_strbuf_release(&names);
 
@@ -521,8 +531,7 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 		}
 		if (!pc->used)
 			continue;
-		const uint64_t head[] = {(uint64_t)h->pid, h->cupti_version};
-		gs_writer_chunk_head(&c->w, GS_CHUNK_CUPTI_RAW, head, 2, data, pc->used, 1);
+		gs_transcoder_buffer(&c->cuda, &c->w, h->pid, h->cupti_version, data, pc->used);
 		c->st->cupti_buffers++;
 	}
 	free(buf);
@@ -738,6 +747,7 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	}
 	gs_intern_init(&c.strings);
 	gs_strbuf_init(&c.tmp);
+	gs_transcoder_init(&c.cuda);
 	sid(&c, "", 0); /* id 0: no name */
 
 	struct gs_strbuf m;
@@ -780,6 +790,7 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	free(c.pend.v);
 	free(c.pend_free.v);
 	gs_strbuf_release(&c.tmp);
+	gs_transcoder_release(&c.cuda);
 	gs_intern_release(&c.strings);
 	int wrc = gs_writer_close(&c.w, tmp, rc < 0 ? NULL : err);
 	if (rc >= 0 && wrc < 0)

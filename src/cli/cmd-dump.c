@@ -24,6 +24,7 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_CATEGORIES: return "categories";
 	case GS_CHUNK_CUPTI_RAW: return "cupti_raw";
 	case GS_CHUNK_CUPTI_NAMES: return "cupti_names";
+	case GS_CHUNK_CUDA: return "cuda";
 	case GS_CHUNK_END: return "end";
 	default: return "unknown";
 	}
@@ -86,14 +87,14 @@ static void head(struct dump *d, const char *what, uint64_t start)
 		gs_strbuf_addf(d->sb, "  %s start=%" PRIu64, what, start);
 }
 
-/* The records of one CUPTI buffer, decoded as the model decodes them. */
-static int dump_cupti(struct dump *d, const struct gs_chunk *c)
+/* The records of one CUPTI_RAW or CUDA chunk, decoded as the model decodes them. */
+static int dump_gpu(struct dump *d, const struct gs_chunk *c)
 {
 	struct gs_model *g = &d->gpu;
 	g->strings = d->strs.v;
 	g->nstrings = d->strs.n;
 	gs_model_gpu_clear(g);
-	if (gs_cupti_decode(g, c->data, c->len) < 0)
+	if ((c->type == GS_CHUNK_CUDA ? gs_cuda_chunk_load : gs_cupti_decode)(g, c->data, c->len) < 0)
 		return -1;
 	const char *end = d->json ? "}\n" : "\n";
 	for (size_t i = 0; i < g->kernels.n; i++) {
@@ -327,7 +328,18 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		num(d, "cupti_version", version);
 		num(d, "bytes", (uint64_t)(end - p));
 		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
-		return dump_cupti(d, c);
+		return dump_gpu(d, c);
+	}
+	case GS_CHUNK_CUDA: {
+		uint64_t pid, base;
+		if (!(p = gs_varint_get(p, end, &pid)) || !(p = gs_varint_get(p, end, &base))) {
+			rc = -1;
+			break;
+		}
+		num(d, "pid", pid);
+		num(d, "base", base);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		return dump_gpu(d, c);
 	}
 	case GS_CHUNK_CATEGORIES: {
 		uint64_t n2, a, b, cc, nm;

@@ -81,7 +81,7 @@ int gs_writer_chunk(struct gs_writer *w, uint16_t type, const void *data, size_t
 		size_t cap = ZSTD_compressBound(len);
 		gs_grow((void **)&w->zbuf, &w->zcap, cap, 1);
 		size_t z = ZSTD_compressCCtx(w->zctx, w->zbuf, w->zcap, data, len, w->level);
-		if (!ZSTD_isError(z) && z < len) {
+		if (!ZSTD_isError(z) && (compress == GS_Z_WORTH ? z <= len - len / 3 : z < len)) {
 			payload = w->zbuf;
 			stored = z;
 			codec = GS_CODEC_ZSTD;

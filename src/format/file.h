@@ -27,6 +27,10 @@ struct gs_writer {
 };
 
 int gs_writer_open(struct gs_writer *w, const char *path, struct gs_err *err);
+/* compress: 0 stores the payload raw; 1 compresses it with zstd when that makes it smaller;
+ * GS_Z_WORTH only when that saves a third or more (for data a loader reads in bulk, where
+ * decompressing costs more than reading the bytes it saves). */
+#define GS_Z_WORTH 2
 int gs_writer_chunk(struct gs_writer *w, uint16_t type, const void *data, size_t len, int compress);
 /* A chunk whose payload is the varints head[0..nhead) followed by len bytes of body: the
  * layout of EVENTS (pid, tid, count, base), CUPTI_RAW (pid, version) and CUPTI_NAMES (pid,

@@ -14,7 +14,7 @@
 
 #define GS_FILE_MAGIC "GPUSCOPE"
 #define GS_FILE_MAJOR 1
-#define GS_FILE_MINOR 2 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES */
+#define GS_FILE_MINOR 3 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA */
 #define GS_FILE_HEADER_SIZE 64
 #define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
 #define GS_CHUNK_HEADER_SIZE 32
@@ -33,6 +33,9 @@ enum gs_chunk_type {
 	                          * wrote it (validSize bytes), decoded when the trace is loaded */
 	GS_CHUNK_CUPTI_NAMES = 8,/* pid, count, (name pointer, string id)*: what the pointers in
 	                          * that process's CUPTI records (kernel names) point to */
+	GS_CHUNK_CUDA = 9,       /* pid, base time, then sections (id, count, length, columns):
+	                          * CUDA activity transcoded from CUPTI buffers (kernels, API
+	                          * calls, copies, memsets, synchronizations) */
 	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
 };
 
@@ -95,6 +98,22 @@ enum gs_event_kind { GS_EV_RANGE = 1, GS_EV_MARK = 2 };
 #define GS_EVF_OPEN 0x08   /* never ended: no duration */
 #define GS_EVF_TRUNC 0x10  /* name was cut */
 #define GS_EVF_COLOR 0x20  /* ATTR color is meaningful */
+
+/* Sections of a CUDA chunk: each is varint id, varint count, varint length, then its columns
+ * (docs/trace-format.md); readers skip ids they do not know. A column is varint mode, then
+ * (VARINTS) count varints or (SAME) one varint that every row has; the first two columns
+ * (start, duration) are always VARINTS, so a section of length L holds at most L / 2 rows
+ * (readers refuse more, before they allocate). SHAPES is row by row. Kernel shapes get
+ * file-wide ids, in order, from 0; a SHAPES section defines them before a kernel uses one. */
+enum gs_cuda_column { GS_CUDA_COL_VARINTS = 0, GS_CUDA_COL_SAME = 1 };
+enum gs_cuda_section {
+	GS_CUDA_SHAPES = 1,
+	GS_CUDA_KERNELS = 2,
+	GS_CUDA_APIS = 3,
+	GS_CUDA_COPIES = 4,
+	GS_CUDA_MEMSETS = 5,
+	GS_CUDA_SYNCS = 6,
+};
 
 /* Names of enum gs_loss causes, by value (src/format/ring.h). */
 extern const char *const gs_loss_names[];

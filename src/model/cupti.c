@@ -174,6 +174,36 @@ static size_t record_size(uint32_t k)
 	}
 }
 
+long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out)
+{
+	const uint8_t *p = buf, *end = buf + len;
+	size_t n = 0;
+	while (end - p >= 8) { /* as gs_cupti_decode walks it */
+		uint32_t kind;
+		memcpy(&kind, p, sizeof(kind));
+		size_t size = record_size(kind), step = GS_ALIGN8(size);
+		if (!size || size > (size_t)(end - p))
+			return -1;
+		switch (kind) {
+		case CUPTI_ACTIVITY_KIND_KERNEL:
+		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		case CUPTI_ACTIVITY_KIND_RUNTIME:
+		case CUPTI_ACTIVITY_KIND_DRIVER:
+		case CUPTI_ACTIVITY_KIND_MEMCPY:
+		case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		case CUPTI_ACTIVITY_KIND_MEMSET:
+		case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+			break; /* the tables a CUDA chunk carries */
+		default:
+			step = GS_MIN(step, (size_t)(end - p));
+			memcpy(out + n, p, step);
+			n += step;
+		}
+		p += GS_MIN(step, (size_t)(end - p));
+	}
+	return (long)n;
+}
+
 /* One field of a record of type T at p, read where it lies. */
 #define FIELD(dst, p, T, f) memcpy(&(dst), (p) + offsetof(T, f), sizeof(dst))
 
@@ -521,11 +551,13 @@ void gs_model_gpu_clear(struct gs_model *m)
 		EACH_TABLE(RESET)
 #undef RESET
 	}
+	gs_cuda_chunk_forget(m);
 }
 
 void gs_model_gpu_release(struct gs_model *m)
 {
 	gs_cupti_release(m);
+	gs_cuda_chunk_release(m);
 	free(m->kernels.v);
 	free(m->kshapes.v);
 	free(m->copies.v);

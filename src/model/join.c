@@ -39,26 +39,44 @@ static int is_nested(const struct gs_range *r)
 	return !(r->flags & (GS_RANGE_STARTEND | GS_RANGE_OPEN));
 }
 
-/* The push/pop ranges open on one thread, innermost last. */
+/* The push/pop ranges open on one thread, innermost last, with their ends (read at every
+ * step: from here, not from the range table, where they lie far apart). */
+struct open_range {
+	uint64_t end;
+	int32_t i;
+};
 struct open_stack {
 	int32_t pid, tid;
 	int used;
-	GS_VEC(int32_t) s;
+	GS_VEC(struct open_range) s;
 };
 
 struct stacks {
 	struct open_stack *v; /* open addressing on (pid, tid) */
 	size_t cap, n;
-	struct open_stack *last;
+	struct open_stack *last, *before; /* the two threads asked for last (they alternate) */
 };
 
-static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
+static struct open_stack *stack_find(struct stacks *t, int32_t pid, int32_t tid);
+
+static inline struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 {
 	if (t->last && t->last->pid == pid && t->last->tid == tid)
 		return t->last;
+	if (t->before && t->before->pid == pid && t->before->tid == tid) {
+		struct open_stack *s = t->before;
+		t->before = t->last;
+		return t->last = s;
+	}
+	return stack_find(t, pid, tid);
+}
+
+static __attribute__((noinline)) struct open_stack *stack_find(struct stacks *t, int32_t pid,
+							      int32_t tid)
+{
 	if ((t->n + 1) * 2 > t->cap) {
 		struct stacks g = {gs_xcalloc(t->cap ? t->cap * 2 : 16, sizeof(*g.v)),
-				   t->cap ? t->cap * 2 : 16, t->n, NULL};
+				   t->cap ? t->cap * 2 : 16, t->n, NULL, NULL};
 		for (size_t i = 0; i < t->cap; i++) {
 			if (!t->v[i].used)
 				continue;
@@ -79,6 +97,7 @@ static struct open_stack *stack_of(struct stacks *t, int32_t pid, int32_t tid)
 		t->v[h].tid = tid;
 		t->n++;
 	}
+	t->before = t->last;
 	return t->last = &t->v[h];
 }
 
@@ -139,6 +158,8 @@ static void corr_note(corr_vec *ix, const struct gs_api *a, size_t *last)
  * so the result is that of a sweep per thread. It also counts each process's correlation ids
  * (ix). Without orders (ro, ao NULL) it walks the tables as they lie and returns -1 at the
  * first record out of order (hand-built tables): the caller sorts indexes and sweeps again. */
+#define PREFETCH 16 /* rows ahead */
+
 static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_vec *ix)
 {
 	size_t nr = m->ranges.n, na = m->apis.n, r = 0, a = 0, last = 0;
@@ -149,6 +170,11 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 	while (r < nr || a < na) {
 		int32_t ri = r < nr ? (ro ? ro[r] : (int32_t)r) : -1;
 		int32_t ai = a < na ? (ao ? ao[a] : (int32_t)a) : -1;
+		/* two streams through memory: ask for them ahead (a miss per row else) */
+		if (!ro && r + PREFETCH < nr)
+			__builtin_prefetch(&m->ranges.v[r + PREFETCH], 1);
+		if (!ao && a + PREFETCH < na)
+			__builtin_prefetch(&m->apis.v[a + PREFETCH], 1);
 		if (ri >= 0 && (ai < 0 || m->ranges.v[ri].start <= m->apis.v[ai].start)) {
 			struct gs_range *rr = &m->ranges.v[ri];
 			r++;
@@ -161,11 +187,12 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 			struct open_stack *s = stack_of(&t, rr->pid, rr->tid);
 			/* close what ended by this start: a range that ends where the next begins
 			 * is its sibling */
-			while (s->s.n && m->ranges.v[s->s.v[s->s.n - 1]].end <= rr->start)
+			while (s->s.n && s->s.v[s->s.n - 1].end <= rr->start)
 				s->s.n--;
 			if (s->s.n)
-				rr->parent = s->s.v[s->s.n - 1];
-			GS_VEC_PUSH(&s->s, ri);
+				rr->parent = s->s.v[s->s.n - 1].i;
+			const struct open_range o = {rr->end, ri};
+			GS_VEC_PUSH(&s->s, o);
 		} else {
 			struct gs_api *aa = &m->apis.v[ai];
 			a++;
@@ -173,9 +200,9 @@ static int sweep(struct gs_model *m, const int32_t *ro, const int32_t *ao, corr_
 				goto disorder;
 			prev_a = aa->start;
 			struct open_stack *s = stack_of(&t, aa->pid, aa->tid);
-			while (s->s.n && m->ranges.v[s->s.v[s->s.n - 1]].end < aa->start)
+			while (s->s.n && s->s.v[s->s.n - 1].end < aa->start)
 				s->s.n--; /* a call at a range's end is still inside it */
-			aa->range = s->s.n ? s->s.v[s->s.n - 1] : -1;
+			aa->range = s->s.n ? s->s.v[s->s.n - 1].i : -1;
 			corr_note(ix, aa, &last);
 		}
 	}
@@ -215,6 +242,12 @@ static int32_t find_increasing(const struct gs_api *v, size_t n, uint32_t corr, 
 	size_t lo, hi, i = *at < n ? *at : n - 1, step = 1;
 	if (v[i].correlation == corr)
 		return (int32_t)i;
+	/* most often a few calls ahead (two streams' kernels interleave): look there first */
+	for (size_t j = i + 1; j < n && j <= i + 4 && v[j].correlation <= corr; j++)
+		if (v[j].correlation == corr) {
+			*at = j;
+			return (int32_t)j;
+		}
 	if (v[i].correlation < corr) { /* forward: the answer is in (i, n) */
 		lo = i + 1;
 		while (i + step < n && v[i + step].correlation < corr)

@@ -398,6 +398,11 @@ static int load(struct gs_model *m, struct gs_reader *r)
 			if (gs_cupti_names(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CUPTI name table", c.offset);
 			break;
+		case GS_CHUNK_CUDA:
+			if (gs_cuda_chunk_load(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed CUDA chunk", c.offset);
+			gs_model_gpu_settle(m);
+			break;
 		case GS_CHUNK_CUPTI_RAW:
 			if (gs_cupti_decode(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CUPTI buffer", c.offset);
@@ -427,6 +432,7 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	finish_ranges(m, &ls);
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);
+	gs_cuda_chunk_release(m);
 	gs_model_join(m);
 	if (!m->version) m->version = gs_xstrdup("");
 	if (!m->command) m->command = gs_xstrdup("");

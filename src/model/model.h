@@ -75,6 +75,8 @@ struct gs_thread {
 };
 
 struct gs_cupti_names;
+struct gs_cuda_shapes;
+struct gs_strbuf;
 
 struct gs_category {
 	int32_t pid;
@@ -252,6 +254,7 @@ struct gs_model {
 	uint64_t cupti_unfinished;    /* CUPTI buffers never completed (their records missing) */
 	uint64_t cupti_undecoded;     /* bytes of CUPTI records of kinds or versions not known */
 	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
+	struct gs_cuda_shapes *cuda_shapes; /* CUDA chunks' kernel shapes, while loading */
 
 	GS_VEC(struct gs_step) steps; /* sorted by (start, pid, tid); filled by gs_model_steps */
 	uint8_t steps_by;             /* enum gs_steps_by */
@@ -261,6 +264,19 @@ struct gs_model {
 int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_cupti_names(struct gs_model *m, const uint8_t *data, size_t len);
 void gs_cupti_release(struct gs_model *m);
+/* The records of a CUPTI_RAW buffer (without the chunk's pid and version) whose kinds a CUDA
+ * chunk does not carry (devices, contexts, memory, graphs, overhead...), copied to out (room
+ * for len bytes) as they are; returns their length, or -1 when the buffer cannot be walked. */
+long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out);
+/* CUDA chunks (model/cuda_chunk.c). Encode the GPU tables of s (decoded from one CUPTI buffer
+ * of process pid) into out: its kernel shapes from shapes_from on are defined, with file ids
+ * shape_base + index. Load one CUDA chunk's payload into m; -1 when malformed. */
+void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32_t pid,
+			  uint32_t shape_base, size_t shapes_from);
+int gs_cuda_chunk_load(struct gs_model *m, const uint8_t *data, size_t len);
+/* Forget which model shapes the file's shapes became (the GPU tables were cleared); free. */
+void gs_cuda_chunk_forget(struct gs_model *m);
+void gs_cuda_chunk_release(struct gs_model *m);
 /* Empty the GPU tables (keeping their memory), or free them. */
 void gs_model_gpu_clear(struct gs_model *m);
 void gs_model_gpu_release(struct gs_model *m);

@@ -62,6 +62,26 @@ void gs_grow(void **p, size_t *cap, size_t need, size_t elem)
 		oom(SIZE_MAX);
 	*p = gs_xrealloc(*p, c * elem);
 	*cap = c;
+	if (c * elem >= GS_HUGE_MIN)
+		gs_huge(*p, c * elem);
+}
+
+void gs_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	/* Whole pages around the block: a block this large is a mapping of its own (glibc
+	 * maps blocks of 32 MiB and more, and most from 128 KiB on), and the advice must cover
+	 * all of it, or the mapping splits in two and realloc can no longer move it with
+	 * mremap: it would copy. */
+	static size_t page;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(page - 1);
+	uintptr_t hi = ((uintptr_t)p + n + page - 1) & ~(uintptr_t)(page - 1);
+	madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p, (void)n;
+#endif
 }
 
 void gs_prefault(void *p, size_t n)

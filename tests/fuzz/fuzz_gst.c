@@ -1,8 +1,11 @@
 /* fuzz_gst.c: libFuzzer target for the .gst reader and everything that consumes the model:
  * any byte string must load as an error, a partial model or a full one, and the nvtx_sum report
- * and its renderers must run on whatever loaded, without a crash or undefined behaviour. */
+ * and its renderers must run on whatever loaded, without a crash or undefined behaviour. The
+ * same bytes also go to the CUDA chunk decoder as a chunk payload (the fixtures with CUDA
+ * chunks, tests/data/transcoded_*.gst, reach it through the file too). */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../../src/analysis/reports.h"
 #include "../../src/model/model.h"
@@ -14,6 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gs_model m;
 	struct gs_err err;
+	memset(&m, 0, sizeof(m));
+	gs_model_add_string(&m, "", 0);
+	gs_model_add_string(&m, "kernel", 6);
+	for (int i = 0; i < 2; i++) /* twice: the second time, shapes are defined already */
+		(void)gs_cuda_chunk_load(&m, data, size);
+	gs_model_release(&m);
 	if (gs_model_load_mem(&m, "fuzz.gst", data, size, &err) < 0)
 		return 0;
 	struct gs_filter f = {0};
