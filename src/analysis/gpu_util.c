@@ -2,7 +2,11 @@
  * copy or memset ran (overlapping work counted once), against the session's wall time. As
  * nsys's gpu_time_util rule, it is time utilization: any operation counts as a busy GPU,
  * however little of the GPU it used. One sweep over the three tables merged in order of
- * start (the model keeps each sorted), a running union per device: no copy, no sort. */
+ * start (the model keeps each sorted), a running union per device: no copy, no sort.
+ *   gpu_util           one row per device, over the session (or --time's window);
+ *   gpu_util_timeline  the same over ten equal slices of that window, per device: each
+ *                      union segment's time goes to the slices it overlaps, an operation
+ *                      counts in the slice where it starts. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,11 +19,46 @@ static const struct gs_column cols[] = {
 	{"Busy (ns)", GS_COL_INT},     {"Wall (ns)", GS_COL_INT},      {"Utilization (%)", GS_COL_PCT},
 };
 
-/* A device's running union: the open segment [cs, ce), busy time before it. */
+#define SLICES 10
+
+static const struct gs_column tcols[] = {
+	{"Device", GS_COL_INT},     {"Name", GS_COL_STR},       {"Slice", GS_COL_INT},
+	{"Start (ns)", GS_COL_NS},  {"End (ns)", GS_COL_NS},    {"GPU Ops", GS_COL_INT},
+	{"Busy (ns)", GS_COL_INT},  {"Utilization (%)", GS_COL_PCT},
+};
+
+/* A device's running union: the open segment [cs, ce), busy time before it; per slice (the
+ * timeline only) busy time and operations started. */
 struct dev {
 	uint32_t device;
 	uint64_t busy, cs, ce, last_end, n;
+	uint64_t sbusy[SLICES], sn[SLICES];
 };
+
+/* The slices: slice k is [b[k], b[k + 1]); nslices 0 when not wanted. */
+struct slices {
+	int n;
+	uint64_t b[SLICES + 1];
+};
+
+static int slice_of(const struct slices *sl, uint64_t t)
+{
+	int k = 0;
+	while (k + 1 < sl->n && t >= sl->b[k + 1])
+		k++;
+	return k;
+}
+
+/* A closed union segment [cs, ce): its time into the slices it overlaps. */
+static void close_segment(struct dev *x, const struct slices *sl, uint64_t cs, uint64_t ce)
+{
+	x->busy += ce - cs;
+	for (int k = sl->n ? slice_of(sl, cs) : 0; k < sl->n && sl->b[k] < ce; k++) {
+		uint64_t a = GS_MAX(cs, sl->b[k]), e = GS_MIN(ce, sl->b[k + 1]);
+		if (e > a)
+			x->sbusy[k] += e - a;
+	}
+}
 
 static int cmp_dev(const void *a, const void *b)
 {
@@ -35,14 +74,11 @@ static uint32_t device_name(const struct gs_model *m, uint32_t device)
 	return 0;
 }
 
-int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
-		       struct gs_err *err)
+/* The devices' unions over [w0, w1) (w1 UINT64_MAX: open), sorted by device; sl->n slices
+ * filled too when not 0. */
+static void sweep(const struct gs_model *m, const struct gs_filter *f, uint64_t w0, uint64_t w1,
+		  const struct slices *sl, struct dev **out, size_t *nout)
 {
-	(void)err;
-	gs_table_init(out, "gpu_util", "GPU Utilization", cols, sizeof(cols) / sizeof(cols[0]));
-	/* the window: the session, narrowed by --time; work is clipped to it */
-	uint64_t w0 = m->start_mono + f->t0;
-	uint64_t w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX;
 	struct gs_filter who = *f; /* pid and device only */
 	who.t0 = who.t1 = 0;
 	/* kernels, copies and memsets merged in order of start (ties: in that order), each into
@@ -82,16 +118,18 @@ again:
 			for (last = 0; last < d.n && d.v[last].device != device; last++)
 				;
 			if (last == d.n) {
-				struct dev nd = {device, 0, start, end, 0, 0};
+				struct dev nd = {.device = device, .cs = start, .ce = end};
 				GS_VEC_PUSH(&d, nd);
 			}
 		}
 		struct dev *x = &d.v[last];
 		x->n++;
+		if (sl->n)
+			x->sn[slice_of(sl, start)]++;
 		if (end > x->last_end)
 			x->last_end = end;
 		if (start > x->ce) {
-			x->busy += x->ce - x->cs;
+			close_segment(x, sl, x->cs, x->ce);
 			x->cs = start;
 			x->ce = end;
 		} else if (end > x->ce) {
@@ -114,13 +152,31 @@ again:
 	}
 	for (int u = 0; u < 3; u++)
 		gs_cursor_release(&cur[u]);
+	for (size_t i = 0; i < d.n; i++)
+		close_segment(&d.v[i], sl, d.v[i].cs, d.v[i].ce);
 	if (d.n > 1)
 		qsort(d.v, d.n, sizeof(*d.v), cmp_dev);
+	*out = d.v;
+	*nout = d.n;
+}
+
+int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "gpu_util", "GPU Utilization", cols, sizeof(cols) / sizeof(cols[0]));
+	/* the window: the session, narrowed by --time; work is clipped to it */
+	uint64_t w0 = m->start_mono + f->t0;
+	uint64_t w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX;
+	struct slices none = {0};
+	struct dev *dv;
+	size_t n;
+	sweep(m, f, w0, w1, &none, &dv, &n);
 	if (w1 == UINT64_MAX)
 		w1 = m->end_mono;
-	for (size_t i = 0; i < d.n; i++) {
-		const struct dev *x = &d.v[i];
-		uint64_t busy = x->busy + (x->ce - x->cs);
+	for (size_t i = 0; i < n; i++) {
+		const struct dev *x = &dv[i];
+		uint64_t busy = x->busy;
 		uint64_t end = w1 > x->last_end ? w1 : x->last_end; /* a trace without END: its last op */
 		uint64_t wall = end > w0 ? end - w0 : 0;
 		union gs_cell *c = gs_table_row(out);
@@ -131,6 +187,54 @@ again:
 		c[4].i = (int64_t)wall;
 		c[5].f = wall ? 100.0 * (double)busy / (double)wall : 0.0;
 	}
-	free(d.v);
+	free(dv);
+	return 0;
+}
+
+int gs_report_gpu_util_timeline(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "gpu_util_timeline", "GPU Utilization Timeline", tcols,
+		      sizeof(tcols) / sizeof(tcols[0]));
+	/* the window as gpu_util's; an open end is the session's end (a trace without END:
+	 * its last GPU operation's) */
+	uint64_t w0 = m->start_mono + f->t0, w1;
+	if (f->t1) {
+		w1 = m->start_mono + f->t1;
+	} else {
+		struct slices none = {0};
+		struct dev *dv;
+		size_t n;
+		sweep(m, f, w0, UINT64_MAX, &none, &dv, &n);
+		w1 = m->end_mono;
+		for (size_t i = 0; i < n; i++)
+			w1 = GS_MAX(w1, dv[i].last_end);
+		free(dv);
+	}
+	if (w1 <= w0)
+		return 0;
+	struct slices sl = {.n = SLICES};
+	for (int k = 0; k <= SLICES; k++)
+		sl.b[k] = w0 + (w1 - w0) * (uint64_t)k / SLICES;
+	struct dev *dv;
+	size_t n;
+	sweep(m, f, w0, w1, &sl, &dv, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct dev *x = &dv[i];
+		for (int k = 0; k < SLICES; k++) {
+			uint64_t width = sl.b[k + 1] - sl.b[k];
+			union gs_cell *c = gs_table_row(out);
+			c[0].i = x->device;
+			c[1].s = gs_xstrdup(gs_model_str(m, device_name(m, x->device)));
+			c[2].i = k;
+			c[3].i = (int64_t)(sl.b[k] - m->start_mono);
+			c[4].i = (int64_t)(sl.b[k + 1] - m->start_mono);
+			c[5].i = (int64_t)x->sn[k];
+			c[6].i = (int64_t)x->sbusy[k];
+			c[7].f = width ? 100.0 * (double)x->sbusy[k] / (double)width : 0.0;
+		}
+	}
+	free(dv);
 	return 0;
 }

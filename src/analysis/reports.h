@@ -43,6 +43,8 @@ int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_fi
 				    struct gs_table *out, struct gs_err *err);
 int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
+int gs_report_gpu_util_timeline(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f,
 			     struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filter *f,

@@ -83,6 +83,20 @@ eq "gpu_util: busy, wall, utilization" "0,NVIDIA H200,5,10002669,347454312,2.9" 
 	"$($GS stats -r gpu_util --format csv "$D/cuda_spin.gst" | tail -1)"
 eq "gpu_util: --time clips to the window" "2,2785378,3000000,92.8" \
 	"$($GS stats -r gpu_util --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f3-)"
+# gpu_util_timeline: the same unions over ten slices of the window; kernel 1 starts 89058 ns
+# before the first slice's end, the gap between kernels 1 and 2 (3680 ns) falls in slice 7
+eq "gpu_util_timeline --time: slices, ops, busy (sums to gpu_util's)" \
+	"0,234000000,234300000,1,89058|1,234300000,234600000,0,300000|7,236100000,236400000,1,296320|9,236700000,237000000,0,300000" \
+	"$($GS stats -r gpu_util_timeline --format csv --time 234ms:237ms "$D/cuda_spin.gst" | awk -F, 'NR > 1 && ($3 == 0 || $3 == 1 || $3 == 7 || $3 == 9) {print $3","$4","$5","$6","$7}' | paste -sd'|')"
+eq "gpu_util_timeline: ten slices whose busy time sums to gpu_util's, ops to all of them" "10 10002669 5" \
+	"$($GS stats -r gpu_util_timeline --format csv "$D/cuda_spin.gst" | awk -F, 'NR > 1 {n++; b += $7; o += $6} END {print n, b, o}')"
+out=$($GS stats -r gpu_util,gpu_util_timeline --format json "$D/cuda_resnet50.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+u, t = d["gpu_util"]["rows"], d["gpu_util_timeline"]["rows"]
+print(len(t), all(sum(r["Busy (ns)"] for r in t if r["Device"] == x["Device"]) == x["Busy (ns)"] and
+                  sum(r["GPU Ops"] for r in t if r["Device"] == x["Device"]) == x["GPU Ops"] for x in u))')
+eq "gpu_util_timeline on ResNet-50: slices add up to gpu_util" "10 True" "$out"
 eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" \
 	"$($GS stats -r cuda_gpu_kern_gb_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f3,9-)"
 
