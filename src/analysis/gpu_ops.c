@@ -49,7 +49,12 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 		size_t i = gs_cursor_row(&cur[t]);
 		gs_cursor_next(&cur[t]);
 		struct gs_op x;
-#define GET(vec)                                                                             	{                                                                                    		const __typeof__(m->vec.v[0]) *o = &m->vec.v[i];                              		x = (struct gs_op){o->start, o->end, o->pid, o->device, o->stream, o->api,   				   (uint32_t)i, (uint8_t)t};                                  	}
+#define GET(vec)                                                                     \
+	{                                                                            \
+		const __typeof__(m->vec.v[0]) *o = &m->vec.v[i];                     \
+		x = (struct gs_op){o->start, o->end, o->pid, o->device, o->stream,    \
+				   o->api, (uint32_t)i, (uint8_t)t};                  \
+	}
 		if (t == GS_OP_KERNEL)
 			GET(kernels)
 		else if (t == GS_OP_COPY)

@@ -101,7 +101,11 @@ again:
 		uint64_t start, end;
 		int32_t pid;
 		uint32_t device;
-#define GET(type)                                                                            	{                                                                                    		const type *o = gs_cursor_get(&cur[t]);                                      		start = o->start, end = o->end, pid = o->pid, device = o->device;            	}
+#define GET(type)                                                                    \
+	{                                                                            \
+		const type *o = gs_cursor_get(&cur[t]);                              \
+		start = o->start, end = o->end, pid = o->pid, device = o->device;    \
+	}
 		if (t == 0)
 			GET(struct gs_kernel)
 		else if (t == 1)
