@@ -172,8 +172,8 @@ static int run(int argc, char **argv)
 			gs_strbuf_addc(&sb, '\n');
 		}
 	}
-	size_t idle = 0, busy = 0;
-	for (size_t i = 0; i < gs_model_streams(&m); i++)
+	size_t idle = 0, busy = 0, nstreams = gs_model_streams(&m);
+	for (size_t i = 0; i < nstreams; i++)
 		*(m.streams.v[i].first ? &busy : &idle) += 1;
 	if (busy) {
 		gs_strbuf_addf(&sb, "\nstreams with GPU work (%zu):\n", busy);
