@@ -6,7 +6,8 @@ than others throughout) cancels out.
 usage: gpu_overhead.py VARIANT [WORKLOAD...]   (VARIANT: none | floor | gpuscope | torch)
 For each workload: WARM warm-up steps, then BLOCKS pairs of blocks of STEPS timed steps;
 prints one line per workload, {"workload", "variant", "off_ms", "on_ms"}: the medians of the
-step times in the off and in the on blocks. Recording is switched on with
+step times in the off and in the on blocks (for "loader", the median over blocks of LOADER_STEPS
+steps of the mean step: its throughput). Recording is switched on with
 torch.cuda.profiler.start()/stop() (cudaProfilerStart/Stop) for "floor" and "gpuscope" (the
 caller runs the process under the floor's injection library or under `gpuscope profile
 --capture-range=cudaProfilerApi`), and by entering torch.profiler (CPU + CUDA activities)
@@ -31,7 +32,7 @@ variant = sys.argv[1]
 workloads = sys.argv[2:] or ["mlp", "item", "resnet50", "loader"]
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
-WARM, STEPS, BLOCKS = 10, 15, 4
+WARM, STEPS, BLOCKS, LOADER_STEPS = 10, 15, 4, 80
 
 
 class Images(torch.utils.data.Dataset):
@@ -97,13 +98,16 @@ def make(workload):
     sys.exit("unknown workload " + workload)
 
 
-def timed(step):
+def timed(step, steps, per_block):
     out = []
-    for _ in range(STEPS):
+    t0 = time.perf_counter()
+    for _ in range(steps):
         t = time.perf_counter()
         step()
         torch.cuda.synchronize()
         out.append((time.perf_counter() - t) * 1e3)
+    if per_block:
+        return [(time.perf_counter() - t0) * 1e3 / steps]
     return out
 
 
@@ -112,16 +116,19 @@ for w in workloads:
     for _ in range(WARM):
         step()
     torch.cuda.synchronize()
+    # A DataLoader-bound step is bimodal (a batch already in the prefetch queue, or a wait on
+    # the workers): its figure is the throughput, the mean step of a longer block.
+    steps, per_block = (LOADER_STEPS, True) if w == "loader" else (STEPS, False)
     off, on = [], []
     for _ in range(BLOCKS):
-        off += timed(step)
+        off += timed(step, steps, per_block)
         if variant == "torch":
             from torch.profiler import ProfilerActivity, profile
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-                on += timed(step)
+                on += timed(step, steps, per_block)
         else:
             torch.cuda.profiler.start()
-            on += timed(step)
+            on += timed(step, steps, per_block)
             torch.cuda.profiler.stop()
     print(json.dumps({"workload": w, "variant": variant, "off_ms": statistics.median(off),
                       "on_ms": statistics.median(on)}), flush=True)

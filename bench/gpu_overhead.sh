@@ -80,7 +80,8 @@ PY
 	echo "10 warm-up steps, then 4 pairs of blocks of 15 steps, recording off then on (switched with"
 	echo "cudaProfilerStart/Stop; torch.profiler entered and left); per process, the added time is"
 	echo "the median step of the on blocks over that of the off blocks; the table shows the median"
-	echo "over processes (min..max). Floor: bench/cupti_floor.c (CUPTI kernels, copies, memsets into"
+	echo "over processes (min..max). For loader the blocks are 80 steps and the figure is their mean"
+	echo "step (the throughput). Floor: bench/cupti_floor.c (CUPTI kernels, copies, memsets into"
 	echo "heap buffers, dropped). gpuscope: defaults (cuda,nvtx; diagnosis set of API calls;"
 	echo "graph-level) with --capture-range=cudaProfilerApi."
 	echo
