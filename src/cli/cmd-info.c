@@ -53,15 +53,23 @@ static int run(int argc, char **argv)
 	gs_strbuf_init(&sb);
 	gs_strbuf_addf(&sb, "trace:       %s (", m.path);
 	gs_fmt_bytes(&sb, m.file_size);
-	gs_strbuf_addf(&sb, ", format %u.%u, %" PRIu64 " chunks)\n", m.format_major, m.format_minor, m.chunks);
+	if (m.imported)
+		gs_strbuf_addf(&sb, ", %s)\n", m.trace);
+	else
+		gs_strbuf_addf(&sb, ", format %u.%u, %" PRIu64 " chunks)\n", m.format_major, m.format_minor,
+			       m.chunks);
 	if (m.damaged)
 		gs_strbuf_addf(&sb, "state:       damaged: %s; what comes before is usable\n", m.why);
 	else if (!m.complete)
 		gs_strbuf_adds(&sb, "state:       incomplete: the recording was cut short; what it holds is usable\n");
 	else
 		gs_strbuf_adds(&sb, "state:       complete\n");
-	gs_strbuf_addf(&sb, "command:     %s\n", m.command);
-	gs_strbuf_addf(&sb, "host:        %s\n", m.host);
+	if (*m.warning)
+		gs_strbuf_addf(&sb, "note:        %s\n", m.warning);
+	if (!m.imported) {
+		gs_strbuf_addf(&sb, "command:     %s\n", m.command);
+		gs_strbuf_addf(&sb, "host:        %s\n", m.host);
+	}
 	gs_strbuf_adds(&sb, "started:     ");
 	if (m.start_real)
 		wall(&sb, m.start_real);
@@ -72,12 +80,17 @@ static int run(int argc, char **argv)
 		gs_fmt_duration(&sb, m.end_mono - m.start_mono);
 	else
 		gs_strbuf_adds(&sb, "unknown");
-	gs_strbuf_addf(&sb, "\nsources:     %s (clock: %s)\n", m.trace, m.clock);
-	if (m.exit_status >= 0)
-		gs_strbuf_addf(&sb, "exit status: %d\n", m.exit_status);
-	gs_strbuf_adds(&sb, "gpuscope:    ");
-	gs_strbuf_adds(&sb, *m.version ? m.version : "unknown");
-	gs_strbuf_adds(&sb, "\n\nevents:\n  nvtx ranges (push/pop)    ");
+	if (m.imported) {
+		gs_strbuf_addf(&sb, "\nclock:       %s\n", m.clock);
+	} else {
+		gs_strbuf_addf(&sb, "\nsources:     %s (clock: %s)\n", m.trace, m.clock);
+		if (m.exit_status >= 0)
+			gs_strbuf_addf(&sb, "exit status: %d\n", m.exit_status);
+		gs_strbuf_adds(&sb, "gpuscope:    ");
+		gs_strbuf_adds(&sb, *m.version ? m.version : "unknown");
+		gs_strbuf_adds(&sb, "\n");
+	}
+	gs_strbuf_adds(&sb, "\nevents:\n  nvtx ranges (push/pop)    ");
 	uint64_t pp = 0, se = 0, open = 0;
 	for (size_t i = 0; i < m.ranges.n; i++) {
 		if (m.ranges.v[i].flags & GS_RANGE_OPEN)
@@ -141,7 +154,7 @@ static int run(int argc, char **argv)
 			gs_strbuf_addf(&sb, "  exit %d", p->exit_status);
 		else if (p->still_running)
 			gs_strbuf_adds(&sb, "  still running when the session ended: later records missing");
-		else if (!p->clean)
+		else if (!p->clean && !m.imported)
 			gs_strbuf_adds(&sb, "  ended without exit path");
 		gs_strbuf_addf(&sb, "\n      %s\n", *p->cmdline ? p->cmdline : p->exe);
 	}

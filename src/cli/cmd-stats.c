@@ -146,6 +146,8 @@ static int run(int argc, char **argv)
 	else if (!m.complete)
 		gs_cli_warn("'%s' is incomplete (the recording was cut short); reporting what it holds",
 			    m.path);
+	if (*m.warning)
+		gs_cli_warn("'%s': %s", m.path, m.warning);
 	if (!gs_model_steps(&m, step) && step) {
 		gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')",
 			     step, m.path, m.path);

@@ -6,6 +6,7 @@
 #include "model.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
+#include "../import/import.h"
 #include "../util/runsort.h"
 #include "../util/varint.h"
 
@@ -442,8 +444,24 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	return 0;
 }
 
+/* The first bytes of the file at path (fewer at its end); -1 when it cannot be read (the
+ * reader then says why). */
+static int head(const char *path, uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	size_t k = fread(b, 1, n, f);
+	fclose(f);
+	return (int)k;
+}
+
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
 {
+	uint8_t b[64];
+	int n = head(path, b, sizeof(b));
+	if (n > 0 && gs_import_sniff(b, (size_t)n))
+		return gs_import_kineto(m, path, err);
 	memset(m, 0, sizeof(*m));
 	struct gs_reader r;
 	int rc = gs_reader_open(&r, path, err);
@@ -458,6 +476,8 @@ int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
 		      struct gs_err *err)
 {
+	if (gs_import_sniff(data, size))
+		return gs_import_kineto_mem(m, name, data, size, err);
 	memset(m, 0, sizeof(*m));
 	struct gs_reader r;
 	int rc = gs_reader_open_mem(&r, name, data, size, err);

@@ -223,6 +223,8 @@ struct gs_model {
 	uint16_t format_major, format_minor;
 	int complete, damaged;
 	char why[256];
+	int imported;      /* read from another tool's format (src/import/); `trace` says which */
+	char warning[256]; /* what the reader skipped or could not place, "" when nothing */
 	uint64_t file_size;
 	uint64_t chunks;
 
