@@ -3,7 +3,10 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
+#   env: SECTIONS="nvtx cuda resnet kineto overhead" (which to run), OUT (where fixtures go)
 set -u
+SECTIONS=${SECTIONS:-nvtx cuda resnet kineto overhead}
+on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -13,6 +16,7 @@ echo "== host: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /pro
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1
 python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
 
+if on nvtx; then
 echo "torch nvtx:"
 want=$($GS profile -o "$T/torch" python3 tests/gpu/torch_nvtx.py 2>"$T/torch.err" | tail -1)
 eq "torch: script ran" 0 $?
@@ -26,12 +30,16 @@ ops=$(grep -c 'aten::' "$T/torch.csv")
 between "torch: emit_nvtx op ranges (aten::*)" 3 100000 "$ops"
 has "torch: marks" "nvtx marks                5" "$($GS info "$T/torch.gst")"
 head -12 "$T/torch.csv"
+fi
 
+if on cuda; then
 echo "cuda programs:"
 bash tests/gpu/cuda.sh "$BUILD" | tee "$T/cuda.txt"
 p=$(tail -1 "$T/cuda.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+fi
 
+if on resnet; then
 echo "resnet50 against torch.profiler:"
 $GS profile -o "$T/resnet" python3 tests/gpu/torch_cuda.py gpuscope 2>&1 | tail -1
 python3 tests/gpu/torch_cuda.py torch "$T/resnet_torch.json"
@@ -41,9 +49,26 @@ python3 tests/gpu/compare_torch.py "$T/resnet.jsonl" "$T/resnet_torch.json" "$T/
 [ -n "${OUT:-}" ] && cp "$T/resnet.gst" "$OUT/resnet50.gst"
 p=$(tail -1 "$T/resnet.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+fi
 
+if on kineto; then
+# Real torch.profiler traces, read by the importer and checked against key_averages(); they
+# become the fixtures of tests/data/kineto/ (packed into $OUT/kineto.tar.gz).
+echo "pytorch profiler traces:"
+python3 tests/gpu/kineto_traces.py "$T/kineto" 2>&1 | tail -4
+for e in "$T"/kineto/*.expect.json; do
+	c=$(basename "$e" .expect.json)
+	python3 tests/gpu/check_kineto.py "$GS" "$T/kineto/$c.pt.trace.json.gz" "$e" >"$T/kineto_$c.txt"
+	eq "kineto $c: gpuscope's reading agrees with key_averages()" 0 $?
+	grep -E "^(FAIL|ok   $c: [0-9]+/)" "$T/kineto_$c.txt" | head -8
+done
+[ -n "${OUT:-}" ] && tar -C "$T/kineto" -czf "$OUT/kineto.tar.gz" .
+fi
+
+if on overhead; then
 echo "overhead:"
 RUNS=${RUNS:-5} bash bench/run.sh "$BUILD" | tee "$T/bench.txt"
 cp bench/RESULTS.md "${OUT:-$T}/RESULTS.md" 2>/dev/null
+fi
 echo
 echo "$PASS passed, $FAIL failed"
