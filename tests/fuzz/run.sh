@@ -1,6 +1,7 @@
 # tests/fuzz/run.sh: sourced by tests/run.sh. Builds the libFuzzer targets with clang
 # (ASan+UBSan) and runs each for a bounded time (FUZZ_SECONDS, default 60) from the committed
-# fixtures in tests/data. Needs clang's fuzzer runtime (Debian: libclang-rt-14-dev).
+# fixtures in tests/data (fuzz_kineto: tests/data/kineto, decompressed, with a dictionary,
+# inputs up to 64 KiB). Needs clang's fuzzer runtime (Debian: libclang-rt-14-dev).
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 fuzz_ok=1
 if ! echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' |
@@ -21,8 +22,16 @@ else
 		name=$(basename "$src" .c)
 		f=build-fuzz/$name
 		corpus=$(mktemp -d "${TMPDIR:-/tmp}/gpuscope-corpus.XXXXXX")
-		cp tests/data/*.gst "$corpus/" 2>/dev/null
-		if "$f" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+		dict=
+		case $name in
+		fuzz_kineto) # the importer's corpus: the Kineto fixtures, decompressed
+			for t in tests/data/kineto/*.json tests/data/kineto/*.json.gz; do
+				[ -f "$t" ] && gzip -dcf "$t" >"$corpus/$(basename "$t" .gz)"
+			done
+			dict="-dict=tests/fuzz/kineto.dict -max_len=65536" ;;
+		*) cp tests/data/*.gst "$corpus/" 2>/dev/null ;;
+		esac
+		if "$f" $dict -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
 			-artifact_prefix="$ROOT/build-fuzz/$name-" "$corpus" >"$ROOT/build-fuzz/$name.log" 2>&1; then
 			ok "fuzz: $name, ${FUZZ_SECONDS}s, $(grep -oE 'Done [0-9]+ runs' "$ROOT/build-fuzz/$name.log" | awk '{print $2}') inputs"
 		else
