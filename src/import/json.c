@@ -392,39 +392,58 @@ static const char *num_end(struct gs_js *j, const char *p, int *frac, int *exp)
 
 const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
 {
-	int frac, exp;
-	const char *end = num_end(j, p, &frac, &exp);
-	if (!end)
-		return NULL;
+	/* one pass: the value is built while the grammar is checked */
 	const char *q = p;
+	int exact = 1;
 	v->neg = *q == '-';
 	q += v->neg;
+	if (!digit(*q))
+		return gs_js_fail(j, q, "a number");
 	uint64_t ip = 0;
-	int exact = !exp;
-	for (; digit(*q); q++) {
-		if (ip > (UINT64_MAX - 9) / 10)
-			exact = 0;
-		else
-			ip = ip * 10 + (uint64_t)(*q - '0');
+	if (*q == '0') {
+		q++;
+	} else {
+		for (; digit(*q); q++) {
+			if (ip > (UINT64_MAX - 9) / 10)
+				exact = 0;
+			else
+				ip = ip * 10 + (uint64_t)(*q - '0');
+		}
 	}
 	uint32_t f = 0;
 	int nf = 0;
-	if (*q == '.') {
-		for (q++; digit(*q); q++, nf++) {
+	v->has_frac = *q == '.';
+	if (v->has_frac) {
+		if (!digit(*++q))
+			return gs_js_fail(j, q, "a number");
+		for (; digit(*q); q++, nf++) {
 			if (nf < 4)
 				f = f * 10 + (uint32_t)(*q - '0');
 			else if (*q != '0')
 				exact = 0;
 		}
 	}
+	if (*q == 'e' || *q == 'E') {
+		exact = 0;
+		q++;
+		if (*q == '+' || *q == '-')
+			q++;
+		if (!digit(*q))
+			return gs_js_fail(j, q, "a number");
+		while (digit(*q))
+			q++;
+	}
+	if (q == j->buf + j->len && !j->eof) { /* more digits may follow in the next window */
+		j->st = GS_JS_MORE;
+		return NULL;
+	}
 	for (; nf < 4; nf++)
 		f *= 10;
 	v->ip = ip;
 	v->frac4 = f;
-	v->has_frac = (uint8_t)frac;
 	v->exact = (uint8_t)exact;
-	v->d = exact ? (v->neg ? -1.0 : 1.0) * ((double)ip + f / 1e4) : strtod(p, NULL);
-	return end;
+	v->d = exact ? 0 : strtod(p, NULL); /* exact values are read from ip and frac4 */
+	return q;
 }
 
 static const char *str_skip(struct gs_js *j, const char *p)

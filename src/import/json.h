@@ -72,7 +72,8 @@ const char *gs_js_skip(struct gs_js *j, const char *p);
 const char *gs_js_str_slow(struct gs_js *j, const char *p, const char *q, const char **s, size_t *n);
 
 /* A number as read: the integer part, the first four fraction digits (scaled to 1e-4), and
- * whether it had more, an exponent or overflowed (then only `d` is right). */
+ * whether that is all of it (exact); when it had more digits, an exponent or overflowed, `d`
+ * holds its value instead (and is 0 for exact ones: read ip and frac4). */
 struct gs_js_num {
 	uint64_t ip;
 	uint32_t frac4;

@@ -135,6 +135,26 @@ static int lookup(const char *key, size_t n, const char *s)
 	return strlen(s) == n && !memcmp(key, s, n);
 }
 
+/* The entry of a table of names (sorted by nothing) matching key, by length first: args keys
+ * and categories are looked up for every event. lens[i] is strlen of the i-th name. */
+#define FIND(tab, lens, key, n, out)                                                         \
+	do {                                                                                 \
+		for (size_t i_ = 0; i_ < GS_ARRAY_SIZE(tab); i_++)                           \
+			if ((lens)[i_] == (n) && !memcmp((key), (tab)[i_].s, (n))) {         \
+				(out) = (tab)[i_].out_field;                                 \
+				break;                                                       \
+			}                                                                    \
+	} while (0)
+static uint8_t cat_lens[GS_ARRAY_SIZE(cats)], arg_lens[GS_ARRAY_SIZE(args)];
+
+static void table_lens(void)
+{
+	for (size_t i = 0; i < GS_ARRAY_SIZE(cats); i++)
+		cat_lens[i] = (uint8_t)strlen(cats[i].s);
+	for (size_t i = 0; i < GS_ARRAY_SIZE(args); i++)
+		arg_lens[i] = (uint8_t)strlen(args[i].s);
+}
+
 static void bad(struct imp *k, struct ev *e, const char *field, const char *p)
 {
 	if (!e->bad) {
@@ -226,11 +246,9 @@ static const char *parse_args(struct imp *k, const char *p, struct ev *e)
 		if (!(p = gs_js_str(j, p, &key, &kn)))
 			return NULL;
 		int a = -1;
-		for (size_t i = 0; i < GS_ARRAY_SIZE(args); i++)
-			if (lookup(key, kn, args[i].s)) {
-				a = args[i].arg;
-				break;
-			}
+#define out_field arg
+		FIND(args, arg_lens, key, kn, a);
+#undef out_field
 		p = gs_js_ws(p);
 		if (*p != ':')
 			return gs_js_fail(j, p, "an event's args (':' after a key)");
@@ -267,14 +285,34 @@ static const char *parse_args(struct imp *k, const char *p, struct ev *e)
 }
 
 /* One key's value of an event. */
-static const char *event_field(struct imp *k, const char *key, size_t kn, const char *p,
-			       struct ev *e)
+enum field { F_OTHER, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ARGS, F_S };
+
+/* Which key of an event this is: decided before the value is read (the value's string may
+ * reuse the scratch buffer the key is in). */
+static enum field event_key(const char *key, size_t kn)
+{
+	switch (kn) {
+	case 1: return key[0] == 's' ? F_S : F_OTHER;
+	case 2: return key[0] == 'p' && key[1] == 'h'   ? F_PH
+		       : key[0] == 't' && key[1] == 's' ? F_TS
+							: F_OTHER;
+	case 3: return !memcmp(key, "pid", 3)   ? F_PID
+		       : !memcmp(key, "tid", 3) ? F_TID
+		       : !memcmp(key, "cat", 3) ? F_CAT
+		       : !memcmp(key, "dur", 3) ? F_DUR
+						: F_OTHER;
+	case 4: return !memcmp(key, "name", 4) ? F_NAME : !memcmp(key, "args", 4) ? F_ARGS : F_OTHER;
+	default: return F_OTHER;
+	}
+}
+
+static const char *event_field(struct imp *k, enum field f, const char *p, struct ev *e)
 {
 	struct gs_js *j = &k->js;
 	const char *s;
 	size_t n;
 	int ok;
-	if (kn == 2 && key[0] == 'p' && key[1] == 'h') {
+	if (f == F_PH) {
 		if (*p != '"') {
 			bad(k, e, "ph", p);
 			return gs_js_skip(j, p);
@@ -283,20 +321,18 @@ static const char *event_field(struct imp *k, const char *key, size_t kn, const 
 			e->ph = n == 1 ? s[0] : '?';
 		return p;
 	}
-	if (kn == 3 && !memcmp(key, "cat", 3)) {
+	if (f == F_CAT) {
 		if (*p != '"')
 			return gs_js_skip(j, p);
 		if (!(p = gs_js_str(j, p, &s, &n)))
 			return NULL;
 		e->cat = C_OTHER;
-		for (size_t i = 0; i < GS_ARRAY_SIZE(cats); i++)
-			if (lookup(s, n, cats[i].s)) {
-				e->cat = cats[i].cat;
-				break;
-			}
+#define out_field cat
+		FIND(cats, cat_lens, s, n, e->cat);
+#undef out_field
 		return p;
 	}
-	if (kn == 4 && !memcmp(key, "name", 4)) {
+	if (f == F_NAME) {
 		if (*p != '"') {
 			bad(k, e, "name", p);
 			return gs_js_skip(j, p);
@@ -305,10 +341,10 @@ static const char *event_field(struct imp *k, const char *key, size_t kn, const 
 			e->name = str_id(k, s, n);
 		return p;
 	}
-	if ((kn == 3 && (!memcmp(key, "pid", 3) || !memcmp(key, "tid", 3))) ) {
+	if (f == F_PID || f == F_TID) {
 		int64_t v;
 		const char *at = p;
-		int is_pid = key[0] == 'p';
+		int is_pid = f == F_PID;
 		if (*p == '"') /* Chrome allows names ("Spans"): not a process of the profiled program */
 			return gs_js_skip(j, p);
 		if (!(p = int_value(k, p, &v, &ok)))
@@ -323,8 +359,8 @@ static const char *event_field(struct imp *k, const char *key, size_t kn, const 
 			e->tid = v, e->tid_ok = 1;
 		return p;
 	}
-	if ((kn == 2 && key[0] == 't' && key[1] == 's') || (kn == 3 && !memcmp(key, "dur", 3))) {
-		int is_ts = kn == 2;
+	if (f == F_TS || f == F_DUR) {
+		int is_ts = f == F_TS;
 		struct gs_js_num v;
 		int64_t ns;
 		if (*p != '-' && (*p < '0' || *p > '9')) {
@@ -344,9 +380,9 @@ static const char *event_field(struct imp *k, const char *key, size_t kn, const 
 			e->dur = ns, e->dur_ok = 1;
 		return p;
 	}
-	if (kn == 4 && !memcmp(key, "args", 4))
+	if (f == F_ARGS)
 		return parse_args(k, p, e);
-	if (kn == 1 && key[0] == 's' && *p == '"') {
+	if (f == F_S && *p == '"') {
 		if ((p = gs_js_str(j, p, &s, &n)))
 			e->scope = n ? s[0] : 0;
 		return p;
@@ -375,15 +411,12 @@ static const char *parse_event(struct imp *k, const char *p, struct ev *e)
 			return gs_js_fail(j, p, "an event (a key)");
 		if (!(p = gs_js_str(j, p, &key, &kn)))
 			return NULL;
-		/* the key may live in the scratch buffer that the value's string reuses: copy the
-		 * few bytes that tell keys apart */
-		char kb[8];
-		memcpy(kb, key, kn < 8 ? kn : 8);
+		enum field f = event_key(key, kn);
 		p = gs_js_ws(p);
 		if (*p != ':')
 			return gs_js_fail(j, p, "an event (':' after a key)");
 		p = gs_js_ws(p + 1);
-		if (!(p = event_field(k, kn <= 8 ? kb : "", kn <= 8 ? kn : 0, p, e)))
+		if (!(p = event_field(k, f, p, e)))
 			return NULL;
 		p = gs_js_ws(p);
 		if (*p == ',') {
@@ -875,6 +908,8 @@ static const char *step(struct imp *k, const char *p)
 		if (k->has_base && !k->base_applied && !k->events)
 			k->base_applied = k->base; /* base came first: times get it as they come */
 		commit(k, &e, off);
+		if (!(k->events & 0xFFFF))
+			gs_model_gpu_settle(k->m); /* merge what came in order so far: cheap */
 		k->stage = S_EV_NEXT;
 		return p;
 	}
@@ -1190,6 +1225,8 @@ static int run(struct imp *k, struct gs_err *err)
 {
 	struct gs_model *m = k->m;
 	struct gs_js *j = &k->js;
+	if (!cat_lens[0])
+		table_lens();
 	gs_intern_init(&k->strs);
 	gs_u64map_init(&k->names);
 	str_id(k, "", 0);
@@ -1235,6 +1272,7 @@ static int run(struct imp *k, struct gs_err *err)
 	describe(k);
 	m->exit_status = -1;
 	release(k);
+	gs_model_gpu_settle(m);
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);
 	gs_model_join(m);

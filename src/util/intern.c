@@ -9,12 +9,17 @@
 
 uint64_t gs_hash_bytes(const void *p, size_t n)
 {
+	/* eight bytes per multiply: kernel names run to hundreds of bytes */
 	const unsigned char *s = p;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 1099511628211ull;
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
 	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }
 
