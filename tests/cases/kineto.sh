@@ -1,0 +1,49 @@
+# kineto.sh: PyTorch profiler traces (Kineto JSON) through every command that reads a trace:
+# a hand-sized trace with numbers worked out by hand, the real traces recorded on an H200 by
+# tests/gpu/kineto_traces.py (tests/data/kineto/*.pt.trace.json.gz) checked against torch's
+# own key_averages() and against a second reading in Python (kineto_ref.py), gzip, and bad
+# files (cut short, not JSON, malformed).
+echo "pytorch profiler traces:"
+K=$ROOT/tests/data/kineto
+i=$($GS info "$K/hand.json")
+eq "kineto hand: info exit 0" 0 $?
+has "kineto hand: recognised by content" "PyTorch profiler (Kineto JSON, schema 1)" "$i"
+has "kineto hand: kernels" "cuda kernels              1" "$i"
+has "kineto hand: copies and bytes" "cuda memcpy               1 (4.0 KiB)" "$i"
+has "kineto hand: API calls" "cuda api calls            3" "$i"
+has "kineto hand: device from deviceProperties" "0  NVIDIA H200  sm_90  132 SMs  139.8 GiB" "$i"
+has "kineto hand: process name" "python3" "$i"
+s=$($GS stats -r step_sum --format csv "$K/hand.json")
+# the step 1000..1100 us: kernel 1030..1070, copy 1072..1074, launch call 1015..1020; the
+# sync call 1045..1075 waits while the GPU is idle 1070..1072 and 1074..1075: 3 us
+eq "kineto hand: step_sum (hand-computed; the step starts 100 us into the window)" "1,100,100,100000,100000,40000,2000,0,5000,3000,50000,42.0" \
+	"$(printf '%s\n' "$s" | sed -n 2p)"
+out=$(python3 "$ROOT/tests/cases/kineto_ref.py" "$GS" "$K/hand.json")
+eq "kineto hand: reports agree with a second reading ($out)" 0 $?
+gzip -c "$K/hand.json" >"$T/hand.json.gz"
+eq "kineto hand: .json.gz reads the same" "$($GS stats --format csv "$K/hand.json" 2>&1)" "$($GS stats --format csv "$T/hand.json.gz" 2>&1)"
+cp "$K/hand.json" "$T/hand.trace" # no extension: the content decides
+has "kineto hand: any file name" "PyTorch profiler" "$($GS info "$T/hand.trace")"
+
+for f in "$K"/*.pt.trace.json.gz; do
+	[ -f "$f" ] || continue
+	c=$(basename "$f" .pt.trace.json.gz)
+	out=$(python3 "$ROOT/tests/gpu/check_kineto.py" "$GS" "$f" "$K/$c.expect.json" 2>&1)
+	eq "kineto $c: kernel counts and times agree with torch's key_averages() ($(printf '%s\n' "$out" | grep -c '^ok') checks)" 0 $?
+	printf '%s\n' "$out" | grep FAIL | head -5
+	out=$(python3 "$ROOT/tests/cases/kineto_ref.py" "$GS" "$f" 2>&1)
+	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
+done
+
+# cut short: what came before loads, with a warning; not JSON / malformed: an error with the byte
+head -c 1500 "$K/hand.json" >"$T/cut.json"
+$GS stats --format csv -r cuda_api_sum "$T/cut.json" >"$T/cut.out" 2>"$T/cut.err"
+eq "kineto cut: stats exit 0" 0 $?
+has "kineto cut: warned, with the byte" "is damaged (the file ends inside" "$(cat "$T/cut.err")"
+has "kineto cut: the call before the cut is there" "cudaLaunchKernel" "$(cat "$T/cut.out")"
+printf '{"traceEvents": [{"ph": "X", "ts": 1 2}]}' >"$T/bad.json"
+err=$($GS stats "$T/bad.json" 2>&1)
+eq "kineto malformed: exit 1" 1 $?
+has "kineto malformed: file and byte" "'$T/bad.json': byte 37: unexpected '2' in an event (',' or '}')" "$err"
+printf '[{"ph":"X","cat":"cpu_op","name":"x","pid":1,"tid":1,"ts":1,"dur":2}' >"$T/bare.json"
+has "kineto bare array without ']': loads" "nvtx ranges (push/pop)    1" "$($GS info "$T/bare.json" 2>&1)"
