@@ -1,6 +1,7 @@
 /* cmd-dump.c: `gpuscope dump`: every chunk and record of a trace as stored, as text or JSON
  * lines, for debugging the format. Strings are shown by id and resolved where known. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "../format/file.h"
 #include "../format/gst.h"
 #include "../format/tlv.h"
+#include "../import/import.h"
 #include "../model/model.h"
 #include "../util/alloc.h"
 #include "../util/varint.h"
@@ -393,6 +395,16 @@ static int run(int argc, char **argv)
 	struct gs_reader r;
 	struct gs_err err;
 	if (gs_reader_open(&r, argv[optind], &err) < 0) {
+		uint8_t b[16];
+		FILE *f = fopen(argv[optind], "rb");
+		size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
+		if (f)
+			fclose(f);
+		if (gs_import_sniff(b, n)) {
+			gs_cli_error("'%s' is a JSON trace (PyTorch profiler); dump shows the chunks of a .gst "
+				     "file: use gpuscope info or stats on it", argv[optind]);
+			return 1;
+		}
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}

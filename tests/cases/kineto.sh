@@ -47,3 +47,6 @@ eq "kineto malformed: exit 1" 1 $?
 has "kineto malformed: file and byte" "'$T/bad.json': byte 37: unexpected '2' in an event (',' or '}')" "$err"
 printf '[{"ph":"X","cat":"cpu_op","name":"x","pid":1,"tid":1,"ts":1,"dur":2}' >"$T/bare.json"
 has "kineto bare array without ']': loads" "nvtx ranges (push/pop)    1" "$($GS info "$T/bare.json" 2>&1)"
+err=$($GS dump "$K/hand.json" 2>&1)
+eq "kineto: dump exits 1" 1 $?
+has "kineto: dump says what the file is" "is a JSON trace (PyTorch profiler)" "$err"
