@@ -39,10 +39,12 @@ enum cat {
 	C_MEMSET, C_SYNC, C_INSTANT, C_TRACE, C_OVERHEAD, C_FLOW,
 };
 
-static const struct {
+struct name_tab {
 	const char *s;
-	uint8_t cat;
-} cats[] = {
+	uint8_t v;
+};
+
+static const struct name_tab cats[] = {
 	{"cpu_op", C_OP}, {"user_annotation", C_ANNOT}, {"gpu_user_annotation", C_GPU_ANNOT},
 	{"python_function", C_PY}, {"cuda_runtime", C_RUNTIME}, {"cuda_driver", C_DRIVER},
 	{"kernel", C_KERNEL}, {"gpu_memcpy", C_MEMCPY}, {"gpu_memset", C_MEMSET},
@@ -60,10 +62,7 @@ enum arg {
 	A_DEVID, A_DEVTYPE, A_GRAPH, A_FROMDEV, A_TODEV, A_EVENT, A__N,
 	A_GRID = 32, A_BLOCK, A_NAME,
 };
-static const struct {
-	const char *s;
-	uint8_t arg;
-} args[] = {
+static const struct name_tab args[] = {
 	{"correlation", A_CORR}, {"device", A_DEVICE}, {"context", A_CONTEXT}, {"stream", A_STREAM},
 	{"registers per thread", A_REGS}, {"shared memory", A_SMEM}, {"bytes", A_BYTES},
 	{"cbid", A_CBID}, {"Bytes", A_MBYTES}, {"Addr", A_ADDR}, {"Device Id", A_DEVID},
@@ -135,16 +134,17 @@ static int lookup(const char *key, size_t n, const char *s)
 	return strlen(s) == n && !memcmp(key, s, n);
 }
 
-/* The entry of a table of names (sorted by nothing) matching key, by length first: args keys
- * and categories are looked up for every event. lens[i] is strlen of the i-th name. */
-#define FIND(tab, lens, key, n, out)                                                         \
-	do {                                                                                 \
-		for (size_t i_ = 0; i_ < GS_ARRAY_SIZE(tab); i_++)                           \
-			if ((lens)[i_] == (n) && !memcmp((key), (tab)[i_].s, (n))) {         \
-				(out) = (tab)[i_].out_field;                                 \
-				break;                                                       \
-			}                                                                    \
-	} while (0)
+/* The value of the name in tab equal to key, else dflt; lengths first (lens[i] is strlen of
+ * the i-th name): args keys and categories are looked up for every event. */
+static int find(const struct name_tab *tab, const uint8_t *lens, size_t n, const char *key,
+		size_t kn, int dflt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lens[i] == kn && !memcmp(key, tab[i].s, kn))
+			return tab[i].v;
+	return dflt;
+}
+
 static uint8_t cat_lens[GS_ARRAY_SIZE(cats)], arg_lens[GS_ARRAY_SIZE(args)];
 
 static void table_lens(void)
@@ -245,10 +245,7 @@ static const char *parse_args(struct imp *k, const char *p, struct ev *e)
 			return gs_js_fail(j, p, "an event's args (a key)");
 		if (!(p = gs_js_str(j, p, &key, &kn)))
 			return NULL;
-		int a = -1;
-#define out_field arg
-		FIND(args, arg_lens, key, kn, a);
-#undef out_field
+		int a = find(args, arg_lens, GS_ARRAY_SIZE(args), key, kn, -1);
 		p = gs_js_ws(p);
 		if (*p != ':')
 			return gs_js_fail(j, p, "an event's args (':' after a key)");
@@ -326,10 +323,7 @@ static const char *event_field(struct imp *k, enum field f, const char *p, struc
 			return gs_js_skip(j, p);
 		if (!(p = gs_js_str(j, p, &s, &n)))
 			return NULL;
-		e->cat = C_OTHER;
-#define out_field cat
-		FIND(cats, cat_lens, s, n, e->cat);
-#undef out_field
+		e->cat = (uint8_t)find(cats, cat_lens, GS_ARRAY_SIZE(cats), s, n, C_OTHER);
 		return p;
 	}
 	if (f == F_NAME) {
