@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../util/alloc.h"
 #include "../util/intern.h"
@@ -1294,8 +1295,11 @@ int gs_import_kineto(struct gs_model *m, const char *path, struct gs_err *err)
 	}
 	m->path = gs_xstrdup(path);
 	rc = run(&k, err);
+	struct stat st;
 	if (rc < 0)
 		gs_model_release(m);
+	else if (stat(path, &st) == 0)
+		m->file_size = (uint64_t)st.st_size; /* on disk: compressed when it is */
 	return rc;
 }
 

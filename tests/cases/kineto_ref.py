@@ -1,6 +1,6 @@
 """kineto_ref.py: a second reading of a PyTorch profiler trace, in Python straight from
-Kineto's JSON (json module, ns = round(us * 1000)), compared with what gpuscope's importer and
-reports make of it: cuda_gpu_kern_sum (per kernel name: instances, total, min, max),
+Kineto's JSON (json module; a duration is round(dur * 1000) ns, as written), compared with
+what gpuscope's importer and reports make of it: cuda_gpu_kern_sum (per kernel name: instances, total, min, max),
 cuda_api_sum (per call name: calls, total), nvtx_sum (per cpu_op / user_annotation name:
 instances, total) and cuda_gpu_mem_size_sum (per copy direction / memset: count, bytes).
 Prints "match", or what differs, and exits 1 then.
@@ -29,10 +29,10 @@ def agg(rows):
 
 
 X = [e for e in events if e.get("ph") == "X" and isinstance(e.get("pid"), int) and isinstance(e.get("tid"), int)]
-kern = agg((e["name"], ns(e["ts"] + e["dur"]) - ns(e["ts"])) for e in X if e.get("cat") in ("kernel", "Kernel"))
-api = agg((re.sub(r"_v\d+$", "", e["name"]), ns(e["ts"] + e["dur"]) - ns(e["ts"])) for e in X
+kern = agg((e["name"], ns(e["dur"])) for e in X if e.get("cat") in ("kernel", "Kernel"))
+api = agg((re.sub(r"_v\d+$", "", e["name"]), ns(e["dur"])) for e in X
           if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime"))
-rng = agg((e["name"], ns(e["ts"] + e["dur"]) - ns(e["ts"])) for e in X
+rng = agg((e["name"], ns(e["dur"])) for e in X
           if e.get("cat") in ("cpu_op", "user_annotation", "Operator", "cuda_profiler_range"))
 DIR = {"HtoD": "[CUDA memcpy HtoD]", "DtoH": "[CUDA memcpy DtoH]",
        "DtoD": "[CUDA memcpy DtoD]", "HtoH": "[CUDA memcpy HtoH]",
