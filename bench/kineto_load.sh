@@ -5,7 +5,10 @@
 # (bench/kineto_big.py), gzips a copy, then runs each command RUNS times, alternating, pinned
 # to one core (taskset -c 0) under /usr/bin/time: wall and CPU seconds, MB/s of the
 # uncompressed JSON, peak RSS against the file's size. Also `gzip -dc` (zlib) on the .gz: the
-# floor for reading it. Prints a table and appends it, dated, to bench/RESULTS.md.
+# floor for reading it. And, where their -dev packages are installed (libyajl-dev,
+# libjansson-dev, libjson-c-dev), Debian's JSON libraries reading the same file and keeping
+# nothing (bench/json_libs.c): what an importer built on one of them would start from. Prints
+# a table and appends it, dated, to bench/RESULTS.md.
 #   usage: bench/kineto_load.sh [BUILD_DIR]
 #   env: SRC=tests/data/kineto/infer.pt.trace.json.gz (the real trace), SIZE_MB=1000, RUNS=3,
 #        TMPDIR (where the traces go: SIZE_MB plus its gzip)
@@ -27,12 +30,21 @@ names=(gs gsgz zlib py)
 labels=("\`gpuscope stats big.json\` (load + overview)" "\`gpuscope stats big.json.gz\`"
 	"\`gzip -dc big.json.gz >/dev/null\` (zlib alone)"
 	"\`python3 -c 'import json,sys; json.load(open(sys.argv[1]))' big.json\`")
+for lib in yajl:YAJL:"yajl 2 (streaming, no-op callbacks)" jansson:JANSSON:"jansson (json_load_file: a tree)" \
+	json-c:JSONC:"json-c (json_object_from_file: a tree)"; do
+	IFS=: read -r l d text <<<"$lib"
+	if cc -std=c17 -O2 -DWITH_"$d" -o "$tmp/json_$l" bench/json_libs.c -l"$l" 2>/dev/null; then
+		names+=("$l")
+		labels+=("$text, parse only: bench/json_libs.c")
+	fi
+done
 run_one() {
 	case $1 in
 	gs) taskset -c 0 "$GS" stats "$tmp/big.json" ;;
 	gsgz) taskset -c 0 "$GS" stats "$tmp/big.json.gz" ;;
 	zlib) taskset -c 0 gzip -dc "$tmp/big.json.gz" ;;
 	py) taskset -c 0 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/big.json" ;;
+	*) taskset -c 0 "$tmp/json_$1" "$tmp/big.json" ;;
 	esac
 }
 for n in "${names[@]}"; do : >"$tmp/$n.wall"; : >"$tmp/$n.cpu"; : >"$tmp/$n.rss"; done
