@@ -8,6 +8,7 @@ every launch still finds its own kernel; ProfilerStep#N ranges are renumbered. M
 events and the top-level keys are written once. Timestamps are written as Kineto writes them
 (microseconds with three decimals)."""
 import gzip
+import os
 import json
 import re
 import sys
@@ -83,4 +84,4 @@ with open(out, "w") as f:
         written += len(text)
         rep += 1
     f.write('\n],\n"traceName": "%s"\n}\n' % out)
-print("%s: %d copies of %d events, %.1f MB" % (out, rep, len(body), (written) / 1e6))
+print("%s: %d copies of %d events, %.1f MB" % (os.path.basename(out), rep, len(body), (written) / 1e6))
