@@ -30,6 +30,12 @@ for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams 
 	python3 tests/gpu/check_cuda.py "$c" "$T/$c.jsonl" "$T/$c.out" | tee "$T/$c.check"
 	p=$(tail -1 "$T/$c.check" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 	pass=$((pass + ${p% *})); fail=$((fail + ${p#* }))
+	# gpuscope alone in the process: its own CUPTI calls (capture ranges switching kinds on
+	# and off) must never be taken for another CUPTI user's
+	if grep -q "holds CUPTI" "$T/$c.err"; then
+		echo "  FAIL $c: gpuscope warned about its own CUPTI calls: $(grep "holds CUPTI" "$T/$c.err" | head -1)"
+		fail=$((fail + 1))
+	fi
 done
 # torch.profiler inside a process gpuscope records: one warning naming it, the script unchanged
 "$GS" profile -f -o "$T/second" python3 tests/gpu/torch_second_user.py >"$T/second.out" 2>"$T/second.err"
