@@ -35,7 +35,8 @@ static const struct gs_column mem_size_cols[] = {
 };
 
 /* Kernels grouped by a label of their launch shape (gb: grid and block sizes too). Every
- * kernel of a shape has the same label, so it is made once per shape, in the first pass. */
+ * kernel of a shape has the same label, so it is made once per shape, in the first pass; the
+ * second replays the first's samples (groups.h) rather than walk the kernels again. */
 static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, int gb,
 			  struct gs_groups *g)
 {
@@ -44,7 +45,10 @@ static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, i
 	memset(ids, 0, (m->kshapes.n + 1) * sizeof(*ids));
 	struct gs_strbuf label;
 	gs_strbuf_init(&label);
+	gs_groups_log(g, m->kernels.n);
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass && gs_groups_replay(g))
+			break;
 		for (size_t i = 0; i < m->kernels.n; i++) {
 			const struct gs_kernel *k = &m->kernels.v[i];
 			if (!gs_filter_keep(m, f, k->pid, k->device, k->start))

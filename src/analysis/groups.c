@@ -35,6 +35,37 @@ uint32_t gs_groups_label(struct gs_groups *g, const char *label)
 	return id;
 }
 
+void gs_groups_log(struct gs_groups *g, size_t n)
+{
+	free(g->log);
+	g->log = gs_xmalloc((n ? n : 1) * sizeof(*g->log)); /* pages touched only as noted */
+	g->nlog = 0;
+	g->log_cap = n;
+}
+
+void gs_groups_log_drop(struct gs_groups *g, uint64_t value)
+{
+	if (value <= UINT32_MAX) /* more samples than the caller said: a bug */
+		abort();
+	free(g->log);
+	g->log = NULL;
+	g->nlog = g->log_cap = 0;
+}
+
+int gs_groups_replay(struct gs_groups *g)
+{
+	struct gs_sample *log = g->log;
+	size_t n = g->nlog;
+	g->log = NULL; /* first, so that the adds below store values instead of noting them */
+	g->nlog = g->log_cap = 0;
+	if (!log)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		gs_groups_add(g, log[i].id, log[i].value);
+	free(log);
+	return 1;
+}
+
 void gs_groups_place(struct gs_groups *g)
 {
 	size_t at = 0;
@@ -110,6 +141,7 @@ void gs_groups_release(struct gs_groups *g)
 {
 	free(g->vals);
 	free(g->vals32);
+	free(g->log);
 	free(g->v.v);
 	gs_intern_release(&g->labels);
 	memset(g, 0, sizeof(*g));

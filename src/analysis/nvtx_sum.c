@@ -54,7 +54,10 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	GS_VEC(struct key) keys = {0};
 	struct gs_groups g;
 	gs_groups_init(&g);
+	gs_groups_log(&g, m->ranges.n); /* the second pass replays the first's samples */
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass && gs_groups_replay(&g))
+			break;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
 			if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
