@@ -135,6 +135,40 @@ static void test_increasing_ids(void **state)
 	gs_model_release(&m);
 }
 
+/* The same path with GPU work on two streams, as bench/gen_trace has it: every fourth kernel
+ * runs on a second stream, 45 launches after its own, so the search jumps ahead and back (ids
+ * skip now and then, as CUPTI's do for calls not recorded). Every kernel finds its call. */
+static void test_two_streams_ids(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	m.nstrings = 1;
+	m.strings = gs_xmalloc(sizeof(char *));
+	m.string_lens = gs_xcalloc(1, sizeof(uint32_t));
+	m.strings[0] = gs_xstrdup("");
+	enum { N = 1000, LAG = 45 };
+	for (uint32_t i = 0; i < N; i++)
+		api(&m, 10, 1000 + 10 * i, 1 + i + i / 7);
+	/* kernel i starts at 2 i, or 2 (i + LAG) + 1 on the second stream */
+	uint32_t order[N];
+	size_t k = 0;
+	for (uint32_t t = 0; t < 2 * (N + LAG) + 2; t++) {
+		uint32_t i = t / 2;
+		if (t % 2 == 0 && i < N && i % 4 != 3)
+			order[k++] = i;
+		else if (t % 2 == 1 && i >= LAG && i - LAG < N && (i - LAG) % 4 == 3)
+			order[k++] = i - LAG;
+	}
+	assert_int_equal(k, N);
+	for (size_t j = 0; j < N; j++)
+		kernel(&m, 1 + order[j] + order[j] / 7, 50000 + j, 1, 0);
+	gs_model_join(&m);
+	for (size_t j = 0; j < N; j++)
+		assert_int_equal(m.kernels.v[j].api, (int)order[j]);
+	gs_model_release(&m);
+}
+
 /* Two processes, one with ids too far apart for an array indexed by id (a hash map then), one
  * with dense ids in no particular order: every kernel finds its own process's call. */
 static void test_sparse_ids(void **state)
@@ -259,6 +293,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joins),
 		cmocka_unit_test(test_increasing_ids),
+		cmocka_unit_test(test_two_streams_ids),
 		cmocka_unit_test(test_sparse_ids),
 		cmocka_unit_test(test_nvtx_kern_sum),
 		cmocka_unit_test(test_streams),
