@@ -83,6 +83,28 @@ void gs_groups_place(struct gs_groups *g)
 		g->vals = gs_xmalloc((at ? at : 1) * sizeof(*g->vals));
 }
 
+/* The mean of a group's values (n > 0): exact, what summing in long double gives while the
+ * sum stays under 2^64. */
+static double group_avg(const struct gs_group *x)
+{
+	long double sum = (long double)x->carries * 0x1p64L + (long double)x->s.total;
+	return (double)(sum / (size_t)x->s.n);
+}
+
+void gs_groups_finish_totals(struct gs_groups *g)
+{
+	if (g->vals || g->vals32)
+		abort(); /* after gs_groups_place: gs_groups_finish */
+	for (size_t i = 0; i < g->v.n; i++) {
+		struct gs_summary *s = &g->v.v[i].s;
+		s->avg = s->n ? group_avg(&g->v.v[i]) : 0.0;
+		s->med = s->stddev = NAN;
+	}
+	free(g->log);
+	g->log = NULL;
+	g->nlog = g->log_cap = 0;
+}
+
 void gs_groups_finish(struct gs_groups *g)
 {
 	for (size_t i = 0; i < g->v.n; i++) {
@@ -93,9 +115,7 @@ void gs_groups_finish(struct gs_groups *g)
 		if (!s->n)
 			continue;
 		size_t n = (size_t)s->n;
-		/* exact: what summing in long double gives while the sum stays under 2^64 */
-		long double sum = (long double)x->carries * 0x1p64L + (long double)s->total;
-		s->avg = (double)(sum / n);
+		s->avg = group_avg(x);
 		long double acc = 0;
 		if (g->vals32) {
 			uint32_t *v = g->vals32 + x->at;

@@ -52,6 +52,10 @@ void gs_groups_log_drop(struct gs_groups *g, uint64_t value);
 /* Between the passes. */
 void gs_groups_place(struct gs_groups *g);
 void gs_groups_finish(struct gs_groups *g);
+/* Instead of place, a second pass and finish: after the first pass alone, each summary's
+ * count, total, min, max and mean; med and stddev NAN (empty cells), as they need every
+ * value. For callers that show only those (the overview): one pass, no memory per sample. */
+void gs_groups_finish_totals(struct gs_groups *g);
 void gs_groups_sort(struct gs_groups *g);
 void gs_groups_release(struct gs_groups *g);
 

@@ -43,10 +43,10 @@ static int cmp_order(const void *a, const void *b)
 	return p->startend - q->startend;
 }
 
-int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
-		       struct gs_err *err)
+/* spread 0: Med (ns) and StdDev (ns) left empty, one pass (gs_groups_finish_totals). */
+static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int spread,
+		     struct gs_table *out)
 {
-	(void)err;
 	gs_table_init(out, "nvtx_sum", "NVTX Range Summary", cols, sizeof(cols) / sizeof(cols[0]));
 	/* a range's group: by its name's string id (the first group of that name, + 1), then
 	 * along the few groups of the same name in other domains or styles */
@@ -54,9 +54,10 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	GS_VEC(struct key) keys = {0};
 	struct gs_groups g;
 	gs_groups_init(&g);
-	gs_groups_log(&g, m->ranges.n); /* the second pass replays the first's samples */
+	if (spread)
+		gs_groups_log(&g, m->ranges.n); /* the second pass replays the first's samples */
 	for (int pass = 0; pass < 2; pass++) {
-		if (pass && gs_groups_replay(&g))
+		if (pass && (!spread || gs_groups_replay(&g)))
 			break;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
@@ -81,11 +82,14 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 			}
 			gs_groups_add(&g, id - 1, r->end - r->start);
 		}
-		if (!pass)
+		if (!pass && spread)
 			gs_groups_place(&g);
 	}
 	free(by_name);
-	gs_groups_finish(&g);
+	if (spread)
+		gs_groups_finish(&g);
+	else
+		gs_groups_finish_totals(&g);
 	uint64_t all = 0;
 	uint32_t *order = gs_xmalloc((g.v.n + 1) * sizeof(*order));
 	for (size_t i = 0; i < g.v.n; i++) {
@@ -114,5 +118,20 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	free(order);
 	free(keys.v);
 	gs_groups_release(&g);
+}
+
+int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err)
+{
+	(void)err;
+	nvtx_sum(m, f, 1, out);
+	return 0;
+}
+
+int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *f,
+			      struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	nvtx_sum(m, f, 0, out);
 	return 0;
 }
