@@ -367,10 +367,11 @@ static demangle_fn find_demangler(void)
 	return f;
 }
 
-static void demangle_kernels(struct gs_model *m)
+void gs_model_demangle(struct gs_model *m)
 {
-	if (!m->kshapes.n)
+	if (m->demangled || !m->kshapes.n)
 		return;
+	m->demangled = 1;
 	demangle_fn dm = find_demangler();
 	struct gs_u64map done;
 	gs_u64map_init(&done);
@@ -402,5 +403,6 @@ void gs_model_join(struct gs_model *m)
 	join_ranges(m, &ix);
 	join_correlation(m, &ix);
 	free(ix.v);
-	demangle_kernels(m);
+	m->joined = 1;
+	gs_model_demangle(m);
 }

@@ -377,7 +377,7 @@ int32_t gs_range_end_tid(const struct gs_model *m, size_t i)
 	return a ? a->end_tid : m->ranges.v[i].tid;
 }
 
-static int load(struct gs_model *m, struct gs_reader *r)
+static int load(struct gs_model *m, struct gs_reader *r, int join)
 {
 	struct gs_chunk c;
 	struct load_state ls;
@@ -433,7 +433,10 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);
 	gs_cuda_chunk_release(m);
-	gs_model_join(m);
+	if (join)
+		gs_model_join(m);
+	else
+		gs_model_demangle(m);
 	if (!m->version) m->version = gs_xstrdup("");
 	if (!m->command) m->command = gs_xstrdup("");
 	if (!m->host) m->host = gs_xstrdup("");
@@ -442,7 +445,7 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	return 0;
 }
 
-int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
+static int load_path(struct gs_model *m, const char *path, int join, struct gs_err *err)
 {
 	memset(m, 0, sizeof(*m));
 	struct gs_reader r;
@@ -450,9 +453,19 @@ int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
 	if (rc < 0)
 		return rc;
 	m->path = gs_xstrdup(path);
-	load(m, &r);
+	load(m, &r, join);
 	gs_reader_close(&r);
 	return 0;
+}
+
+int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
+{
+	return load_path(m, path, 1, err);
+}
+
+int gs_model_load_unjoined(struct gs_model *m, const char *path, struct gs_err *err)
+{
+	return load_path(m, path, 0, err);
 }
 
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
@@ -464,7 +477,7 @@ int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data,
 	if (rc < 0)
 		return rc;
 	m->path = gs_xstrdup(name);
-	load(m, &r);
+	load(m, &r, 1);
 	gs_reader_close(&r);
 	return 0;
 }

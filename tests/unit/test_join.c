@@ -1,6 +1,6 @@
 /* test_join.c: the model's joins (range parents, API call -> innermost range on its thread,
  * kernel -> API call by correlation) and the nvtx_kern_sum report built on them, on a
- * hand-built model with known answers. */
+ * hand-built model with known answers; a trace loaded without them, joined later. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -288,6 +288,44 @@ static void test_streams(void **state)
 	gs_model_release(&m);
 }
 
+/* gs_model_load_unjoined: the model of gs_model_load with the joins left out (parents, calls'
+ * ranges, GPU work's calls all -1; names demangled), and gs_model_join then makes it that
+ * model; on a recorded trace (tests/data/cuda_resnet50.gst: ranges, calls and kernels). */
+static void test_unjoined(void **state)
+{
+	(void)state;
+	static const char path[] = "tests/data/cuda_resnet50.gst";
+	struct gs_model j, u;
+	struct gs_err err = {0};
+	assert_int_equal(gs_model_load(&j, path, &err), 0);
+	assert_int_equal(gs_model_load_unjoined(&u, path, &err), 0);
+	assert_true(j.joined && !u.joined);
+	assert_true(j.kernels.n > 0 && j.apis.n > 0 && j.ranges.n > 0);
+	assert_int_equal(u.kernels.n, j.kernels.n);
+	assert_int_equal(u.apis.n, j.apis.n);
+	assert_int_equal(u.ranges.n, j.ranges.n);
+	assert_int_equal(u.kshapes.n, j.kshapes.n);
+	size_t linked = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < j.kernels.n; i++) {
+			assert_int_equal(u.kernels.v[i].api, pass ? j.kernels.v[i].api : -1);
+			linked += !pass && j.kernels.v[i].api >= 0;
+		}
+		for (size_t i = 0; i < j.apis.n; i++)
+			assert_int_equal(u.apis.v[i].range, pass ? j.apis.v[i].range : -1);
+		for (size_t i = 0; i < j.ranges.n; i++)
+			assert_int_equal(u.ranges.v[i].parent, pass ? j.ranges.v[i].parent : -1);
+		for (size_t i = 0; i < j.kshapes.n; i++) /* demangled either way, and once */
+			assert_string_equal(u.strings[u.kshapes.v[i].dname], j.strings[j.kshapes.v[i].dname]);
+		assert_int_equal(u.nstrings, j.nstrings);
+		if (!pass)
+			gs_model_join(&u);
+	}
+	assert_true(linked > 0 && u.joined);
+	gs_model_release(&j);
+	gs_model_release(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_ids),
 		cmocka_unit_test(test_nvtx_kern_sum),
 		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_unjoined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
