@@ -199,7 +199,7 @@ static int nvtx_section(const struct gs_model *m, const struct gs_filter *f, str
 {
 	INIT(t, "nvtx", "Top NVTX ranges by time", nvtx_cols);
 	struct gs_table n;
-	if (gs_report_nvtx_sum_totals(m, f, &n, err) < 0)
+	if (gs_report_nvtx_sum_totals(m, f, GS_OVERVIEW_TOP, &n, err) < 0)
 		return -1;
 	for (size_t r = 0; r < n.nrows && r < GS_OVERVIEW_TOP; r++) {
 		union gs_cell *c = gs_table_row(t);

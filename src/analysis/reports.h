@@ -35,10 +35,11 @@ int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter
 				struct gs_table *out, struct gs_err *err);
 /* cuda_gpu_kern_sum and nvtx_sum with Med (ns) and StdDev (ns) left empty, the other columns
  * as theirs: one pass over the kernels or ranges and no memory per one (what the overview
- * shows of them). */
+ * shows of them); of nvtx_sum the first top rows only (0: all), as a trace may have a range
+ * name per step. */
 int gs_report_cuda_gpu_kern_sum_totals(const struct gs_model *m, const struct gs_filter *f,
 				       struct gs_table *out, struct gs_err *err);
-int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *f,
+int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *f, size_t top,
 			      struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_filter *f,
 				   struct gs_table *out, struct gs_err *err);

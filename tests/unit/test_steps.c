@@ -707,6 +707,7 @@ static void test_overview_totals(void **state)
 	range(&m, 2900, 3100, S_P5, 0, 2, 5, GS_RANGE_STARTEND);
 	range(&m, 3200, 3200, S_P6, 0, 1, 1, GS_RANGE_OPEN); /* never ended: left out */
 	kernel(&m, 2300, 2340, 1, 1);
+	range(&m, 3400, 3600, S_P7, 0, 1, 1, 0); /* #7: 500 ns as #6, in two: before it */
 	static const char *const spread[] = {"Med", "StdDev", NULL};
 	static const char *const host[] = {"Runtime API", "Sync Wait", "Idle", NULL};
 	const struct gs_filter fs[] = {{0}, {.pid = 1}, {.by_device = 1, .device = 0}, {.t0 = 1500}};
@@ -726,11 +727,20 @@ static void test_overview_totals(void **state)
 		gs_table_release(&full);
 		gs_table_release(&tot);
 		assert_int_equal(gs_report_nvtx_sum(&m, &fs[i], &full, &err), 0);
-		assert_int_equal(gs_report_nvtx_sum_totals(&m, &fs[i], &tot, &err), 0);
+		assert_int_equal(gs_report_nvtx_sum_totals(&m, &fs[i], 0, &tot, &err), 0);
 		assert_true(full.nrows > 0 || fs[i].by_device); /* --device: no CPU-side records */
 		same_but(&full, &tot, spread);
-		gs_table_release(&full);
 		gs_table_release(&tot);
+		/* the first top rows: those of the report */
+		for (size_t top = 1; top <= full.nrows + 1; top++) {
+			assert_int_equal(gs_report_nvtx_sum_totals(&m, &fs[i], top, &tot, &err), 0);
+			assert_int_equal(tot.nrows, GS_MIN(top, full.nrows));
+			struct gs_table cut = full;
+			cut.nrows = tot.nrows;
+			same_but(&cut, &tot, spread);
+			gs_table_release(&tot);
+		}
+		gs_table_release(&full);
 	}
 	model_free(&m);
 }
