@@ -5,6 +5,7 @@ set -u
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
 have_header zstd.h   || missing="$missing libzstd-dev"
+have_header libdeflate.h || missing="$missing libdeflate-dev"
 have_header zlib.h   || missing="$missing zlib1g-dev"
 have_header stdarg.h || missing="$missing build-essential"
 printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <cmocka.h>\n' \

@@ -35,16 +35,22 @@ static const struct gs_column mem_size_cols[] = {
 };
 
 /* Kernels grouped by a label of their launch shape (gb: grid and block sizes too). Every
- * kernel of a shape has the same label, so it is made once per shape, in the first pass. */
+ * kernel of a shape has the same label, so it is made once per shape, in the first pass; the
+ * second replays the first's samples (groups.h) rather than walk the kernels again. Without
+ * spread, no second pass: medians and deviations are left empty (gs_groups_finish_totals). */
 static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, int gb,
-			  struct gs_groups *g)
+			  int spread, struct gs_groups *g)
 {
 	gs_groups_init(g);
 	uint32_t *ids = gs_xmalloc((m->kshapes.n + 1) * sizeof(*ids)); /* by shape, +1: none yet */
 	memset(ids, 0, (m->kshapes.n + 1) * sizeof(*ids));
 	struct gs_strbuf label;
 	gs_strbuf_init(&label);
+	if (spread)
+		gs_groups_log(g, m->kernels.n);
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass && (!spread || gs_groups_replay(g)))
+			break;
 		for (size_t i = 0; i < m->kernels.n; i++) {
 			const struct gs_kernel *k = &m->kernels.v[i];
 			if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
@@ -62,23 +68,40 @@ static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, i
 			}
 			gs_groups_add(g, *id - 1, k->end - k->start);
 		}
-		if (!pass)
+		if (!pass && spread)
 			gs_groups_place(g);
 	}
 	gs_strbuf_release(&label);
 	free(ids);
-	gs_groups_finish(g);
+	if (spread)
+		gs_groups_finish(g);
+	else
+		gs_groups_finish_totals(g);
 	gs_groups_sort(g);
+}
+
+static void kern_sum(const struct gs_model *m, const struct gs_filter *f, int spread,
+		     struct gs_table *out)
+{
+	struct gs_groups g;
+	kernel_groups(m, f, 0, spread, &g);
+	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
+	gs_groups_release(&g);
 }
 
 int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
-	struct gs_groups g;
-	kernel_groups(m, f, 0, &g);
-	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
-	gs_groups_release(&g);
+	kern_sum(m, f, 1, out);
+	return 0;
+}
+
+int gs_report_cuda_gpu_kern_sum_totals(const struct gs_model *m, const struct gs_filter *f,
+				       struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	kern_sum(m, f, 0, out);
 	return 0;
 }
 
@@ -88,7 +111,7 @@ int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_fil
 {
 	(void)err;
 	struct gs_groups g;
-	kernel_groups(m, f, 1, &g);
+	kernel_groups(m, f, 1, 1, &g);
 	struct gs_table t;
 	gs_groups_time_table(&g, &t, "cuda_gpu_kern_gb_sum", "CUDA GPU Kernel/Grid/Block Summary",
 			     kern_cols);

@@ -74,6 +74,36 @@ static uint32_t device_name(const struct gs_model *m, uint32_t device)
 	return 0;
 }
 
+typedef GS_VEC(struct dev) dev_vec;
+
+/* The operation [start, end) on device (cut to the window) into its device's union; *last:
+ * the device of the operation before (they come in runs). */
+static inline void take(dev_vec *d, size_t *last, const struct slices *sl, uint64_t start,
+			uint64_t end, uint32_t device)
+{
+	if (*last >= d->n || d->v[*last].device != device) {
+		for (*last = 0; *last < d->n && d->v[*last].device != device; ++*last)
+			;
+		if (*last == d->n) {
+			struct dev nd = {.device = device, .cs = start, .ce = end};
+			GS_VEC_PUSH(d, nd);
+		}
+	}
+	struct dev *x = &d->v[*last];
+	x->n++;
+	if (sl->n)
+		x->sn[slice_of(sl, start)]++;
+	if (end > x->last_end)
+		x->last_end = end;
+	if (start > x->ce) {
+		close_segment(x, sl, x->cs, x->ce);
+		x->cs = start;
+		x->ce = end;
+	} else if (end > x->ce) {
+		x->ce = end;
+	}
+}
+
 /* The devices' unions over [w0, w1) (w1 UINT64_MAX: open), sorted by device; sl->n slices
  * filled too when not 0. */
 static void sweep(const struct gs_model *m, const struct gs_filter *f, uint64_t w0, uint64_t w1,
@@ -83,7 +113,7 @@ static void sweep(const struct gs_model *m, const struct gs_filter *f, uint64_t 
 	who.t0 = who.t1 = 0;
 	/* kernels, copies and memsets merged in order of start (ties: in that order), each into
 	 * its device's union; cut to the window, starts keep their order */
-	GS_VEC(struct dev) d = {0};
+	dev_vec d = {0};
 	size_t last = 0;
 	struct gs_cursor cur[3];
 	GS_CURSOR_INIT(&cur[0], m->kernels);
@@ -98,47 +128,40 @@ again:
 				t = u, best = gs_cursor_start(&cur[u]);
 		if (t < 0 || best >= w1)
 			break;
-		uint64_t start, end;
-		int32_t pid;
-		uint32_t device;
+		/* table t leads: walked on while its rows start before the others' heads (up to
+		 * and with a tie to the later tables': ties go in table order) and the window's
+		 * end, without looking at the others again; most traces have kernels alone */
+		uint64_t lt = w1, le = UINT64_MAX;
+		for (int u = 0; u < 3; u++) {
+			if (u == t || cur[u].i >= cur[u].n)
+				continue;
+			if (u < t)
+				lt = GS_MIN(lt, gs_cursor_start(&cur[u]));
+			else
+				le = GS_MIN(le, gs_cursor_start(&cur[u]));
+		}
+		struct gs_cursor *c = &cur[t];
+		uint64_t s;
+		do {
+			uint64_t start, end;
+			int32_t pid;
+			uint32_t device;
 #define GET(type)                                                                    \
 	{                                                                            \
-		const type *o = gs_cursor_get(&cur[t]);                              \
+		const type *o = gs_cursor_get(c);                                    \
 		start = o->start, end = o->end, pid = o->pid, device = o->device;    \
 	}
-		if (t == 0)
-			GET(struct gs_kernel)
-		else if (t == 1)
-			GET(struct gs_copy)
-		else
-			GET(struct gs_memset)
+			if (t == 0)
+				GET(struct gs_kernel)
+			else if (t == 1)
+				GET(struct gs_copy)
+			else
+				GET(struct gs_memset)
 #undef GET
-		gs_cursor_next(&cur[t]);
-		if (end <= w0 || !gs_filter_keep(m, &who, pid, device, start))
-			continue;
-		start = GS_MAX(start, w0);
-		end = GS_MIN(end, w1);
-		if (last >= d.n || d.v[last].device != device) {
-			for (last = 0; last < d.n && d.v[last].device != device; last++)
-				;
-			if (last == d.n) {
-				struct dev nd = {.device = device, .cs = start, .ce = end};
-				GS_VEC_PUSH(&d, nd);
-			}
-		}
-		struct dev *x = &d.v[last];
-		x->n++;
-		if (sl->n)
-			x->sn[slice_of(sl, start)]++;
-		if (end > x->last_end)
-			x->last_end = end;
-		if (start > x->ce) {
-			close_segment(x, sl, x->cs, x->ce);
-			x->cs = start;
-			x->ce = end;
-		} else if (end > x->ce) {
-			x->ce = end;
-		}
+			gs_cursor_next(c);
+			if (end > w0 && gs_filter_keep(m, &who, pid, device, start))
+				take(&d, &last, sl, GS_MAX(start, w0), GS_MIN(end, w1), device);
+		} while (c->i < c->n && (s = gs_cursor_start(c)) < lt && s <= le);
 	}
 	int redo = 0; /* a table out of order (built by hand): again, through a sorted copy */
 	for (int u = 0; u < 3; u++) {

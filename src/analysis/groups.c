@@ -35,6 +35,37 @@ uint32_t gs_groups_label(struct gs_groups *g, const char *label)
 	return id;
 }
 
+void gs_groups_log(struct gs_groups *g, size_t n)
+{
+	free(g->log);
+	g->log = gs_xmalloc((n ? n : 1) * sizeof(*g->log)); /* pages touched only as noted */
+	g->nlog = 0;
+	g->log_cap = n;
+}
+
+void gs_groups_log_drop(struct gs_groups *g, uint64_t value)
+{
+	if (value <= UINT32_MAX) /* more samples than the caller said: a bug */
+		abort();
+	free(g->log);
+	g->log = NULL;
+	g->nlog = g->log_cap = 0;
+}
+
+int gs_groups_replay(struct gs_groups *g)
+{
+	struct gs_sample *log = g->log;
+	size_t n = g->nlog;
+	g->log = NULL; /* first, so that the adds below store values instead of noting them */
+	g->nlog = g->log_cap = 0;
+	if (!log)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		gs_groups_add(g, log[i].id, log[i].value);
+	free(log);
+	return 1;
+}
+
 void gs_groups_place(struct gs_groups *g)
 {
 	size_t at = 0;
@@ -52,6 +83,28 @@ void gs_groups_place(struct gs_groups *g)
 		g->vals = gs_xmalloc((at ? at : 1) * sizeof(*g->vals));
 }
 
+/* The mean of a group's values (n > 0): exact, what summing in long double gives while the
+ * sum stays under 2^64. */
+static double group_avg(const struct gs_group *x)
+{
+	long double sum = (long double)x->carries * 0x1p64L + (long double)x->s.total;
+	return (double)(sum / (size_t)x->s.n);
+}
+
+void gs_groups_finish_totals(struct gs_groups *g)
+{
+	if (g->vals || g->vals32)
+		abort(); /* after gs_groups_place: gs_groups_finish */
+	for (size_t i = 0; i < g->v.n; i++) {
+		struct gs_summary *s = &g->v.v[i].s;
+		s->avg = s->n ? group_avg(&g->v.v[i]) : 0.0;
+		s->med = s->stddev = NAN;
+	}
+	free(g->log);
+	g->log = NULL;
+	g->nlog = g->log_cap = 0;
+}
+
 void gs_groups_finish(struct gs_groups *g)
 {
 	for (size_t i = 0; i < g->v.n; i++) {
@@ -62,9 +115,7 @@ void gs_groups_finish(struct gs_groups *g)
 		if (!s->n)
 			continue;
 		size_t n = (size_t)s->n;
-		/* exact: what summing in long double gives while the sum stays under 2^64 */
-		long double sum = (long double)x->carries * 0x1p64L + (long double)s->total;
-		s->avg = (double)(sum / n);
+		s->avg = group_avg(x);
 		long double acc = 0;
 		if (g->vals32) {
 			uint32_t *v = g->vals32 + x->at;
@@ -110,6 +161,7 @@ void gs_groups_release(struct gs_groups *g)
 {
 	free(g->vals);
 	free(g->vals32);
+	free(g->log);
 	free(g->v.v);
 	gs_intern_release(&g->labels);
 	memset(g, 0, sizeof(*g));

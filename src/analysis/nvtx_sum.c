@@ -43,10 +43,29 @@ static int cmp_order(const void *a, const void *b)
 	return p->startend - q->startend;
 }
 
-int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
-		       struct gs_err *err)
+/* The first top of order[0..n) by cmp_order, sorted, into order[0..top): an insertion sort
+ * into a prefix that never grows past top. A trace can have a range name per step
+ * (ProfilerStep#N: 166,000 at 50M events), and the overview wants five. Returns their count. */
+static size_t select_top(uint32_t *order, size_t n, size_t top)
 {
-	(void)err;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = order[i]; /* read before any write: writes go below k <= i */
+		if (k == top && cmp_order(&x, &order[k - 1]) >= 0)
+			continue;
+		size_t j = k < top ? k++ : top - 1;
+		for (; j > 0 && cmp_order(&x, &order[j - 1]) < 0; j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+	return k;
+}
+
+/* spread 0: Med (ns) and StdDev (ns) left empty, one pass (gs_groups_finish_totals); top: the
+ * first top rows only (0: all). */
+static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int spread, size_t top,
+		     struct gs_table *out)
+{
 	gs_table_init(out, "nvtx_sum", "NVTX Range Summary", cols, sizeof(cols) / sizeof(cols[0]));
 	/* a range's group: by its name's string id (the first group of that name, + 1), then
 	 * along the few groups of the same name in other domains or styles */
@@ -54,7 +73,11 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	GS_VEC(struct key) keys = {0};
 	struct gs_groups g;
 	gs_groups_init(&g);
+	if (spread)
+		gs_groups_log(&g, m->ranges.n); /* the second pass replays the first's samples */
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass && (!spread || gs_groups_replay(&g)))
+			break;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
 			if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
@@ -78,11 +101,14 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 			}
 			gs_groups_add(&g, id - 1, r->end - r->start);
 		}
-		if (!pass)
+		if (!pass && spread)
 			gs_groups_place(&g);
 	}
 	free(by_name);
-	gs_groups_finish(&g);
+	if (spread)
+		gs_groups_finish(&g);
+	else
+		gs_groups_finish_totals(&g);
 	uint64_t all = 0;
 	uint32_t *order = gs_xmalloc((g.v.n + 1) * sizeof(*order));
 	for (size_t i = 0; i < g.v.n; i++) {
@@ -91,9 +117,12 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	}
 	sort_keys = keys.v;
 	sort_groups = &g;
-	if (g.v.n > 1)
-		qsort(order, g.v.n, sizeof(*order), cmp_order);
-	for (size_t i = 0; i < g.v.n; i++) {
+	size_t rows = g.v.n;
+	if (top && top < rows)
+		rows = select_top(order, g.v.n, top);
+	else if (rows > 1)
+		qsort(order, rows, sizeof(*order), cmp_order);
+	for (size_t i = 0; i < rows; i++) {
 		const struct gs_summary *x = &g.v.v[order[i]].s;
 		const struct key *k = &keys.v[order[i]];
 		union gs_cell *c = gs_table_row(out);
@@ -111,5 +140,20 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	free(order);
 	free(keys.v);
 	gs_groups_release(&g);
+}
+
+int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err)
+{
+	(void)err;
+	nvtx_sum(m, f, 1, 0, out);
+	return 0;
+}
+
+int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *f, size_t top,
+			      struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	nvtx_sum(m, f, 0, top, out);
 	return 0;
 }

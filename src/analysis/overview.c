@@ -1,9 +1,12 @@
 /* overview.c: the one-screen overview of `gpuscope stats TRACE`. Each section is a small table
  * cut from a report's result (step_sum's summary rows, gpu_util, the top rows of
  * cuda_gpu_kern_sum and nvtx_sum, cuda_gpu_mem_time_sum joined with cuda_gpu_mem_size_sum), so
- * the overview and the reports can never disagree; only the trace facts and the loss counts
- * come from the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns:
- * integers in csv and json, with a unit on the console. */
+ * the overview and the reports can never disagree. Of step_sum, cuda_gpu_kern_sum and nvtx_sum
+ * it takes the variants that leave out columns it does not show, and the work only those need:
+ * step_sum_gpu sweeps the GPU tables without the API calls, the *_totals make one pass over
+ * their table (no medians, no deviations). Only the trace facts and the loss counts come from
+ * the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns: integers in csv and
+ * json, with a unit on the console. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +101,7 @@ static int step_section(const struct gs_model *m, const struct gs_filter *f, str
 {
 	INIT(t, "steps", "Steps", step_cols);
 	struct gs_table s;
-	if (gs_report_step_sum(m, f, &s, err) < 0)
+	if (gs_report_step_sum_gpu(m, f, &s, err) < 0)
 		return -1;
 	size_t n = s.nrows >= 2 ? s.nrows - 2 : 0; /* the last two: median and p90 */
 	if (n) {
@@ -150,7 +153,7 @@ static int kernel_section(const struct gs_model *m, const struct gs_filter *f, s
 {
 	INIT(t, "kernels", "Top kernels by GPU time", kern_cols);
 	struct gs_table k;
-	if (gs_report_cuda_gpu_kern_sum(m, f, &k, err) < 0)
+	if (gs_report_cuda_gpu_kern_sum_totals(m, f, &k, err) < 0)
 		return -1;
 	for (size_t r = 0; r < k.nrows && r < GS_OVERVIEW_TOP; r++) {
 		union gs_cell *c = gs_table_row(t);
@@ -196,7 +199,7 @@ static int nvtx_section(const struct gs_model *m, const struct gs_filter *f, str
 {
 	INIT(t, "nvtx", "Top NVTX ranges by time", nvtx_cols);
 	struct gs_table n;
-	if (gs_report_nvtx_sum(m, f, &n, err) < 0)
+	if (gs_report_nvtx_sum_totals(m, f, GS_OVERVIEW_TOP, &n, err) < 0)
 		return -1;
 	for (size_t r = 0; r < n.nrows && r < GS_OVERVIEW_TOP; r++) {
 		union gs_cell *c = gs_table_row(t);

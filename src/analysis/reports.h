@@ -33,6 +33,14 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 
 int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err);
+/* cuda_gpu_kern_sum and nvtx_sum with Med (ns) and StdDev (ns) left empty, the other columns
+ * as theirs: one pass over the kernels or ranges and no memory per one (what the overview
+ * shows of them); of nvtx_sum the first top rows only (0: all), as a trace may have a range
+ * name per step. */
+int gs_report_cuda_gpu_kern_sum_totals(const struct gs_model *m, const struct gs_filter *f,
+				       struct gs_table *out, struct gs_err *err);
+int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *f, size_t top,
+			      struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_filter *f,
 				   struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
@@ -64,6 +72,10 @@ int gs_report_memory_timeline(const struct gs_model *m, const struct gs_filter *
 /* Steps (the model's step table, or the whole run) and where their time went (step_sum.c). */
 int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
+/* step_sum with Sync Wait, Runtime API and Idle left empty, the other columns as its: a sweep
+ * over the GPU tables alone, without the API calls (what the overview shows of it). */
+int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

@@ -37,6 +37,8 @@
  * keeps them sorted), that grows the five unions of each process with steps (a running
  * segment per level) and reads |P_k before t| at every step's start and end as it passes
  * them: O(n + s log s) time for n records and s steps, O(s) memory; nothing is copied.
+ * step_sum_gpu (the overview's: durations and GPU Util) sweeps the GPU tables alone, as
+ * P_0..P_2 need nothing else, and leaves Sync Wait, Runtime API and Idle empty.
  *
  * Summary rows: for each column separately, the median and the 90th percentile over the
  * listed steps, by linear interpolation between the two nearest ranks (position p (n - 1) in
@@ -346,10 +348,12 @@ static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
 	return sb->buf;
 }
 
-int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
-		       struct gs_err *err)
+/* gpu_only: the sweep leaves out the API calls and sync records, and Sync Wait, Runtime API
+ * and Idle are left empty (they are what those records decide); the other columns are the
+ * same, as P_0..P_2 are unions of GPU work alone. */
+static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gpu_only,
+		     struct gs_table *out)
 {
-	(void)err;
 	gs_table_init(out, "step_sum", "Step Summary", cols, NCOLS);
 	/* without a step table (gs_model_steps not run), the whole run is the one step */
 	struct gs_step run = {.range = -1};
@@ -365,14 +369,14 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	x->m = m;
 	x->f = f;
 	x->sync_corr = gs_xmalloc((m->syncs.n + 1) * sizeof(*x->sync_corr));
-	for (size_t i = 0; i < m->syncs.n; i++)
+	for (size_t i = 0; i < m->syncs.n && !gpu_only; i++)
 		x->sync_corr[x->nsync_corr++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
 	qsort(x->sync_corr, x->nsync_corr, sizeof(*x->sync_corr), cmp_u64);
 	x->empty[L_KERNEL] = !m->kernels.n;
 	x->empty[L_MEMCPY] = !m->copies.n;
 	x->empty[L_MEMSET] = !m->memsets.n;
-	x->empty[L_SYNC] = !m->syncs.n && !m->apis.n;
-	x->empty[L_API] = !m->apis.n;
+	x->empty[L_SYNC] = gpu_only || (!m->syncs.n && !m->apis.n);
+	x->empty[L_API] = gpu_only || !m->apis.n;
 	for (int l = 0; l < NLEVELS; l++) {
 		int n = l + 1;
 		while (n < NLEVELS && x->empty[n])
@@ -434,8 +438,8 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	GS_CURSOR_INIT(&cur[T_KERNEL], m->kernels);
 	GS_CURSOR_INIT(&cur[T_COPY], m->copies);
 	GS_CURSOR_INIT(&cur[T_MEMSET], m->memsets);
-	GS_CURSOR_INIT(&cur[T_SYNC], m->syncs);
-	GS_CURSOR_INIT(&cur[T_API], m->apis);
+	gs_cursor_init(&cur[T_SYNC], m->syncs.v, gpu_only ? 0 : m->syncs.n, sizeof(*m->syncs.v));
+	gs_cursor_init(&cur[T_API], m->apis.v, gpu_only ? 0 : m->apis.n, sizeof(*m->apis.v));
 	for (;;) {
 		sweep(x, cur);
 		int again = 0;
@@ -491,6 +495,11 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		c[C_API].i = (int64_t)(p[L_API] - p[L_SYNC]);
 		c[C_IDLE].i = (int64_t)(dur - p[L_API]);
 		c[C_UTIL].f = dur ? 100.0 * (double)p[L_MEMSET] / (double)dur : 0.0;
+		if (gpu_only) {
+			gs_cell_set_none(out, c, C_SYNC);
+			gs_cell_set_none(out, c, C_API);
+			gs_cell_set_none(out, c, C_IDLE);
+		}
 		for (int cc = C_DUR; cc < NCOLS; cc++)
 			col[(size_t)cc * (kept.n + 1) + i] =
 				cc == C_UTIL ? c[cc].f : (double)c[cc].i;
@@ -504,6 +513,10 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		gs_cell_set_none(out, c, C_TID);
 		gs_cell_set_none(out, c, C_START);
 		for (int cc = C_DUR; cc < NCOLS; cc++) {
+			if (gpu_only && (cc == C_SYNC || cc == C_API || cc == C_IDLE)) {
+				gs_cell_set_none(out, c, cc);
+				continue;
+			}
 			double *v = &col[(size_t)cc * (kept.n + 1)];
 			double q = gs_quantile_f64(v, kept.n, frac[r]); /* selected, not sorted */
 			if (cc == C_UTIL)
@@ -529,5 +542,20 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	free(col);
 	free(x->sync_corr);
 	free(x);
+}
+
+int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err)
+{
+	(void)err;
+	step_sum(m, f, 0, out);
+	return 0;
+}
+
+int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	step_sum(m, f, 1, out);
 	return 0;
 }

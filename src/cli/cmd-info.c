@@ -45,7 +45,7 @@ static int run(int argc, char **argv)
 		return gs_usage_error(&gs_cmd_info, optind >= argc ? "no trace given" : "one trace at a time");
 	struct gs_model m;
 	struct gs_err err;
-	if (gs_model_load(&m, argv[optind], &err) < 0) {
+	if (gs_model_load_unjoined(&m, argv[optind], &err) < 0) { /* it shows no join */
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}

@@ -137,10 +137,13 @@ static int run(int argc, char **argv)
 
 	struct gs_model m;
 	struct gs_err err;
-	if (gs_model_load(&m, argv[optind], &err) < 0) {
+	/* the overview reads no join (model.h); the reports may */
+	if (gs_model_load_unjoined(&m, argv[optind], &err) < 0) {
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}
+	if (n)
+		gs_model_join(&m);
 	if (m.damaged)
 		gs_cli_warn("'%s' is damaged (%s); reporting what comes before", m.path, m.why);
 	else if (!m.complete)

@@ -541,6 +541,7 @@ void gs_model_gpu_clear(struct gs_model *m)
 {
 	m->kernels.n = m->kshapes.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
 	m->devices.n = m->graphs.n = m->contexts.n = m->stream_records.n = 0;
+	m->joined = m->demangled = 0; /* what comes next is neither */
 	gs_model_streams_release(m);
 	struct gs_cupti_names *st = m->cupti_names;
 	if (st) { /* the shapes and the sorted prefixes are gone */

@@ -234,20 +234,35 @@ static void join_ranges(struct gs_model *m, corr_vec *ix)
 	free(ao);
 }
 
-/* The API call with correlation id corr in a table whose ids increase with the index,
- * searched from *at (the previous answer: GPU operations in time order mostly follow their
- * calls' order) by galloping; -1 when no call has it. */
-static int32_t find_increasing(const struct gs_api *v, size_t n, uint32_t corr, size_t *at)
+/* The call with id corr among v[i..i + 4] (ids no greater than corr), or -1. */
+static inline int32_t find_near(const struct gs_api *v, size_t n, uint32_t corr, size_t i)
 {
-	size_t lo, hi, i = *at < n ? *at : n - 1, step = 1;
-	if (v[i].correlation == corr)
-		return (int32_t)i;
-	/* most often a few calls ahead (two streams' kernels interleave): look there first */
-	for (size_t j = i + 1; j < n && j <= i + 4 && v[j].correlation <= corr; j++)
-		if (v[j].correlation == corr) {
-			*at = j;
+	for (size_t j = i; j < n && j <= i + 4 && v[j].correlation <= corr; j++)
+		if (v[j].correlation == corr)
 			return (int32_t)j;
-		}
+	return -1;
+}
+
+/* The API call with correlation id corr in a table whose ids increase with the index, or -1
+ * when no call has it. GPU operations in time order mostly follow their calls' order, so it
+ * is searched near the previous answer at[0], then near at[1], where the search was before
+ * its last jump, then by galloping from at[0]. Work on two streams interleaves: a kernel of
+ * the second runs after many launches for the first (every fourth backward kernel of
+ * bench/gen_trace, 45 calls away), and the next is back where the first left off; the two
+ * places answer nearly every search. */
+static int32_t find_increasing(const struct gs_api *v, size_t n, uint32_t corr, size_t at[2])
+{
+	size_t lo, hi, i = at[0] < n ? at[0] : n - 1, step = 1;
+	int32_t r = find_near(v, n, corr, i);
+	if (r >= 0) {
+		at[0] = (size_t)r;
+		return r;
+	}
+	if (at[1] < n && (r = find_near(v, n, corr, at[1])) >= 0) {
+		at[1] = at[0];
+		at[0] = (size_t)r;
+		return r;
+	}
 	if (v[i].correlation < corr) { /* forward: the answer is in (i, n) */
 		lo = i + 1;
 		while (i + step < n && v[i + step].correlation < corr)
@@ -267,7 +282,8 @@ static int32_t find_increasing(const struct gs_api *v, size_t n, uint32_t corr, 
 			hi = mid;
 	}
 	if (lo < n && v[lo].correlation == corr) {
-		*at = lo;
+		at[1] = at[0];
+		at[0] = lo;
 		return (int32_t)lo;
 	}
 	return -1;
@@ -281,9 +297,9 @@ static void join_correlation(struct gs_model *m, corr_vec *ix)
 		 * start): search the API table itself, no index at all. */
 		int32_t pid = ix->v[0].pid;
 #define FIND(vec)                                                                            \
-	for (size_t i = 0, at = 0; i < m->vec.n; i++) {                                      \
+	for (size_t i = 0, at[2] = {0, SIZE_MAX}; i < m->vec.n; i++) {                       \
 		__typeof__(m->vec.v[0]) *o = &m->vec.v[i];                                    \
-		o->api = o->pid == pid ? find_increasing(m->apis.v, m->apis.n, o->correlation, &at) \
+		o->api = o->pid == pid ? find_increasing(m->apis.v, m->apis.n, o->correlation, at) \
 				       : -1;                                                 \
 	}
 		FIND(kernels)
@@ -351,10 +367,11 @@ static demangle_fn find_demangler(void)
 	return f;
 }
 
-static void demangle_kernels(struct gs_model *m)
+void gs_model_demangle(struct gs_model *m)
 {
-	if (!m->kshapes.n)
+	if (m->demangled || !m->kshapes.n)
 		return;
+	m->demangled = 1;
 	demangle_fn dm = find_demangler();
 	struct gs_u64map done;
 	gs_u64map_init(&done);
@@ -386,5 +403,6 @@ void gs_model_join(struct gs_model *m)
 	join_ranges(m, &ix);
 	join_correlation(m, &ix);
 	free(ix.v);
-	demangle_kernels(m);
+	m->joined = 1;
+	gs_model_demangle(m);
 }

@@ -379,7 +379,7 @@ int32_t gs_range_end_tid(const struct gs_model *m, size_t i)
 	return a ? a->end_tid : m->ranges.v[i].tid;
 }
 
-static int load(struct gs_model *m, struct gs_reader *r)
+static int load(struct gs_model *m, struct gs_reader *r, int join)
 {
 	struct gs_chunk c;
 	struct load_state ls;
@@ -435,7 +435,10 @@ static int load(struct gs_model *m, struct gs_reader *r)
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);
 	gs_cuda_chunk_release(m);
-	gs_model_join(m);
+	if (join)
+		gs_model_join(m);
+	else
+		gs_model_demangle(m);
 	if (!m->version) m->version = gs_xstrdup("");
 	if (!m->command) m->command = gs_xstrdup("");
 	if (!m->host) m->host = gs_xstrdup("");
@@ -456,7 +459,8 @@ static int head(const char *path, uint8_t *b, size_t n)
 	return (int)k;
 }
 
-int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
+/* Imported traces are always joined: their loader does the joins as it finishes. */
+static int load_path(struct gs_model *m, const char *path, int join, struct gs_err *err)
 {
 	uint8_t b[64];
 	int n = head(path, b, sizeof(b));
@@ -468,9 +472,19 @@ int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
 	if (rc < 0)
 		return rc;
 	m->path = gs_xstrdup(path);
-	load(m, &r);
+	load(m, &r, join);
 	gs_reader_close(&r);
 	return 0;
+}
+
+int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
+{
+	return load_path(m, path, 1, err);
+}
+
+int gs_model_load_unjoined(struct gs_model *m, const char *path, struct gs_err *err)
+{
+	return load_path(m, path, 0, err);
 }
 
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
@@ -484,7 +498,7 @@ int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data,
 	if (rc < 0)
 		return rc;
 	m->path = gs_xstrdup(name);
-	load(m, &r);
+	load(m, &r, 1);
 	gs_reader_close(&r);
 	return 0;
 }

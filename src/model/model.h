@@ -3,7 +3,8 @@
  * Invariants after gs_model_load: ranges are sorted by (start, pid, tid, level), GPU tables by
  * start (ties in the order the trace holds them), range_attrs by range, a range has an entry
  * there exactly when flagged GS_RANGE_SIDE, and the joins are done (parent, range, api,
- * dname); every string
+ * dname; after gs_model_load_unjoined only dname, with parent, range and api -1 until
+ * gs_model_join: `joined` says which); every string
  * id is < nstrings (0 is the empty string); times are CLOCK_MONOTONIC ns; threads are unique
  * by (pid, tid) and processes by (pid, image); `complete` is 0 when the file had no END chunk
  * and `damaged` when the reader stopped at a bad chunk (why says where). */
@@ -260,6 +261,8 @@ struct gs_model {
 
 	GS_VEC(struct gs_step) steps; /* sorted by (start, pid, tid); filled by gs_model_steps */
 	uint8_t steps_by;             /* enum gs_steps_by */
+	uint8_t joined;               /* range parents, calls' ranges, GPU ops' calls are set */
+	uint8_t demangled;            /* kernel shapes' dname are set */
 };
 
 /* Decode one CUPTI_RAW chunk payload into m (model/cupti.c); -1 when malformed. */
@@ -288,13 +291,20 @@ void gs_model_gpu_settle(struct gs_model *m);
  * as is). Done once by the loader; also for tables built by hand. */
 void gs_model_sort_gpu(struct gs_model *m);
 /* The joins, done once by the loader (model/join.c): range parents; API call -> innermost
- * range on its thread; GPU op -> API call by correlation; kernel names demangled. */
+ * range on its thread; GPU op -> API call by correlation; kernel names demangled (once: a
+ * model whose names are demangled keeps them). */
 void gs_model_join(struct gs_model *m);
+/* Only the last of those: kernel names demangled, unless they are. */
+void gs_model_demangle(struct gs_model *m);
 /* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
  * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);
 
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);
+/* gs_model_load without the range and correlation joins (a tenth of loading a large trace):
+ * for what reads no range parent, call's range or GPU operation's call (info, the overview);
+ * gs_model_join adds them later. */
+int gs_model_load_unjoined(struct gs_model *m, const char *path, struct gs_err *err);
 /* Load from memory (for tests and fuzzing); name is used in messages. */
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
 		      struct gs_err *err);

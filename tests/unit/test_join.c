@@ -1,6 +1,6 @@
 /* test_join.c: the model's joins (range parents, API call -> innermost range on its thread,
  * kernel -> API call by correlation) and the nvtx_kern_sum report built on them, on a
- * hand-built model with known answers. */
+ * hand-built model with known answers; a trace loaded without them, joined later. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -135,6 +135,40 @@ static void test_increasing_ids(void **state)
 	gs_model_release(&m);
 }
 
+/* The same path with GPU work on two streams, as bench/gen_trace has it: every fourth kernel
+ * runs on a second stream, 45 launches after its own, so the search jumps ahead and back (ids
+ * skip now and then, as CUPTI's do for calls not recorded). Every kernel finds its call. */
+static void test_two_streams_ids(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	m.nstrings = 1;
+	m.strings = gs_xmalloc(sizeof(char *));
+	m.string_lens = gs_xcalloc(1, sizeof(uint32_t));
+	m.strings[0] = gs_xstrdup("");
+	enum { N = 1000, LAG = 45 };
+	for (uint32_t i = 0; i < N; i++)
+		api(&m, 10, 1000 + 10 * i, 1 + i + i / 7);
+	/* kernel i starts at 2 i, or 2 (i + LAG) + 1 on the second stream */
+	uint32_t order[N];
+	size_t k = 0;
+	for (uint32_t t = 0; t < 2 * (N + LAG) + 2; t++) {
+		uint32_t i = t / 2;
+		if (t % 2 == 0 && i < N && i % 4 != 3)
+			order[k++] = i;
+		else if (t % 2 == 1 && i >= LAG && i - LAG < N && (i - LAG) % 4 == 3)
+			order[k++] = i - LAG;
+	}
+	assert_int_equal(k, N);
+	for (size_t j = 0; j < N; j++)
+		kernel(&m, 1 + order[j] + order[j] / 7, 50000 + j, 1, 0);
+	gs_model_join(&m);
+	for (size_t j = 0; j < N; j++)
+		assert_int_equal(m.kernels.v[j].api, (int)order[j]);
+	gs_model_release(&m);
+}
+
 /* Two processes, one with ids too far apart for an array indexed by id (a hash map then), one
  * with dense ids in no particular order: every kernel finds its own process's call. */
 static void test_sparse_ids(void **state)
@@ -254,14 +288,54 @@ static void test_streams(void **state)
 	gs_model_release(&m);
 }
 
+/* gs_model_load_unjoined: the model of gs_model_load with the joins left out (parents, calls'
+ * ranges, GPU work's calls all -1; names demangled), and gs_model_join then makes it that
+ * model; on a recorded trace (tests/data/cuda_resnet50.gst: ranges, calls and kernels). */
+static void test_unjoined(void **state)
+{
+	(void)state;
+	static const char path[] = "tests/data/cuda_resnet50.gst";
+	struct gs_model j, u;
+	struct gs_err err = {0};
+	assert_int_equal(gs_model_load(&j, path, &err), 0);
+	assert_int_equal(gs_model_load_unjoined(&u, path, &err), 0);
+	assert_true(j.joined && !u.joined);
+	assert_true(j.kernels.n > 0 && j.apis.n > 0 && j.ranges.n > 0);
+	assert_int_equal(u.kernels.n, j.kernels.n);
+	assert_int_equal(u.apis.n, j.apis.n);
+	assert_int_equal(u.ranges.n, j.ranges.n);
+	assert_int_equal(u.kshapes.n, j.kshapes.n);
+	size_t linked = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < j.kernels.n; i++) {
+			assert_int_equal(u.kernels.v[i].api, pass ? j.kernels.v[i].api : -1);
+			linked += !pass && j.kernels.v[i].api >= 0;
+		}
+		for (size_t i = 0; i < j.apis.n; i++)
+			assert_int_equal(u.apis.v[i].range, pass ? j.apis.v[i].range : -1);
+		for (size_t i = 0; i < j.ranges.n; i++)
+			assert_int_equal(u.ranges.v[i].parent, pass ? j.ranges.v[i].parent : -1);
+		for (size_t i = 0; i < j.kshapes.n; i++) /* demangled either way, and once */
+			assert_string_equal(u.strings[u.kshapes.v[i].dname], j.strings[j.kshapes.v[i].dname]);
+		assert_int_equal(u.nstrings, j.nstrings);
+		if (!pass)
+			gs_model_join(&u);
+	}
+	assert_true(linked > 0 && u.joined);
+	gs_model_release(&j);
+	gs_model_release(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joins),
 		cmocka_unit_test(test_increasing_ids),
+		cmocka_unit_test(test_two_streams_ids),
 		cmocka_unit_test(test_sparse_ids),
 		cmocka_unit_test(test_nvtx_kern_sum),
 		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_unjoined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* test_reports.c: the reports cuda_gpu_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum,
- * launch_sum, stream_sum, memory_sum and memory_timeline on hand-built models whose answers
+ * launch_sum, stream_sum, memory_sum and memory_timeline on hand-built models (and gpu_util's
+ * merge of the GPU tables against brute force) whose answers
  * are worked out by hand in the comments; empty cells in CSV and JSON; the filters. */
 #include <math.h>
 #include <stdarg.h>
@@ -688,6 +689,78 @@ static void test_memory_timeline(void **state)
 	gs_model_release(&m);
 }
 
+/* ---- gpu_util: the three tables merged ----
+ * Random kernels, copies and memsets on two devices, with shared starts, runs of one table and
+ * overlaps, against each device's union worked out by brute force (every nanosecond of
+ * [0, 4000) marked), over the whole session and over a --time window that clips. */
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void test_gpu_util_merge(void **state)
+{
+	(void)state;
+	enum { SPAN = 4000, OPS = 300 };
+	for (int round = 0; round < 20; round++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = T0 + SPAN;
+		uint64_t t = 0;
+		for (int i = 0; i < OPS; i++) {
+			t += rnd() % 3 ? rnd() % 25 : 0; /* a third share the previous start */
+			uint64_t s = t % (SPAN - 100), e = s + rnd() % 60;
+			uint32_t dev = (uint32_t)(rnd() % 2);
+			int table = round % 4 == 0 ? 0 : (int)(rnd() % 3); /* some rounds kernels alone */
+			if (table == 0)
+				kernel(&m, S_KA, s, e, dev, 7, (uint32_t)i + 1);
+			else if (table == 1)
+				copy(&m, s, e, 100, dev, 7, (uint32_t)i + 1);
+			else
+				memset_(&m, s, e, 100, dev, 7, (uint32_t)i + 1);
+		}
+		model_done(&m);
+		for (int win = 0; win < 2; win++) {
+			uint64_t w0 = win ? 700 : 0, w1 = win ? 2900 : SPAN;
+			struct gs_filter f = {.t0 = w0, .t1 = win ? w1 : 0};
+			static uint8_t busy[2][SPAN];
+			memset(busy, 0, sizeof(busy));
+			uint64_t ops[2] = {0};
+#define MARK(vec)                                                                            \
+	for (size_t i = 0; i < m.vec.n; i++) {                                               \
+		uint64_t s = m.vec.v[i].start - T0, e = m.vec.v[i].end - T0;                  \
+		if (e <= w0 || s >= w1)                                                      \
+			continue;                                                            \
+		ops[m.vec.v[i].device]++;                                                    \
+		for (uint64_t x = GS_MAX(s, w0); x < GS_MIN(e, w1); x++)                     \
+			busy[m.vec.v[i].device][x] = 1;                                      \
+	}
+			MARK(kernels)
+			MARK(copies)
+			MARK(memsets)
+#undef MARK
+			struct gs_table tb;
+			run(gs_report_gpu_util, &m, &f, &tb);
+			for (size_t r = 0; r < tb.nrows; r++) {
+				int64_t dev = I(&tb, r, "Device");
+				assert_true(dev == 0 || dev == 1);
+				int64_t want = 0;
+				for (int x = 0; x < SPAN; x++)
+					want += busy[dev][x];
+				assert_int_equal(I(&tb, r, "Busy (ns)"), want);
+				assert_int_equal(I(&tb, r, "GPU Ops"), ops[dev]);
+			}
+			assert_int_equal(tb.nrows, (ops[0] > 0) + (ops[1] > 0));
+			gs_table_release(&tb);
+		}
+		gs_model_release(&m);
+	}
+}
+
 static void test_registry(void **state)
 {
 	(void)state;
@@ -718,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_nvtx_gpu_proj_sum), cmocka_unit_test(test_launch_sum),
 		cmocka_unit_test(test_stream_sum),      cmocka_unit_test(test_memory_sum),
 		cmocka_unit_test(test_memory_timeline), cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_gpu_util_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

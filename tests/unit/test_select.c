@@ -190,7 +190,10 @@ static void test_select_edges(void **state)
 static void test_groups_vs_sort(void **state)
 {
 	(void)state;
-	for (int wide = 0; wide < 2; wide++) { /* values under 2^32 (32-bit storage), or not */
+	/* values under 2^32 (32-bit storage), or not; the second pass a replay of the first
+	 * (gs_groups_log: dropped by the wide value, walked again) or not */
+	for (int wl = 0; wl < 4; wl++) {
+		int wide = wl & 1, logged = wl >> 1;
 		enum { N = 20000, G = 7 };
 		static const char *const labels[G] = {"b", "a", "c", "dd", "e", "f", "g"};
 		uint64_t *val = gs_xmalloc(N * sizeof(*val));
@@ -202,7 +205,16 @@ static void test_groups_vs_sort(void **state)
 		val[0] = wide ? (uint64_t)1 << 40 : val[0];
 		struct gs_groups g;
 		gs_groups_init(&g);
+		if (logged)
+			gs_groups_log(&g, N);
 		for (int pass = 0; pass < 2; pass++) {
+			if (pass && logged) {
+				int replayed = gs_groups_replay(&g);
+				assert_int_equal(replayed, !wide);
+				assert_null(g.log);
+				if (replayed)
+					break;
+			}
 			for (size_t i = 0; i < N; i++)
 				gs_groups_add(&g, gs_groups_label(&g, labels[lab[i]]), val[i]);
 			if (!pass)

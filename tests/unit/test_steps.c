@@ -1,7 +1,8 @@
 /* test_steps.c: the model's step table (gs_model_steps: ProfilerStep#N, --step NAME, the whole
  * run), the step_sum report's split of each step's wall time (checked against hand-computed
  * values and against a per-nanosecond brute force), its median and p90 rows, the overview's
- * sections, and console rendering fitted to a width, with and without colour. */
+ * sections and the one-pass report variants it uses, and console rendering fitted to a width,
+ * with and without colour. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -667,6 +668,83 @@ static void test_overview_sections(void **state)
 	model_free(&m);
 }
 
+/* The overview's variants of step_sum, cuda_gpu_kern_sum and nvtx_sum: the same rows and cells
+ * as the reports, but the columns they leave out empty (step_sum_gpu: Runtime API, Sync Wait
+ * and Idle; the *_totals: Med and StdDev); with and without filters. */
+static void same_but(const struct gs_table *full, const struct gs_table *tot,
+		     const char *const *left_out)
+{
+	assert_string_equal(full->name, tot->name);
+	assert_int_equal(full->ncols, tot->ncols);
+	assert_int_equal(full->nrows, tot->nrows);
+	for (size_t r = 0; r < full->nrows; r++)
+		for (size_t c = 0; c < full->ncols; c++) {
+			const struct gs_column *col = &full->cols[c];
+			const union gs_cell *x = &row(full, r)[c], *y = &row(tot, r)[c];
+			int out = 0;
+			for (size_t k = 0; left_out[k]; k++)
+				out |= !strncmp(col->name, left_out[k], strlen(left_out[k]));
+			if (out)
+				assert_true(gs_cell_is_none(col->type, y));
+			else if (gs_cell_is_none(col->type, x))
+				assert_true(gs_cell_is_none(col->type, y));
+			else if (col->type == GS_COL_STR)
+				assert_string_equal(x->s, y->s);
+			else if (col->type == GS_COL_INT)
+				assert_int_equal(x->i, y->i);
+			else
+				assert_true(x->f == y->f);
+		}
+}
+
+static void test_overview_totals(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	split_model(&m);
+	range(&m, 2600, 2700, S_P5, 0, 1, 1, 0); /* a second ProfilerStep#5, other lengths */
+	range(&m, 2800, 2950, S_P5, 0, 1, 2, 0);
+	range(&m, 2900, 3100, S_P5, 0, 2, 5, GS_RANGE_STARTEND);
+	range(&m, 3200, 3200, S_P6, 0, 1, 1, GS_RANGE_OPEN); /* never ended: left out */
+	kernel(&m, 2300, 2340, 1, 1);
+	range(&m, 3400, 3600, S_P7, 0, 1, 1, 0); /* #7: 500 ns as #6, in two: before it */
+	static const char *const spread[] = {"Med", "StdDev", NULL};
+	static const char *const host[] = {"Runtime API", "Sync Wait", "Idle", NULL};
+	const struct gs_filter fs[] = {{0}, {.pid = 1}, {.by_device = 1, .device = 0}, {.t0 = 1500}};
+	for (size_t i = 0; i < GS_ARRAY_SIZE(fs); i++) {
+		struct gs_table full, tot;
+		struct gs_err err = {0};
+		assert_int_equal(gs_report_step_sum(&m, &fs[i], &full, &err), 0);
+		assert_int_equal(gs_report_step_sum_gpu(&m, &fs[i], &tot, &err), 0);
+		assert_true(full.nrows > 0);
+		same_but(&full, &tot, host);
+		gs_table_release(&full);
+		gs_table_release(&tot);
+		assert_int_equal(gs_report_cuda_gpu_kern_sum(&m, &fs[i], &full, &err), 0);
+		assert_int_equal(gs_report_cuda_gpu_kern_sum_totals(&m, &fs[i], &tot, &err), 0);
+		assert_true(full.nrows > 0);
+		same_but(&full, &tot, spread);
+		gs_table_release(&full);
+		gs_table_release(&tot);
+		assert_int_equal(gs_report_nvtx_sum(&m, &fs[i], &full, &err), 0);
+		assert_int_equal(gs_report_nvtx_sum_totals(&m, &fs[i], 0, &tot, &err), 0);
+		assert_true(full.nrows > 0 || fs[i].by_device); /* --device: no CPU-side records */
+		same_but(&full, &tot, spread);
+		gs_table_release(&tot);
+		/* the first top rows: those of the report */
+		for (size_t top = 1; top <= full.nrows + 1; top++) {
+			assert_int_equal(gs_report_nvtx_sum_totals(&m, &fs[i], top, &tot, &err), 0);
+			assert_int_equal(tot.nrows, GS_MIN(top, full.nrows));
+			struct gs_table cut = full;
+			cut.nrows = tot.nrows;
+			same_but(&cut, &tot, spread);
+			gs_table_release(&tot);
+		}
+		gs_table_release(&full);
+	}
+	model_free(&m);
+}
+
 /* ---- console width and colour ---- */
 
 static const struct gs_column wide_cols[] = {
@@ -798,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_step_sum_brute_force),
 		cmocka_unit_test(test_step_sum_percentiles),
 		cmocka_unit_test(test_overview_sections),
+		cmocka_unit_test(test_overview_totals),
 		cmocka_unit_test(test_render_width),
 		cmocka_unit_test(test_render_overview_units),
 	};
