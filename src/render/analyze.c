@@ -73,12 +73,14 @@ static const char *steps_by_name(uint8_t by)
 	return by == GS_STEPS_PROFILER ? "profiler" : by == GS_STEPS_NAMED ? "named" : "run";
 }
 
+/* The bars shrink to fit the width: a breakdown line is 40 columns besides its bar. */
 static void bar(struct gs_strbuf *sb, double frac, const struct gs_render_opts *o)
 {
-	int n = (int)(frac * BAR_WIDTH + 0.5);
+	int w = o->width > 40 + BAR_WIDTH ? BAR_WIDTH : o->width > 50 ? (int)o->width - 40 : 10;
+	int n = (int)(frac * w + 0.5);
 	if (o->color)
 		gs_strbuf_adds(sb, CYAN);
-	for (int i = 0; i < BAR_WIDTH; i++)
+	for (int i = 0; i < w; i++)
 		gs_strbuf_adds(sb, i < n ? (o->ascii ? "#" : "\xe2\x96\x88") : " ");
 	if (o->color)
 		gs_strbuf_adds(sb, RESET);
@@ -141,15 +143,20 @@ static void text_finding(const struct gs_finding *f, size_t i, const struct gs_r
 	const char *sc = !o->color ? "" : f->severity == GS_AN_HIGH ? RED : f->severity == GS_AN_MEDIUM ? YELLOW : DIM;
 	struct gs_strbuf t;
 	gs_strbuf_init(&t);
-	gs_strbuf_addf(sb, "\n%2zu. %s[%s]%s %s%s%s (%s), ", i + 1, sc, gs_an_severity_name(f->severity),
+	gs_strbuf_addf(sb, "\n%2zu. %s[%s]%s %s%s%s (%s),", i + 1, sc, gs_an_severity_name(f->severity),
 		       r, b, f->id, r, gs_an_class_name(f->cls));
+	size_t head = 4 + 3 + strlen(gs_an_severity_name(f->severity)) + strlen(f->id) + 3 +
+		      strlen(gs_an_class_name(f->cls)) + 1; /* without the colour codes */
 	if (f->saving_ns) {
-		gs_strbuf_adds(sb, "saves ~");
-		gs_fmt_duration(sb, f->saving_ns);
-		gs_strbuf_addf(sb, " per step (%.1f%%)\n", f->saving_pct);
+		gs_strbuf_adds(&t, "saves ~");
+		gs_fmt_duration(&t, f->saving_ns);
+		gs_strbuf_addf(&t, " per step (%.1f%%)", f->saving_pct);
 	} else {
-		gs_strbuf_adds(sb, "saving not estimated\n");
+		gs_strbuf_adds(&t, "saving not estimated");
 	}
+	gs_strbuf_adds(sb, head + 1 + t.len > o->width ? "\n    " : " ");
+	gs_strbuf_addf(sb, "%s\n", t.buf);
+	gs_strbuf_reset(&t);
 	gs_strbuf_adds(sb, "    ");
 	wrap(sb, 4, 4, o->width, f->title);
 	for (size_t k = 0; k < f->nnum; k++) {
@@ -201,7 +208,7 @@ static void render_text(const struct gs_model *m, const struct gs_analysis *a,
 		gs_strbuf_addf(sb, "\n%sFindings:%s none.\n", b, r);
 		return;
 	}
-	gs_strbuf_addf(sb, "\n%sFindings%s, most expensive first (savings overlap; do not add them):\n",
+	gs_strbuf_addf(sb, "\n%sFindings%s, most expensive first (savings overlap):\n",
 		       b, r);
 	for (size_t i = 0; i < a->findings.n; i++)
 		text_finding(&a->findings.v[i], i, o, sb);
