@@ -75,7 +75,8 @@ static int cmp_ivl(const void *a, const void *b)
 /* The union of v's intervals (v is sorted in place). */
 static void ulist_build(struct ulist *u, ivl_vec *v)
 {
-	qsort(v->v, v->n, sizeof(*v->v), cmp_ivl);
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_ivl);
 	u->s = gs_xmalloc((v->n + 1) * sizeof(*u->s));
 	u->e = gs_xmalloc((v->n + 1) * sizeof(*u->e));
 	u->cum = gs_xmalloc((v->n + 1) * sizeof(*u->cum));
