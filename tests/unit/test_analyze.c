@@ -669,8 +669,8 @@ static void test_render(void **state)
 	static const char *const keys[] = {
 		"\"schema\": \"gpuscope.analyze/1\"", "\"verdict\": {\"primary\": \"host_launch\"",
 		"\"step_time_ms\": 0.010000", "\"steps\": 3", "\"breakdown\": {\"gpu_compute\": 0.1,",
-		"\"host_launch\": 0.8,", "\"findings\": [", "{\"id\": \"launch-bound\", \"class\": "
-		"\"host_launch\", \"severity\": \"high\"", "\"saving_ms_per_step\": 0.008000",
+		"\"host_launch\": 0.8,", "\"findings\": [", ("{\"id\": \"launch-bound\", \"class\": "
+		 "\"host_launch\", \"severity\": \"high\""), "\"saving_ms_per_step\": 0.008000",
 		"\"saving_pct\": 80.000", "\"evidence\": {\"host_launch_share\": 0.8,",
 		"\"short_kernels\": 60", "\"top\": [{\"name\": \"vectorized_elementwise_kernel\"",
 		"\"examples\": [{\"start_ns\":", "\"recommendation\": {\"cuda\": ", "\"pytorch\": "};
