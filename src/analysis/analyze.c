@@ -753,6 +753,51 @@ static void rule_pageable(struct ctx *x)
 		     ".to(device, non_blocking=True).";
 }
 
+/* Copies and memsets on the critical path: the gpu_transfer time (no kernel ran beside them).
+ * Its saving is that time: overlapped with compute on another stream, they would hide under
+ * kernels (an upper bound: a copy the next kernel needs cannot hide fully). */
+static void rule_transfer(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_GPU_TRANSFER) < 5.0)
+		return;
+	struct gs_finding *f = finding(x, "exposed-transfers", GS_AN_GPU_TRANSFER,
+				       a->part[GS_AN_GPU_TRANSFER], a->steps.n);
+	struct tops t;
+	tops_init(&t);
+	uint64_t n = 0, bytes = 0;
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		if (!gpu_keep(x, c->device) || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
+			continue;
+		n++;
+		bytes += c->bytes;
+		tops_add(&t, gs_copy_op_name(c->kind), c->end - c->start);
+		ex_offer(x, f, c->start, c->end, c->pid, -1, c->device, c->stream);
+	}
+	for (size_t i = 0; i < m->memsets.n; i++) {
+		const struct gs_memset *s = &m->memsets.v[i];
+		if (!gpu_keep(x, s->device) || step_of(x, s->pid, issued(m, s->api, s->start)) < 0)
+			continue;
+		n++;
+		bytes += s->bytes;
+		tops_add(&t, "[CUDA memset]", s->end - s->start);
+		ex_offer(x, f, s->start, s->end, s->pid, -1, s->device, s->stream);
+	}
+	snprintf(f->title, sizeof(f->title),
+		 "Copies and memsets run %.1f%% of the step with no kernel beside them", share(a, GS_AN_GPU_TRANSFER));
+	num(f, "gpu_transfer_share", a->breakdown[GS_AN_GPU_TRANSFER], 0);
+	num(f, "operations", (double)n, 1);
+	num(f, "bytes", (double)bytes, 1);
+	tops_done(&t, f, "operations");
+	f->cuda = "Overlap copies with compute: cudaMemcpyAsync from pinned memory on a second stream, "
+		  "double-buffered; keep data on the GPU between steps; avoid device-to-host round trips.";
+	f->pytorch = "Keep tensors on the GPU across steps; prefetch the next batch with "
+		     "pin_memory=True and .to(device, non_blocking=True) (on a side stream); avoid "
+		     ".cpu() / .numpy() in the step.";
+}
+
 /* nsys cuda_memcpy_sync and cuda_memset_sync: blocking copies and memsets in the steps; the
  * saving is the time the host sat in those calls while no kernel ran. */
 static void rule_sync_ops(struct ctx *x, int memsets)
@@ -903,13 +948,14 @@ static void rule_util(struct ctx *x)
 	for (size_t i = 0; i < a->steps.n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		uint64_t idle = s->part[GS_AN_HOST_COMPUTE] + s->part[GS_AN_OTHER];
-		ex_offer(x, f, s->start, s->start + idle, s->pid, s->whole_run ? -1 : s->tid, -1, -1);
+		ex_offer(x, f, s->start, s->start + idle, s->whole_run ? x->f->pid : s->pid,
+			 s->whole_run ? -1 : s->tid, -1, -1);
 	}
 	for (size_t i = 0; i < f->nex; i++) /* the step's own span, chosen by its idle time */
 		for (size_t j = 0; j < a->steps.n; j++) {
 			const struct gs_an_step *s = &a->steps.v[j];
 			uint64_t st = s->start >= x->m->start_mono ? s->start - x->m->start_mono : 0;
-			if (st == f->ex[i].start && s->pid == f->ex[i].pid) {
+			if (st == f->ex[i].start && (s->whole_run || s->pid == f->ex[i].pid)) {
 				f->ex[i].end = st + (s->end - s->start);
 				break;
 			}
@@ -1083,7 +1129,7 @@ static void rule_variance(struct ctx *x)
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		if ((double)(s->end - s->start) > OUTLIER_FACTOR * (double)a->median_ns)
-			ex_offer(x, f, s->start, s->end, s->pid, s->whole_run ? -1 : s->tid, -1, -1);
+			ex_offer(x, f, s->start, s->end, s->pid, s->tid, -1, -1);
 	}
 	f->cuda = "Look at what the outlier steps do differently (allocation, synchronization, "
 		  "host work, other processes); keep per-step work constant.";
@@ -1166,6 +1212,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		rule_api(&x);
 		rule_sync(&x);
 		rule_input(&x);
+		rule_transfer(&x);
 		rule_pageable(&x);
 		rule_sync_ops(&x, 0);
 		rule_sync_ops(&x, 1);

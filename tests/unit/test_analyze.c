@@ -545,12 +545,38 @@ static void test_rule_copies(void **state)
 			assert_int_equal(p->ex[0].tid, -1);
 			assert_non_null(s);
 			assert_int_equal(s->cls, GS_AN_HOST_SYNC);
+			/* [1000, 2000) and [4500, 5000): 1.5% of the step, under the threshold */
+			assert_int_equal(a.steps.v[0].part[GS_AN_GPU_TRANSFER], 1500);
+			assert_null(find(&a, "exposed-transfers"));
 			assert_int_equal(s->saving_ns, 2000); /* the call, no kernel during it */
 			assert_int_equal(s->severity, GS_AN_LOW);
 		}
 		gs_analysis_release(&a);
 		model_free(&m);
 	}
+}
+
+/* A step [0, 10000): a kernel [0, 2000), an HtoD copy [1000, 4000), a memset [4000, 5000). */
+static void test_rule_transfer(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	struct gs_analysis a;
+	model_init(&m);
+	range(&m, 0, 10000, S_P1, 1, 1);
+	kernel(&m, 0, 2000, 1, S_SMALL, -1);
+	copy(&m, 1000, 4000, 1, GS_COPY_HTOD, 1 << 20, GS_MEM_PINNED, -1);
+	memset_op(&m, 4000, 5000, 1);
+	run(&m, &a, NULL, 0);
+	const struct gs_finding *f = find(&a, "exposed-transfers");
+	assert_non_null(f);
+	assert_int_equal(f->saving_ns, 3000); /* [2000, 5000): no kernel beside them */
+	assert_int_equal(f->cls, GS_AN_GPU_TRANSFER);
+	assert_int_equal(f->ntop, 2);
+	assert_string_equal(f->top[0].name, "[CUDA memcpy HtoD]");
+	assert_string_equal(f->top[1].name, "[CUDA memset]");
+	gs_analysis_release(&a);
+	model_free(&m);
 }
 
 static void test_rule_fp32(void **state)
@@ -710,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_rule_sync),
 		cmocka_unit_test(test_rule_input),
 		cmocka_unit_test(test_rule_copies),
+		cmocka_unit_test(test_rule_transfer),
 		cmocka_unit_test(test_rule_fp32),
 		cmocka_unit_test(test_rule_alloc),
 		cmocka_unit_test(test_rule_outliers_and_gaps),
