@@ -30,6 +30,7 @@
 #define GAP_NS 50000ull          /* a GPU gap worth naming inside a step: 50 us */
 #define SYNC_COPY_SMALL 64000ull /* nsys cuda_memcpy_sync: smaller HtoD copies are left out */
 #define OUTLIER_FACTOR 1.5       /* a step over 1.5x the median is an outlier */
+#define KERNEL_WAIT_NS 30000ull  /* HTA consecutive_kernel_delay: 30 (us, as HTA compares it) */
 
 static const char *const class_names[GS_AN__N] = {
 	"gpu_compute", "gpu_transfer", "host_sync", "host_launch", "input_pipeline", "host_compute",
@@ -540,6 +541,91 @@ static uint64_t idle_in(const struct ctx *x, int32_t pid, int lv, uint64_t s, ui
 	return e > s ? (e - s) - (sc ? ulist_measure(&sc->lv[lv], s, e) : 0) : 0;
 }
 
+/* ---- HTA's idle time breakdown ---- */
+
+/* A GPU operation issued in a step: its stream and when its launching call began (0: not
+ * recorded). */
+struct sop {
+	int32_t pid;
+	uint32_t device, stream;
+	uint64_t start, end, launch;
+};
+
+static int cmp_sop(const void *p, const void *q)
+{
+	const struct sop *x = p, *y = q;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+enum { HTA_HOST_WAIT, HTA_KERNEL_WAIT, HTA_OTHER, HTA__N };
+
+static void sop_add(const struct ctx *x, void *vec, int32_t pid, uint32_t device, uint32_t stream,
+		    uint64_t start, uint64_t end, int32_t api)
+{
+	GS_VEC(struct sop) *v = vec;
+	const struct gs_model *m = x->m;
+	if (!gpu_keep(x, device) || step_of(x, pid, issued(m, api, start)) < 0)
+		return;
+	uint64_t launch = api >= 0 && (size_t)api < m->apis.n ? m->apis.v[api].start : 0;
+	struct sop o = {pid, device, stream, start, end, launch};
+	GS_VEC_PUSH(v, o);
+}
+
+/* HTA's get_idle_time_breakdown (kineto_hta.md §3.2) over the GPU operations issued in the
+ * steps: each idle interval between two operations of one stream goes to host_wait when the
+ * later one's launching call began after the stream had drained (the host was late), else to
+ * kernel_wait when shorter than 30 us (back-to-back launches), else to other (waits on events
+ * or other streams). */
+static void hta_idle(const struct ctx *x, uint64_t out[HTA__N])
+{
+	const struct gs_model *m = x->m;
+	GS_VEC(struct sop) v = {0};
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		sop_add(x, &v, k->pid, k->device, k->stream, k->start, k->end, k->api);
+	}
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		sop_add(x, &v, c->pid, c->device, c->stream, c->start, c->end, c->api);
+	}
+	for (size_t i = 0; i < m->memsets.n; i++) {
+		const struct gs_memset *s = &m->memsets.v[i];
+		sop_add(x, &v, s->pid, s->device, s->stream, s->start, s->end, s->api);
+	}
+	if (v.n > 1)
+		qsort(v.v, v.n, sizeof(*v.v), cmp_sop);
+	memset(out, 0, HTA__N * sizeof(*out));
+	for (size_t i = 1; i < v.n; i++) {
+		const struct sop *p = &v.v[i - 1], *o = &v.v[i];
+		if (p->pid != o->pid || p->device != o->device || p->stream != o->stream ||
+		    o->start <= p->end)
+			continue;
+		uint64_t idle = o->start - p->end;
+		if (o->launch > p->end)
+			out[HTA_HOST_WAIT] += idle;
+		else if (idle < KERNEL_WAIT_NS)
+			out[HTA_KERNEL_WAIT] += idle;
+		else
+			out[HTA_OTHER] += idle;
+	}
+	free(v.v);
+}
+
+static void hta_nums(const struct ctx *x, struct gs_finding *f)
+{
+	uint64_t h[HTA__N];
+	hta_idle(x, h);
+	num(f, "hta_host_wait_ms", ms(h[HTA_HOST_WAIT]), 0);
+	num(f, "hta_kernel_wait_ms", ms(h[HTA_KERNEL_WAIT]), 0);
+	num(f, "hta_other_wait_ms", ms(h[HTA_OTHER]), 0);
+}
+
 /* ---- the rules ---- */
 
 static const char LAUNCH_CUDA[] =
@@ -595,6 +681,7 @@ static void rule_launch(struct ctx *x)
 	num(f, "launches_per_step", (double)launches / (double)a->steps.n, 0);
 	num(f, "avg_launch_call_us", (double)cpu / (double)launches / 1e3, 0);
 	num(f, "avg_kernel_us", (double)gpu / (double)launches / 1e3, 0);
+	hta_nums(x, f);
 	tops_done(&t, f, "short kernels");
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
@@ -919,6 +1006,7 @@ static void rule_gaps(struct ctx *x)
 						   "in_other_ms"};
 	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
 		num(f, keys[c], ms(by[c]), 0);
+	hta_nums(x, f);
 	f->cuda = "Find what the host does in the examples (NVTX ranges around host work help); "
 		  "queue the next work before waiting, overlap host work with GPU work.";
 	f->pytorch = "Look at the examples' time ranges in the trace: wrap host code in "

@@ -53,7 +53,7 @@ struct gs_an_example {
 	int64_t device, stream;
 };
 
-#define GS_AN_NUMS 10
+#define GS_AN_NUMS 12
 #define GS_AN_TOPS 3
 #define GS_AN_EXAMPLES 3
 

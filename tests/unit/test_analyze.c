@@ -427,6 +427,14 @@ static void test_rule_launch(void **state)
 	assert_int_equal(f->top[0].count, 60);
 	assert_int_equal(f->nex, 3);
 	assert_null(find(&a, "slow-api-calls"));
+	/* HTA's idle breakdown: each of the 59 idle intervals of 450 ns between two kernels on the
+	 * stream is a host wait (the next launch began after the stream drained) */
+	for (size_t i = 0; i < f->nnum; i++) {
+		if (!strcmp(f->num[i].key, "hta_host_wait_ms"))
+			assert_float_equal(f->num[i].v, 59 * 450 / 1e6, 1e-12);
+		if (!strcmp(f->num[i].key, "hta_kernel_wait_ms") || !strcmp(f->num[i].key, "hta_other_wait_ms"))
+			assert_float_equal(f->num[i].v, 0.0, 1e-12);
+	}
 	gs_analysis_release(&a);
 	model_free(&m);
 
@@ -674,6 +682,11 @@ static void test_rule_outliers_and_gaps(void **state)
 			assert_non_null(g);
 			assert_int_equal(g->saving_ns, 90000);
 			assert_int_equal(g->cls, GS_AN_OTHER);
+			/* no launch calls recorded: the 4 gaps of 90 us are HTA's "other", the 3
+			 * step boundaries back to back */
+			for (size_t i = 0; i < g->nnum; i++)
+				if (!strcmp(g->num[i].key, "hta_other_wait_ms"))
+					assert_float_equal(g->num[i].v, 0.36, 1e-12);
 		}
 		gs_analysis_release(&a);
 		model_free(&m);
