@@ -1,0 +1,1335 @@
+/* analyze.c: the verdict and the findings of `gpuscope analyze` (docs/gpuscope-analyze.md).
+ *
+ * The verdict. Every instant of a step goes to the first class that holds (analyze.h): the
+ * first four are step_sum's Kernel, Memcpy + Memset, Sync Wait and Runtime API, with the same
+ * definitions (whose work counts, which calls block, sync records); step_sum's Idle is split
+ * further by the host ranges open on the process's threads: data loading (input_pipeline),
+ * any other range but a step itself (host_compute), none (other). With P_k the union of the
+ * intervals of classes 0..k of the step's process, part k = |P_k ∩ step| - |P_(k-1) ∩ step|
+ * and other = duration - |P_5 ∩ step|: the parts add up to the duration exactly in integer ns.
+ * Each P_k is built as a sorted list of disjoint intervals with prefix sums of their lengths,
+ * so |P_k ∩ [a, b)| is two binary searches: O(n log n) for n records, fine for a command
+ * that runs once per trace (the overview needs the single sweep of step_sum.c; this does not).
+ *
+ * Findings. Each rule reads the levels and the model's tables and fires on its own threshold;
+ * its saving is per step: the total over the steps divided by their count. Savings of
+ * different findings may overlap (an idle GPU during a sync is also a GPU gap): they are not
+ * to be added up. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/alloc.h"
+#include "../util/intern.h"
+#include "../util/select.h"
+#include "analyze.h"
+#include "gpu_ops.h"
+
+#define SHORT_LAUNCH_NS 50000ull /* HTA runtime_cutoff: a launch call <= 50 us */
+#define GAP_NS 50000ull          /* a GPU gap worth naming inside a step: 50 us */
+#define SYNC_COPY_SMALL 64000ull /* nsys cuda_memcpy_sync: smaller HtoD copies are left out */
+#define OUTLIER_FACTOR 1.5       /* a step over 1.5x the median is an outlier */
+#define KERNEL_WAIT_NS 30000ull  /* HTA consecutive_kernel_delay: 30 (us, as HTA compares it) */
+
+static const char *const class_names[GS_AN__N] = {
+	"gpu_compute", "gpu_transfer", "host_sync", "host_launch", "input_pipeline", "host_compute",
+	"other",
+};
+
+const char *gs_an_class_name(int cls)
+{
+	return cls >= 0 && cls < GS_AN__N ? class_names[cls] : "other";
+}
+
+const char *gs_an_severity_name(int severity)
+{
+	return severity == GS_AN_HIGH ? "high" : severity == GS_AN_MEDIUM ? "medium" : "low";
+}
+
+int gs_an_severity_of(double pct)
+{
+	return pct >= 10.0 ? GS_AN_HIGH : pct >= 3.0 ? GS_AN_MEDIUM : GS_AN_LOW;
+}
+
+/* ---- interval unions ---- */
+
+struct ivl {
+	uint64_t s, e;
+};
+typedef GS_VEC(struct ivl) ivl_vec;
+
+/* A union of intervals: n disjoint sorted intervals, cum[i] = summed length of the first i. */
+struct ulist {
+	uint64_t *s, *e, *cum;
+	size_t n;
+};
+
+static int cmp_ivl(const void *a, const void *b)
+{
+	const struct ivl *x = a, *y = b;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return (x->e > y->e) - (x->e < y->e);
+}
+
+/* The union of v's intervals (v is sorted in place). */
+static void ulist_build(struct ulist *u, ivl_vec *v)
+{
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_ivl);
+	u->s = gs_xmalloc((v->n + 1) * sizeof(*u->s));
+	u->e = gs_xmalloc((v->n + 1) * sizeof(*u->e));
+	u->cum = gs_xmalloc((v->n + 1) * sizeof(*u->cum));
+	u->n = 0;
+	u->cum[0] = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (u->n && v->v[i].s <= u->e[u->n - 1]) {
+			if (v->v[i].e > u->e[u->n - 1])
+				u->e[u->n - 1] = v->v[i].e;
+			continue;
+		}
+		u->s[u->n] = v->v[i].s;
+		u->e[u->n] = v->v[i].e;
+		u->n++;
+	}
+	for (size_t i = 0; i < u->n; i++)
+		u->cum[i + 1] = u->cum[i] + (u->e[i] - u->s[i]);
+}
+
+static void ulist_free(struct ulist *u)
+{
+	free(u->s);
+	free(u->e);
+	free(u->cum);
+}
+
+/* |u ∩ (-inf, t)| */
+static uint64_t ulist_before(const struct ulist *u, uint64_t t)
+{
+	size_t lo = 0, hi = u->n; /* the count of intervals starting before t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->s[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t r = u->cum[lo];
+	if (lo && u->e[lo - 1] > t)
+		r -= u->e[lo - 1] - t;
+	return r;
+}
+
+/* |u ∩ [a, b)| */
+static uint64_t ulist_measure(const struct ulist *u, uint64_t a, uint64_t b)
+{
+	return b > a ? ulist_before(u, b) - ulist_before(u, a) : 0;
+}
+
+/* ---- what the rules recognise ---- */
+
+/* step_sum's definition of a blocking call: 2 for the *Synchronize functions (whose wait a
+ * sync record may give), 1 for copies that are not Async, 0 for any other. */
+static int sync_kind(const struct gs_api *a)
+{
+	char buf[160];
+	const char *n = gs_api_base_name(a, buf, sizeof(buf));
+	if (strstr(n, "Synchronize"))
+		return 2;
+	return (!strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8)) && !strstr(n, "Async");
+}
+
+static int name_has(const char *s, const char *w)
+{
+	return strcasestr(s, w) != NULL;
+}
+
+/* A data-loading range: PyTorch's enumerate(DataLoader)#...__next__ (and DataPipe), any name
+ * with "DataLoader" (any case), or one of --input-range. */
+static int input_range(const char *n, const struct gs_an_opts *o)
+{
+	if (name_has(n, "dataloader") || !strncmp(n, "enumerate(DataPipe)", 19))
+		return 1;
+	for (size_t i = 0; o && i < o->ninput; i++)
+		if (!strcmp(n, o->input_ranges[i]))
+			return 1;
+	return 0;
+}
+
+/* An fp32 GEMM or convolution kernel without a tensor-core path, by its (demangled) name. */
+static int fp32_gemm(const char *n)
+{
+	static const char *const tc[] = {"tf32", "h884", "s884", "h1688", "s1688", "c1688",
+					 "i8816", "16816", "bf16", "f16", "hmma", "xmma",
+					 "wgmma", "half", "int8", "e4m3", "e5m2"};
+	if (!(name_has(n, "gemm") || name_has(n, "conv") || name_has(n, "cutlass") ||
+	      name_has(n, "winograd")))
+		return 0;
+	if (!(name_has(n, "sgemm") || name_has(n, "scudnn") || name_has(n, "float") ||
+	      name_has(n, "f32") || name_has(n, "fp32")))
+		return 0;
+	for (size_t i = 0; i < GS_ARRAY_SIZE(tc); i++)
+		if (name_has(n, tc[i]))
+			return 0;
+	return 1;
+}
+
+static int alloc_call(const char *n)
+{
+	if (strstr(n, "Async"))
+		return 0; /* the stream-ordered allocator is the cure, not the disease */
+	return !strncmp(n, "cudaMalloc", 10) || !strncmp(n, "cudaFree", 8) ||
+	       !strncmp(n, "cuMemAlloc", 10) || !strncmp(n, "cuMemFree", 9);
+}
+
+/* ---- scopes: a process (pid 0: every process) and its levels ---- */
+
+enum { NLEVELS = GS_AN_OTHER }; /* P_0..P_5 */
+
+struct scope {
+	int32_t pid;
+	struct ulist lv[NLEVELS];
+	GS_VEC(size_t) steps; /* indices into a->steps, by start */
+};
+
+struct ctx {
+	const struct gs_model *m;
+	const struct gs_filter *f;
+	const struct gs_an_opts *o;
+	struct gs_analysis *a;
+	GS_VEC(struct scope) sc;
+	uint8_t *is_step;   /* by range index */
+	uint64_t *sync_corr; /* (pid, correlation) of sync records, sorted */
+	size_t nsync;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint64_t corr_key(int32_t pid, uint32_t c)
+{
+	return (uint64_t)(uint32_t)pid << 32 | c;
+}
+
+static int gpu_keep(const struct ctx *x, uint32_t device)
+{
+	return !x->f->by_device || device == x->f->device;
+}
+
+/* The level of an API call: host_sync for a blocking call without a sync record that gives
+ * its wait, else host_launch. */
+static int api_class(const struct ctx *x, const struct gs_api *a)
+{
+	int k = sync_kind(a);
+	if (!k)
+		return GS_AN_HOST_LAUNCH;
+	uint64_t key = corr_key(a->pid, a->correlation);
+	if (k == 2 && bsearch(&key, x->sync_corr, x->nsync, sizeof(key), cmp_u64))
+		return GS_AN_HOST_LAUNCH;
+	return GS_AN_HOST_SYNC;
+}
+
+static void push(ivl_vec *v, uint64_t s, uint64_t e)
+{
+	if (e > s) {
+		struct ivl i = {s, e};
+		GS_VEC_PUSH(v, i);
+	}
+}
+
+/* P_0..P_5 of scope sc: the intervals of each class added to one growing list, its union
+ * taken after each class. */
+static void scope_build(struct ctx *x, struct scope *sc)
+{
+	const struct gs_model *m = x->m;
+	int32_t pid = sc->pid;
+	ivl_vec v = {0};
+#define MINE(p) (!pid || (p) == pid)
+	for (int c = 0; c < NLEVELS; c++) {
+		switch (c) {
+		case GS_AN_GPU_COMPUTE:
+			for (size_t i = 0; i < m->kernels.n; i++)
+				if (MINE(m->kernels.v[i].pid) && gpu_keep(x, m->kernels.v[i].device))
+					push(&v, m->kernels.v[i].start, m->kernels.v[i].end);
+			break;
+		case GS_AN_GPU_TRANSFER:
+			for (size_t i = 0; i < m->copies.n; i++)
+				if (MINE(m->copies.v[i].pid) && gpu_keep(x, m->copies.v[i].device))
+					push(&v, m->copies.v[i].start, m->copies.v[i].end);
+			for (size_t i = 0; i < m->memsets.n; i++)
+				if (MINE(m->memsets.v[i].pid) && gpu_keep(x, m->memsets.v[i].device))
+					push(&v, m->memsets.v[i].start, m->memsets.v[i].end);
+			break;
+		case GS_AN_HOST_SYNC:
+		case GS_AN_HOST_LAUNCH:
+			if (c == GS_AN_HOST_SYNC)
+				for (size_t i = 0; i < m->syncs.n; i++)
+					if (MINE(m->syncs.v[i].pid) && m->syncs.v[i].type != 2)
+						push(&v, m->syncs.v[i].start, m->syncs.v[i].end);
+			for (size_t i = 0; i < m->apis.n; i++)
+				if (MINE(m->apis.v[i].pid) && api_class(x, &m->apis.v[i]) == c)
+					push(&v, m->apis.v[i].start, m->apis.v[i].end);
+			break;
+		default: /* host ranges: data loading, then any other but the steps */
+			for (size_t i = 0; i < m->ranges.n; i++) {
+				const struct gs_range *r = &m->ranges.v[i];
+				if (!MINE(r->pid) || (r->flags & GS_RANGE_OPEN) || x->is_step[i])
+					continue;
+				int in = input_range(gs_model_str(m, r->name), x->o);
+				if (in == (c == GS_AN_INPUT))
+					push(&v, r->start, r->end);
+			}
+			break;
+		}
+		ulist_build(&sc->lv[c], &v);
+	}
+#undef MINE
+	free(v.v);
+}
+
+static struct scope *scope_get(struct ctx *x, int32_t pid)
+{
+	for (size_t i = 0; i < x->sc.n; i++)
+		if (x->sc.v[i].pid == pid)
+			return &x->sc.v[i];
+	return NULL;
+}
+
+/* The step of a record of pid at time t, or -1: its own process's, else the whole run's. */
+static long step_of(const struct ctx *x, int32_t pid, uint64_t t)
+{
+	for (size_t k = 0; k < x->sc.n; k++) {
+		const struct scope *sc = &x->sc.v[k];
+		if (sc->pid && sc->pid != pid)
+			continue;
+		size_t lo = 0, hi = sc->steps.n; /* the last step starting at or before t */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (x->a->steps.v[sc->steps.v[mid]].start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && t < x->a->steps.v[sc->steps.v[lo - 1]].end)
+			return (long)sc->steps.v[lo - 1];
+	}
+	return -1;
+}
+
+static const struct scope *scope_of_step(const struct ctx *x, const struct gs_an_step *s)
+{
+	for (size_t k = 0; k < x->sc.n; k++)
+		if (x->sc.v[k].pid == (s->whole_run ? x->f->pid : s->pid))
+			return &x->sc.v[k];
+	return NULL;
+}
+
+/* The scope whose levels a record of pid is measured against. */
+static const struct scope *scope_of_pid(const struct ctx *x, int32_t pid)
+{
+	for (size_t k = 0; k < x->sc.n; k++)
+		if (x->sc.v[k].pid == pid)
+			return &x->sc.v[k];
+	for (size_t k = 0; k < x->sc.n; k++)
+		if (!x->sc.v[k].pid)
+			return &x->sc.v[k];
+	return NULL;
+}
+
+/* ---- the steps and the verdict ---- */
+
+static void take_steps(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	const struct gs_filter *f = x->f;
+	struct gs_step run = {.range = -1};
+	const struct gs_step *steps = m->steps.v;
+	size_t n = m->steps.n;
+	if (!n) {
+		gs_model_span(m, &run.start, &run.end);
+		steps = &run;
+		n = 1;
+	}
+	struct gs_filter sf = *f; /* which steps: their process and start */
+	sf.by_device = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct gs_an_step s = {.start = steps[i].start, .end = steps[i].end,
+				       .number = steps[i].number, .pid = steps[i].pid,
+				       .tid = steps[i].tid, .whole_run = steps[i].range < 0};
+		if (s.whole_run) { /* cut to the --time window, as step_sum does */
+			uint64_t w0 = m->start_mono + f->t0;
+			uint64_t w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX;
+			s.start = GS_MAX(s.start, w0);
+			s.end = GS_MAX(GS_MIN(s.end, w1), s.start);
+		} else if (!gs_filter_keep(m, &sf, s.pid, -1, s.start)) {
+			continue;
+		}
+		if (s.end < s.start)
+			s.end = s.start;
+		GS_VEC_PUSH(&x->a->steps, s);
+		int32_t pid = s.whole_run ? f->pid : s.pid;
+		struct scope *sc = scope_get(x, pid);
+		if (!sc) {
+			struct scope ns;
+			memset(&ns, 0, sizeof(ns));
+			ns.pid = pid;
+			GS_VEC_PUSH(&x->sc, ns);
+			sc = &x->sc.v[x->sc.n - 1];
+		}
+		size_t idx = x->a->steps.n - 1;
+		GS_VEC_PUSH(&sc->steps, idx);
+	}
+}
+
+static void verdict(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	uint64_t *durs = gs_xmalloc((a->steps.n + 1) * sizeof(*durs));
+	for (size_t i = 0; i < a->steps.n; i++) {
+		struct gs_an_step *s = &a->steps.v[i];
+		const struct scope *sc = scope_of_step(x, s);
+		uint64_t prev = 0;
+		for (int c = 0; c < NLEVELS; c++) {
+			uint64_t p = ulist_measure(&sc->lv[c], s->start, s->end);
+			s->part[c] = p - prev;
+			prev = p;
+		}
+		s->part[GS_AN_OTHER] = (s->end - s->start) - prev;
+		for (int c = 0; c < GS_AN__N; c++)
+			a->part[c] += s->part[c];
+		a->total += s->end - s->start;
+		durs[i] = s->end - s->start;
+	}
+	a->median_ns = a->steps.n ? (uint64_t)llround(gs_median_u64(durs, a->steps.n)) : 0;
+	free(durs);
+	int best = GS_AN_GPU_COMPUTE;
+	for (int c = 0; c < GS_AN__N; c++) {
+		a->breakdown[c] = a->total ? (double)a->part[c] / (double)a->total : 0.0;
+		if (c != GS_AN_OTHER && a->part[c] > a->part[best])
+			best = c;
+	}
+	a->primary = a->part[GS_AN_OTHER] > a->part[best] ? GS_AN_OTHER : best;
+	if (!a->total)
+		a->primary = GS_AN_OTHER;
+}
+
+/* ---- findings: helpers ---- */
+
+/* Names with their summed time and count, for a finding's top list. */
+struct tops {
+	struct gs_intern names;
+	GS_VEC(struct gs_an_top) v;
+};
+
+static void tops_add(struct tops *t, const char *name, uint64_t ns)
+{
+	uint32_t id = gs_intern(&t->names, name, strlen(name));
+	if (id == t->v.n) {
+		struct gs_an_top z = {0};
+		GS_VEC_PUSH(&t->v, z);
+	}
+	t->v.v[id].ns += ns;
+	t->v.v[id].count++;
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct gs_an_top *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The top GS_AN_TOPS into f (names copied), and t released. */
+static void tops_done(struct tops *t, struct gs_finding *f, const char *what)
+{
+	for (size_t i = 0; i < t->v.n; i++)
+		t->v.v[i].name = (char *)gs_intern_str(&t->names, (uint32_t)i);
+	if (t->v.n > 1)
+		qsort(t->v.v, t->v.n, sizeof(*t->v.v), cmp_top);
+	f->top_what = what;
+	for (size_t i = 0; i < t->v.n && f->ntop < GS_AN_TOPS; i++) {
+		f->top[f->ntop] = t->v.v[i];
+		f->top[f->ntop++].name = gs_xstrdup(t->v.v[i].name);
+	}
+	free(t->v.v);
+	gs_intern_release(&t->names);
+}
+
+static void tops_init(struct tops *t)
+{
+	memset(t, 0, sizeof(*t));
+	gs_intern_init(&t->names);
+}
+
+/* Keep the GS_AN_EXAMPLES longest examples. */
+static void ex_offer(const struct ctx *x, struct gs_finding *f, uint64_t s, uint64_t e, int32_t pid,
+		     int32_t tid, int64_t device, int64_t stream)
+{
+	uint64_t base = x->m->start_mono;
+	struct gs_an_example ex = {s >= base ? s - base : 0, e >= base ? e - base : 0, pid, tid,
+				   device, stream};
+	size_t at = f->nex;
+	if (f->nex < GS_AN_EXAMPLES) {
+		f->nex++;
+	} else {
+		const struct gs_an_example *last = &f->ex[GS_AN_EXAMPLES - 1];
+		if (e - s <= last->end - last->start)
+			return;
+		at = GS_AN_EXAMPLES - 1;
+	}
+	while (at && f->ex[at - 1].end - f->ex[at - 1].start < e - s) {
+		f->ex[at] = f->ex[at - 1];
+		at--;
+	}
+	f->ex[at] = ex;
+}
+
+static void num(struct gs_finding *f, const char *key, double v, int integer)
+{
+	if (f->nnum < GS_AN_NUMS)
+		f->num[f->nnum++] = (struct gs_an_num){key, v, integer};
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* A finding of class cls with a total saving over the steps; its title set by the caller. */
+static struct gs_finding *finding(struct ctx *x, const char *id, int cls, uint64_t total_saving,
+				  size_t per)
+{
+	struct gs_analysis *a = x->a;
+	struct gs_finding f;
+	memset(&f, 0, sizeof(f));
+	f.id = id;
+	f.cls = cls;
+	f.saving_ns = per ? total_saving / per : 0;
+	f.saving_pct = a->median_ns ? 100.0 * (double)f.saving_ns / (double)a->median_ns : 0.0;
+	f.severity = gs_an_severity_of(f.saving_pct);
+	GS_VEC_PUSH(&a->findings, f);
+	return &a->findings.v[a->findings.n - 1];
+}
+
+static double share(const struct gs_analysis *a, int c)
+{
+	return 100.0 * a->breakdown[c];
+}
+
+static const char *kernel_name(const struct gs_model *m, const struct gs_kernel *k)
+{
+	const struct gs_kshape *sh = gs_kshape(m, k);
+	const char *n = gs_model_str(m, sh->dname);
+	return *n ? n : gs_model_str(m, sh->name);
+}
+
+/* When GPU work was asked for: at its launching call when recorded, else at its start. */
+static uint64_t issued(const struct gs_model *m, int32_t api, uint64_t start)
+{
+	return api >= 0 && (size_t)api < m->apis.n ? m->apis.v[api].start : start;
+}
+
+/* The time inside [s, e) when the scope of pid had nothing on its GPUs (below level lv). */
+static uint64_t idle_in(const struct ctx *x, int32_t pid, int lv, uint64_t s, uint64_t e)
+{
+	const struct scope *sc = scope_of_pid(x, pid);
+	return e > s ? (e - s) - (sc ? ulist_measure(&sc->lv[lv], s, e) : 0) : 0;
+}
+
+/* ---- HTA's idle time breakdown ---- */
+
+/* A GPU operation issued in a step: its stream and when its launching call began (0: not
+ * recorded). */
+struct sop {
+	int32_t pid;
+	uint32_t device, stream;
+	uint64_t start, end, launch;
+};
+
+static int cmp_sop(const void *p, const void *q)
+{
+	const struct sop *x = p, *y = q;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+enum { HTA_HOST_WAIT, HTA_KERNEL_WAIT, HTA_OTHER, HTA__N };
+
+static void sop_add(const struct ctx *x, void *vec, int32_t pid, uint32_t device, uint32_t stream,
+		    uint64_t start, uint64_t end, int32_t api)
+{
+	GS_VEC(struct sop) *v = vec;
+	const struct gs_model *m = x->m;
+	if (!gpu_keep(x, device) || step_of(x, pid, issued(m, api, start)) < 0)
+		return;
+	uint64_t launch = api >= 0 && (size_t)api < m->apis.n ? m->apis.v[api].start : 0;
+	struct sop o = {pid, device, stream, start, end, launch};
+	GS_VEC_PUSH(v, o);
+}
+
+/* HTA's get_idle_time_breakdown (kineto_hta.md §3.2) over the GPU operations issued in the
+ * steps: each idle interval between two operations of one stream goes to host_wait when the
+ * later one's launching call began after the stream had drained (the host was late), else to
+ * kernel_wait when shorter than 30 us (back-to-back launches), else to other (waits on events
+ * or other streams). */
+static void hta_idle(const struct ctx *x, uint64_t out[HTA__N])
+{
+	const struct gs_model *m = x->m;
+	GS_VEC(struct sop) v = {0};
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		sop_add(x, &v, k->pid, k->device, k->stream, k->start, k->end, k->api);
+	}
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		sop_add(x, &v, c->pid, c->device, c->stream, c->start, c->end, c->api);
+	}
+	for (size_t i = 0; i < m->memsets.n; i++) {
+		const struct gs_memset *s = &m->memsets.v[i];
+		sop_add(x, &v, s->pid, s->device, s->stream, s->start, s->end, s->api);
+	}
+	if (v.n > 1)
+		qsort(v.v, v.n, sizeof(*v.v), cmp_sop);
+	memset(out, 0, HTA__N * sizeof(*out));
+	for (size_t i = 1; i < v.n; i++) {
+		const struct sop *p = &v.v[i - 1], *o = &v.v[i];
+		if (p->pid != o->pid || p->device != o->device || p->stream != o->stream ||
+		    o->start <= p->end)
+			continue;
+		uint64_t idle = o->start - p->end;
+		if (o->launch > p->end)
+			out[HTA_HOST_WAIT] += idle;
+		else if (idle < KERNEL_WAIT_NS)
+			out[HTA_KERNEL_WAIT] += idle;
+		else
+			out[HTA_OTHER] += idle;
+	}
+	free(v.v);
+}
+
+static void hta_nums(const struct ctx *x, struct gs_finding *f)
+{
+	uint64_t h[HTA__N];
+	hta_idle(x, h);
+	num(f, "hta_host_wait_ms", ms(h[HTA_HOST_WAIT]), 0);
+	num(f, "hta_kernel_wait_ms", ms(h[HTA_KERNEL_WAIT]), 0);
+	num(f, "hta_other_wait_ms", ms(h[HTA_OTHER]), 0);
+}
+
+/* ---- the rules ---- */
+
+static const char LAUNCH_CUDA[] =
+	"Capture the step's launches in a CUDA graph (cudaStreamBeginCapture / cudaGraphLaunch), "
+	"fuse small kernels, give each kernel more work per launch.";
+static const char LAUNCH_TORCH[] =
+	"torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs), torch.cuda.graphs for "
+	"static shapes, a larger batch, fused optimizers (foreach=True / fused=True).";
+
+static void rule_launch(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_HOST_LAUNCH) < 5.0)
+		return;
+	uint64_t launches = 0, shorts = 0, cpu = 0, gpu = 0;
+	struct tops t;
+	tops_init(&t);
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (k->api < 0 || !gpu_keep(x, k->device))
+			continue;
+		const struct gs_api *ap = &m->apis.v[k->api];
+		if (step_of(x, k->pid, ap->start) < 0)
+			continue;
+		uint64_t c = ap->end - ap->start, g = k->end - k->start;
+		launches++;
+		cpu += c;
+		gpu += g;
+		if (c <= SHORT_LAUNCH_NS && g < c) {
+			shorts++;
+			tops_add(&t, kernel_name(m, k), g);
+			ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+		}
+	}
+	if (!launches || shorts * 4 < launches) { /* the API time is not launch overhead */
+		tops_done(&t, &tmp, NULL);
+		for (size_t i = 0; i < tmp.ntop; i++)
+			free(tmp.top[i].name);
+		return;
+	}
+	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, a->part[GS_AN_HOST_LAUNCH],
+				       a->steps.n);
+	snprintf(f->title, sizeof(f->title),
+		 "Launch-bound: the GPU idles %.1f%% of the step while the host launches work; "
+		 "%llu of %llu kernels run shorter than their launch call",
+		 share(a, GS_AN_HOST_LAUNCH), (unsigned long long)shorts, (unsigned long long)launches);
+	num(f, "host_launch_share", a->breakdown[GS_AN_HOST_LAUNCH], 0);
+	num(f, "kernel_launches", (double)launches, 1);
+	num(f, "short_kernels", (double)shorts, 1);
+	num(f, "launches_per_step", (double)launches / (double)a->steps.n, 0);
+	num(f, "avg_launch_call_us", (double)cpu / (double)launches / 1e3, 0);
+	num(f, "avg_kernel_us", (double)gpu / (double)launches / 1e3, 0);
+	hta_nums(x, f);
+	tops_done(&t, f, "short kernels");
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	f->cuda = LAUNCH_CUDA;
+	f->pytorch = LAUNCH_TORCH;
+}
+
+/* host_launch time that is not launch overhead (launch-bound did not fire): slow CUDA calls,
+ * context creation, module loading, allocation. Its saving is the host_launch time. */
+static void rule_api(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_HOST_LAUNCH) < 5.0)
+		return;
+	for (size_t i = 0; i < a->findings.n; i++)
+		if (!strcmp(a->findings.v[i].id, "launch-bound"))
+			return;
+	struct gs_finding *f = finding(x, "slow-api-calls", GS_AN_HOST_LAUNCH,
+				       a->part[GS_AN_HOST_LAUNCH], a->steps.n);
+	struct tops t;
+	tops_init(&t);
+	uint64_t calls = 0;
+	char buf[160];
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *ap = &m->apis.v[i];
+		if (sync_kind(ap) || step_of(x, ap->pid, ap->start) < 0)
+			continue;
+		calls++;
+		tops_add(&t, gs_api_base_name(ap, buf, sizeof(buf)), ap->end - ap->start);
+		ex_offer(x, f, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+	}
+	snprintf(f->title, sizeof(f->title),
+		 "The GPU idles %.1f%% of the step while the host is in CUDA calls other than short "
+		 "launches (%llu calls)",
+		 share(a, GS_AN_HOST_LAUNCH), (unsigned long long)calls);
+	num(f, "host_launch_share", a->breakdown[GS_AN_HOST_LAUNCH], 0);
+	num(f, "calls", (double)calls, 1);
+	tops_done(&t, f, "API calls");
+	f->cuda = "See which calls the top list names: create the context and load modules before "
+		  "the timed loop (cudaFree(0), lazy loading off: CUDA_MODULE_LOADING=EAGER), allocate "
+		  "outside the loop.";
+	f->pytorch = "Warm up before measuring (the first steps pay for CUDA initialisation, cuDNN "
+		     "autotuning and compilation); keep allocations and tensor shapes steady.";
+}
+
+static void rule_sync(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_HOST_SYNC) < 2.0)
+		return;
+	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, a->part[GS_AN_HOST_SYNC],
+				       a->steps.n);
+	struct tops t;
+	tops_init(&t);
+	uint64_t calls = 0, wait = 0;
+	char buf[160];
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *ap = &m->apis.v[i];
+		if (!sync_kind(ap) || step_of(x, ap->pid, ap->start) < 0)
+			continue;
+		calls++;
+		wait += ap->end - ap->start;
+		tops_add(&t, gs_api_base_name(ap, buf, sizeof(buf)), ap->end - ap->start);
+		ex_offer(x, f, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+	}
+	snprintf(f->title, sizeof(f->title),
+		 "Sync-bound: the host waits on the GPU %.1f%% of the step while the GPU has nothing "
+		 "queued (%llu blocking calls)",
+		 share(a, GS_AN_HOST_SYNC), (unsigned long long)calls);
+	num(f, "host_sync_share", a->breakdown[GS_AN_HOST_SYNC], 0);
+	num(f, "blocking_calls", (double)calls, 1);
+	num(f, "blocking_calls_per_step", (double)calls / (double)a->steps.n, 0);
+	num(f, "time_in_blocking_calls_ms", ms(wait), 0);
+	num(f, "gpu_idle_while_waiting_ms", ms(a->part[GS_AN_HOST_SYNC]), 0);
+	tops_done(&t, f, "blocking calls");
+	f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order work "
+		  "with events (cudaStreamWaitEvent), use cudaMemcpyAsync into pinned memory and read "
+		  "results a step later.";
+	f->pytorch = "Remove .item(), .cpu(), .tolist(), print(tensor) and torch.cuda.synchronize() "
+		     "from the step; accumulate metrics on the GPU and read them every N steps; "
+		     "torch.cuda.set_sync_debug_mode(\"warn\") shows where syncs happen.";
+}
+
+static void rule_input(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_INPUT) < 5.0) /* TensorBoard's DataLoader threshold */
+		return;
+	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n);
+	struct tops t;
+	tops_init(&t);
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *r = &m->ranges.v[i];
+		if ((r->flags & GS_RANGE_OPEN) || x->is_step[i] ||
+		    !input_range(gs_model_str(m, r->name), x->o) || step_of(x, r->pid, r->start) < 0)
+			continue;
+		tops_add(&t, gs_model_str(m, r->name), r->end - r->start);
+		ex_offer(x, f, r->start, r->end, r->pid, r->tid, -1, -1);
+	}
+	snprintf(f->title, sizeof(f->title),
+		 "Input-bound: the GPU idles %.1f%% of the step while the host loads data",
+		 share(a, GS_AN_INPUT));
+	num(f, "input_pipeline_share", a->breakdown[GS_AN_INPUT], 0);
+	num(f, "input_pipeline_ms_per_step", ms(a->part[GS_AN_INPUT]) / (double)a->steps.n, 0);
+	tops_done(&t, f, "data-loading ranges");
+	f->cuda = "Load and decode the next batch on other threads while the GPU computes; copy it "
+		  "with cudaMemcpyAsync from pinned memory on a side stream.";
+	f->pytorch = "DataLoader(num_workers=N, persistent_workers=True, pin_memory=True, "
+		     "prefetch_factor=2+); move preprocessing to the GPU (or DALI); copy with "
+		     ".to(device, non_blocking=True).";
+}
+
+static void rule_pageable(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	uint64_t n = 0, bytes = 0, busy = 0, exposed = 0;
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	char buf[160];
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		if (!gpu_keep(x, c->device) ||
+		    (c->src_kind != GS_MEM_PAGEABLE && c->dst_kind != GS_MEM_PAGEABLE))
+			continue;
+		int async = c->async;
+		if (c->api >= 0 && (size_t)c->api < m->apis.n)
+			async |= strstr(gs_api_base_name(&m->apis.v[c->api], buf, sizeof(buf)), "Async") != NULL;
+		if (!async || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
+			continue;
+		n++;
+		bytes += c->bytes;
+		busy += c->end - c->start;
+		exposed += idle_in(x, c->pid, GS_AN_GPU_COMPUTE, c->start, c->end);
+		ex_offer(x, &tmp, c->start, c->end, c->pid, -1, c->device, c->stream);
+	}
+	if (!n)
+		return;
+	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed, a->steps.n);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title),
+		 "%llu asynchronous copies use pageable host memory: they are staged by the driver and "
+		 "do not overlap with the host",
+		 (unsigned long long)n);
+	num(f, "copies", (double)n, 1);
+	num(f, "bytes", (double)bytes, 1);
+	num(f, "copy_time_ms", ms(busy), 0);
+	num(f, "exposed_copy_time_ms", ms(exposed), 0);
+	f->cuda = "Allocate the host buffers with cudaMallocHost / cudaHostAlloc (or register them "
+		  "with cudaHostRegister) so cudaMemcpyAsync is truly asynchronous.";
+	f->pytorch = "DataLoader(pin_memory=True) or tensor.pin_memory(), then "
+		     ".to(device, non_blocking=True).";
+}
+
+/* Copies and memsets on the critical path: the gpu_transfer time (no kernel ran beside them).
+ * Its saving is that time: overlapped with compute on another stream, they would hide under
+ * kernels (an upper bound: a copy the next kernel needs cannot hide fully). */
+static void rule_transfer(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_GPU_TRANSFER) < 5.0)
+		return;
+	struct gs_finding *f = finding(x, "exposed-transfers", GS_AN_GPU_TRANSFER,
+				       a->part[GS_AN_GPU_TRANSFER], a->steps.n);
+	struct tops t;
+	tops_init(&t);
+	uint64_t n = 0, bytes = 0;
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		if (!gpu_keep(x, c->device) || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
+			continue;
+		n++;
+		bytes += c->bytes;
+		tops_add(&t, gs_copy_op_name(c->kind), c->end - c->start);
+		ex_offer(x, f, c->start, c->end, c->pid, -1, c->device, c->stream);
+	}
+	for (size_t i = 0; i < m->memsets.n; i++) {
+		const struct gs_memset *s = &m->memsets.v[i];
+		if (!gpu_keep(x, s->device) || step_of(x, s->pid, issued(m, s->api, s->start)) < 0)
+			continue;
+		n++;
+		bytes += s->bytes;
+		tops_add(&t, "[CUDA memset]", s->end - s->start);
+		ex_offer(x, f, s->start, s->end, s->pid, -1, s->device, s->stream);
+	}
+	snprintf(f->title, sizeof(f->title),
+		 "Copies and memsets run %.1f%% of the step with no kernel beside them", share(a, GS_AN_GPU_TRANSFER));
+	num(f, "gpu_transfer_share", a->breakdown[GS_AN_GPU_TRANSFER], 0);
+	num(f, "operations", (double)n, 1);
+	num(f, "bytes", (double)bytes, 1);
+	tops_done(&t, f, "operations");
+	f->cuda = "Overlap copies with compute: cudaMemcpyAsync from pinned memory on a second stream, "
+		  "double-buffered; keep data on the GPU between steps; avoid device-to-host round trips.";
+	f->pytorch = "Keep tensors on the GPU across steps; prefetch the next batch with "
+		     "pin_memory=True and .to(device, non_blocking=True) (on a side stream); avoid "
+		     ".cpu() / .numpy() in the step.";
+}
+
+/* nsys cuda_memcpy_sync and cuda_memset_sync: blocking copies and memsets in the steps; the
+ * saving is the time the host sat in those calls while no kernel ran. */
+static void rule_sync_ops(struct ctx *x, int memsets)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	uint64_t n = 0, bytes = 0, call = 0, idle = 0;
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	char buf[160];
+	size_t count = memsets ? m->memsets.n : m->copies.n;
+	for (size_t i = 0; i < count; i++) {
+		int32_t api, pid;
+		uint32_t device;
+		uint64_t b;
+		if (memsets) {
+			const struct gs_memset *s = &m->memsets.v[i];
+			if (s->mem_kind != GS_MEM_PINNED && s->mem_kind != GS_MEM_MANAGED)
+				continue;
+			api = s->api, pid = s->pid, device = s->device, b = s->bytes;
+		} else {
+			const struct gs_copy *c = &m->copies.v[i];
+			if ((c->kind == GS_COPY_HTOD && c->bytes <= SYNC_COPY_SMALL) ||
+			    (c->kind == GS_COPY_DTOD && c->src_device == c->dst_device))
+				continue;
+			api = c->api, pid = c->pid, device = c->device, b = c->bytes;
+		}
+		if (api < 0 || (size_t)api >= m->apis.n || !gpu_keep(x, device))
+			continue;
+		const struct gs_api *ap = &m->apis.v[api];
+		const char *nm = gs_api_base_name(ap, buf, sizeof(buf));
+		const char *want = memsets ? "Memset" : "Memcpy";
+		if (!(strstr(nm, want) && (!strncmp(nm, "cuda", 4) || !strncmp(nm, "cu", 2))) ||
+		    strstr(nm, "Async") || step_of(x, pid, ap->start) < 0)
+			continue;
+		n++;
+		bytes += b;
+		call += ap->end - ap->start;
+		idle += idle_in(x, pid, GS_AN_GPU_COMPUTE, ap->start, ap->end);
+		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+	}
+	if (!n)
+		return;
+	struct gs_finding *f = finding(x, memsets ? "sync-memset" : "sync-memcpy", GS_AN_HOST_SYNC,
+				       idle, a->steps.n);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title), "%llu synchronous %s block the host inside the steps",
+		 (unsigned long long)n, memsets ? "memsets" : "copies");
+	num(f, memsets ? "memsets" : "copies", (double)n, 1);
+	num(f, "bytes", (double)bytes, 1);
+	num(f, "time_in_calls_ms", ms(call), 0);
+	num(f, "no_kernel_during_calls_ms", ms(idle), 0);
+	f->cuda = memsets ? "Use cudaMemsetAsync on a stream." :
+			    "Use cudaMemcpyAsync on a stream (from pinned memory) and synchronize "
+			    "only where the result is needed.";
+	f->pytorch = memsets ? "Avoid zeroing pinned or managed tensors inside the step; use "
+			       "device tensors (torch.zeros(..., device=\"cuda\"))." :
+			       "Use .to(device, non_blocking=True) with pinned tensors; avoid .cpu(), "
+			       ".item() and .numpy() on CUDA tensors inside the step.";
+}
+
+/* nsys gpu_gaps with a µs-scale threshold: stretches inside a step where no GPU work of the
+ * process runs for GAP_NS or longer; the class is the one that held most of the gap time. */
+static void rule_gaps(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	uint64_t n = 0, total = 0, longest = 0, by[GS_AN__N] = {0};
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	for (size_t i = 0; i < a->steps.n; i++) {
+		const struct gs_an_step *s = &a->steps.v[i];
+		const struct scope *sc = scope_of_step(x, s);
+		const struct ulist *g = &sc->lv[GS_AN_GPU_TRANSFER];
+		/* the busy intervals that overlap the step; gaps between consecutive ones */
+		size_t lo = 0, hi = g->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (g->e[mid] <= s->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j + 1 < g->n && g->s[j + 1] < s->end; j++) {
+			uint64_t gs = GS_MAX(g->e[j], s->start), ge = GS_MIN(g->s[j + 1], s->end);
+			if (ge <= gs || ge - gs < GAP_NS)
+				continue;
+			n++;
+			total += ge - gs;
+			longest = GS_MAX(longest, ge - gs);
+			uint64_t prev = 0;
+			for (int c = 0; c < NLEVELS; c++) {
+				uint64_t p = ulist_measure(&sc->lv[c], gs, ge);
+				by[c] += p - prev;
+				prev = p;
+			}
+			by[GS_AN_OTHER] += (ge - gs) - prev;
+			ex_offer(x, &tmp, gs, ge, s->whole_run ? x->f->pid : s->pid, -1,
+				 x->f->by_device ? (int64_t)x->f->device : -1, -1);
+		}
+	}
+	if (!n)
+		return;
+	int cls = GS_AN_HOST_SYNC;
+	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
+		if (by[c] > by[cls])
+			cls = c;
+	struct gs_finding *f = finding(x, "gpu-gaps", cls, total, a->steps.n);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title),
+		 "%llu GPU gaps of %llu us or more inside the steps (longest %.3f ms), mostly %s",
+		 (unsigned long long)n, GAP_NS / 1000, ms(longest), gs_an_class_name(cls));
+	num(f, "gaps", (double)n, 1);
+	num(f, "gap_time_ms", ms(total), 0);
+	num(f, "longest_gap_ms", ms(longest), 0);
+	static const char *const keys[GS_AN__N] = {NULL, NULL, "in_host_sync_ms", "in_host_launch_ms",
+						   "in_input_pipeline_ms", "in_host_compute_ms",
+						   "in_other_ms"};
+	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
+		num(f, keys[c], ms(by[c]), 0);
+	hta_nums(x, f);
+	f->cuda = "Find what the host does in the examples (NVTX ranges around host work help); "
+		  "queue the next work before waiting, overlap host work with GPU work.";
+	f->pytorch = "Look at the examples' time ranges in the trace: wrap host code in "
+		     "torch.profiler.record_function or NVTX ranges to name it; move host work off "
+		     "the step's critical path.";
+}
+
+/* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
+ * idle time that no more specific class explains (host_compute + other). */
+static void rule_util(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	double util = a->breakdown[GS_AN_GPU_COMPUTE] + a->breakdown[GS_AN_GPU_TRANSFER];
+	if (!a->total || util >= 0.5)
+		return;
+	int cls = a->part[GS_AN_HOST_COMPUTE] >= a->part[GS_AN_OTHER] ? GS_AN_HOST_COMPUTE : GS_AN_OTHER;
+	struct gs_finding *f = finding(x, "low-gpu-utilization", cls,
+				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER], a->steps.n);
+	snprintf(f->title, sizeof(f->title),
+		 "Low GPU utilization: the GPU is busy %.1f%% of the step; %.1f%% is host work or "
+		 "nothing recorded",
+		 100.0 * util, share(a, GS_AN_HOST_COMPUTE) + share(a, GS_AN_OTHER));
+	num(f, "gpu_utilization", util, 0);
+	num(f, "host_compute_share", a->breakdown[GS_AN_HOST_COMPUTE], 0);
+	num(f, "other_share", a->breakdown[GS_AN_OTHER], 0);
+	/* the examples: the steps with the lowest utilization (their longest idle first) */
+	for (size_t i = 0; i < a->steps.n; i++) {
+		const struct gs_an_step *s = &a->steps.v[i];
+		uint64_t idle = s->part[GS_AN_HOST_COMPUTE] + s->part[GS_AN_OTHER];
+		ex_offer(x, f, s->start, s->start + idle, s->whole_run ? x->f->pid : s->pid,
+			 s->whole_run ? -1 : s->tid, -1, -1);
+	}
+	for (size_t i = 0; i < f->nex; i++) /* the step's own span, chosen by its idle time */
+		for (size_t j = 0; j < a->steps.n; j++) {
+			const struct gs_an_step *s = &a->steps.v[j];
+			uint64_t st = s->start >= x->m->start_mono ? s->start - x->m->start_mono : 0;
+			if (st == f->ex[i].start && (s->whole_run || s->pid == f->ex[i].pid)) {
+				f->ex[i].end = st + (s->end - s->start);
+				break;
+			}
+		}
+	f->cuda = "Give the GPU more work per step (larger batches), move host computation to the "
+		  "GPU or off the critical path, overlap it with GPU work.";
+	f->pytorch = "Increase the batch size; profile the host side (torch.profiler with "
+		     "with_stack=True) to find the Python or operator time between kernels.";
+}
+
+static void rule_fp32(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	int tc = !m->devices.n; /* unknown devices: assume tensor cores */
+	for (size_t i = 0; i < m->devices.n; i++)
+		tc |= m->devices.v[i].cc_major >= 7;
+	if (!tc)
+		return;
+	uint64_t n = 0, ns = 0, all = 0;
+	struct tops t;
+	tops_init(&t);
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gpu_keep(x, k->device) || step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
+			continue;
+		all += k->end - k->start;
+		const char *nm = kernel_name(m, k);
+		if (!fp32_gemm(nm))
+			continue;
+		n++;
+		ns += k->end - k->start;
+		tops_add(&t, nm, k->end - k->start);
+		ex_offer(x, &tmp, k->start, k->end, k->pid, -1, k->device, k->stream);
+	}
+	if (!n) {
+		tops_done(&t, &tmp, NULL);
+		for (size_t i = 0; i < tmp.ntop; i++)
+			free(tmp.top[i].name);
+		return;
+	}
+	/* tensor cores run these at least twice as fast (TF32 on sm_80+: 8x the fp32 peak) */
+	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, ns / 2, a->steps.n);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title),
+		 "%llu fp32 GEMM/convolution kernels without tensor cores take %.1f%% of kernel time",
+		 (unsigned long long)n, all ? 100.0 * (double)ns / (double)all : 0.0);
+	num(f, "kernels", (double)n, 1);
+	num(f, "kernel_time_ms", ms(ns), 0);
+	num(f, "share_of_kernel_time", all ? (double)ns / (double)all : 0.0, 0);
+	tops_done(&t, f, "kernels");
+	f->cuda = "Use TF32 (cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH), "
+		  "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) or bf16/fp16 GEMMs with fp32 accumulation.";
+	f->pytorch = "torch.backends.cuda.matmul.allow_tf32 = True and torch.backends.cudnn.allow_tf32 "
+		     "= True (or torch.set_float32_matmul_precision(\"high\")), or autocast to bf16 "
+		     "(torch.autocast(\"cuda\", dtype=torch.bfloat16)).";
+}
+
+static void rule_alloc(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (a->steps.n < 2)
+		return; /* one step: no steady state to tell from warm-up */
+	/* each process's (or the run's) first step is warm-up */
+	uint8_t *first = gs_xcalloc(a->steps.n, 1);
+	for (size_t k = 0; k < x->sc.n; k++)
+		if (x->sc.v[k].steps.n)
+			first[x->sc.v[k].steps.v[0]] = 1;
+	size_t steady = 0;
+	for (size_t i = 0; i < a->steps.n; i++)
+		steady += !first[i];
+	uint64_t n = 0, call = 0, idle = 0;
+	struct tops t;
+	tops_init(&t);
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	char buf[160];
+	for (size_t i = 0; i < m->apis.n && steady; i++) {
+		const struct gs_api *ap = &m->apis.v[i];
+		const char *nm = gs_api_base_name(ap, buf, sizeof(buf));
+		if (!alloc_call(nm))
+			continue;
+		long st = step_of(x, ap->pid, ap->start);
+		if (st < 0 || first[st])
+			continue;
+		n++;
+		call += ap->end - ap->start;
+		idle += idle_in(x, ap->pid, GS_AN_GPU_TRANSFER, ap->start, ap->end);
+		tops_add(&t, nm, ap->end - ap->start);
+		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+	}
+	free(first);
+	if (!n) {
+		tops_done(&t, &tmp, NULL);
+		for (size_t i = 0; i < tmp.ntop; i++)
+			free(tmp.top[i].name);
+		return;
+	}
+	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title),
+		 "%llu cudaMalloc/cudaFree calls in steady-state steps (%.1f per step)",
+		 (unsigned long long)n, (double)n / (double)steady);
+	num(f, "calls", (double)n, 1);
+	num(f, "steady_steps", (double)steady, 1);
+	num(f, "time_in_calls_ms", ms(call), 0);
+	num(f, "gpu_idle_during_calls_ms", ms(idle), 0);
+	tops_done(&t, f, "API calls");
+	f->cuda = "Allocate once before the loop and reuse buffers, or use the stream-ordered "
+		  "allocator (cudaMallocAsync / cudaFreeAsync with a memory pool).";
+	f->pytorch = "Keep tensor shapes static between steps so the caching allocator reuses "
+		     "blocks; avoid torch.cuda.empty_cache() in the loop; "
+		     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.";
+}
+
+static void rule_variance(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	size_t n = a->steps.n;
+	if (n < 3 || !a->median_ns)
+		return;
+	uint64_t *v = gs_xmalloc(n * sizeof(*v));
+	uint64_t med_part[GS_AN__N];
+	for (int c = 0; c < GS_AN__N; c++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = a->steps.v[i].part[c];
+		med_part[c] = (uint64_t)llround(gs_median_u64(v, n));
+	}
+	uint64_t excess = 0, by[GS_AN__N] = {0}, outliers = 0, lo = UINT64_MAX, hi = 0;
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_an_step *s = &a->steps.v[i];
+		uint64_t d = s->end - s->start;
+		lo = GS_MIN(lo, d);
+		hi = GS_MAX(hi, d);
+		sum += (double)d;
+		sq += (double)d * (double)d;
+		if ((double)d <= OUTLIER_FACTOR * (double)a->median_ns)
+			continue;
+		outliers++;
+		excess += d - a->median_ns;
+		for (int c = 0; c < GS_AN__N; c++)
+			by[c] += s->part[c] > med_part[c] ? s->part[c] - med_part[c] : 0;
+	}
+	free(v);
+	if (!outliers)
+		return;
+	int cls = 0;
+	for (int c = 1; c < GS_AN__N; c++)
+		if (by[c] > by[cls])
+			cls = c;
+	struct gs_finding *f = finding(x, "step-outliers", cls, excess, n);
+	double mean = sum / (double)n;
+	double sd = sqrt(GS_MAX(0.0, sq / (double)n - mean * mean));
+	snprintf(f->title, sizeof(f->title),
+		 "%llu of %zu steps take over %.1fx the median step (longest %.3f ms vs median "
+		 "%.3f ms), mostly more %s",
+		 (unsigned long long)outliers, n, OUTLIER_FACTOR, ms(hi), ms(a->median_ns),
+		 gs_an_class_name(cls));
+	num(f, "outlier_steps", (double)outliers, 1);
+	num(f, "median_step_ms", ms(a->median_ns), 0);
+	num(f, "min_step_ms", ms(lo), 0);
+	num(f, "max_step_ms", ms(hi), 0);
+	num(f, "cv", mean > 0 ? sd / mean : 0.0, 0);
+	num(f, "excess_ms", ms(excess), 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_an_step *s = &a->steps.v[i];
+		if ((double)(s->end - s->start) > OUTLIER_FACTOR * (double)a->median_ns)
+			ex_offer(x, f, s->start, s->end, s->pid, s->tid, -1, -1);
+	}
+	f->cuda = "Look at what the outlier steps do differently (allocation, synchronization, "
+		  "host work, other processes); keep per-step work constant.";
+	f->pytorch = "Check for periodic work in the loop (logging, checkpointing, evaluation, "
+		     "garbage collection: gc.freeze()), recompilation (TORCH_LOGS=recompiles) and "
+		     "changing input shapes.";
+}
+
+static void rule_dominant(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (share(a, GS_AN_GPU_COMPUTE) < 30.0)
+		return;
+	struct tops t;
+	tops_init(&t);
+	uint64_t n = 0, ns = 0;
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gpu_keep(x, k->device) || step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
+			continue;
+		n++;
+		ns += k->end - k->start;
+		tops_add(&t, kernel_name(m, k), k->end - k->start);
+	}
+	if (!n) {
+		struct gs_finding tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tops_done(&t, &tmp, NULL);
+		for (size_t i = 0; i < tmp.ntop; i++)
+			free(tmp.top[i].name);
+		return;
+	}
+	/* no saving is claimed: the kernels are the work; how much faster they can run needs a
+	 * per-kernel look (ncu) */
+	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n);
+	num(f, "gpu_compute_share", a->breakdown[GS_AN_GPU_COMPUTE], 0);
+	num(f, "kernels", (double)n, 1);
+	num(f, "distinct_kernels", (double)t.v.n, 1);
+	num(f, "kernel_time_ms", ms(ns), 0);
+	tops_done(&t, f, "kernels");
+	snprintf(f->title, sizeof(f->title),
+		 "GPU-bound: kernels run %.1f%% of the step; the top kernel takes %.1f%% of kernel time",
+		 share(a, GS_AN_GPU_COMPUTE), ns ? 100.0 * (double)f->top[0].ns / (double)ns : 0.0);
+	f->cuda = "Profile the top kernels with Nsight Compute (ncu --set full) for memory vs compute "
+		  "limits; use tensor cores, fuse memory-bound kernels.";
+	f->pytorch = "Use bf16 autocast, torch.compile for fusion, and fused/flash attention "
+		     "(F.scaled_dot_product_attention); profile the top kernels with ncu.";
+}
+
+static int cmp_finding(const void *p, const void *q)
+{
+	const struct gs_finding *x = p, *y = q;
+	if (x->saving_ns != y->saving_ns)
+		return x->saving_ns > y->saving_ns ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struct gs_an_opts *o,
+		struct gs_analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->steps_by = m->steps_by;
+	struct ctx x = {.m = m, .f = f, .o = o, .a = a};
+	x.is_step = gs_xcalloc(m->ranges.n + 1, 1);
+	for (size_t i = 0; i < m->steps.n; i++)
+		if (m->steps.v[i].range >= 0 && (size_t)m->steps.v[i].range < m->ranges.n)
+			x.is_step[m->steps.v[i].range] = 1;
+	x.sync_corr = gs_xmalloc((m->syncs.n + 1) * sizeof(*x.sync_corr));
+	for (size_t i = 0; i < m->syncs.n; i++)
+		x.sync_corr[x.nsync++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
+	qsort(x.sync_corr, x.nsync, sizeof(*x.sync_corr), cmp_u64);
+
+	take_steps(&x);
+	for (size_t k = 0; k < x.sc.n; k++)
+		scope_build(&x, &x.sc.v[k]);
+	verdict(&x);
+	if (a->steps.n) {
+		rule_launch(&x);
+		rule_api(&x);
+		rule_sync(&x);
+		rule_input(&x);
+		rule_transfer(&x);
+		rule_pageable(&x);
+		rule_sync_ops(&x, 0);
+		rule_sync_ops(&x, 1);
+		rule_gaps(&x);
+		rule_util(&x);
+		rule_fp32(&x);
+		rule_alloc(&x);
+		rule_variance(&x);
+		rule_dominant(&x);
+	}
+	if (a->findings.n > 1)
+		qsort(a->findings.v, a->findings.n, sizeof(*a->findings.v), cmp_finding);
+
+	for (size_t k = 0; k < x.sc.n; k++) {
+		for (int l = 0; l < NLEVELS; l++)
+			ulist_free(&x.sc.v[k].lv[l]);
+		free(x.sc.v[k].steps.v);
+	}
+	free(x.sc.v);
+	free(x.is_step);
+	free(x.sync_corr);
+}
+
+void gs_analysis_release(struct gs_analysis *a)
+{
+	for (size_t i = 0; i < a->findings.n; i++)
+		for (size_t j = 0; j < a->findings.v[i].ntop; j++)
+			free(a->findings.v[i].top[j].name);
+	free(a->findings.v);
+	free(a->steps.v);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,103 @@
+/* analyze.h: `gpuscope analyze`, the bottleneck doctor: a verdict (where each step's wall time
+ * went, in seven classes that sum to it exactly) and findings (rules that name a cause, its
+ * evidence, what fixing it would save per step, and what to change). docs/gpuscope-analyze.md
+ * defines every class, rule, threshold and saving formula; this header only the data.
+ * Invariants of a gs_analysis: for every step, the parts sum to its duration (integer ns);
+ * breakdown[] sums to 1 when total > 0; findings are sorted by saving, most first (ties by id);
+ * every string a finding points to is static or owned by the analysis. */
+#ifndef GS_ANALYSIS_ANALYZE_H
+#define GS_ANALYSIS_ANALYZE_H
+
+#include "../model/model.h"
+#include "reports.h"
+
+/* The classes, in priority order: each instant of a step goes to the first that holds. */
+enum gs_an_class {
+	GS_AN_GPU_COMPUTE,  /* a kernel of the step's process runs */
+	GS_AN_GPU_TRANSFER, /* a copy or memset runs */
+	GS_AN_HOST_SYNC,    /* a thread waits in a synchronizing call (step_sum's Sync Wait) */
+	GS_AN_HOST_LAUNCH,  /* a thread is in any other CUDA API call */
+	GS_AN_INPUT,        /* a data-loading range is open on a thread of the process */
+	GS_AN_HOST_COMPUTE, /* another host range (op, function, annotation) is open */
+	GS_AN_OTHER,        /* none of these */
+	GS_AN__N
+};
+
+enum gs_an_severity { GS_AN_LOW, GS_AN_MEDIUM, GS_AN_HIGH };
+
+struct gs_an_step {
+	uint64_t start, end, number;
+	int32_t pid, tid;
+	int whole_run;
+	uint64_t part[GS_AN__N]; /* ns; sum == end - start */
+};
+
+/* One number of a finding's evidence: key (a static string) -> value. */
+struct gs_an_num {
+	const char *key;
+	double v;
+	int integer;
+};
+
+/* A top contributor: a kernel, API function or range name, its time and count in the steps. */
+struct gs_an_top {
+	char *name;
+	uint64_t ns, count;
+};
+
+/* An example interval: host side (tid >= 0) or GPU side (device, stream). Times are ns
+ * relative to the trace start (the model's start_mono). */
+struct gs_an_example {
+	uint64_t start, end;
+	int32_t pid, tid; /* tid -1: a GPU-side example */
+	int64_t device, stream;
+};
+
+#define GS_AN_NUMS 12
+#define GS_AN_TOPS 3
+#define GS_AN_EXAMPLES 3
+
+struct gs_finding {
+	const char *id;  /* stable: "launch-bound", "sync-bound", ... */
+	int cls;         /* enum gs_an_class */
+	int severity;    /* enum gs_an_severity */
+	char title[200];
+	uint64_t saving_ns;  /* per step (total over the steps / their count) */
+	double saving_pct;   /* of the median step */
+	struct gs_an_num num[GS_AN_NUMS];
+	size_t nnum;
+	const char *top_what; /* "kernels", "API calls", "ranges"; NULL: no top list */
+	struct gs_an_top top[GS_AN_TOPS];
+	size_t ntop;
+	struct gs_an_example ex[GS_AN_EXAMPLES];
+	size_t nex;
+	const char *cuda, *pytorch; /* recommendations */
+};
+
+struct gs_an_opts {
+	const char *const *input_ranges; /* more range names that are data loading */
+	size_t ninput;
+};
+
+struct gs_analysis {
+	GS_VEC(struct gs_an_step) steps;
+	uint64_t total;               /* summed durations of the steps */
+	uint64_t part[GS_AN__N];      /* summed parts */
+	double breakdown[GS_AN__N];   /* part / total */
+	uint64_t median_ns;           /* median step duration (mean of the middle two) */
+	int primary;                  /* enum gs_an_class */
+	uint8_t steps_by;             /* enum gs_steps_by */
+	GS_VEC(struct gs_finding) findings;
+};
+
+/* Analyze m's steps (gs_model_steps done, or the whole run) under f. Never fails. */
+void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struct gs_an_opts *o,
+		struct gs_analysis *a);
+void gs_analysis_release(struct gs_analysis *a);
+
+const char *gs_an_class_name(int cls);
+const char *gs_an_severity_name(int severity);
+/* The severity for a saving of pct percent of the median step: >= 10 high, >= 3 medium. */
+int gs_an_severity_of(double pct);
+
+#endif

@@ -1,0 +1,212 @@
+/* cmd-analyze.c: `gpuscope analyze`: the bottleneck doctor's verdict and findings
+ * (analysis/analyze.c) rendered by render/analyze.c as text or JSON. Text is word-wrapped to
+ * the terminal's width (COLUMNS, else the terminal's, else 100 columns), with colour only on
+ * a terminal without NO_COLOR. Exit codes: 0, 1 bad input, 2 usage, 3 when --fail-on
+ * names a severity that a finding has (or a worse one); the output is written either way. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../analysis/analyze.h"
+#include "../analysis/reports.h"
+#include "../render/analyze.h"
+#include "cli.h"
+
+#define DEFAULT_WIDTH 100u
+
+extern const struct gs_command gs_cmd_analyze;
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_window(const char *s, uint64_t *t0, uint64_t *t1)
+{
+	const char *colon = strchr(s, ':');
+	if (!colon || gs_parse_duration(s, (size_t)(colon - s), t0) ||
+	    gs_parse_duration(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
+		return -1;
+	return 0;
+}
+
+/* As `stats` decides it: width from COLUMNS or the terminal, colour only on a terminal
+ * without NO_COLOR and with a TERM other than dumb, UTF-8 bars only in a UTF-8 locale. */
+static void console_opts(const char *out, struct gs_render_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *lc = getenv("LC_ALL");
+	if (!lc || !*lc)
+		lc = getenv("LC_CTYPE");
+	if (!lc || !*lc)
+		lc = getenv("LANG");
+	o->ascii = !lc || !(strcasestr(lc, "utf-8") || strcasestr(lc, "utf8"));
+	o->width = DEFAULT_WIDTH;
+	if (out && strcmp(out, "-"))
+		return;
+	int tty = isatty(STDOUT_FILENO);
+	const char *cols = getenv("COLUMNS"), *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+	uint64_t v;
+	struct winsize ws;
+	if (cols && !parse_u64(cols, &v) && v >= 40 && v < 100000)
+		o->width = (unsigned)v;
+	else if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
+		o->width = ws.ws_col;
+	o->color = tty && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
+}
+
+/* ---- the command ---- */
+
+static int parse_severity(const char *s)
+{
+	if (!strcmp(s, "low"))
+		return GS_AN_LOW;
+	if (!strcmp(s, "medium"))
+		return GS_AN_MEDIUM;
+	if (!strcmp(s, "high"))
+		return GS_AN_HIGH;
+	return -1;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"fail-on", required_argument, NULL, 'F'},
+		{"step", required_argument, NULL, 'S'},
+		{"input-range", required_argument, NULL, 'I'},
+		{"pid", required_argument, NULL, 'p'},
+		{"time", required_argument, NULL, 'T'},
+		{"device", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *out = NULL, *step = NULL;
+	int fmt = GS_FMT_TEXT, fail_on = -1, o;
+	struct gs_filter f = {0};
+	GS_VEC(const char *) inputs = {0};
+	uint64_t v;
+	int rc = -1;
+	while (rc < 0 && (o = gs_getopt(&gs_cmd_analyze, argc, argv, "f:o:h", opts)) != -1) {
+		switch (o) {
+		case 'p':
+			if (parse_u64(optarg, &v) || !v || v > INT32_MAX)
+				rc = gs_usage_error(&gs_cmd_analyze, "--pid takes a process id, not '%s'", optarg);
+			f.pid = (int32_t)v;
+			break;
+		case 'd':
+			if (parse_u64(optarg, &v) || v > UINT32_MAX)
+				rc = gs_usage_error(&gs_cmd_analyze, "--device takes a device id, not '%s'", optarg);
+			f.by_device = 1;
+			f.device = (uint32_t)v;
+			break;
+		case 'T':
+			if (parse_window(optarg, &f.t0, &f.t1))
+				rc = gs_usage_error(&gs_cmd_analyze,
+						    "--time takes A:B, times from the session start such as "
+						    "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
+						    optarg);
+			break;
+		case 'S':
+			if (!*optarg)
+				rc = gs_usage_error(&gs_cmd_analyze, "--step takes a range name");
+			step = optarg;
+			break;
+		case 'I':
+			if (!*optarg)
+				rc = gs_usage_error(&gs_cmd_analyze, "--input-range takes a range name");
+			GS_VEC_PUSH(&inputs, optarg);
+			break;
+		case 'F':
+			fail_on = parse_severity(optarg);
+			if (fail_on < 0)
+				rc = gs_usage_error(&gs_cmd_analyze, "--fail-on takes low, medium or high, not '%s'",
+						    optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 'f':
+			fmt = gs_format_parse(optarg, 1u << GS_FMT_TEXT | 1u << GS_FMT_JSON);
+			if (fmt < 0)
+				rc = gs_usage_error(&gs_cmd_analyze, "unknown format '%s' (text, json)", optarg);
+			break;
+		case 'h': rc = 0; break;
+		default: rc = 2; break;
+		}
+	}
+	if (rc < 0 && optind != argc - 1)
+		rc = gs_usage_error(&gs_cmd_analyze, optind >= argc ? "no trace given" : "one trace at a time");
+	if (rc >= 0) {
+		free(inputs.v);
+		return rc;
+	}
+
+	struct gs_model m;
+	struct gs_err err;
+	if (gs_model_load(&m, argv[optind], &err) < 0) {
+		gs_cli_error("%s", err.msg);
+		free(inputs.v);
+		return 1;
+	}
+	if (m.damaged)
+		gs_cli_warn("'%s' is damaged (%s); analyzing what comes before", m.path, m.why);
+	else if (!m.complete)
+		gs_cli_warn("'%s' is incomplete (the recording was cut short); analyzing what it holds",
+			    m.path);
+	if (*m.warning)
+		gs_cli_warn("'%s': %s", m.path, m.warning);
+	if (!gs_model_steps(&m, step) && step) {
+		gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')",
+			     step, m.path, m.path);
+		gs_model_steps_release(&m);
+		gs_model_release(&m);
+		free(inputs.v);
+		return 1;
+	}
+	struct gs_an_opts ao = {inputs.v, inputs.n};
+	struct gs_analysis a;
+	gs_analyze(&m, &f, &ao, &a);
+	if (!a.steps.n)
+		gs_cli_warn("no step of '%s' passes the --pid/--time filters", m.path);
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	struct gs_render_opts ro;
+	console_opts(out, &ro);
+	gs_render_analysis(&m, &a, (enum gs_format)fmt, &ro, &sb);
+	rc = gs_emit(out, &sb);
+	for (size_t i = 0; !rc && fail_on >= 0 && i < a.findings.n; i++)
+		if (a.findings.v[i].severity >= fail_on)
+			rc = 3;
+	gs_strbuf_release(&sb);
+	gs_analysis_release(&a);
+	gs_model_steps_release(&m);
+	gs_model_release(&m);
+	free(inputs.v);
+	return rc;
+}
+
+const struct gs_command gs_cmd_analyze = {
+	"analyze", run, "[OPTIONS] TRACE",
+	"Name what holds the program back, what it costs per step, and what to change.",
+	"  -f, --format F           text (default) or json (schema: man gpuscope-analyze)\n"
+	"  -o, --output FILE        write to FILE instead of standard output\n"
+	"      --fail-on SEVERITY   exit 3 when a finding is this severe or worse (low,\n"
+	"                           medium, high): for CI\n"
+	"      --step NAME          steps are the ranges named NAME (default: ProfilerStep#N\n"
+	"                           ranges, else the whole run)\n"
+	"      --input-range NAME   ranges named NAME are data loading too (repeatable)\n"
+	"      --pid P              only the steps of process P\n"
+	"      --time A:B           only steps that start between A and B after the session\n"
+	"                           start (1.5s:2s, 200ms:, :3s; units s, ms, us, ns)\n"
+	"      --device D           only GPU work on device D\n"
+	"  -h, --help               show this help\n",
+};

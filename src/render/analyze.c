@@ -1,0 +1,332 @@
+/* render/analyze.c: `gpuscope analyze`'s text and JSON (render/analyze.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze.h"
+
+#define BOLD "\033[1m"
+#define DIM "\033[2m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define CYAN "\033[36m"
+#define RESET "\033[0m"
+#define BAR_WIDTH 30
+#define DEFAULT_WIDTH 100u
+
+/* ---- text ---- */
+
+/* Append text word-wrapped to width, the first line after `first` (already `used` columns
+ * wide), the others indented by indent spaces. Words longer than a line are not cut. */
+static void wrap(struct gs_strbuf *sb, size_t used, size_t indent, unsigned width, const char *text)
+{
+	size_t col = used;
+	const char *p = text;
+	int first = 1;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t w = strcspn(p, " ");
+		if (!first && col + 1 + w > width) {
+			gs_strbuf_addc(sb, '\n');
+			for (size_t i = 0; i < indent; i++)
+				gs_strbuf_addc(sb, ' ');
+			col = indent;
+		} else if (!first) {
+			gs_strbuf_addc(sb, ' ');
+			col++;
+		}
+		gs_strbuf_add(sb, p, w);
+		col += w;
+		p += w;
+		first = 0;
+	}
+	gs_strbuf_addc(sb, '\n');
+}
+
+/* The verdict in words: a printf format with one %.1f for the primary class's share. */
+static const char *plain_verdict(int cls)
+{
+	switch (cls) {
+	case GS_AN_GPU_COMPUTE: return "GPU-bound: kernels run %.1f%% of the step time.";
+	case GS_AN_GPU_TRANSFER: return "Transfer-bound: copies and memsets run %.1f%% of the step time.";
+	case GS_AN_HOST_SYNC:
+		return "Sync-bound: for %.1f%% of the step time the host waits on a GPU that has "
+		       "nothing to do.";
+	case GS_AN_HOST_LAUNCH:
+		return "Launch-bound: for %.1f%% of the step time the GPU idles while the host is in "
+		       "CUDA calls (launches, allocation, setup).";
+	case GS_AN_INPUT:
+		return "Input-bound: for %.1f%% of the step time the GPU idles while the host loads data.";
+	case GS_AN_HOST_COMPUTE:
+		return "Host-bound: for %.1f%% of the step time the GPU idles while the host runs other "
+		       "code (operators, Python, user ranges).";
+	default:
+		return "Idle: for %.1f%% of the step time the GPU idles and nothing recorded on the host "
+		       "explains it.";
+	}
+}
+
+static const char *steps_by_name(uint8_t by)
+{
+	return by == GS_STEPS_PROFILER ? "profiler" : by == GS_STEPS_NAMED ? "named" : "run";
+}
+
+/* The bars shrink to fit the width: a breakdown line is 40 columns besides its bar. */
+static void bar(struct gs_strbuf *sb, double frac, const struct gs_render_opts *o)
+{
+	int w = o->width > 40 + BAR_WIDTH ? BAR_WIDTH : o->width > 50 ? (int)o->width - 40 : 10;
+	int n = (int)(frac * w + 0.5);
+	if (o->color)
+		gs_strbuf_adds(sb, CYAN);
+	for (int i = 0; i < w; i++)
+		gs_strbuf_adds(sb, i < n ? (o->ascii ? "#" : "\xe2\x96\x88") : " ");
+	if (o->color)
+		gs_strbuf_adds(sb, RESET);
+}
+
+static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
+			 const struct gs_render_opts *o, struct gs_strbuf *sb)
+{
+	const char *b = o->color ? BOLD : "", *r = o->color ? RESET : "";
+	gs_strbuf_addf(sb, "%sgpuscope analyze%s %s\n", b, r, m->path);
+	gs_strbuf_addf(sb, "Steps: %zu (%s), median step ", a->steps.n,
+		       a->steps_by == GS_STEPS_PROFILER ? "ProfilerStep#N ranges" :
+		       a->steps_by == GS_STEPS_NAMED ? "--step ranges" : "the whole run");
+	gs_fmt_duration(sb, a->median_ns);
+	gs_strbuf_adds(sb, "\n\n");
+	struct gs_strbuf line;
+	gs_strbuf_init(&line);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * a->breakdown[a->primary]);
+#pragma GCC diagnostic pop
+	double idle = 1.0 - a->breakdown[GS_AN_GPU_COMPUTE] - a->breakdown[GS_AN_GPU_TRANSFER];
+	if (a->total && a->primary <= GS_AN_GPU_TRANSFER && idle > 0.0005)
+		gs_strbuf_addf(&line, " The GPU idles %.1f%% of it.", 100.0 * idle);
+	gs_strbuf_addf(sb, "%sVerdict:%s ", b, r);
+	wrap(sb, 9, 9, o->width, line.buf);
+	gs_strbuf_release(&line);
+	gs_strbuf_addf(sb, "\n%sWhere the step time goes%s (per step, mean):\n", b, r);
+	int order[GS_AN__N];
+	for (int c = 0; c < GS_AN__N; c++)
+		order[c] = c;
+	for (int i = 1; i < GS_AN__N; i++) /* by share, largest first; ties in class order */
+		for (int j = i; j > 0 && a->part[order[j]] > a->part[order[j - 1]]; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < GS_AN__N; i++) {
+		int c = order[i];
+		gs_strbuf_addf(sb, "  %-15s %5.1f%%  ", gs_an_class_name(c), 100.0 * a->breakdown[c]);
+		bar(sb, a->breakdown[c], o);
+		gs_strbuf_adds(sb, "  ");
+		gs_fmt_duration(sb, a->steps.n ? a->part[c] / a->steps.n : 0);
+		gs_strbuf_addc(sb, '\n');
+	}
+}
+
+static void text_num(struct gs_strbuf *sb, const struct gs_an_num *n)
+{
+	if (n->integer)
+		gs_strbuf_addf(sb, "%s %.0f", n->key, n->v);
+	else
+		gs_strbuf_addf(sb, "%s %.4g", n->key, n->v);
+}
+
+static void text_finding(const struct gs_finding *f, size_t i, const struct gs_render_opts *o,
+			 struct gs_strbuf *sb)
+{
+	const char *b = o->color ? BOLD : "", *r = o->color ? RESET : "";
+	const char *sc = !o->color ? "" : f->severity == GS_AN_HIGH ? RED : f->severity == GS_AN_MEDIUM ? YELLOW : DIM;
+	struct gs_strbuf t;
+	gs_strbuf_init(&t);
+	gs_strbuf_addf(sb, "\n%2zu. %s[%s]%s %s%s%s (%s),", i + 1, sc, gs_an_severity_name(f->severity),
+		       r, b, f->id, r, gs_an_class_name(f->cls));
+	size_t head = 4 + 3 + strlen(gs_an_severity_name(f->severity)) + strlen(f->id) + 3 +
+		      strlen(gs_an_class_name(f->cls)) + 1; /* without the colour codes */
+	if (f->saving_ns) {
+		gs_strbuf_adds(&t, "saves ~");
+		gs_fmt_duration(&t, f->saving_ns);
+		gs_strbuf_addf(&t, " per step (%.1f%%)", f->saving_pct);
+	} else {
+		gs_strbuf_adds(&t, "saving not estimated");
+	}
+	gs_strbuf_adds(sb, head + 1 + t.len > o->width ? "\n    " : " ");
+	gs_strbuf_addf(sb, "%s\n", t.buf);
+	gs_strbuf_reset(&t);
+	gs_strbuf_adds(sb, "    ");
+	wrap(sb, 4, 4, o->width, f->title);
+	for (size_t k = 0; k < f->nnum; k++) {
+		if (k)
+			gs_strbuf_adds(&t, ", ");
+		text_num(&t, &f->num[k]);
+	}
+	gs_strbuf_adds(sb, "    evidence: ");
+	wrap(sb, 14, 6, o->width, t.buf);
+	if (f->ntop) {
+		gs_strbuf_reset(&t);
+		for (size_t k = 0; k < f->ntop; k++) {
+			gs_strbuf_addf(&t, "%s%s (", k ? "; " : "", f->top[k].name);
+			gs_fmt_duration(&t, f->top[k].ns);
+			gs_strbuf_addf(&t, ", %llux)", (unsigned long long)f->top[k].count);
+		}
+		gs_strbuf_addf(sb, "    top %s: ", f->top_what);
+		wrap(sb, 10 + strlen(f->top_what), 6, o->width, t.buf);
+	}
+	if (f->nex) {
+		gs_strbuf_reset(&t);
+		for (size_t k = 0; k < f->nex; k++) {
+			const struct gs_an_example *e = &f->ex[k];
+			gs_strbuf_addf(&t, "%s%.3f-%.3f ms pid %d", k ? "; " : "", (double)e->start / 1e6,
+				       (double)e->end / 1e6, (int)e->pid);
+			if (e->tid >= 0)
+				gs_strbuf_addf(&t, " tid %d", (int)e->tid);
+			if (e->device >= 0)
+				gs_strbuf_addf(&t, " device %lld", (long long)e->device);
+			if (e->stream >= 0)
+				gs_strbuf_addf(&t, " stream %lld", (long long)e->stream);
+		}
+		gs_strbuf_adds(sb, "    examples: ");
+		wrap(sb, 14, 6, o->width, t.buf);
+	}
+	gs_strbuf_adds(sb, "    CUDA:    ");
+	wrap(sb, 13, 13, o->width, f->cuda);
+	gs_strbuf_adds(sb, "    PyTorch: ");
+	wrap(sb, 13, 13, o->width, f->pytorch);
+	gs_strbuf_release(&t);
+}
+
+static void render_text(const struct gs_model *m, const struct gs_analysis *a,
+			const struct gs_render_opts *o, struct gs_strbuf *sb)
+{
+	text_verdict(m, a, o, sb);
+	const char *b = o->color ? BOLD : "", *r = o->color ? RESET : "";
+	if (!a->findings.n) {
+		gs_strbuf_addf(sb, "\n%sFindings:%s none.\n", b, r);
+		return;
+	}
+	gs_strbuf_addf(sb, "\n%sFindings%s, most expensive first (savings overlap):\n",
+		       b, r);
+	for (size_t i = 0; i < a->findings.n; i++)
+		text_finding(&a->findings.v[i], i, o, sb);
+}
+
+/* ---- json ---- */
+
+static void jstr(struct gs_strbuf *sb, const char *s)
+{
+	gs_strbuf_addc(sb, '"');
+	gs_strbuf_add_json(sb, s, strlen(s));
+	gs_strbuf_addc(sb, '"');
+}
+
+static void jparts(struct gs_strbuf *sb, const uint64_t *part)
+{
+	gs_strbuf_addc(sb, '{');
+	for (int c = 0; c < GS_AN__N; c++)
+		gs_strbuf_addf(sb, "%s\"%s\": %llu", c ? ", " : "", gs_an_class_name(c),
+			       (unsigned long long)part[c]);
+	gs_strbuf_addc(sb, '}');
+}
+
+static void json_finding(const struct gs_finding *f, struct gs_strbuf *sb)
+{
+	gs_strbuf_adds(sb, "    {\"id\": ");
+	jstr(sb, f->id);
+	gs_strbuf_addf(sb, ", \"class\": \"%s\", \"severity\": \"%s\",\n     \"title\": ",
+		       gs_an_class_name(f->cls), gs_an_severity_name(f->severity));
+	jstr(sb, f->title);
+	gs_strbuf_addf(sb, ",\n     \"saving_ms_per_step\": %.6f, \"saving_pct\": %.3f,\n     \"evidence\": {",
+		       (double)f->saving_ns / 1e6, f->saving_pct);
+	for (size_t k = 0; k < f->nnum; k++) {
+		gs_strbuf_addf(sb, "%s\"%s\": ", k ? ", " : "", f->num[k].key);
+		if (f->num[k].integer)
+			gs_strbuf_addf(sb, "%.0f", f->num[k].v);
+		else
+			gs_strbuf_addf(sb, "%.9g", f->num[k].v);
+	}
+	gs_strbuf_adds(sb, f->nnum ? ",\n       \"top\": [" : "\"top\": [");
+	for (size_t k = 0; k < f->ntop; k++) {
+		gs_strbuf_adds(sb, k ? ", {\"name\": " : "{\"name\": ");
+		jstr(sb, f->top[k].name);
+		gs_strbuf_addf(sb, ", \"total_ms\": %.6f, \"count\": %llu}", (double)f->top[k].ns / 1e6,
+			       (unsigned long long)f->top[k].count);
+	}
+	gs_strbuf_adds(sb, "], \"top_of\": ");
+	if (f->top_what)
+		jstr(sb, f->top_what);
+	else
+		gs_strbuf_adds(sb, "null");
+	gs_strbuf_adds(sb, ",\n       \"examples\": [");
+	for (size_t k = 0; k < f->nex; k++) {
+		const struct gs_an_example *e = &f->ex[k];
+		gs_strbuf_addf(sb, "%s{\"start_ns\": %llu, \"end_ns\": %llu, \"pid\": %d", k ? ", " : "",
+			       (unsigned long long)e->start, (unsigned long long)e->end, (int)e->pid);
+		if (e->tid >= 0)
+			gs_strbuf_addf(sb, ", \"tid\": %d", (int)e->tid);
+		if (e->device >= 0)
+			gs_strbuf_addf(sb, ", \"device\": %lld", (long long)e->device);
+		if (e->stream >= 0)
+			gs_strbuf_addf(sb, ", \"stream\": %lld", (long long)e->stream);
+		gs_strbuf_addc(sb, '}');
+	}
+	gs_strbuf_adds(sb, "]},\n     \"recommendation\": {\"cuda\": ");
+	jstr(sb, f->cuda);
+	gs_strbuf_adds(sb, ", \"pytorch\": ");
+	jstr(sb, f->pytorch);
+	gs_strbuf_adds(sb, "}}");
+}
+
+static void render_json(const struct gs_model *m, const struct gs_analysis *a, struct gs_strbuf *sb)
+{
+	gs_strbuf_adds(sb, "{\"schema\": \"gpuscope.analyze/1\", \"trace\": ");
+	jstr(sb, m->path);
+	gs_strbuf_addf(sb, ",\n \"verdict\": {\"primary\": \"%s\", \"step_time_ms\": %.6f, \"steps\": %zu, "
+			   "\"steps_by\": \"%s\",\n  \"breakdown\": {",
+		       gs_an_class_name(a->primary), (double)a->median_ns / 1e6, a->steps.n,
+		       steps_by_name(a->steps_by));
+	for (int c = 0; c < GS_AN__N; c++)
+		gs_strbuf_addf(sb, "%s\"%s\": %.9g", c ? ", " : "", gs_an_class_name(c), a->breakdown[c]);
+	gs_strbuf_adds(sb, "},\n  \"breakdown_ns\": ");
+	jparts(sb, a->part);
+	gs_strbuf_addf(sb, ", \"total_ns\": %llu},\n \"steps\": [", (unsigned long long)a->total);
+	for (size_t i = 0; i < a->steps.n; i++) {
+		const struct gs_an_step *s = &a->steps.v[i];
+		uint64_t st = s->start >= m->start_mono ? s->start - m->start_mono : 0;
+		gs_strbuf_addf(sb, "%s\n  {\"number\": ", i ? "," : "");
+		if (s->whole_run)
+			gs_strbuf_adds(sb, "null, \"pid\": null, \"tid\": null");
+		else
+			gs_strbuf_addf(sb, "%llu, \"pid\": %d, \"tid\": %d", (unsigned long long)s->number,
+				       (int)s->pid, (int)s->tid);
+		gs_strbuf_addf(sb, ", \"start_ns\": %llu, \"duration_ns\": %llu, \"parts_ns\": ",
+			       (unsigned long long)st, (unsigned long long)(s->end - s->start));
+		jparts(sb, s->part);
+		gs_strbuf_addc(sb, '}');
+	}
+	gs_strbuf_adds(sb, "],\n \"findings\": [");
+	for (size_t i = 0; i < a->findings.n; i++) {
+		gs_strbuf_adds(sb, i ? ",\n" : "\n");
+		json_finding(&a->findings.v[i], sb);
+	}
+	gs_strbuf_adds(sb, "]}\n");
+}
+
+void gs_render_analysis(const struct gs_model *m, const struct gs_analysis *a, enum gs_format f,
+			const struct gs_render_opts *o, struct gs_strbuf *out)
+{
+	struct gs_render_opts plain = {0};
+	if (!o)
+		o = &plain;
+	if (f == GS_FMT_JSON) {
+		render_json(m, a, out);
+		return;
+	}
+	struct gs_render_opts t = *o;
+	if (!t.width)
+		t.width = DEFAULT_WIDTH;
+	render_text(m, a, &t, out);
+}

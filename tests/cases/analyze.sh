@@ -1,0 +1,117 @@
+# analyze.sh: `gpuscope analyze` on committed traces: the hand-made PyTorch profiler trace
+# (numbers worked out by hand), the real GPU recordings of tests/data (verdict and top finding;
+# every one checked by analyze_check.py against the schema and against step_sum), a trace of
+# the demo program, --fail-on exit codes, options and bad input.
+echo "analyze:"
+K=$ROOT/tests/data/kineto
+D=$ROOT/tests/data
+CHECK=$ROOT/tests/cases/analyze_check.py
+# jq-less field access: analyze_field TRACE EXPR [OPTIONS...] prints EXPR evaluated on the JSON (a)
+analyze_field() {
+	local f=$1 e=$2
+	shift 2
+	$GS analyze --format json "$@" "$f" | python3 -c "import json,sys; a=json.load(sys.stdin); print($e)"
+}
+
+# hand.json, step 1000..1100 us: kernel 1030..1070 (40 us), copy 1072..1074 (2), the sync
+# call waits while the GPU idles 1070..1072 and 1074..1075 (3), the launch call 1015..1020
+# (5), aten::addmm 1010..1030.5 is host work where nothing else holds: 1010..1015, 1020..1030
+# (15), the rest (35) is other
+j=$($GS analyze --format json "$K/hand.json")
+eq "analyze hand: exit 0" 0 $?
+eq "analyze hand: parts (hand-computed)" "40000 2000 3000 5000 0 15000 35000" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; p=json.load(sys.stdin)['steps'][0]['parts_ns']; print(*p.values())")"
+eq "analyze hand: verdict" "gpu_compute 0.1 1 profiler" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; v=json.load(sys.stdin)['verdict']; print(v['primary'], v['step_time_ms'], v['steps'], v['steps_by'])")"
+# low utilization saves the 50 us of host_compute + other; the fp32 GEMM half its 40 us; the
+# launch call (5 us, 5%: the threshold) is not a short kernel's, so slow-api-calls; the sync its
+# 3 us of idle GPU; the pageable copy its 2 us with no kernel beside it
+eq "analyze hand: findings, most expensive first, with savings" \
+	"low-gpu-utilization:high:0.05 fp32-gemm:high:0.02 slow-api-calls:medium:0.005 sync-bound:medium:0.003 pageable-async-copy:low:0.002 dominant-kernels:low:0.0" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; print(*['%s:%s:%s' % (f['id'], f['severity'], round(f['saving_ms_per_step'], 6)) for f in json.load(sys.stdin)['findings']])")"
+out=$(python3 "$CHECK" "$GS" "$K/hand.json" 2>&1)
+eq "analyze hand: schema, sums and step_sum agree ($out)" 0 $?
+t=$(COLUMNS=80 LC_ALL=C $GS analyze "$K/hand.json")
+has "analyze hand: verdict first" "Verdict: GPU-bound: kernels run 40.0% of the step time. The GPU idles 58.0% of" "$t"
+has "analyze hand: breakdown line" "  host_compute     15.0%" "$t"
+has "analyze hand: top finding" " 1. [high] low-gpu-utilization (other), saves ~50.0 us per step (50.0%)" "$t"
+has "analyze hand: example with pid and stream" "examples: 0.130-0.170 ms pid 100 device 0 stream 7" "$t"
+hasnt "analyze hand: no colour off a terminal" "$(printf '\033')" "$t"
+eq "analyze hand: fitted to 80 columns" 0 "$(printf '%s\n' "$t" | awk 'length > 80' | wc -l)"
+
+# --fail-on: 3 when a finding is that severe or worse; the output is written either way
+$GS analyze --fail-on high "$K/hand.json" >"$T/fail.txt"
+eq "analyze --fail-on high: exit 3 (a high finding)" 3 $?
+has "analyze --fail-on: output written" "Verdict:" "$(cat "$T/fail.txt")"
+$GS analyze --fail-on low --format json -o "$T/fail.json" "$K/hand.json"
+eq "analyze --fail-on low -o: exit 3" 3 $?
+has "analyze -o: JSON written" '"schema": "gpuscope.analyze/1"' "$(cat "$T/fail.json")"
+$GS analyze --fail-on high "$D/cuda/spin.gst" >/dev/null
+eq "analyze --fail-on high: exit 0 when only low findings" 0 $?
+$GS analyze --fail-on medium "$D/cuda/streams.gst" >/dev/null
+eq "analyze --fail-on medium: exit 0 on a GPU-bound trace" 0 $?
+
+# real recordings (tests/gpu/programs on an H200): the verdict and the top finding
+check() { # name trace primary top-finding [another finding that must be there]
+	local j
+	j=$($GS analyze --format json "$2")
+	eq "analyze $1: verdict and top finding" "$3 $4" \
+		"$(printf '%s' "$j" | python3 -c "import json,sys; a=json.load(sys.stdin); print(a['verdict']['primary'], a['findings'][0]['id'] if a['findings'] else '-')")"
+	if [ -n "${5:-}" ]; then
+		has "analyze $1: finds $5" "\"id\": \"$5\"" "$j"
+	fi
+}
+check spin "$D/cuda/spin.gst" gpu_compute dominant-kernels
+check streams "$D/cuda/streams.gst" gpu_compute gpu-gaps sync-memcpy
+check alloc "$D/cuda/alloc.gst" host_launch slow-api-calls
+check profiler_range "$D/cuda/profiler_range.gst" other low-gpu-utilization sync-bound
+check threads "$D/cuda/threads.gst" other low-gpu-utilization launch-bound
+check copies "$D/cuda/copies.gst" host_launch slow-api-calls sync-memcpy
+check phases_nvtx "$D/cuda/phases_nvtx.gst" host_compute low-gpu-utilization
+check resnet50 "$D/cuda_resnet50.gst" other gpu-gaps pageable-async-copy
+has "analyze resnet50: a SIMT sgemm is fp32 without tensor cores" "cutlass_80_simt_sgemm_64x64_8x5_tn_align1" \
+	"$(analyze_field "$D/cuda_resnet50.gst" "[f['evidence']['top'][0]['name'] for f in a['findings'] if f['id'] == 'fp32-gemm']")"
+hasnt "analyze resnet50: TF32 tensor-core kernels are not" "tf32" \
+	"$(analyze_field "$D/cuda_resnet50.gst" "[t['name'] for f in a['findings'] if f['id'] == 'fp32-gemm' for t in f['evidence']['top']]")"
+for f in "$D"/cuda/*.gst "$D"/cuda_*.gst; do
+	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
+	eq "analyze $(basename "$f"): schema, sums and step_sum agree ($out)" 0 $?
+done
+out=$(python3 "$CHECK" "$GS" "$D/cuda/streams.gst" --device 0 --time 0:10s 2>&1)
+eq "analyze streams --device --time: step_sum agrees ($out)" 0 $?
+
+# the demo program: its train_step ranges as steps, wait_for_batch as data loading
+if $GS profile -o "$T/demo" "$ROOT/$BUILD_DIR/examples/train_loop" 6 >/dev/null 2>&1; then
+	out=$(python3 "$CHECK" "$GS" "$T/demo.gst" --step train_step --input-range wait_for_batch 2>&1)
+	eq "analyze demo: schema, sums and step_sum agree ($out)" 0 $?
+	eq "analyze demo: 6 named steps, host-bound (no GPU)" "6 named host_compute" \
+		"$(analyze_field "$T/demo.gst" "a['verdict']['steps'], a['verdict']['steps_by'], a['verdict']['primary']" --step train_step --input-range wait_for_batch | tr -d "(),'")"
+	between "analyze demo: the first step waits for its batch (input_pipeline > 0)" 0.001 1 \
+		"$(analyze_field "$T/demo.gst" "a['verdict']['breakdown']['input_pipeline']" --step train_step --input-range wait_for_batch)"
+	eq "analyze demo: without --input-range no input_pipeline" 0 \
+		"$(analyze_field "$T/demo.gst" "a['verdict']['breakdown_ns']['input_pipeline']" --step train_step)"
+else
+	bad "analyze demo: profile the demo program"
+fi
+
+# options and bad input
+$GS analyze --format csv "$K/hand.json" >/dev/null 2>"$T/err"
+eq "analyze --format csv: usage error 2" 2 $?
+has "analyze --format csv: says which" "unknown format 'csv' (text, json)" "$(cat "$T/err")"
+$GS analyze --fail-on never "$K/hand.json" >/dev/null 2>"$T/err"
+eq "analyze --fail-on never: usage error 2" 2 $?
+$GS analyze >/dev/null 2>"$T/err"
+eq "analyze without a trace: 2" 2 $?
+$GS analyze "$T/missing.gst" >/dev/null 2>"$T/err"
+eq "analyze a missing file: exit 1" 1 $?
+has "analyze a missing file: says so" "missing.gst" "$(cat "$T/err")"
+printf 'not a trace' >"$T/junk.gst"
+$GS analyze "$T/junk.gst" >/dev/null 2>"$T/err"
+eq "analyze junk: exit 1" 1 $?
+$GS analyze --step nope "$K/hand.json" >/dev/null 2>"$T/err"
+eq "analyze --step with no such range: exit 1" 1 $?
+has "analyze --step: says so" "no ended range named 'nope'" "$(cat "$T/err")"
+eq "analyze --pid of no step: no steps" "0 other" \
+	"$(analyze_field "$K/hand.json" "a['verdict']['steps'], a['verdict']['primary']" --pid 5 2>/dev/null | tr -d "(),'")"
+has "analyze --help" "--fail-on SEVERITY" "$($GS analyze --help)"
+has "gpuscope help lists analyze" "analyze" "$($GS help)"

@@ -1,0 +1,88 @@
+"""analyze_check.py: checks `gpuscope analyze --format json` against its documented schema and
+against `gpuscope stats -r step_sum` on the same trace and options: every step's seven parts
+sum to its duration, the breakdown sums to 1 and is the summed parts over the summed durations,
+and where the definitions coincide the parts equal step_sum's columns (gpu_compute = Kernel,
+gpu_transfer = Memcpy + Memset, host_sync = Sync Wait, host_launch = Runtime API,
+input_pipeline + host_compute + other = Idle). Prints "match (N steps)" or what differs, and
+exits 1 then.
+usage: analyze_check.py GPUSCOPE TRACE [OPTIONS...]"""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+gs, path, opts = sys.argv[1], sys.argv[2], sys.argv[3:]
+CLASSES = ["gpu_compute", "gpu_transfer", "host_sync", "host_launch", "input_pipeline",
+           "host_compute", "other"]
+bad = []
+a = json.loads(subprocess.run([gs, "analyze", "--format", "json", *opts, path], check=True,
+                              capture_output=True, text=True).stdout)
+v = a["verdict"]
+if a.get("schema") != "gpuscope.analyze/1":
+    bad.append("schema %r" % a.get("schema"))
+for k in ("primary", "breakdown", "step_time_ms", "steps", "steps_by", "breakdown_ns", "total_ns"):
+    if k not in v:
+        bad.append("verdict has no " + k)
+if v["primary"] not in CLASSES or list(v["breakdown"]) != CLASSES:
+    bad.append("classes: %r %r" % (v["primary"], list(v["breakdown"])))
+if abs(sum(v["breakdown"].values()) - 1) > 1e-6:
+    bad.append("breakdown sums to %r" % sum(v["breakdown"].values()))
+total = sum(s["duration_ns"] for s in a["steps"])
+if total != v["total_ns"] or len(a["steps"]) != v["steps"]:
+    bad.append("steps: total %d vs %d" % (total, v["total_ns"]))
+for c in CLASSES:
+    parts = sum(s["parts_ns"][c] for s in a["steps"])
+    if parts != v["breakdown_ns"][c] or abs(parts / total - v["breakdown"][c]) > 1e-6:
+        bad.append("breakdown %s: %d / %d vs %r" % (c, parts, total, v["breakdown"][c]))
+for s in a["steps"]:
+    if sum(s["parts_ns"].values()) != s["duration_ns"]:
+        bad.append("step %r: parts do not sum to its duration" % s["number"])
+for f in a["findings"]:
+    for k in ("id", "class", "severity", "title", "saving_ms_per_step", "saving_pct", "evidence",
+              "recommendation"):
+        if k not in f:
+            bad.append("finding %r has no %s" % (f.get("id"), k))
+    if f["class"] not in CLASSES or f["severity"] not in ("low", "medium", "high"):
+        bad.append("finding %s: class %r severity %r" % (f["id"], f["class"], f["severity"]))
+    if set(f["recommendation"]) != {"cuda", "pytorch"} or len(f["evidence"]["examples"]) > 3:
+        bad.append("finding %s: recommendation or examples" % f["id"])
+savings = [f["saving_ms_per_step"] for f in a["findings"]]
+if savings != sorted(savings, reverse=True):
+    bad.append("findings not most expensive first")
+
+# step_sum over the same steps (its options are analyze's but --input-range)
+sopts, skip = [], False
+for o in opts:
+    if skip:
+        skip = False
+        continue
+    if o == "--input-range":
+        skip = True
+        continue
+    sopts.append(o)
+out = subprocess.run([gs, "stats", "-r", "step_sum", "--format", "csv", *sopts, path], check=True,
+                     capture_output=True, text=True).stdout
+rows = [r for r in csv.DictReader(io.StringIO(out)) if r["Step"] not in ("median", "p90")]
+if len(rows) != len(a["steps"]):
+    bad.append("step_sum has %d steps, analyze %d" % (len(rows), len(a["steps"])))
+for r, s in zip(rows, a["steps"]):
+    p = s["parts_ns"]
+    want = {
+        "gpu_compute": int(r["Kernel (ns)"]),
+        "gpu_transfer": int(r["Memcpy (ns)"]) + int(r["Memset (ns)"]),
+        "host_sync": int(r["Sync Wait (ns)"]),
+        "host_launch": int(r["Runtime API (ns)"]),
+        "idle": int(r["Idle (ns)"]),
+    }
+    got = dict(p)
+    got["idle"] = p["input_pipeline"] + p["host_compute"] + p["other"]
+    for k, w in want.items():
+        if got[k] != w:
+            bad.append("step %s %s: analyze %d, step_sum %d" % (r["Step"], k, got[k], w))
+    if int(r["Start (ns)"]) != s["start_ns"] or int(r["Duration (ns)"]) != s["duration_ns"]:
+        bad.append("step %s: start or duration differ" % r["Step"])
+if bad:
+    print("\n".join(bad[:20]))
+    sys.exit(1)
+print("match (%d steps)" % len(rows))
