@@ -22,7 +22,8 @@ LDFLAGS ?=
 LIB_CFLAGS := $(shell $(CC) -mtls-dialect=gnu2 -Werror -fPIC -E -x c /dev/null >/dev/null 2>&1 && echo -mtls-dialect=gnu2)
 
 CLI_SRC  = $(wildcard src/util/*.c src/format/*.c src/capture/*.c src/model/*.c \
-                      src/analysis/*.c src/render/*.c src/import/*.c)
+                      src/analysis/*.c src/render/*.c src/import/*.c \
+                      src/export/*.c)
 MAIN_SRC = $(wildcard src/cli/*.c)
 LIB_SRC  = $(wildcard src/collector/*.c)
 CUDA_LIB_SRC = $(wildcard src/collector/cuda/*.c)
