@@ -231,9 +231,15 @@ static const char *dims(struct imp *k, const char *p, int32_t d[3], int *ok)
 	return p + 1;
 }
 
-static const char *parse_args(struct imp *k, const char *p, struct ev *e)
+/* An object, each key handed to fn with its value's position; fn returns the position after
+ * the value. fn must tell the key apart before it reads the value: a string value may reuse
+ * the scratch buffer an escaped key is in. `what` names the object in messages. */
+typedef const char *(*field_fn)(struct imp *k, const char *key, size_t kn, const char *p, void *ctx);
+
+static const char *object(struct imp *k, const char *p, field_fn fn, void *ctx, const char *what)
 {
 	struct gs_js *j = &k->js;
+	char w[64];
 	if (*p != '{')
 		return gs_js_skip(j, p);
 	p = gs_js_ws(p + 1);
@@ -243,33 +249,15 @@ static const char *parse_args(struct imp *k, const char *p, struct ev *e)
 		const char *key;
 		size_t kn;
 		if (*p != '"')
-			return gs_js_fail(j, p, "an event's args (a key)");
+			goto fail_key;
 		if (!(p = gs_js_str(j, p, &key, &kn)))
 			return NULL;
-		int a = find(args, arg_lens, GS_ARRAY_SIZE(args), key, kn, -1);
 		p = gs_js_ws(p);
-		if (*p != ':')
-			return gs_js_fail(j, p, "an event's args (':' after a key)");
-		p = gs_js_ws(p + 1);
-		int ok;
-		if (a < 0) {
-			p = gs_js_skip(j, p);
-		} else if (a < A__N) {
-			if ((p = int_value(k, p, &e->a[a], &ok)) && ok)
-				e->have |= 1u << a;
-		} else if (a == A_GRID || a == A_BLOCK) {
-			p = dims(k, p, a == A_GRID ? e->grid : e->block, &ok);
-			if (p && ok)
-				e->have |= 1u << (a == A_GRID ? 30 : 31);
-		} else if (*p == '"') { /* metadata: process_name, thread_name */
-			const char *s;
-			size_t n;
-			if ((p = gs_js_str(j, p, &s, &n)))
-				e->aname = str_id(k, s, n);
-		} else {
-			p = gs_js_skip(j, p);
+		if (*p != ':') {
+			snprintf(w, sizeof(w), "%s (':' after a key)", what);
+			return gs_js_fail(j, p, w);
 		}
-		if (!p)
+		if (!(p = fn(k, key, kn, gs_js_ws(p + 1), ctx)))
 			return NULL;
 		p = gs_js_ws(p);
 		if (*p == ',') {
@@ -278,8 +266,39 @@ static const char *parse_args(struct imp *k, const char *p, struct ev *e)
 		}
 		if (*p == '}')
 			return p + 1;
-		return gs_js_fail(j, p, "an event's args (',' or '}')");
+		snprintf(w, sizeof(w), "%s (',' or '}')", what);
+		return gs_js_fail(j, p, w);
 	}
+fail_key:
+	snprintf(w, sizeof(w), "%s (a key)", what);
+	return gs_js_fail(j, p, w);
+}
+
+static const char *arg_field(struct imp *k, const char *key, size_t kn, const char *p, void *ctx)
+{
+	struct ev *e = ctx;
+	int a = find(args, arg_lens, GS_ARRAY_SIZE(args), key, kn, -1), ok;
+	if (a >= 0 && a < A__N) {
+		if ((p = int_value(k, p, &e->a[a], &ok)) && ok)
+			e->have |= 1u << a;
+	} else if (a == A_GRID || a == A_BLOCK) {
+		p = dims(k, p, a == A_GRID ? e->grid : e->block, &ok);
+		if (p && ok)
+			e->have |= 1u << (a == A_GRID ? 30 : 31);
+	} else if (a == A_NAME && *p == '"') { /* metadata: process_name, thread_name */
+		const char *s;
+		size_t n;
+		if ((p = gs_js_str(&k->js, p, &s, &n)))
+			e->aname = str_id(k, s, n);
+	} else {
+		p = gs_js_skip(&k->js, p);
+	}
+	return p;
+}
+
+static const char *parse_args(struct imp *k, const char *p, struct ev *e)
+{
+	return object(k, p, arg_field, e, "an event's args");
 }
 
 /* One key's value of an event. */
@@ -385,9 +404,14 @@ static const char *event_field(struct imp *k, enum field f, const char *p, struc
 	return gs_js_skip(j, p);
 }
 
+static const char *event_field_at(struct imp *k, const char *key, size_t kn, const char *p,
+				  void *ctx)
+{
+	return event_field(k, event_key(key, kn), p, ctx);
+}
+
 static const char *parse_event(struct imp *k, const char *p, struct ev *e)
 {
-	struct gs_js *j = &k->js;
 	e->ph = e->scope = 0;
 	e->cat = C_OTHER;
 	e->pid_ok = e->tid_ok = e->ts_ok = e->dur_ok = 0;
@@ -395,33 +419,8 @@ static const char *parse_event(struct imp *k, const char *p, struct ev *e)
 	e->have = 0;
 	e->bad = NULL;
 	if (*p != '{')
-		return gs_js_fail(j, p, "the trace's events (an event object)");
-	p = gs_js_ws(p + 1);
-	if (*p == '}')
-		return p + 1;
-	for (;;) {
-		const char *key;
-		size_t kn;
-		if (*p != '"')
-			return gs_js_fail(j, p, "an event (a key)");
-		if (!(p = gs_js_str(j, p, &key, &kn)))
-			return NULL;
-		enum field f = event_key(key, kn);
-		p = gs_js_ws(p);
-		if (*p != ':')
-			return gs_js_fail(j, p, "an event (':' after a key)");
-		p = gs_js_ws(p + 1);
-		if (!(p = event_field(k, f, p, e)))
-			return NULL;
-		p = gs_js_ws(p);
-		if (*p == ',') {
-			p = gs_js_ws(p + 1);
-			continue;
-		}
-		if (*p == '}')
-			return p + 1;
-		return gs_js_fail(j, p, "an event (',' or '}')");
-	}
+		return gs_js_fail(&k->js, p, "the trace's events (an event object)");
+	return object(k, p, event_field_at, e, "an event");
 }
 
 /* ---- from events to the model's rows ---- */
@@ -700,43 +699,6 @@ static void commit(struct imp *k, const struct ev *e, uint64_t off)
 }
 
 /* ---- top-level values other than the events ---- */
-
-/* An object of scalars, each key handed to fn with its value's position. */
-typedef const char *(*field_fn)(struct imp *k, const char *key, size_t kn, const char *p, void *ctx);
-
-static const char *object(struct imp *k, const char *p, field_fn fn, void *ctx, const char *what)
-{
-	struct gs_js *j = &k->js;
-	if (*p != '{')
-		return gs_js_skip(j, p);
-	p = gs_js_ws(p + 1);
-	if (*p == '}')
-		return p + 1;
-	for (;;) {
-		const char *key;
-		size_t kn;
-		char kb[32];
-		if (*p != '"')
-			return gs_js_fail(j, p, what);
-		if (!(p = gs_js_str(j, p, &key, &kn)))
-			return NULL;
-		memcpy(kb, key, kn < sizeof(kb) ? kn : sizeof(kb));
-		p = gs_js_ws(p);
-		if (*p != ':')
-			return gs_js_fail(j, p, what);
-		p = gs_js_ws(p + 1);
-		if (!(p = fn(k, kn <= sizeof(kb) ? kb : "", kn <= sizeof(kb) ? kn : 0, p, ctx)))
-			return NULL;
-		p = gs_js_ws(p);
-		if (*p == ',') {
-			p = gs_js_ws(p + 1);
-			continue;
-		}
-		if (*p == '}')
-			return p + 1;
-		return gs_js_fail(j, p, what);
-	}
-}
 
 static const char *device_field(struct imp *k, const char *key, size_t kn, const char *p, void *ctx)
 {
@@ -1142,28 +1104,16 @@ static void threads_and_processes(struct imp *k)
 	}
 }
 
+/* The session: the profiler's window (the Trace span) and every event, whichever is wider. */
 static void span(struct imp *k)
 {
 	struct gs_model *m = k->m;
-	uint64_t lo = k->win0 ? k->win0 : UINT64_MAX, hi = k->win1;
-#define SPAN(vec, a, b)                                                                      \
-	for (size_t i = 0; i < m->vec.n; i++) {                                              \
-		if (m->vec.v[i].a < lo)                                                      \
-			lo = m->vec.v[i].a;                                                  \
-		if (m->vec.v[i].b > hi)                                                      \
-			hi = m->vec.v[i].b;                                                  \
-	}
-	SPAN(ranges, start, end)
-	SPAN(apis, start, end)
-	SPAN(kernels, start, end)
-	SPAN(copies, start, end)
-	SPAN(memsets, start, end)
-	SPAN(syncs, start, end)
-	SPAN(memops, ts, ts)
-	SPAN(marks, ts, ts)
-#undef SPAN
-	if (lo == UINT64_MAX)
-		lo = hi = 0;
+	uint64_t lo, hi;
+	gs_model_span(m, &lo, &hi); /* start_mono, end_mono are 0 yet: 0, 0 with no records */
+	if (k->win0 && (k->win0 < lo || (!lo && !hi)))
+		lo = k->win0;
+	if (k->win1 > hi)
+		hi = k->win1;
 	m->start_mono = m->start_real = lo;
 	m->end_mono = m->end_real = hi;
 }
