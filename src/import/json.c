@@ -351,52 +351,13 @@ static inline int digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* The end of the number at p, checked against JSON's grammar; *frac, *exp whether it has
- * them. NULL (st set) when it is not one. */
-static const char *num_end(struct gs_js *j, const char *p, int *frac, int *exp)
+/* The number at p, checked against JSON's grammar as it is read, in one pass; with v NULL only
+ * checked (values skipped: no conversion). NULL (st set) when it is not one. */
+static const char *number(struct gs_js *j, const char *p, struct gs_js_num *v)
 {
 	const char *q = p;
-	*frac = *exp = 0;
-	if (*q == '-')
-		q++;
-	if (!digit(*q))
-		return gs_js_fail(j, q, "a number");
-	if (*q == '0')
-		q++;
-	else
-		while (digit(*q))
-			q++;
-	if (*q == '.') {
-		*frac = 1;
-		if (!digit(*++q))
-			return gs_js_fail(j, q, "a number");
-		while (digit(*q))
-			q++;
-	}
-	if (*q == 'e' || *q == 'E') {
-		*exp = 1;
-		q++;
-		if (*q == '+' || *q == '-')
-			q++;
-		if (!digit(*q))
-			return gs_js_fail(j, q, "a number");
-		while (digit(*q))
-			q++;
-	}
-	if (q == j->buf + j->len && !j->eof) { /* more digits may follow in the next window */
-		j->st = GS_JS_MORE;
-		return NULL;
-	}
-	return q;
-}
-
-const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
-{
-	/* one pass: the value is built while the grammar is checked */
-	const char *q = p;
-	int exact = 1;
-	v->neg = *q == '-';
-	q += v->neg;
+	int exact = 1, neg = *q == '-';
+	q += neg;
 	if (!digit(*q))
 		return gs_js_fail(j, q, "a number");
 	uint64_t ip = 0;
@@ -411,9 +372,8 @@ const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
 		}
 	}
 	uint32_t f = 0;
-	int nf = 0;
-	v->has_frac = *q == '.';
-	if (v->has_frac) {
+	int nf = 0, frac = *q == '.';
+	if (frac) {
 		if (!digit(*++q))
 			return gs_js_fail(j, q, "a number");
 		for (; digit(*q); q++, nf++) {
@@ -437,13 +397,22 @@ const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
 		j->st = GS_JS_MORE;
 		return NULL;
 	}
-	for (; nf < 4; nf++)
-		f *= 10;
-	v->ip = ip;
-	v->frac4 = f;
-	v->exact = (uint8_t)exact;
-	v->d = exact ? 0 : strtod(p, NULL); /* exact values are read from ip and frac4 */
+	if (v) {
+		for (; nf < 4; nf++)
+			f *= 10;
+		v->neg = (uint8_t)neg;
+		v->ip = ip;
+		v->frac4 = f;
+		v->has_frac = (uint8_t)frac;
+		v->exact = (uint8_t)exact;
+		v->d = exact ? 0 : strtod(p, NULL); /* exact values are read from ip and frac4 */
+	}
 	return q;
+}
+
+const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
+{
+	return number(j, p, v);
 }
 
 static const char *str_skip(struct gs_js *j, const char *p)
@@ -474,7 +443,7 @@ static const char *literal(struct gs_js *j, const char *p)
 const char *gs_js_skip(struct gs_js *j, const char *p)
 {
 	char close[GS_JS_MAX_DEPTH];
-	int top = 0, frac, exp;
+	int top = 0;
 value:
 	p = gs_js_ws(p);
 	switch (*p) {
@@ -502,7 +471,7 @@ value:
 	case 't': case 'f': case 'n': p = literal(j, p); break;
 	default:
 		if (*p == '-' || digit(*p))
-			p = num_end(j, p, &frac, &exp);
+			p = number(j, p, NULL);
 		else
 			return gs_js_fail(j, p, "a value");
 	}
