@@ -254,27 +254,33 @@ static char *digest(const struct gs_model *m)
 	return r;
 }
 
+/* The digest of the model the bytes load into, with the scanner's first window w bytes. */
+static char *digest_of(const void *data, size_t n, const char *name, size_t w, int check)
+{
+	struct gs_model m;
+	struct gs_err err;
+	size_t saved = gs_js_first_window;
+	gs_js_first_window = w;
+	assert_int_equal(gs_model_load_mem(&m, name, data, n, &err), 0);
+	gs_js_first_window = saved;
+	if (check)
+		check_model(&m);
+	char *d = digest(&m);
+	gs_model_release(&m);
+	return d;
+}
+
 static void test_every_window(void **state)
 {
 	(void)state;
 	char *j = cat(head, base_kv, events, tail);
-	struct gs_model m;
-	struct gs_err err;
-	assert_int_equal(load_str(&m, j, strlen(j), &err), 0);
-	char *want = digest(&m);
-	gs_model_release(&m);
-	size_t saved = gs_js_first_window;
+	char *want = digest_of(j, strlen(j), "t.json", 4u << 20, 1);
 	for (size_t w = 1; w <= 300; w += (w < 64 ? 1 : 37)) {
-		gs_js_first_window = w;
-		assert_int_equal(load_str(&m, j, strlen(j), &err), 0);
-		char *got = digest(&m);
+		char *got = digest_of(j, strlen(j), "t.json", w, 1);
 		if (strcmp(got, want))
 			fail_msg("window %zu: the model differs", w);
-		check_model(&m);
 		free(got);
-		gs_model_release(&m);
 	}
-	gs_js_first_window = saved;
 	free(want);
 	free(j);
 }
@@ -300,44 +306,30 @@ static void test_gzip_and_layouts(void **state)
 {
 	(void)state;
 	char *j = cat(head, base_kv, events, tail);
-	struct gs_model m;
-	struct gs_err err;
-	assert_int_equal(load_str(&m, j, strlen(j), &err), 0);
-	char *want = digest(&m);
-	gs_model_release(&m);
-
+	char *want = digest_of(j, strlen(j), "t.json", 4u << 20, 0);
 	size_t zn;
 	uint8_t *z = gzip(j, strlen(j), &zn);
-	size_t saved = gs_js_first_window;
 	for (size_t w = 7; w <= 4096; w *= 4) { /* small windows: many refills of the inflater */
-		gs_js_first_window = w;
-		assert_int_equal(gs_model_load_mem(&m, "t.json.gz", z, zn, &err), 0);
-		char *got = digest(&m);
+		char *got = digest_of(z, zn, "t.json.gz", w, 0);
 		assert_string_equal(got, want);
 		free(got);
-		gs_model_release(&m);
 	}
-	gs_js_first_window = saved;
 	/* two gzip members, one after the other: the second's bytes follow the first's */
 	size_t half = strlen(j) / 2, z1n, z2n;
 	uint8_t *z1 = gzip(j, half, &z1n), *z2 = gzip(j + half, strlen(j) - half, &z2n);
 	uint8_t *zz = gs_xmalloc(z1n + z2n);
 	memcpy(zz, z1, z1n);
 	memcpy(zz + z1n, z2, z2n);
-	assert_int_equal(gs_model_load_mem(&m, "t.json.gz", zz, z1n + z2n, &err), 0);
-	char *got = digest(&m);
+	char *got = digest_of(zz, z1n + z2n, "t.json.gz", 4u << 20, 0);
 	assert_string_equal(got, want);
 	free(got);
-	gs_model_release(&m);
 	free(z1), free(z2), free(zz), free(z);
 
 	/* PyTorch < 2.4: the base after the events */
 	char *late = cat(head, events, base_kv, tail);
-	assert_int_equal(load_str(&m, late, strlen(late), &err), 0);
-	got = digest(&m);
+	got = digest_of(late, strlen(late), "t.json", 4u << 20, 0);
 	assert_string_equal(got, want);
 	free(got);
-	gs_model_release(&m);
 	free(late);
 	free(want);
 	free(j);
