@@ -393,6 +393,15 @@ static const char *const memsets_cols[] = {
 	"index", "pid", "device", "context", "stream", "correlation", "mem_kind", "bytes", "value",
 	"async", SPAN_COLS, "api", NULL};
 
+/* The device of a synchronization: its context's (the record names no device). */
+static int64_t sync_device(const struct gs_model *m, const struct gs_sync *s)
+{
+	for (size_t i = 0; i < m->contexts.n; i++)
+		if (m->contexts.v[i].id == s->context && m->contexts.v[i].pid == s->pid)
+			return m->contexts.v[i].device;
+	return -1;
+}
+
 static void t_syncs(struct tw *w)
 {
 	static const char *const types[] = {"Unknown", "Event Sync", "Stream Wait Event",
@@ -400,8 +409,7 @@ static void t_syncs(struct tw *w)
 	const struct gs_model *m = w->m;
 	for (size_t i = 0; i < m->syncs.n; i++) {
 		const struct gs_sync *s = &m->syncs.v[i];
-		/* a synchronization names no device: --device keeps none */
-		if (!gs_filter_keep(m, w->f, s->pid, -1, s->start))
+		if (!gs_filter_keep(m, w->f, s->pid, sync_device(m, s), s->start))
 			continue;
 		row(w);
 		c_u(w, i);
