@@ -53,11 +53,14 @@ static char *default_out(const char *in, const struct gs_exporter *e)
 	if (dot && dot > base)
 		n = (size_t)(dot - in);
 	gs_strbuf_add(&sb, in, n);
-	if (e->to_dir)
+	if (e->to_dir) {
 		gs_strbuf_addf(&sb, "-%s", e->type);
-	else if (gs_strbuf_adds(&sb, e->ext), !strcmp(sb.buf, in)) {
-		sb.len = n;
-		sb.buf[n] = '\0';
+		return gs_strbuf_detach(&sb);
+	}
+	gs_strbuf_adds(&sb, e->ext);
+	if (!strcmp(sb.buf, in)) {
+		gs_strbuf_reset(&sb);
+		gs_strbuf_add(&sb, in, n);
 		gs_strbuf_addf(&sb, ".gpuscope%s", e->ext);
 	}
 	return gs_strbuf_detach(&sb);
@@ -89,6 +92,12 @@ static int export(const struct gs_exporter *e, const char *in, const char *out, 
 	int exists = !lstat(out, &st);
 	if (exists && !force) {
 		gs_cli_error("'%s' exists; use -f to overwrite it, or -o to choose another name", out);
+		return 1;
+	}
+	struct stat ist;
+	if (exists && !stat(in, &ist) && ist.st_dev == st.st_dev && ist.st_ino == st.st_ino) {
+		/* the trace may be mapped while it is read: never truncate it under the reader */
+		gs_cli_error("'%s' is the trace itself; choose another name with -o", out);
 		return 1;
 	}
 	if (exists && e->to_dir != S_ISDIR(st.st_mode)) {

@@ -446,7 +446,8 @@ static void gpu_rows(struct cx *x)
 {
 	char buf[64];
 	uint32_t last = UINT32_MAX;
-	qsort(x->rowv.v, x->rowv.n, sizeof(*x->rowv.v), cmp_u64);
+	if (x->rowv.n) /* no GPU rows: rowv.v is NULL, which qsort may not be given */
+		qsort(x->rowv.v, x->rowv.n, sizeof(*x->rowv.v), cmp_u64);
 	for (size_t i = 0; i < x->rowv.n; i++) {
 		uint32_t dev = (uint32_t)(x->rowv.v[i] >> 32), stream = (uint32_t)x->rowv.v[i];
 		if (dev != last) {

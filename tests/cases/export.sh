@@ -3,6 +3,8 @@
 # layout, and loads in HTA; csv and json tables have a row per record with exact values; the
 # command refuses to overwrite, removes what a failed export wrote, and fails on bad input.
 echo "export:"
+E=$T/export # a folder of its own: other cases write into $T too
+mkdir -p "$E"
 K=$ROOT/tests/data/kineto
 D=$ROOT/tests/data
 R=cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum,cuda_gpu_mem_size_sum
@@ -14,30 +16,30 @@ R=cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum,cuda_gpu_mem_size_sum
 for f in "$K/hand.json" "$K"/*.pt.trace.json.gz "$D"/cuda/*.gst "$D/cuda_resnet50.gst"; do
 	[ -f "$f" ] || continue
 	b=$(basename "$f")
-	$GS export --type chrome -o "$T/$b.chrome.json" "$f" 2>"$T/export.err"
+	$GS export --type chrome -o "$E/$b.chrome.json" "$f" 2>"$E/export.err"
 	eq "export $b: exit 0" 0 $?
 	before=$($GS stats -r $R --format csv "$f" 2>/dev/null)
-	after=$($GS stats -r $R --format csv "$T/$b.chrome.json" 2>/dev/null)
+	after=$($GS stats -r $R --format csv "$E/$b.chrome.json" 2>/dev/null)
 	if [ -n "$before" ] && [ "$before" = "$after" ]; then ok "export $b: chrome read back, same $R"
 	else bad "export $b: chrome read back, same $R" "$(diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") | head -6)"; fi
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["traceEvents"] and d["schemaVersion"] == 1' "$T/$b.chrome.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["traceEvents"] and d["schemaVersion"] == 1' "$E/$b.chrome.json"
 	eq "export $b: chrome is JSON (python's json module)" 0 $?
 done
 # resnet50: also the step breakdown (it reads synchronizations: Context Sync has stream -1)
 eq "export resnet50: step_sum read back the same" "$($GS stats -r step_sum --format csv "$D/cuda_resnet50.gst" 2>&1)" \
-	"$($GS stats -r step_sum --format csv "$T/cuda_resnet50.gst.chrome.json" 2>&1)"
-has "export resnet50: no event skipped on reading back" "cuda synchronizations     322" "$($GS info "$T/cuda_resnet50.gst.chrome.json")"
-hasnt "export resnet50: no warning reading back" "skipped" "$($GS info "$T/cuda_resnet50.gst.chrome.json")"
+	"$($GS stats -r step_sum --format csv "$E/cuda_resnet50.gst.chrome.json" 2>&1)"
+has "export resnet50: no event skipped on reading back" "cuda synchronizations     322" "$($GS info "$E/cuda_resnet50.gst.chrome.json")"
+hasnt "export resnet50: no warning reading back" "skipped" "$($GS info "$E/cuda_resnet50.gst.chrome.json")"
 
 # An intended difference: an NVTX domain has no place in Kineto's layout (it goes to args)
-$GS export -t chrome -o "$T/features.json" "$D/features.gst"
+$GS export -t chrome -o "$E/features.json" "$D/features.gst"
 has "export features: a domain's range reads back in the default domain" ",PushPop,:registered_name" \
-	"$($GS stats -r nvtx_sum --format csv "$T/features.json")"
-has "export features: the domain is kept in args" '"domain":"mydomain"' "$(cat "$T/features.json")"
+	"$($GS stats -r nvtx_sum --format csv "$E/features.json")"
+has "export features: the domain is kept in args" '"domain":"mydomain"' "$(cat "$E/features.json")"
 
 # Kineto's layout, value by value, on the hand-sized trace (times worked out by hand: the
 # window starts at 900 us after the base; the kernel runs 1030..1070 us)
-python3 - "$T/hand.json.chrome.json" <<'PY'
+python3 - "$E/hand.json.chrome.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
@@ -70,24 +72,24 @@ assert one(ph="M", name="thread_name", pid=0, tid=7)["args"]["name"] == "stream 
 PY
 eq "export hand: Kineto's layout, values as worked out by hand" 0 $?
 # ts and dur: three decimals, as Kineto prints them
-has "export hand: ts and dur with three decimals" '"ts":1010.000,"dur":20.500' "$(cat "$T/hand.json.chrome.json")"
+has "export hand: ts and dur with three decimals" '"ts":1010.000,"dur":20.500' "$(cat "$E/hand.json.chrome.json")"
 
 # Filters: --time keeps what starts in the window (the kernel at 130 us into the 900 us window)
-$GS export -t chrome -o "$T/hand-win.json" --time 120us:140us "$K/hand.json"
-out=$(python3 -c 'import json, sys; print(sorted({e.get("cat") for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"}))' "$T/hand-win.json")
+$GS export -t chrome -o "$E/hand-win.json" --time 120us:140us "$K/hand.json"
+out=$(python3 -c 'import json, sys; print(sorted({e.get("cat") for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"}))' "$E/hand-win.json")
 eq "export --time: the kernel only (and the window)" "['Trace', 'kernel']" "$out"
-$GS export -t csv -o "$T/hand-dev" --device 1 "$K/hand.json"
-eq "export --device 1: no kernels" 1 "$(wc -l <"$T/hand-dev/kernels.csv")"
-eq "export --device 1: no CPU rows" 1 "$(wc -l <"$T/hand-dev/ranges.csv")"
+$GS export -t csv -o "$E/hand-dev" --device 1 "$K/hand.json"
+eq "export --device 1: no kernels" 1 "$(wc -l <"$E/hand-dev/kernels.csv")"
+eq "export --device 1: no CPU rows" 1 "$(wc -l <"$E/hand-dev/ranges.csv")"
 
 # csv and json tables: a row per record (gpuscope info's counts) and exact values
 for f in "$D/cuda/copies.gst" "$D/cuda/streams.gst" "$K/hand.json"; do
 	b=$(basename "$f")
-	$GS export -t csv -o "$T/$b-csv" "$f"
+	$GS export -t csv -o "$E/$b-csv" "$f"
 	eq "export $b: csv exit 0" 0 $?
-	$GS export -t json -o "$T/$b-json" "$f"
+	$GS export -t json -o "$E/$b-json" "$f"
 	eq "export $b: json exit 0" 0 $?
-	out=$(python3 - "$T/$b-csv" "$T/$b-json" "$($GS info "$f")" <<'PY'
+	out=$(python3 - "$E/$b-csv" "$E/$b-json" "$($GS info "$f")" <<'PY'
 import csv, json, re, sys
 c, j, info = sys.argv[1], sys.argv[2], sys.argv[3]
 def count(label):
@@ -112,7 +114,7 @@ PY
 done
 # exact values: copies.gst's first copy is 1,000,000 bytes HtoD Pageable -> Device in 25,504 ns,
 # launched by api_calls row 5 (cudaMemcpy); hand.json's kernel runs 40 us, 130 us into the window
-out=$(python3 - "$T/copies.gst-csv" "$T/hand.json-json" <<'PY'
+out=$(python3 - "$E/copies.gst-csv" "$E/hand.json-json" <<'PY'
 import csv, json, sys
 c = list(csv.DictReader(open(sys.argv[1] + "/copies.csv", newline="")))[0]
 a = {r["index"]: r for r in csv.DictReader(open(sys.argv[1] + "/api_calls.csv", newline=""))}
@@ -124,50 +126,54 @@ PY
 eq "export: exact table values" "1000000 HtoD Pageable Device 25504 cudaMemcpy void gemm<float>(float*) 40000 130000 1700000000001030000 106" "$out"
 
 # Refusing to overwrite, -f, default names, failure cleanup, bad input
-cp "$K/hand.json" "$T/dflt.json"
-$GS export -t chrome "$T/dflt.json"
-eq "export: default name beside the input, not the input" 1 "$([ -f "$T/dflt.gpuscope.json" ] && echo 1)"
-cp "$D/cuda/spin.gst" "$T/sp.gst"
-$GS export -t chrome "$T/sp.gst" && $GS export -t csv "$T/sp.gst"
-eq "export: default names trace.json and trace-csv/" "11" "$([ -f "$T/sp.json" ] && echo 1)$([ -f "$T/sp-csv/kernels.csv" ] && echo 1)"
-before=$(cksum <"$T/sp.json")
-err=$($GS export -t chrome "$T/sp.gst" 2>&1)
+cp "$K/hand.json" "$E/dflt.json"
+$GS export -t chrome "$E/dflt.json"
+eq "export: default name beside the input, not the input" 1 "$([ -f "$E/dflt.gpuscope.json" ] && echo 1)"
+cp "$D/cuda/spin.gst" "$E/sp.gst"
+$GS export -t chrome "$E/sp.gst" && $GS export -t csv "$E/sp.gst"
+eq "export: default names trace.json and trace-csv/" "11" "$([ -f "$E/sp.json" ] && echo 1)$([ -f "$E/sp-csv/kernels.csv" ] && echo 1)"
+before=$(cksum <"$E/sp.json")
+err=$($GS export -t chrome "$E/sp.gst" 2>&1)
 eq "export: an existing output: exit 1" 1 $?
-has "export: says why and what to do" "'$T/sp.json' exists; use -f to overwrite it" "$err"
-eq "export: the existing output is untouched" "$before" "$(cksum <"$T/sp.json")"
-printf 'x' >"$T/sp.json"
-$GS export -t chrome -f "$T/sp.gst"
+has "export: says why and what to do" "'$E/sp.json' exists; use -f to overwrite it" "$err"
+eq "export: the existing output is untouched" "$before" "$(cksum <"$E/sp.json")"
+printf 'x' >"$E/sp.json"
+$GS export -t chrome -f "$E/sp.gst"
 eq "export -f: overwrites" 0 $?
-python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/sp.json"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$E/sp.json"
 eq "export -f: the new output is complete" 0 $?
-err=$($GS export -t csv "$T/sp.gst" 2>&1)
+err=$($GS export -t csv "$E/sp.gst" 2>&1)
 eq "export: an existing folder: exit 1" 1 $?
-$GS export -t csv -f "$T/sp.gst"
+$GS export -t csv -f "$E/sp.gst"
 eq "export -f: a folder too" 0 $?
-err=$($GS export -t chrome -o "$T/sp-csv" -f "$T/sp.gst" 2>&1)
+err=$($GS export -t chrome -o "$E/sp-csv" -f "$E/sp.gst" 2>&1)
 eq "export: a folder where a file goes: exit 1" 1 $?
-err=$($GS export -t chrome -o "$T/nodir/x.json" "$T/sp.gst" 2>&1)
+err=$($GS export -t chrome -o "$E/nodir/x.json" "$E/sp.gst" 2>&1)
 eq "export: cannot create: exit 1" 1 $?
-has "export: cannot create: names the file" "cannot create '$T/nodir/x.json'" "$err"
+has "export: cannot create: names the file" "cannot create '$E/nodir/x.json'" "$err"
 if [ -w /dev/full ]; then
-	err=$($GS export -t chrome -f -o /dev/full "$T/sp.gst" 2>&1)
+	err=$($GS export -t chrome -f -o /dev/full "$E/sp.gst" 2>&1)
 	eq "export: a failed write: exit 1" 1 $?
 	has "export: a failed write: says so" "cannot write '/dev/full'" "$err"
 fi
-mkdir -p "$T/ro" && chmod 555 "$T/ro"
-if ! touch "$T/ro/probe" 2>/dev/null; then
-	err=$($GS export -t json -o "$T/ro/tables" "$T/sp.gst" 2>&1)
+mkdir -p "$E/ro" && chmod 555 "$E/ro"
+if ! touch "$E/ro/probe" 2>/dev/null; then
+	err=$($GS export -t json -o "$E/ro/tables" "$E/sp.gst" 2>&1)
 	eq "export: an uncreatable folder: exit 1" 1 $?
-	eq "export: nothing left behind" "" "$(ls "$T/ro")"
+	eq "export: nothing left behind" "" "$(ls "$E/ro")"
 fi
-chmod 755 "$T/ro"
-err=$($GS export -t chrome -o "$T/none.json" "$T/missing.gst" 2>&1)
+chmod 755 "$E/ro"
+err=$($GS export -t chrome -o "$E/none.json" "$E/missing.gst" 2>&1)
 eq "export: a missing input: exit 1" 1 $?
-printf 'not a trace' >"$T/junk.gst"
-err=$($GS export -t chrome -o "$T/junk.json" "$T/junk.gst" 2>&1)
+printf 'not a trace' >"$E/junk.gst"
+err=$($GS export -t chrome -o "$E/junk.json" "$E/junk.gst" 2>&1)
 eq "export: a bad input: exit 1" 1 $?
-eq "export: a bad input: no output" "" "$(ls "$T/junk.json" 2>/dev/null)"
-err=$($GS export -t nosuch "$T/sp.gst" 2>&1)
+eq "export: a bad input: no output" "" "$(ls "$E/junk.json" 2>/dev/null)"
+err=$($GS export -t chrome -f -o "$E/sp.gst" "$E/sp.gst" 2>&1)
+eq "export: onto the trace itself, even with -f: exit 1" 1 $?
+has "export: onto the trace itself: says so" "is the trace itself" "$err"
+eq "export: the trace is untouched" "$(cksum <"$D/cuda/spin.gst")" "$(cksum <"$E/sp.gst")"
+err=$($GS export -t nosuch "$E/sp.gst" 2>&1)
 eq "export: unknown type: exit 2" 2 $?
 has "export: unknown type: lists the known" "known: chrome, csv, json" "$err"
 
@@ -180,7 +186,7 @@ if ! python3 -c 'import hta' 2>/dev/null; then
 		HTA_PY=$V/bin/python
 	elif [ "${GS_TEST_NO_HTA:-}" = "" ]; then
 		rm -rf "$V"
-		if timeout 300 sh -c "python3 -m venv '$V' && '$V/bin/pip' install --quiet holistictraceanalysis" >"$T/hta-install.log" 2>&1 &&
+		if timeout 300 sh -c "python3 -m venv '$V' && '$V/bin/pip' install --quiet holistictraceanalysis" >"$E/hta-install.log" 2>&1 &&
 			"$V/bin/python" -c 'import hta' 2>/dev/null; then
 			HTA_PY=$V/bin/python
 		fi
@@ -189,14 +195,14 @@ fi
 if [ -z "$HTA_PY" ]; then
 	echo "  skipped: could not install HTA (holistictraceanalysis)"
 else
-	mkdir -p "$T/hta"
-	python3 - "$T/train.pt.trace.json.gz.chrome.json" "$T/hta/rank0.json" <<'PY'
+	mkdir -p "$E/hta"
+	python3 - "$E/train.pt.trace.json.gz.chrome.json" "$E/hta/rank0.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["distributedInfo"] = {"rank": 0, "world_size": 1}
 json.dump(d, open(sys.argv[2], "w"))
 PY
-	out=$("$HTA_PY" - "$T/hta" 2>&1 <<'PY'
+	out=$("$HTA_PY" - "$E/hta" 2>&1 <<'PY'
 import sys, logging
 logging.disable(logging.WARNING)
 from hta.trace_analysis import TraceAnalysis
