@@ -172,4 +172,4 @@ clean:
 .PHONY: all test demo bench bench-load install clean fuzz
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name hta-venv -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -2,7 +2,7 @@
 echo "cli:"
 out=$($GS --version); eq "version" "gpuscope 0.1.0" "$out"
 out=$($GS help); has "help lists profile" "profile" "$out"; has "help lists stats" "stats" "$out"
-for c in profile stats info dump help version; do
+for c in profile stats export info dump help version; do
 	$GS "$c" --help >/dev/null 2>&1; eq "$c --help exits 0" 0 $?
 	has "$c has a man page" "$c" "$(cat "$ROOT/docs/gpuscope-$c.md" 2>/dev/null | head -5)"
 done

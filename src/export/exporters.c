@@ -1,0 +1,21 @@
+/* exporters.c: the table of `gpuscope export --type` values. The first entry is the default;
+ * adding an exporter is one line here. */
+#include <string.h>
+
+#include "export.h"
+#include "formats.h"
+
+const struct gs_exporter gs_exporters[] = {
+	{"chrome", "Chrome-trace JSON in PyTorch profiler (Kineto) layout", ".json", 0, gs_export_chrome},
+	{"csv", "a folder of CSV files, one per table", "", 1, gs_export_csv},
+	{"json", "a folder of JSON files, one per table", "", 1, gs_export_json},
+};
+const size_t gs_nexporters = sizeof(gs_exporters) / sizeof(gs_exporters[0]);
+
+const struct gs_exporter *gs_exporter_find(const char *type)
+{
+	for (size_t i = 0; i < gs_nexporters; i++)
+		if (!strcmp(gs_exporters[i].type, type))
+			return &gs_exporters[i];
+	return NULL;
+}
