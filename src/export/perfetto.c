@@ -51,6 +51,10 @@ enum { AN_GRID = 1, AN_BLOCK, AN_BYTES, AN_CORRELATION, AN_STREAM, AN_DEVICE, AN
 static const char *const annot_names[AN__N] = {"", "grid", "block", "bytes", "correlation",
 					       "stream", "device"};
 
+#define OUT_BUFFER (1 << 20)
+#define OUT_ROOM (64 << 10)
+#define FIELDS_ROOM 4096 /* more than a packet's fields other than strings take */
+
 /* The packet being built; nested messages reserve one byte for their length and move their
  * body when it needs more (rare: a long kernel name). */
 struct pb {
@@ -67,25 +71,25 @@ static void pb_room(struct pb *p, size_t n)
 	p->buf = gs_xrealloc(p->buf, p->cap);
 }
 
+/* Fields other than strings need no check of the room: begin_packet leaves OUT_ROOM bytes
+ * and a string FIELDS_ROOM after it, more than a packet's other fields take. */
 static inline void pb_varint(struct pb *p, uint32_t field, uint64_t v)
 {
-	pb_room(p, 2 * GS_VARINT_MAX);
 	uint8_t *q = gs_varint_put(p->buf + p->len, (uint64_t)field << 3 | WIRE_VARINT);
 	p->len = (size_t)(gs_varint_put(q, v) - p->buf);
 }
 
 static inline void pb_fixed64(struct pb *p, uint32_t field, uint64_t v)
 {
-	pb_room(p, GS_VARINT_MAX + 8);
 	uint8_t *q = gs_varint_put(p->buf + p->len, (uint64_t)field << 3 | WIRE_I64);
 	for (int i = 0; i < 8; i++)
 		*q++ = (uint8_t)(v >> (8 * i)); /* little-endian, whatever the host */
 	p->len = (size_t)(q - p->buf);
 }
 
-static void pb_bytes(struct pb *p, uint32_t field, const void *s, size_t n)
+static inline void pb_bytes(struct pb *p, uint32_t field, const void *s, size_t n)
 {
-	pb_room(p, 2 * GS_VARINT_MAX + n);
+	pb_room(p, 2 * GS_VARINT_MAX + n + FIELDS_ROOM); /* and room for the fields after it */
 	uint8_t *q = gs_varint_put(p->buf + p->len, (uint64_t)field << 3 | WIRE_LEN);
 	q = gs_varint_put(q, n);
 	if (n)
@@ -101,7 +105,6 @@ static inline void pb_str(struct pb *p, uint32_t field, const char *s)
 /* Open a nested message: returns where its body starts (after a one-byte length). */
 static inline size_t pb_open(struct pb *p, uint32_t field)
 {
-	pb_room(p, GS_VARINT_MAX + 1);
 	uint8_t *q = gs_varint_put(p->buf + p->len, (uint64_t)field << 3 | WIRE_LEN);
 	p->len = (size_t)(q - p->buf) + 1;
 	return p->len;
@@ -120,42 +123,18 @@ static inline void pb_close(struct pb *p, size_t body)
 	memcpy(p->buf + body - 1, tmp, k);
 }
 
-/* A buffered writer of whole packets. */
+/* The writer: packets are built in place at the end of its buffer (the struct pb), which is
+ * written out when less than a packet's usual room is left. */
 struct out {
 	FILE *f;
-	const char *path;
-	uint8_t *buf;
-	size_t len, cap;
 	int failed; /* errno of the first failed write, 0 when none */
 };
 
-static void out_flush(struct out *o)
+static void out_flush(struct out *o, struct pb *p)
 {
-	if (o->len && !o->failed && fwrite(o->buf, 1, o->len, o->f) != o->len)
+	if (p->len && !o->failed && fwrite(p->buf, 1, p->len, o->f) != p->len)
 		o->failed = errno ? errno : EIO;
-	o->len = 0;
-}
-
-static void out_packet(struct out *o, const struct pb *p)
-{
-	size_t need = 1 + GS_VARINT_MAX + p->len;
-	if (o->len + need > o->cap) {
-		out_flush(o);
-		if (need > o->cap) { /* a packet larger than the buffer: write it as it is */
-			uint8_t head[1 + GS_VARINT_MAX];
-			head[0] = TRACE_PACKET << 3 | WIRE_LEN;
-			size_t h = (size_t)(gs_varint_put(head + 1, p->len) - head);
-			if (!o->failed && (fwrite(head, 1, h, o->f) != h ||
-					   fwrite(p->buf, 1, p->len, o->f) != p->len))
-				o->failed = errno ? errno : EIO;
-			return;
-		}
-	}
-	uint8_t *q = o->buf + o->len;
-	*q++ = TRACE_PACKET << 3 | WIRE_LEN;
-	q = gs_varint_put(q, p->len);
-	memcpy(q, p->buf, p->len);
-	o->len = (size_t)(q - o->buf) + p->len;
+	p->len = 0;
 }
 
 /* A slice on a lane, still open (its SLICE_END not written yet). */
@@ -165,8 +144,11 @@ struct open_slice {
 /* A track that holds slices; lanes of one owner (thread, stream, process's start/end ranges)
  * are chained: lane 0 is the owner's track, the others siblings of the same name. */
 struct lane {
-	uint64_t uuid;
-	int32_t next; /* the owner's next lane (index into lanes), -1: none */
+	uint64_t uuid;   /* 0 until its first slice (lane_uuid) */
+	int32_t next;    /* the owner's next lane (index into lanes), -1: none */
+	int32_t first;   /* the owner's first lane, whose parent and name its siblings take */
+	uint64_t parent; /* first lanes: the parent and name of their siblings' tracks */
+	char *name;
 	GS_VEC(struct open_slice) open;
 };
 
@@ -174,7 +156,8 @@ struct px {
 	const struct gs_model *m;
 	const struct gs_filter *f;
 	struct out o;
-	struct pb p;
+	struct pb p; /* the output buffer, the packet being built at its end */
+	size_t packet; /* where the packet's body starts */
 	uint64_t next_uuid;
 	int first; /* the next event packet is the sequence's first */
 	struct gs_u64map names;  /* name key -> iid */
@@ -184,6 +167,10 @@ struct px {
 	GS_VEC(uint64_t) ptracks;
 	struct gs_u64map thread_lane;   /* (pid, tid) -> first lane */
 	struct gs_u64map stream_lane;   /* (pid, device, stream) -> first lane */
+	uint64_t last_thread, last_stream; /* the keys looked up last, and their lanes */
+	uint32_t last_thread_lane, last_stream_lane;
+	uint32_t *str_iid;              /* per model string: its iid as an event name, 0: none */
+	char (*shape_xyz)[2][36];       /* per kernel shape: "grid" and "block", "" until made */
 	struct gs_u64map se_lane;       /* pid -> first lane of start/end ranges */
 	uint64_t device_track[256], mem_track[256], busy_track[256];
 	uint64_t busy_until[256];       /* the end of the last busy stretch (0: never busy) */
@@ -197,7 +184,9 @@ enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3 };
 
 static void begin_packet(struct px *x, uint64_t ts)
 {
-	x->p.len = 0;
+	if (x->p.cap - x->p.len < OUT_ROOM)
+		out_flush(&x->o, &x->p);
+	x->packet = pb_open(&x->p, TRACE_PACKET);
 	pb_varint(&x->p, PK_SEQ_ID, 1);
 	if (ts)
 		pb_varint(&x->p, PK_TIMESTAMP, ts);
@@ -205,7 +194,7 @@ static void begin_packet(struct px *x, uint64_t ts)
 
 static void end_packet(struct px *x)
 {
-	out_packet(&x->o, &x->p);
+	pb_close(&x->p, x->packet);
 }
 
 /* Start an event packet at ts: the sequence flags (the first event packet clears the state
@@ -217,13 +206,14 @@ static uint32_t event_head(struct px *x, uint64_t ts, uint64_t key, const char *
 	int first = x->first;
 	x->first = 0;
 	pb_varint(&x->p, PK_SEQ_FLAGS, first ? SEQ_CLEARED | SEQ_NEEDS : SEQ_NEEDS);
-	uint32_t iid = 0, *v = NULL;
-	if (name) {
-		v = gs_u64map_get(&x->names, key + 1);
-		if (v)
-			iid = *v;
+	uint32_t iid = 0;
+	int is_str = key >> 32 == NAME_STR && (key & 0xffffffff) < x->m->nstrings;
+	if (name) { /* model strings by their id; API calls, copies and memsets in the map */
+		uint32_t *v = is_str ? &x->str_iid[key & 0xffffffff]
+				     : gs_u64map_get(&x->names, key + 1);
+		iid = v ? *v : 0;
 	}
-	if (!first && (!name || v))
+	if (!first && (!name || iid))
 		return iid;
 	size_t id = pb_open(&x->p, PK_INTERNED);
 	for (int a = 1; first && a < AN__N; a++) {
@@ -232,9 +222,12 @@ static uint32_t event_head(struct px *x, uint64_t ts, uint64_t key, const char *
 		pb_str(&x->p, IN_NAME, annot_names[a]);
 		pb_close(&x->p, e);
 	}
-	if (name && !v) {
+	if (name && !iid) {
 		iid = ++x->next_iid;
-		gs_u64map_put(&x->names, key + 1, iid);
+		if (is_str)
+			x->str_iid[key & 0xffffffff] = iid;
+		else
+			gs_u64map_put(&x->names, key + 1, iid);
 		size_t e = pb_open(&x->p, ID_EVENT_NAMES);
 		pb_varint(&x->p, IN_IID, iid);
 		pb_str(&x->p, IN_NAME, name);
@@ -244,9 +237,11 @@ static uint32_t event_head(struct px *x, uint64_t ts, uint64_t key, const char *
 	return iid;
 }
 
-static uint64_t new_lane(struct px *x, uint64_t uuid)
+/* An owner's first lane, on track uuid; its siblings will be tracks named name under parent. */
+static size_t new_lane(struct px *x, uint64_t uuid, uint64_t parent, const char *name)
 {
-	struct lane l = {.uuid = uuid, .next = -1};
+	struct lane l = {.uuid = uuid, .next = -1, .first = (int32_t)x->lanes.n, .parent = parent,
+			 .name = gs_xstrdup(name)};
 	GS_VEC_PUSH(&x->lanes, l);
 	return x->lanes.n - 1;
 }
@@ -306,9 +301,13 @@ static uint64_t process_track(struct px *x, int32_t pid)
 static size_t thread_lane(struct px *x, int32_t pid, int32_t tid)
 {
 	uint64_t key = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) + 1;
+	if (key == x->last_thread) /* a thread's records come in runs */
+		return x->last_thread_lane;
 	uint32_t *v = gs_u64map_get(&x->thread_lane, key);
-	if (v)
-		return *v;
+	if (v) {
+		x->last_thread = key;
+		return x->last_thread_lane = *v;
+	}
 	uint64_t parent = process_track(x, pid);
 	uint64_t uuid = ++x->next_uuid;
 	const struct gs_thread *t = gs_model_thread(x->m, pid, tid);
@@ -325,7 +324,7 @@ static size_t thread_lane(struct px *x, int32_t pid, int32_t tid)
 	pb_close(&x->p, th);
 	pb_close(&x->p, td);
 	end_packet(x);
-	size_t l = new_lane(x, uuid);
+	size_t l = new_lane(x, uuid, parent, name && *name ? name : "thread");
 	gs_u64map_put(&x->thread_lane, key, (uint32_t)l);
 	return l;
 }
@@ -353,15 +352,20 @@ static size_t stream_lane(struct px *x, int32_t pid, uint32_t device, uint32_t s
 	/* stream ids are CUPTI's, small per process: 24 bits here, the rest hashed apart by pid */
 	uint64_t key = ((uint64_t)(uint32_t)pid << 32 | (uint64_t)(device & 0xff) << 24 |
 			(stream & 0xffffff)) + 1;
+	if (key == x->last_stream)
+		return x->last_stream_lane;
 	uint32_t *v = gs_u64map_get(&x->stream_lane, key);
-	if (v)
-		return *v;
+	if (v) {
+		x->last_stream = key;
+		return x->last_stream_lane = *v;
+	}
 	char name[64];
 	if (x->many_processes)
 		snprintf(name, sizeof(name), "stream %u (pid %d)", stream, pid);
 	else
 		snprintf(name, sizeof(name), "stream %u", stream);
-	size_t l = new_lane(x, track(x, device_track(x, device), name));
+	uint64_t parent = device_track(x, device);
+	size_t l = new_lane(x, track(x, parent, name), parent, name);
 	gs_u64map_put(&x->stream_lane, key, (uint32_t)l);
 	return l;
 }
@@ -372,7 +376,9 @@ static size_t startend_lane(struct px *x, int32_t pid)
 	uint32_t *v = gs_u64map_get(&x->se_lane, key);
 	if (v)
 		return *v;
-	size_t l = new_lane(x, track(x, process_track(x, pid), "NVTX start/end ranges"));
+	uint64_t parent = process_track(x, pid);
+	const char *name = "NVTX start/end ranges";
+	size_t l = new_lane(x, track(x, parent, name), parent, name);
 	gs_u64map_put(&x->se_lane, key, (uint32_t)l);
 	return l;
 }
@@ -407,7 +413,9 @@ static size_t lane_pick(struct px *x, size_t first, uint64_t start, uint64_t end
 		if (l->next < 0) {
 			/* a sibling of the same name, its track made by lane_uuid: the UI shows
 			 * them together */
-			size_t n = new_lane(x, 0);
+			struct lane s = {.next = -1, .first = l->first};
+			GS_VEC_PUSH(&x->lanes, s);
+			size_t n = x->lanes.n - 1;
 			x->lanes.v[i].next = (int32_t)n;
 			return n;
 		}
@@ -434,10 +442,13 @@ static void lanes_close(struct px *x)
 
 /* An extra lane made by lane_pick has no track yet: give it one, a sibling named as the
  * owner's (parent and name given by the caller, who knows the owner). */
-static uint64_t lane_uuid(struct px *x, size_t i, uint64_t parent, const char *name)
+static uint64_t lane_uuid(struct px *x, size_t i)
 {
-	if (!x->lanes.v[i].uuid)
-		x->lanes.v[i].uuid = track(x, parent, name);
+	if (!x->lanes.v[i].uuid) {
+		const struct lane *f = &x->lanes.v[x->lanes.v[i].first];
+		uint64_t uuid = track(x, f->parent, f->name);
+		x->lanes.v[i].uuid = uuid;
+	}
 	return x->lanes.v[i].uuid;
 }
 
@@ -498,33 +509,15 @@ static uint64_t counter_track(struct px *x, uint64_t parent, const char *name)
 
 /* ---- CPU side: ranges and API calls, merged by start per thread ---- */
 
-static void thread_name_of(struct px *x, int32_t pid, int32_t tid, char *buf, size_t size)
-{
-	const struct gs_thread *t = gs_model_thread(x->m, pid, tid);
-	const char *n = t ? (t->nvtx_name && *t->nvtx_name ? t->nvtx_name : t->name) : NULL;
-	snprintf(buf, size, "%s", n && *n ? n : "thread");
-	(void)pid;
-}
-
 static void put_range(struct px *x, const struct gs_range *r)
 {
 	uint64_t end = r->end < r->start ? r->start : r->end;
 	if (r->flags & GS_RANGE_OPEN)
 		end = UINT64_MAX;
-	size_t first, l;
-	uint64_t parent;
-	char tname[128];
-	if (r->flags & GS_RANGE_STARTEND) {
-		first = startend_lane(x, r->pid);
-		parent = process_track(x, r->pid);
-		snprintf(tname, sizeof(tname), "NVTX start/end ranges");
-	} else {
-		first = thread_lane(x, r->pid, r->tid);
-		parent = process_track(x, r->pid);
-		thread_name_of(x, r->pid, r->tid, tname, sizeof(tname));
-	}
-	l = lane_pick(x, first, r->start, end);
-	uint64_t uuid = lane_uuid(x, l, parent, tname);
+	size_t first = r->flags & GS_RANGE_STARTEND ? startend_lane(x, r->pid)
+						   : thread_lane(x, r->pid, r->tid);
+	size_t l = lane_pick(x, first, r->start, end);
+	uint64_t uuid = lane_uuid(x, l);
 	slice_begin(x, uuid, r->start, (uint64_t)NAME_STR << 32 | r->name,
 		    gs_model_str(x->m, r->name), 0, 0, NULL, 0);
 	lane_push(x, l, end);
@@ -532,7 +525,7 @@ static void put_range(struct px *x, const struct gs_range *r)
 
 static void put_api(struct px *x, const struct gs_api *a, size_t i)
 {
-	char name[96], tname[128];
+	char name[96];
 	const char *n = gs_cuda_api_name(a->cbid, a->driver);
 	if (!n) {
 		snprintf(name, sizeof(name), "%s API %u", a->driver ? "driver" : "runtime",
@@ -541,8 +534,7 @@ static void put_api(struct px *x, const struct gs_api *a, size_t i)
 	}
 	uint64_t end = a->end < a->start ? a->start : a->end;
 	size_t l = lane_pick(x, thread_lane(x, a->pid, a->tid), a->start, end);
-	thread_name_of(x, a->pid, a->tid, tname, sizeof(tname));
-	uint64_t uuid = lane_uuid(x, l, process_track(x, a->pid), tname);
+	uint64_t uuid = lane_uuid(x, l);
 	uint64_t flow = 0;
 	if (x->launched && (x->launched[i / 8] >> (i % 8) & 1))
 		flow = (uint64_t)i + 1;
@@ -632,7 +624,6 @@ static void put_op(struct px *x, int kind, size_t i)
 	const struct gs_model *m = x->m;
 	struct annot an[4];
 	int nan = 0;
-	char grid[40], block[40];
 	uint64_t start, end, key;
 	int32_t pid, api;
 	uint32_t device, stream;
@@ -645,10 +636,13 @@ static void put_op(struct px *x, int kind, size_t i)
 		api = k->api;
 		key = (uint64_t)NAME_STR << 32 | s->dname;
 		name = gs_model_str(m, s->dname);
-		put_xyz(grid, s->grid);
-		put_xyz(block, s->block);
-		an[nan++] = (struct annot){AN_GRID, grid, 0};
-		an[nan++] = (struct annot){AN_BLOCK, block, 0};
+		char(*xyz)[36] = x->shape_xyz[k->shape]; /* made once per launch configuration */
+		if (!xyz[0][0]) {
+			put_xyz(xyz[0], s->grid);
+			put_xyz(xyz[1], s->block);
+		}
+		an[nan++] = (struct annot){AN_GRID, xyz[0], 0};
+		an[nan++] = (struct annot){AN_BLOCK, xyz[1], 0};
 		an[nan++] = (struct annot){AN_CORRELATION, NULL, k->correlation};
 	} else if (kind == 1) {
 		const struct gs_copy *c = &m->copies.v[i];
@@ -681,12 +675,7 @@ static void put_op(struct px *x, int kind, size_t i)
 		end = start;
 	size_t first = stream_lane(x, pid, device, stream);
 	size_t l = lane_pick(x, first, start, end);
-	char sname[64];
-	if (x->many_processes)
-		snprintf(sname, sizeof(sname), "stream %u (pid %d)", stream, pid);
-	else
-		snprintf(sname, sizeof(sname), "stream %u", stream);
-	uint64_t uuid = lane_uuid(x, l, device_track(x, device), sname);
+	uint64_t uuid = lane_uuid(x, l);
 	/* the flow ends at the first operation the call launched: a flow cannot fork */
 	uint64_t flow = 0;
 	if (api >= 0 && x->launched && (x->launched[api / 8] >> (api % 8) & 1)) {
@@ -806,12 +795,13 @@ static void mark_launches(struct px *x)
 static void px_release(struct px *x)
 {
 	for (size_t i = 0; i < x->lanes.n; i++)
-		free(x->lanes.v[i].open.v);
+		free(x->lanes.v[i].open.v), free(x->lanes.v[i].name);
 	free(x->lanes.v);
 	free(x->ptracks.v);
 	free(x->p.buf);
-	free(x->o.buf);
 	free(x->launched);
+	free(x->str_iid);
+	free(x->shape_xyz);
 	gs_u64map_release(&x->names);
 	gs_u64map_release(&x->process_track);
 	gs_u64map_release(&x->thread_lane);
@@ -827,9 +817,10 @@ int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, cons
 	x->m = m;
 	x->f = f ? f : &all;
 	x->first = 1;
-	x->o.path = out;
-	x->o.cap = 1 << 20;
-	x->o.buf = gs_xmalloc(x->o.cap);
+	x->p.cap = OUT_BUFFER;
+	x->p.buf = gs_xmalloc(x->p.cap);
+	x->str_iid = gs_xcalloc(m->nstrings + 1, sizeof(*x->str_iid));
+	x->shape_xyz = gs_xcalloc(m->kshapes.n + 1, sizeof(*x->shape_xyz));
 	gs_u64map_init(&x->names);
 	gs_u64map_init(&x->process_track);
 	gs_u64map_init(&x->thread_lane);
@@ -854,7 +845,7 @@ int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, cons
 	gpu_side(x);
 	memory_side(x);
 	lanes_close(x);
-	out_flush(&x->o);
+	out_flush(&x->o, &x->p);
 	int e = x->o.failed;
 	if (fclose(x->o.f) != 0 && !e)
 		e = errno ? errno : EIO;
