@@ -539,8 +539,8 @@ static void put_api(struct px *x, const struct gs_api *a, size_t i)
 	if (x->launched && (x->launched[i / 8] >> (i % 8) & 1))
 		flow = (uint64_t)i + 1;
 	struct annot an[] = {{AN_CORRELATION, NULL, a->correlation}};
-	slice_begin(x, uuid, a->start, (uint64_t)NAME_API << 32 | a->driver << 31 | a->cbid, n,
-		    flow, 0, an, 1);
+	uint64_t key = (uint64_t)NAME_API << 32 | (uint64_t)a->driver << 31 | a->cbid;
+	slice_begin(x, uuid, a->start, key, n, flow, 0, an, 1);
 	lane_push(x, l, end);
 }
 
