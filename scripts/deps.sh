@@ -7,6 +7,7 @@ have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2
 have_header zstd.h   || missing="$missing libzstd-dev"
 have_header libdeflate.h || missing="$missing libdeflate-dev"
 have_header zlib.h   || missing="$missing zlib1g-dev"
+have_header sqlite3.h || missing="$missing libsqlite3-dev"
 have_header stdarg.h || missing="$missing build-essential"
 printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <cmocka.h>\n' \
 	| ${CC:-cc} -E -x c - >/dev/null 2>&1 || missing="$missing libcmocka-dev"

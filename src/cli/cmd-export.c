@@ -199,13 +199,14 @@ static int run(int argc, char **argv)
 
 const struct gs_command gs_cmd_export = {
 	"export", run, "[OPTIONS] TRACE",
-	"Write a trace in another tool's format (Chrome JSON, CSV, JSON).",
-	"  -t, --type T             chrome: Chrome-trace JSON in PyTorch profiler (Kineto)\n"
+	"Write a trace in another tool's format (Perfetto, Chrome JSON, CSV, JSON, SQLite).",
+	"  -t, --type T             perfetto (default): Perfetto's protobuf trace (.pftrace);\n"
+	"                           chrome: Chrome-trace JSON in PyTorch profiler (Kineto)\n"
 	"                           layout (chrome://tracing, Perfetto, TensorBoard, HTA);\n"
-	"                           csv, json: a folder with a file per table\n"
-	"                           (default: the first of these)\n"
+	"                           csv, json: a folder with a file per table;\n"
+	"                           sqlite: nsys's export schema (.sqlite)\n"
 	"  -o, --output OUT         the file or folder to write (default: TRACE with its\n"
-	"                           extension replaced: trace.json; trace-csv/, trace-json/)\n"
+	"                           extension replaced: trace.pftrace, trace.json, trace-csv/)\n"
 	"  -f, --force-overwrite    replace OUT if it exists\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"

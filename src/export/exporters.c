@@ -6,9 +6,12 @@
 #include "formats.h"
 
 const struct gs_exporter gs_exporters[] = {
+	{"perfetto", "Perfetto's protobuf trace (ui.perfetto.dev, trace_processor)", ".pftrace", 0,
+	 gs_export_perfetto},
 	{"chrome", "Chrome-trace JSON in PyTorch profiler (Kineto) layout", ".json", 0, gs_export_chrome},
 	{"csv", "a folder of CSV files, one per table", "", 1, gs_export_csv},
 	{"json", "a folder of JSON files, one per table", "", 1, gs_export_json},
+	{"sqlite", "SQLite in nsys's export schema", ".sqlite", 0, gs_export_sqlite},
 };
 const size_t gs_nexporters = sizeof(gs_exporters) / sizeof(gs_exporters[0]);
 

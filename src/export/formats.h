@@ -5,6 +5,10 @@
 
 #include "export.h"
 
+int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, const char *out,
+		       struct gs_err *err);
+int gs_export_sqlite(const struct gs_model *m, const struct gs_filter *f, const char *out,
+		     struct gs_err *err);
 int gs_export_chrome(const struct gs_model *m, const struct gs_filter *f, const char *out,
 		     struct gs_err *err);
 /* A folder of tables (tables.c): one .csv (RFC 4180) or .json (an array of objects) per table. */

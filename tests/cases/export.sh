@@ -175,7 +175,7 @@ has "export: onto the trace itself: says so" "is the trace itself" "$err"
 eq "export: the trace is untouched" "$(cksum <"$D/cuda/spin.gst")" "$(cksum <"$E/sp.gst")"
 err=$($GS export -t nosuch "$E/sp.gst" 2>&1)
 eq "export: unknown type: exit 2" 2 $?
-has "export: unknown type: lists the known" "known: chrome, csv, json" "$err"
+has "export: unknown type: lists the known" "known: perfetto, chrome, csv, json, sqlite" "$err"
 
 # HTA (Holistic Trace Analysis) loads the export: a folder of rank traces with distributedInfo
 HTA_PY=python3
@@ -215,3 +215,9 @@ PY
 )
 	has "export train: HTA's get_temporal_breakdown reads the chrome export ($(printf '%s' "$out" | tail -1))" "ok " "$(printf '%s' "$out" | tail -1)"
 fi
+
+# the default type is perfetto; sqlite through the command (their contents: export_pb.sh)
+$GS export "$E/sp.gst" && $GS export -t sqlite "$E/sp.gst"
+eq "export: default perfetto (sp.pftrace), and sp.sqlite" "11" "$([ -s "$E/sp.pftrace" ] && echo 1)$([ -s "$E/sp.sqlite" ] && echo 1)"
+eq "export: the sqlite file's kernels" "$($GS info "$E/sp.gst" | awk '/cuda kernels/ {print $3}')" \
+	"$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0])' "$E/sp.sqlite")"

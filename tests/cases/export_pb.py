@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""export_pb.py GS TRACE OUT.pftrace: read a Perfetto trace written by gpuscope back by hand
+(the protobuf wire format: varints and length-delimited fields, Perfetto's field numbers) and
+check its slices against `gpuscope stats` on the same trace: per name, the count and summed
+duration of kernels (cuda_gpu_kern_sum), copies and memsets (cuda_gpu_mem_time_sum), CUDA API
+calls (cuda_api_sum) and ranges (nvtx_sum). Every SLICE_END must close an open slice of its
+track, but for ranges never ended (left open). Prints the number of checks and of ranges left
+open; exit 1 on the first mismatch."""
+import collections, json, re, subprocess, sys
+
+
+def fields(b):
+    """(field number, value) of a message: ints for varints and fixed64, bytes for the rest."""
+    i = 0
+    while i < len(b):
+        tag, i = varint(b, i)
+        f, w = tag >> 3, tag & 7
+        if w == 0:
+            v, i = varint(b, i)
+        elif w == 1:
+            v, i = int.from_bytes(b[i:i + 8], 'little'), i + 8
+        elif w == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        else:
+            raise ValueError('wire type %d' % w)
+        yield f, v
+
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+
+def read(path):
+    names, stacks = {}, collections.defaultdict(list)
+    slices = collections.defaultdict(lambda: [0, 0])  # (kind, name) -> [count, total ns]
+    for f, packet in fields(open(path, 'rb').read()):
+        assert f == 1, 'a Trace holds only packets'
+        ts, ev = 0, None
+        for g, v in fields(packet):
+            if g == 8:
+                ts = v
+            elif g == 12:  # interned data: event names
+                for h, e in fields(v):
+                    if h == 2:
+                        d = dict(fields(e))
+                        names[d[1]] = d[2].decode()
+            elif g == 11:
+                ev = v
+        if ev is None:
+            continue
+        e = collections.defaultdict(list)
+        for g, v in fields(ev):
+            e[g].append(v)
+        typ, track = e[9][0], e[11][0]
+        if typ == 1:  # begin: an API call or GPU operation carries annotations, a range none
+            stacks[track].append((ts, names[e[10][0]], bool(e[4])))
+        elif typ == 2:
+            assert stacks[track], 'an end with no open slice on track %d' % track
+            t0, name, annotated = stacks[track].pop()
+            s = slices[(annotated, name)]
+            s[0] += 1
+            s[1] += ts - t0
+    left = [x for st in stacks.values() for x in st]
+    assert not any(annotated for _, _, annotated in left), 'a call or GPU operation left open'
+    return slices, len(left)
+
+
+def main():
+    gs, trace, out = sys.argv[1:4]
+    got, never_ended = read(out)
+    st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,'
+                                    'cuda_api_sum,nvtx_sum', '--format', 'json', trace],
+                                   check=True, capture_output=True, text=True).stdout)
+    want = collections.defaultdict(lambda: [0, 0])
+    for r in st['cuda_gpu_kern_sum']['rows']:
+        want[(True, r['Name'])] = [r['Instances'], r['Total Time (ns)']]
+    for r in st['cuda_gpu_mem_time_sum']['rows']:
+        want[(True, r['Operation'])] = [r['Count'], r['Total Time (ns)']]
+    for r in st['cuda_api_sum']['rows']:
+        want[(True, r['Name'])] = [r['Num Calls'], r['Total Time (ns)']]
+    for r in st['nvtx_sum']['rows']:  # "domain:name", ranges of every domain and style
+        w = want[(False, r['Range'].split(':', 1)[1])]
+        w[0] += r['Instances']
+        w[1] += r['Total Time (ns)']
+    api = collections.defaultdict(lambda: [0, 0])
+    for (annotated, name), v in got.items():  # cuda_api_sum strips the _vNNNN suffix
+        k = (annotated, re.sub(r'_v[0-9]+$', '', name) if annotated else name)
+        api[k][0] += v[0]
+        api[k][1] += v[1]
+    checks = 0
+    for k in sorted(set(want) | set(api)):
+        if want[k] != api[k]:
+            print('FAIL %s %r: stats %s, perfetto %s' % ('op' if k[0] else 'range', k[1], want[k], api[k]))
+            sys.exit(1)
+        checks += 1
+    print(checks, never_ended)
+
+
+main()

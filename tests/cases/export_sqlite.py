@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""export_sqlite.py GS TRACE OUT.sqlite: run nsys-style queries on a database written by
+gpuscope's SQLite exporter and compare them with `gpuscope stats` on the same trace: the kernel
+summary (COUNT and SUM of durations per shortName and per demangledName, names through
+StringIds) against cuda_gpu_kern_sum, and memory operations by size (copies by copyKind joined
+to ENUM_CUDA_MEMCPY_OPER, and memsets) against cuda_gpu_mem_size_sum. Prints the number of
+checks; exit 1 on the first mismatch."""
+import collections, json, sqlite3, subprocess, sys
+
+gs, trace, out = sys.argv[1:4]
+st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum',
+                                '--format', 'json', trace],
+                               check=True, capture_output=True, text=True).stdout)
+db = sqlite3.connect(out)
+checks = 0
+
+
+def same(what, want, got):
+    global checks
+    if want != got:
+        print('FAIL %s: stats %r, sqlite %r' % (what, want, got))
+        sys.exit(1)
+    checks += 1
+
+
+# as nsys's cuda_gpu_kern_sum does it: per name, from the kernel table joined to StringIds
+kern = {name: (n, total, lo, hi) for name, n, total, lo, hi in db.execute(
+    'SELECT d.value, COUNT(*), SUM(k.end - k.start), MIN(k.end - k.start), MAX(k.end - k.start) '
+    'FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS d ON k.demangledName = d.id '
+    'GROUP BY k.demangledName')}
+rows = st['cuda_gpu_kern_sum']['rows']
+same('kernel names', sorted(r['Name'] for r in rows), sorted(kern))
+for r in rows:
+    same('kernel ' + r['Name'][:60], (r['Instances'], r['Total Time (ns)'], r['Min (ns)'],
+                                      r['Max (ns)']), kern[r['Name']])
+# per shortName (the base name nsys shows with --base): stats' rows added up by the short name
+# the database gives each demangled name
+short_of = dict(db.execute(
+    'SELECT DISTINCT d.value, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k '
+    'JOIN StringIds AS d ON k.demangledName = d.id JOIN StringIds AS s ON k.shortName = s.id'))
+want = collections.defaultdict(lambda: [0, 0])
+for r in rows:
+    w = want[short_of[r['Name']]]
+    w[0] += r['Instances']
+    w[1] += r['Total Time (ns)']
+got = {s: [n, t] for s, n, t in db.execute(
+    'SELECT s.value, COUNT(*), SUM(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k '
+    'JOIN StringIds AS s ON k.shortName = s.id GROUP BY s.value')}
+same('kernels per shortName', dict(want), got)
+
+# memory operations by size: copies per copyKind (ENUM_CUDA_MEMCPY_OPER), memsets
+op = {'CUDA_MEMCPY_OPER_' + k.upper(): '[CUDA memcpy %s]' % k for k in
+      ('Unknown', 'HtoD', 'DtoH', 'HtoA', 'AtoH', 'AtoA', 'AtoD', 'DtoA', 'DtoD', 'HtoH', 'PtoP')}
+mem = {}
+for name, n, total, lo, hi in db.execute(
+        'SELECT e.name, COUNT(*), SUM(c.bytes), MIN(c.bytes), MAX(c.bytes) '
+        'FROM CUPTI_ACTIVITY_KIND_MEMCPY AS c JOIN ENUM_CUDA_MEMCPY_OPER AS e '
+        'ON c.copyKind = e.id GROUP BY c.copyKind'):
+    mem[op[name]] = (n, round(total / 1e6, 3), round(lo / 1e6, 3), round(hi / 1e6, 3))
+for n, total, lo, hi in db.execute('SELECT COUNT(*), SUM(bytes), MIN(bytes), MAX(bytes) '
+                                   'FROM CUPTI_ACTIVITY_KIND_MEMSET HAVING COUNT(*) > 0'):
+    mem['[CUDA memset]'] = (n, round(total / 1e6, 3), round(lo / 1e6, 3), round(hi / 1e6, 3))
+rows = st['cuda_gpu_mem_size_sum']['rows']
+same('memory operations', sorted(r['Operation'] for r in rows), sorted(mem))
+for r in rows:
+    same(r['Operation'], (r['Count'], r['Total (MB)'], r['Min (MB)'], r['Max (MB)']),
+         mem[r['Operation']])
+print(checks)
