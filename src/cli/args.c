@@ -2,8 +2,54 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "../render/render.h"
 #include "cli.h"
+
+int gs_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int gs_parse_window(const char *s, uint64_t *t0, uint64_t *t1)
+{
+	const char *colon = strchr(s, ':');
+	if (!colon || gs_parse_duration(s, (size_t)(colon - s), t0) ||
+	    gs_parse_duration(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
+		return -1;
+	return 0;
+}
+
+void gs_console_opts(const char *out, unsigned width, unsigned min_width, struct gs_render_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *lc = getenv("LC_ALL");
+	if (!lc || !*lc)
+		lc = getenv("LC_CTYPE");
+	if (!lc || !*lc)
+		lc = getenv("LANG");
+	o->ascii = !lc || !(strcasestr(lc, "utf-8") || strcasestr(lc, "utf8"));
+	o->width = width;
+	if (out && strcmp(out, "-"))
+		return;
+	int tty = isatty(STDOUT_FILENO);
+	const char *cols = getenv("COLUMNS"), *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+	uint64_t v;
+	struct winsize ws;
+	if (cols && !gs_parse_u64(cols, &v) && v >= min_width && v > 0 && v < 100000)
+		o->width = (unsigned)v;
+	else if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col && ws.ws_col >= min_width)
+		o->width = ws.ws_col;
+	o->color = tty && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
+}
 
 int gs_parse_duration(const char *s, size_t n, uint64_t *ns)
 {

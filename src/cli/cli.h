@@ -37,6 +37,18 @@ char *gs_expand_name(const char *pattern, long pid, const char **why);
 /* A time span: a decimal number with an optional unit (s, the default; ms, us, ns) in the n
  * bytes at s; "" leaves *ns unchanged. 0 on success, -1 when malformed. */
 int gs_parse_duration(const char *s, size_t n, uint64_t *ns);
+/* A decimal count with no sign; 0, or -1 when malformed or out of range. */
+int gs_parse_u64(const char *s, uint64_t *v);
+/* --time A:B: a window of durations from the session's start (either side may be empty; B
+ * after A when given). 0, or -1 when malformed. */
+int gs_parse_window(const char *s, uint64_t *t0, uint64_t *t1);
+struct gs_render_opts;
+/* How console output looks on standard output: COLUMNS (when set to a number of at least
+ * min_width) or the terminal's width bound it, else width (0: unbounded); colour only on a
+ * terminal, without NO_COLOR (https://no-color.org) and with a TERM other than dumb; ASCII
+ * unless the locale is UTF-8. A file (out not NULL nor "-") gets neither colour nor a terminal's
+ * width. */
+void gs_console_opts(const char *out, unsigned width, unsigned min_width, struct gs_render_opts *o);
 
 extern const struct gs_command gs_cmd_profile, gs_cmd_info, gs_cmd_dump, gs_cmd_stats,
 	gs_cmd_help, gs_cmd_version;

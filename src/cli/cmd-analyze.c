@@ -19,51 +19,6 @@
 
 extern const struct gs_command gs_cmd_analyze;
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_window(const char *s, uint64_t *t0, uint64_t *t1)
-{
-	const char *colon = strchr(s, ':');
-	if (!colon || gs_parse_duration(s, (size_t)(colon - s), t0) ||
-	    gs_parse_duration(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
-		return -1;
-	return 0;
-}
-
-/* As `stats` decides it: width from COLUMNS or the terminal, colour only on a terminal
- * without NO_COLOR and with a TERM other than dumb, UTF-8 bars only in a UTF-8 locale. */
-static void console_opts(const char *out, struct gs_render_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	const char *lc = getenv("LC_ALL");
-	if (!lc || !*lc)
-		lc = getenv("LC_CTYPE");
-	if (!lc || !*lc)
-		lc = getenv("LANG");
-	o->ascii = !lc || !(strcasestr(lc, "utf-8") || strcasestr(lc, "utf8"));
-	o->width = DEFAULT_WIDTH;
-	if (out && strcmp(out, "-"))
-		return;
-	int tty = isatty(STDOUT_FILENO);
-	const char *cols = getenv("COLUMNS"), *term = getenv("TERM"), *nc = getenv("NO_COLOR");
-	uint64_t v;
-	struct winsize ws;
-	if (cols && !parse_u64(cols, &v) && v >= 40 && v < 100000)
-		o->width = (unsigned)v;
-	else if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
-		o->width = ws.ws_col;
-	o->color = tty && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
-}
-
 /* ---- the command ---- */
 
 static int parse_severity(const char *s)
@@ -100,18 +55,18 @@ static int run(int argc, char **argv)
 	while (rc < 0 && (o = gs_getopt(&gs_cmd_analyze, argc, argv, "f:o:h", opts)) != -1) {
 		switch (o) {
 		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > INT32_MAX)
+			if (gs_parse_u64(optarg, &v) || !v || v > INT32_MAX)
 				rc = gs_usage_error(&gs_cmd_analyze, "--pid takes a process id, not '%s'", optarg);
 			f.pid = (int32_t)v;
 			break;
 		case 'd':
-			if (parse_u64(optarg, &v) || v > UINT32_MAX)
+			if (gs_parse_u64(optarg, &v) || v > UINT32_MAX)
 				rc = gs_usage_error(&gs_cmd_analyze, "--device takes a device id, not '%s'", optarg);
 			f.by_device = 1;
 			f.device = (uint32_t)v;
 			break;
 		case 'T':
-			if (parse_window(optarg, &f.t0, &f.t1))
+			if (gs_parse_window(optarg, &f.t0, &f.t1))
 				rc = gs_usage_error(&gs_cmd_analyze,
 						    "--time takes A:B, times from the session start such as "
 						    "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
@@ -180,7 +135,7 @@ static int run(int argc, char **argv)
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
 	struct gs_render_opts ro;
-	console_opts(out, &ro);
+	gs_console_opts(out, DEFAULT_WIDTH, 40, &ro);
 	gs_render_analysis(&m, &a, (enum gs_format)fmt, &ro, &sb);
 	rc = gs_emit(out, &sb);
 	for (size_t i = 0; !rc && fail_on >= 0 && i < a.findings.n; i++)

@@ -17,26 +17,6 @@
 
 extern const struct gs_command gs_cmd_export;
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_window(const char *s, uint64_t *t0, uint64_t *t1)
-{
-	const char *colon = strchr(s, ':');
-	if (!colon || gs_parse_duration(s, (size_t)(colon - s), t0) ||
-	    gs_parse_duration(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
-		return -1;
-	return 0;
-}
-
 /* FILE with its extension replaced: trace.gst -> trace.json, x.pt.trace.json.gz ->
  * x.pt.trace.json when that is not FILE itself (else x.pt.trace.gpuscope.json); a folder
  * type gets "-TYPE" instead of an extension (trace-csv). */
@@ -168,18 +148,18 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': force = 1; break;
 		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > INT32_MAX)
+			if (gs_parse_u64(optarg, &v) || !v || v > INT32_MAX)
 				return gs_usage_error(&gs_cmd_export, "--pid takes a process id, not '%s'", optarg);
 			f.pid = (int32_t)v;
 			break;
 		case 'd':
-			if (parse_u64(optarg, &v) || v > UINT32_MAX)
+			if (gs_parse_u64(optarg, &v) || v > UINT32_MAX)
 				return gs_usage_error(&gs_cmd_export, "--device takes a device id, not '%s'", optarg);
 			f.by_device = 1;
 			f.device = (uint32_t)v;
 			break;
 		case 'T':
-			if (parse_window(optarg, &f.t0, &f.t1))
+			if (gs_parse_window(optarg, &f.t0, &f.t1))
 				return gs_usage_error(&gs_cmd_export,
 						      "--time takes A:B, times from the session start such as "
 						      "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",

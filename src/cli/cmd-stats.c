@@ -13,52 +13,6 @@
 #include "../format/gst.h"
 #include "cli.h"
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_window(const char *s, uint64_t *t0, uint64_t *t1)
-{
-	const char *colon = strchr(s, ':');
-	if (!colon || gs_parse_duration(s, (size_t)(colon - s), t0) ||
-	    gs_parse_duration(colon + 1, strlen(colon + 1), t1) || (*t1 && *t1 <= *t0))
-		return -1;
-	return 0;
-}
-
-/* How console tables look on standard output: COLUMNS (when set to a number) or the terminal's
- * width bounds them; colour only on a terminal, without NO_COLOR (https://no-color.org) and
- * with a TERM other than dumb; "..." for the ellipsis unless the locale is UTF-8. A file
- * (--output) gets neither a width nor colour. */
-static void console_opts(const char *out, struct gs_render_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	const char *lc = getenv("LC_ALL");
-	if (!lc || !*lc)
-		lc = getenv("LC_CTYPE");
-	if (!lc || !*lc)
-		lc = getenv("LANG");
-	o->ascii = !lc || !(strcasestr(lc, "utf-8") || strcasestr(lc, "utf8"));
-	if (out && strcmp(out, "-"))
-		return;
-	int tty = isatty(STDOUT_FILENO);
-	const char *cols = getenv("COLUMNS"), *term = getenv("TERM"), *nc = getenv("NO_COLOR");
-	uint64_t v;
-	struct winsize ws;
-	if (cols && !parse_u64(cols, &v) && v > 0 && v < 100000)
-		o->width = (unsigned)v;
-	else if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
-		o->width = ws.ws_col;
-	o->color = tty && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
-}
-
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -79,18 +33,18 @@ static int run(int argc, char **argv)
 	while ((o = gs_getopt(&gs_cmd_stats, argc, argv, "r:f:o:h", opts)) != -1) {
 		switch (o) {
 		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > INT32_MAX)
+			if (gs_parse_u64(optarg, &v) || !v || v > INT32_MAX)
 				return gs_usage_error(&gs_cmd_stats, "--pid takes a process id, not '%s'", optarg);
 			f.pid = (int32_t)v;
 			break;
 		case 'd':
-			if (parse_u64(optarg, &v) || v > UINT32_MAX)
+			if (gs_parse_u64(optarg, &v) || v > UINT32_MAX)
 				return gs_usage_error(&gs_cmd_stats, "--device takes a device id, not '%s'", optarg);
 			f.by_device = 1;
 			f.device = (uint32_t)v;
 			break;
 		case 'T':
-			if (parse_window(optarg, &f.t0, &f.t1))
+			if (gs_parse_window(optarg, &f.t0, &f.t1))
 				return gs_usage_error(&gs_cmd_stats,
 						      "--time takes A:B, times from the session start such as "
 						      "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
@@ -167,7 +121,7 @@ static int run(int argc, char **argv)
 	gs_strbuf_init(&sb);
 	int rc = 0;
 	struct gs_render_opts ro;
-	console_opts(out, &ro);
+	gs_console_opts(out, 0, 1, &ro);
 	if (!reports) {
 		struct gs_table sec[GS_OVERVIEW_SECTIONS];
 		if (gs_overview(&m, &f, sec, &err) < 0) {
