@@ -351,9 +351,9 @@ static inline int digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* The number at p, checked against JSON's grammar as it is read, in one pass; with v NULL only
- * checked (values skipped: no conversion). NULL (st set) when it is not one. */
-static const char *number(struct gs_js *j, const char *p, struct gs_js_num *v)
+/* Checked against JSON's grammar as it is read, in one pass; with v NULL only checked (values
+ * skipped: no conversion). */
+const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
 {
 	const char *q = p;
 	int exact = 1, neg = *q == '-';
@@ -408,11 +408,6 @@ static const char *number(struct gs_js *j, const char *p, struct gs_js_num *v)
 		v->d = exact ? 0 : strtod(p, NULL); /* exact values are read from ip and frac4 */
 	}
 	return q;
-}
-
-const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v)
-{
-	return number(j, p, v);
 }
 
 static const char *str_skip(struct gs_js *j, const char *p)
@@ -471,7 +466,7 @@ value:
 	case 't': case 'f': case 'n': p = literal(j, p); break;
 	default:
 		if (*p == '-' || digit(*p))
-			p = number(j, p, NULL);
+			p = gs_js_num(j, p, NULL);
 		else
 			return gs_js_fail(j, p, "a value");
 	}

@@ -80,6 +80,7 @@ struct gs_js_num {
 	uint8_t neg, has_frac, exact; /* exact: ip and frac4 hold the whole value */
 	double d;
 };
+/* The number at p (v NULL: only checked, as when skipping); NULL (st set) when not one. */
 const char *gs_js_num(struct gs_js *j, const char *p, struct gs_js_num *v);
 
 static inline const char *gs_js_ws(const char *p)
