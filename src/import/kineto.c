@@ -1207,7 +1207,6 @@ static int run(struct imp *k, struct gs_err *err)
 			 j->gz ? " of the decompressed data" : "");
 	}
 	m->complete = !m->damaged;
-	m->file_size = j->base + j->len;
 	if (k->has_base && k->base_applied != k->base)
 		shift_times(k, k->base - k->base_applied); /* the base came after the events */
 	gpu_pids(k);
@@ -1269,5 +1268,7 @@ int gs_import_kineto_mem(struct gs_model *m, const char *name, const uint8_t *da
 	rc = run(&k, err);
 	if (rc < 0)
 		gs_model_release(m);
+	else
+		m->file_size = size; /* as given: compressed when it is */
 	return rc;
 }
