@@ -127,6 +127,22 @@ static uint64_t ulist_measure(const struct ulist *u, uint64_t a, uint64_t b)
 	return b > a ? ulist_before(u, b) - ulist_before(u, a) : 0;
 }
 
+/* The first instant at or after t that u covers; UINT64_MAX when none. */
+static uint64_t ulist_next(const struct ulist *u, uint64_t t)
+{
+	size_t lo = 0, hi = u->n; /* the first interval ending after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->e[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == u->n)
+		return UINT64_MAX;
+	return u->s[lo] > t ? u->s[lo] : t;
+}
+
 /* ---- what the rules recognise ---- */
 
 /* step_sum's definition of a blocking call: 2 for the *Synchronize functions (whose wait a
@@ -728,37 +744,91 @@ static void rule_api(struct ctx *x)
 		     "autotuning and compilation); keep allocations and tensor shapes steady.";
 }
 
+struct pivl {
+	int32_t pid;
+	uint64_t s, e;
+};
+
+static int cmp_pivl(const void *p, const void *q)
+{
+	const struct pivl *x = p, *y = q;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+/* A blocking call costs the GPU more than the wait itself: once the call returns, the GPU
+ * has drained and idles until the host has launched the next work. The GPU time a blocking
+ * call costs is the GPU's idle time from the call's start until GPU work next starts (cut at
+ * the step's end), over the union of these spans per process, so that calls close together
+ * count once. */
 static void rule_sync(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	if (share(a, GS_AN_HOST_SYNC) < 2.0)
-		return;
-	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, a->part[GS_AN_HOST_SYNC],
-				       a->steps.n);
 	struct tops t;
 	tops_init(&t);
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	GS_VEC(struct pivl) spans = {0};
 	uint64_t calls = 0, wait = 0;
 	char buf[160];
 	for (size_t i = 0; i < m->apis.n; i++) {
 		const struct gs_api *ap = &m->apis.v[i];
-		if (!sync_kind(ap) || step_of(x, ap->pid, ap->start) < 0)
+		long st = sync_kind(ap) ? step_of(x, ap->pid, ap->start) : -1;
+		if (st < 0)
 			continue;
 		calls++;
 		wait += ap->end - ap->start;
 		tops_add(&t, gs_api_base_name(ap, buf, sizeof(buf)), ap->end - ap->start);
-		ex_offer(x, f, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
+		const struct scope *sc = scope_of_pid(x, ap->pid);
+		uint64_t next = sc ? ulist_next(&sc->lv[GS_AN_GPU_TRANSFER], ap->end) : UINT64_MAX;
+		struct pivl sp = {ap->pid, ap->start, GS_MIN(next, a->steps.v[st].end)};
+		if (sp.e > sp.s)
+			GS_VEC_PUSH(&spans, sp);
 	}
+	for (size_t i = 0; i < m->syncs.n; i++) { /* waits whose call was not recorded */
+		const struct gs_sync *sy = &m->syncs.v[i];
+		long st = sy->type != 2 ? step_of(x, sy->pid, sy->start) : -1;
+		const struct scope *sc = st >= 0 ? scope_of_pid(x, sy->pid) : NULL;
+		if (!sc)
+			continue;
+		uint64_t next = ulist_next(&sc->lv[GS_AN_GPU_TRANSFER], sy->end);
+		struct pivl sp = {sy->pid, sy->start, GS_MIN(next, a->steps.v[st].end)};
+		if (sp.e > sp.s)
+			GS_VEC_PUSH(&spans, sp);
+	}
+	if (spans.n > 1)
+		qsort(spans.v, spans.n, sizeof(*spans.v), cmp_pivl);
+	uint64_t idle = 0;
+	for (size_t i = 0; i < spans.n;) { /* merge the spans of one process, measure the idle */
+		struct pivl u = spans.v[i++];
+		for (; i < spans.n && spans.v[i].pid == u.pid && spans.v[i].s <= u.e; i++)
+			u.e = GS_MAX(u.e, spans.v[i].e);
+		idle += idle_in(x, u.pid, GS_AN_GPU_TRANSFER, u.s, u.e);
+	}
+	free(spans.v);
+	if (!a->total || (double)idle < 0.02 * (double)a->total) {
+		tops_done(&t, &tmp, NULL);
+		for (size_t i = 0; i < tmp.ntop; i++)
+			free(tmp.top[i].name);
+		return;
+	}
+	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n);
 	snprintf(f->title, sizeof(f->title),
-		 "Sync-bound: the host waits on the GPU %.1f%% of the step while the GPU has nothing "
-		 "queued (%llu blocking calls)",
-		 share(a, GS_AN_HOST_SYNC), (unsigned long long)calls);
+		 "Sync-bound: %.1f blocking calls per step; the GPU idles %.1f%% of the step from "
+		 "their start until the host has launched work again",
+		 (double)calls / (double)a->steps.n, 100.0 * (double)idle / (double)a->total);
 	num(f, "host_sync_share", a->breakdown[GS_AN_HOST_SYNC], 0);
 	num(f, "blocking_calls", (double)calls, 1);
 	num(f, "blocking_calls_per_step", (double)calls / (double)a->steps.n, 0);
 	num(f, "time_in_blocking_calls_ms", ms(wait), 0);
 	num(f, "gpu_idle_while_waiting_ms", ms(a->part[GS_AN_HOST_SYNC]), 0);
+	num(f, "gpu_idle_from_call_to_next_work_ms", ms(idle), 0);
 	tops_done(&t, f, "blocking calls");
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
 	f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order work "
 		  "with events (cudaStreamWaitEvent), use cudaMemcpyAsync into pinned memory and read "
 		  "results a step later.";

@@ -472,14 +472,18 @@ static void test_rule_sync(void **state)
 	model_init(&m);
 	range(&m, 0, 10000, S_P1, 1, 1);
 	kernel(&m, 0, 1000, 1, S_SMALL, -1);
+	kernel(&m, 5000, 6000, 1, S_SMALL, -1);
 	api(&m, 500, 3000, 1, 1, RT_STREAM_SYNC, 1);
+	api(&m, 2000, 2500, 1, 1, RT_STREAM_SYNC, 1); /* overlaps the first one's span: counted once */
 	run(&m, &a, NULL, 0);
+	/* idle from the first call's start to the next kernel: [1000, 5000) */
 	const struct gs_finding *f = find(&a, "sync-bound");
 	assert_non_null(f);
-	assert_int_equal(f->saving_ns, 2000);
+	assert_int_equal(f->saving_ns, 4000);
 	assert_int_equal(f->severity, GS_AN_HIGH);
 	assert_int_equal(f->ntop, 1);
 	assert_string_equal(f->top[0].name, "cudaStreamSynchronize");
+	assert_int_equal(f->top[0].ns, 3000);
 	assert_int_equal(f->ex[0].start, 500);
 	assert_int_equal(f->ex[0].end, 3000);
 	gs_analysis_release(&a);
