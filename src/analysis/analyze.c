@@ -557,6 +557,37 @@ static uint64_t idle_in(const struct ctx *x, int32_t pid, int lv, uint64_t s, ui
 	return e > s ? (e - s) - (sc ? ulist_measure(&sc->lv[lv], s, e) : 0) : 0;
 }
 
+struct pivl {
+	int32_t pid;
+	uint64_t s, e;
+};
+
+static int cmp_pivl(const void *p, const void *q)
+{
+	const struct pivl *x = p, *y = q;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+typedef GS_VEC(struct pivl) pivl_vec;
+
+/* The idle time of each process's GPUs over the union of its spans (sorted here): spans that
+ * overlap count once. */
+static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
+{
+	if (spans->n > 1)
+		qsort(spans->v, spans->n, sizeof(*spans->v), cmp_pivl);
+	uint64_t idle = 0;
+	for (size_t i = 0; i < spans->n;) {
+		struct pivl u = spans->v[i++];
+		for (; i < spans->n && spans->v[i].pid == u.pid && spans->v[i].s <= u.e; i++)
+			u.e = GS_MAX(u.e, spans->v[i].e);
+		idle += idle_in(x, u.pid, GS_AN_GPU_TRANSFER, u.s, u.e);
+	}
+	return idle;
+}
+
 /* ---- HTA's idle time breakdown ---- */
 
 /* A GPU operation issued in a step: its stream and when its launching call began (0: not
@@ -598,7 +629,7 @@ static void sop_add(const struct ctx *x, void *vec, int32_t pid, uint32_t device
  * later one's launching call began after the stream had drained (the host was late), else to
  * kernel_wait when shorter than 30 us (back-to-back launches), else to other (waits on events
  * or other streams). */
-static void hta_idle(const struct ctx *x, uint64_t out[HTA__N])
+static void hta_idle(const struct ctx *x, uint64_t out[HTA__N], pivl_vec *host_wait)
 {
 	const struct gs_model *m = x->m;
 	GS_VEC(struct sop) v = {0};
@@ -623,6 +654,12 @@ static void hta_idle(const struct ctx *x, uint64_t out[HTA__N])
 		    o->start <= p->end)
 			continue;
 		uint64_t idle = o->start - p->end;
+		if (o->launch > p->end && host_wait && idle < GAP_NS) { /* inside the later one's step */
+			long st = step_of(x, o->pid, o->launch);
+			struct pivl sp = {o->pid, GS_MAX(p->end, x->a->steps.v[st].start), o->start};
+			if (sp.e > sp.s)
+				GS_VEC_PUSH(host_wait, sp);
+		}
 		if (o->launch > p->end)
 			out[HTA_HOST_WAIT] += idle;
 		else if (idle < KERNEL_WAIT_NS)
@@ -636,7 +673,7 @@ static void hta_idle(const struct ctx *x, uint64_t out[HTA__N])
 static void hta_nums(const struct ctx *x, struct gs_finding *f)
 {
 	uint64_t h[HTA__N];
-	hta_idle(x, h);
+	hta_idle(x, h, NULL);
 	num(f, "hta_host_wait_ms", ms(h[HTA_HOST_WAIT]), 0);
 	num(f, "hta_kernel_wait_ms", ms(h[HTA_KERNEL_WAIT]), 0);
 	num(f, "hta_other_wait_ms", ms(h[HTA_OTHER]), 0);
@@ -685,8 +722,15 @@ static void rule_launch(struct ctx *x)
 			free(tmp.top[i].name);
 		return;
 	}
-	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, a->part[GS_AN_HOST_LAUNCH],
-				       a->steps.n);
+	/* What CUDA graphs (or fewer, larger launches) give back: the GPU's idle time before work
+	 * whose launch call began after its stream had drained (HTA's host wait), inside steps, in
+	 * gaps shorter than GAP_NS: longer ones are host work of another kind (gpu-gaps) */
+	uint64_t h[HTA__N];
+	pivl_vec spans = {0};
+	hta_idle(x, h, &spans);
+	uint64_t wait = spans_idle(x, &spans);
+	free(spans.v);
+	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait, a->steps.n);
 	snprintf(f->title, sizeof(f->title),
 		 "Launch-bound: the GPU idles %.1f%% of the step while the host launches work; "
 		 "%llu of %llu kernels run shorter than their launch call",
@@ -697,7 +741,10 @@ static void rule_launch(struct ctx *x)
 	num(f, "launches_per_step", (double)launches / (double)a->steps.n, 0);
 	num(f, "avg_launch_call_us", (double)cpu / (double)launches / 1e3, 0);
 	num(f, "avg_kernel_us", (double)gpu / (double)launches / 1e3, 0);
-	hta_nums(x, f);
+	num(f, "gpu_idle_waiting_for_launches_ms", ms(wait), 0);
+	num(f, "hta_host_wait_ms", ms(h[HTA_HOST_WAIT]), 0);
+	num(f, "hta_kernel_wait_ms", ms(h[HTA_KERNEL_WAIT]), 0);
+	num(f, "hta_other_wait_ms", ms(h[HTA_OTHER]), 0);
 	tops_done(&t, f, "short kernels");
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
@@ -744,19 +791,6 @@ static void rule_api(struct ctx *x)
 		     "autotuning and compilation); keep allocations and tensor shapes steady.";
 }
 
-struct pivl {
-	int32_t pid;
-	uint64_t s, e;
-};
-
-static int cmp_pivl(const void *p, const void *q)
-{
-	const struct pivl *x = p, *y = q;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return (x->s > y->s) - (x->s < y->s);
-}
-
 /* A blocking call costs the GPU more than the wait itself: once the call returns, the GPU
  * has drained and idles until the host has launched the next work. The GPU time a blocking
  * call costs is the GPU's idle time from the call's start until GPU work next starts (cut at
@@ -770,7 +804,7 @@ static void rule_sync(struct ctx *x)
 	tops_init(&t);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
-	GS_VEC(struct pivl) spans = {0};
+	pivl_vec spans = {0};
 	uint64_t calls = 0, wait = 0;
 	char buf[160];
 	for (size_t i = 0; i < m->apis.n; i++) {
@@ -799,15 +833,7 @@ static void rule_sync(struct ctx *x)
 		if (sp.e > sp.s)
 			GS_VEC_PUSH(&spans, sp);
 	}
-	if (spans.n > 1)
-		qsort(spans.v, spans.n, sizeof(*spans.v), cmp_pivl);
-	uint64_t idle = 0;
-	for (size_t i = 0; i < spans.n;) { /* merge the spans of one process, measure the idle */
-		struct pivl u = spans.v[i++];
-		for (; i < spans.n && spans.v[i].pid == u.pid && spans.v[i].s <= u.e; i++)
-			u.e = GS_MAX(u.e, spans.v[i].e);
-		idle += idle_in(x, u.pid, GS_AN_GPU_TRANSFER, u.s, u.e);
-	}
+	uint64_t idle = spans_idle(x, &spans);
 	free(spans.v);
 	if (!a->total || (double)idle < 0.02 * (double)a->total) {
 		tops_done(&t, &tmp, NULL);

@@ -418,8 +418,11 @@ static void test_rule_launch(void **state)
 	const struct gs_finding *f = find(&a, "launch-bound");
 	assert_non_null(f);
 	assert_int_equal(f->cls, GS_AN_HOST_LAUNCH);
-	assert_int_equal(f->saving_ns, 8000); /* the host_launch time per step */
-	assert_float_equal(f->saving_pct, 80.0, 1e-9);
+	/* the GPU's idle time before each kernel whose launch began after the stream drained,
+	 * inside the steps: 19 gaps of 450 ns a step, and the 400 ns before the first kernel of
+	 * steps 2 and 3 (the gap reaches back into the previous step) */
+	assert_int_equal(f->saving_ns, (3 * 19 * 450 + 2 * 400) / 3);
+	assert_float_equal(f->saving_pct, 100.0 * 8816 / 10000, 1e-9);
 	assert_int_equal(f->severity, GS_AN_HIGH);
 	assert_string_equal(f->id, a.findings.v[0].id); /* the most expensive */
 	assert_int_equal(f->ntop, 1);
@@ -713,8 +716,8 @@ static void test_render(void **state)
 		"\"schema\": \"gpuscope.analyze/1\"", "\"verdict\": {\"primary\": \"host_launch\"",
 		"\"step_time_ms\": 0.010000", "\"steps\": 3", "\"breakdown\": {\"gpu_compute\": 0.1,",
 		"\"host_launch\": 0.8,", "\"findings\": [", ("{\"id\": \"launch-bound\", \"class\": "
-		 "\"host_launch\", \"severity\": \"high\""), "\"saving_ms_per_step\": 0.008000",
-		"\"saving_pct\": 80.000", "\"evidence\": {\"host_launch_share\": 0.8,",
+		 "\"host_launch\", \"severity\": \"high\""), "\"saving_ms_per_step\": 0.008816",
+		"\"saving_pct\": 88.160", "\"evidence\": {\"host_launch_share\": 0.8,",
 		"\"short_kernels\": 60", "\"top\": [{\"name\": \"vectorized_elementwise_kernel\"",
 		"\"examples\": [{\"start_ns\":", "\"recommendation\": {\"cuda\": ", "\"pytorch\": "};
 	for (size_t i = 0; i < GS_ARRAY_SIZE(keys); i++)
@@ -726,7 +729,7 @@ static void test_render(void **state)
 	struct gs_render_opts o = {.width = 60, .ascii = 1};
 	gs_render_analysis(&m, &a, GS_FMT_TEXT, &o, &sb);
 	assert_non_null(strstr(sb.buf, "Verdict: Launch-bound: for 80.0% of the step time"));
-	assert_non_null(strstr(sb.buf, " 1. [high] launch-bound (host_launch),\n    saves ~8000 ns per step (80.0%)"));
+	assert_non_null(strstr(sb.buf, " 1. [high] launch-bound (host_launch),\n    saves ~8816 ns per step (88.2%)"));
 	assert_null(strstr(sb.buf, "\033["));
 	for (char *line = sb.buf; *line;) { /* fitted to the width */
 		char *nl = strchr(line, '\n');
