@@ -177,8 +177,8 @@ static int input_range(const char *n, const struct gs_an_opts *o)
 static int fp32_gemm(const char *n)
 {
 	static const char *const tc[] = {"tf32", "h884", "s884", "h1688", "s1688", "c1688",
-					 "i8816", "16816", "bf16", "f16", "hmma", "xmma",
-					 "wgmma", "half", "int8", "e4m3", "e5m2"};
+					 "i8816", "16816", "bf16", "f16", "hmma", "wgmma",
+					 "tensorop", "half", "int8", "e4m3", "e5m2"};
 	if (!(name_has(n, "gemm") || name_has(n, "conv") || name_has(n, "cutlass") ||
 	      name_has(n, "winograd")))
 		return 0;
@@ -197,6 +197,26 @@ static int alloc_call(const char *n)
 		return 0; /* the stream-ordered allocator is the cure, not the disease */
 	return !strncmp(n, "cudaMalloc", 10) || !strncmp(n, "cudaFree", 8) ||
 	       !strncmp(n, "cuMemAlloc", 10) || !strncmp(n, "cuMemFree", 9);
+}
+
+/* How much faster tensor cores run an fp32 GEMM than the SIMT units, by compute capability:
+ * the dense TF32 tensor-core peak over the fp32 peak of the data-centre parts (A100 156/19.5
+ * TFLOP/s, H100/H200 SXM 495/67, B200 beyond), assuming the same efficiency in both; 2 for
+ * the rest (consumer and workstation parts, whose TF32 peak is 1-2x fp32, or fp16/bf16 on
+ * sm_7x), and when the device is unknown. */
+static double tc_speedup(const struct gs_model *m, int32_t pid, uint32_t device)
+{
+	for (size_t i = 0; i < m->devices.n; i++) {
+		const struct gs_device *d = &m->devices.v[i];
+		if (d->pid != pid || d->id != device)
+			continue;
+		if (d->cc_major == 8 && d->cc_minor == 0)
+			return 8.0;
+		if (d->cc_major == 9 || d->cc_major == 10)
+			return 7.4;
+		return 2.0;
+	}
+	return 2.0;
 }
 
 /* ---- scopes: a process (pid 0: every process) and its levels ---- */
@@ -1160,6 +1180,7 @@ static void rule_fp32(struct ctx *x)
 	if (!tc)
 		return;
 	uint64_t n = 0, ns = 0, all = 0;
+	double save = 0;
 	struct tops t;
 	tops_init(&t);
 	struct gs_finding tmp;
@@ -1174,6 +1195,7 @@ static void rule_fp32(struct ctx *x)
 			continue;
 		n++;
 		ns += k->end - k->start;
+		save += (double)(k->end - k->start) * (1.0 - 1.0 / tc_speedup(m, k->pid, k->device));
 		tops_add(&t, nm, k->end - k->start);
 		ex_offer(x, &tmp, k->start, k->end, k->pid, -1, k->device, k->stream);
 	}
@@ -1183,8 +1205,9 @@ static void rule_fp32(struct ctx *x)
 			free(tmp.top[i].name);
 		return;
 	}
-	/* tensor cores run these at least twice as fast (TF32 on sm_80+: 8x the fp32 peak) */
-	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, ns / 2, a->steps.n);
+	/* tensor cores run them tc_speedup() times as fast */
+	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
+				       a->steps.n);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),

@@ -25,7 +25,7 @@ enum { RT_MALLOC = 20, RT_FREE = 22, RT_MEMCPY = 31, RT_MEMCPY_ASYNC = 41, RT_ME
        RT_STREAM_SYNC = 131, RT_LAUNCH = 211 };
 enum { SYNC_STREAM_WAIT_EVENT = 2, SYNC_STREAM = 3 };
 
-enum { S_P1 = 1, S_P2, S_P3, S_P4, S_LOADER, S_ADD, S_MINE, S_SGEMM, S_TF32, S_SMALL };
+enum { S_P1 = 1, S_P2, S_P3, S_P4, S_LOADER, S_ADD, S_MINE, S_SGEMM, S_TF32, S_SMALL, S_SIMT };
 static const char *const strs[] = {
 	"",
 	"ProfilerStep#1",
@@ -38,6 +38,9 @@ static const char *const strs[] = {
 	"ampere_sgemm_128x64_nn",
 	"sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x32",
 	"vectorized_elementwise_kernel",
+	/* cuBLAS's fp32 SIMT GEMM on an H200 (xmma is the library's name, ffma the SIMT path) */
+	"sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize256x64x8_stage3_warpsize2x2x1_ffma_aligna4_"
+	"alignc4_execute_kernel__5x_cublas",
 };
 
 static void model_init(struct gs_model *m)
@@ -606,16 +609,29 @@ static void test_rule_fp32(void **state)
 	run(&m, &a, NULL, 0);
 	const struct gs_finding *f = find(&a, "fp32-gemm");
 	assert_non_null(f);
-	assert_int_equal(f->saving_ns, 2000); /* half the fp32 GEMM time */
+	assert_int_equal(f->saving_ns, 2000); /* device unknown: tensor cores 2x as fast */
 	assert_int_equal(f->ntop, 1);
 	assert_string_equal(f->top[0].name, strs[S_SGEMM]);
 	assert_int_equal(f->severity, GS_AN_HIGH);
 	gs_analysis_release(&a);
+	/* on an sm_90 device (device 0 of process 1): TF32 tensor cores 7.4x as fast */
+	struct gs_device h = {.pid = 1, .cc_major = 9};
+	GS_VEC_PUSH(&m.devices, h);
+	run(&m, &a, NULL, 0);
+	assert_int_equal(find(&a, "fp32-gemm")->saving_ns, 3459); /* 4000 x (1 - 1/7.4) */
+	gs_analysis_release(&a);
 	/* a device without tensor cores: nothing to advise */
-	struct gs_device d = {.pid = 1, .cc_major = 6};
-	GS_VEC_PUSH(&m.devices, d);
+	m.devices.v[0].cc_major = 6;
 	run(&m, &a, NULL, 0);
 	assert_null(find(&a, "fp32-gemm"));
+	gs_analysis_release(&a);
+	model_free(&m);
+
+	model_init(&m); /* cuBLAS's SIMT kernel named xmma is fp32 without tensor cores */
+	range(&m, 0, 10000, S_P1, 1, 1);
+	kernel(&m, 0, 1000, 1, S_SIMT, -1);
+	run(&m, &a, NULL, 0);
+	assert_non_null(find(&a, "fp32-gemm"));
 	gs_analysis_release(&a);
 	model_free(&m);
 
