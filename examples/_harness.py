@@ -10,7 +10,7 @@ main(). Modes:
   --time      no profiler: time the planted and the fixed variant in the same process, in
               alternating blocks of STEPS steps (planted, fixed, planted, ...), and print one JSON
               line with the median step time of each (ms) and every block's mean.
-Every step ends with torch.cuda.synchronize() outside its range, as a training loop that logs
+Every step ends with torch.cuda.synchronize() (inside its range), as a training loop that logs
 its loss does, so a step's time is the time its GPU work took to finish."""
 import argparse
 import json
@@ -40,9 +40,9 @@ def run_steps(step, n, ranges):
         if ranges:
             torch.cuda.nvtx.range_push("step")
         step()
+        torch.cuda.synchronize()
         if ranges:
             torch.cuda.nvtx.range_pop()
-        torch.cuda.synchronize()
         times.append(time.perf_counter() - t)
     return times
 
