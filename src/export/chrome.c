@@ -13,12 +13,16 @@
  *   marks             -> instants, cat cpu_instant_event
  *   processes, threads, devices, streams -> M rows: process_name, process_labels ("CPU",
  *                        "GPU N"), process_sort_index, thread_name, thread_sort_index
+ *   the header        -> schemaVersion, deviceProperties, distributedInfo (rank, world_size,
+ *                        backend: when the trace came from one rank of a distributed job),
+ *                        displayTimeUnit, baseTimeNanoseconds
  * Invariants: ts and dur are µs with three decimals relative to baseTimeNanoseconds (Unix ns of
  * the first second of the trace), printed from integer ns (no float rounding); every string is
  * JSON-escaped (invalid UTF-8 becomes U+FFFD); events are written as the tables are walked,
  * each table in its own order, with nothing of them copied (only the set of GPU rows, for
  * their names, is kept). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,6 +470,25 @@ static void gpu_rows(struct cx *x)
 	}
 }
 
+/* distributedInfo, as Kineto writes it, when the trace came from one rank of a distributed
+ * job: the model keeps the rank only in the importer's description of the trace ("...; rank R
+ * of W, BACKEND", src/import/kineto.c), read back here. Nothing is written when it has none. */
+static void distributed(struct cx *x)
+{
+	const char *t = x->m->trace ? strstr(x->m->trace, "; rank ") : NULL;
+	long long rank, world;
+	int used = 0;
+	if (!t || sscanf(t, "; rank %lld of %lld%n", &rank, &world, &used) != 2 || !used)
+		return;
+	gs_strbuf_adds(x->b, "\n\"distributedInfo\": {");
+	if (!strncmp(t + used, ", ", 2) && t[used + 2]) {
+		gs_strbuf_adds(x->b, "\"backend\": ");
+		gs_sink_jstr(x->b, t + used + 2);
+		gs_strbuf_adds(x->b, ", ");
+	}
+	gs_strbuf_addf(x->b, "\"rank\": %lld, \"world_size\": %lld},", rank, world);
+}
+
 /* deviceProperties: one object per device id (the first process's record of it). */
 static void header(struct cx *x)
 {
@@ -487,9 +510,11 @@ static void header(struct cx *x)
 			       ", \"computeMinor\": %" PRIu32 ", \"numSms\": %" PRIu32 "}",
 			       d->global_memory, d->cc_major, d->cc_minor, d->sms);
 	}
-	gs_strbuf_addf(b, "%s],\n\"displayTimeUnit\": \"ms\",\n\"baseTimeNanoseconds\": %" PRId64
+	gs_strbuf_adds(b, n ? "\n]," : "],");
+	distributed(x);
+	gs_strbuf_addf(b, "\n\"displayTimeUnit\": \"ms\",\n\"baseTimeNanoseconds\": %" PRId64
 			  ",\n\"traceEvents\": [",
-		       n ? "\n" : "", x->base);
+		       x->base);
 }
 
 /* The profiling window as Kineto's "Trace" span: a reading takes it as the session's bounds,
