@@ -155,7 +155,7 @@ struct lane {
 /* A kernel shape's debug annotations "grid" and "block" ("x,y,z" strings), encoded. */
 struct shape_an {
 	uint8_t n; /* 0: not made yet */
-	uint8_t b[2 * (2 + 2 + 2 + 36)];
+	uint8_t b[96]; /* two of 2 + 2 + 2 + 35 bytes at most */
 };
 
 struct px {
@@ -533,8 +533,10 @@ static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, 
 		uint8_t *q = fast_head(x, ts);
 		*q++ = PK_TRACK_EVENT << 3 | WIRE_LEN;
 		uint8_t *te = q++;
-		memcpy(q, pre, npre);
-		q += npre;
+		if (npre) { /* a fixed size: a few vector moves, not a call */
+			memcpy(q, pre, sizeof(((struct shape_an *)0)->b));
+			q += npre;
+		}
 		for (int i = 0; i < nan; i++) { /* numbers only on this path */
 			*q++ = TE_ANNOT << 3 | WIRE_LEN;
 			uint8_t *da = q++;
