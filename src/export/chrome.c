@@ -62,7 +62,11 @@ static void ev_begin(struct cx *x, const char *ph, const char *cat, const char *
 
 static void ev_where(struct cx *x, int64_t pid, int64_t tid, uint64_t ts)
 {
-	gs_strbuf_addf(x->b, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid, tid);
+	gs_strbuf_adds(x->b, ",\"pid\":");
+	gs_sink_i64(x->b, pid);
+	gs_strbuf_adds(x->b, ",\"tid\":");
+	gs_sink_i64(x->b, tid);
+	gs_strbuf_adds(x->b, ",\"ts\":");
 	gs_sink_us(x->b, (int64_t)ts + x->to_unix - x->base);
 }
 
@@ -78,23 +82,31 @@ static void ev_end(struct cx *x)
 	gs_sink_flush(&x->s, 0);
 }
 
+/* The start of an argument: the separator (or the args object's start), "key": */
+static void arg_key(struct cx *x, const char *key, int *first)
+{
+	gs_strbuf_adds(x->b, *first ? ",\"args\":{\"" : ",\"");
+	gs_strbuf_adds(x->b, key); /* keys are ours: nothing to escape */
+	gs_strbuf_adds(x->b, "\":");
+	*first = 0;
+}
+
 static void arg_u(struct cx *x, const char *key, uint64_t v, int *first)
 {
-	gs_strbuf_addf(x->b, "%s\"%s\":%" PRIu64, *first ? ",\"args\":{" : ",", key, v);
-	*first = 0;
+	arg_key(x, key, first);
+	gs_sink_u64(x->b, v);
 }
 
 static void arg_i(struct cx *x, const char *key, int64_t v, int *first)
 {
-	gs_strbuf_addf(x->b, "%s\"%s\":%" PRId64, *first ? ",\"args\":{" : ",", key, v);
-	*first = 0;
+	arg_key(x, key, first);
+	gs_sink_i64(x->b, v);
 }
 
 static void arg_s(struct cx *x, const char *key, const char *v, int *first)
 {
-	gs_strbuf_addf(x->b, "%s\"%s\":", *first ? ",\"args\":{" : ",", key);
+	arg_key(x, key, first);
 	gs_sink_jstr(x->b, v);
-	*first = 0;
 }
 
 static void args_end(struct cx *x, int first)
@@ -224,11 +236,14 @@ static void flow(struct cx *x, int32_t api, uint32_t device, uint32_t stream, ui
 	if (!gs_filter_keep(x->m, x->f, a->pid, -1, a->start))
 		return;
 	ev_begin(x, "s", "ac2g", "ac2g");
-	gs_strbuf_addf(x->b, ",\"id\":%" PRIu32, a->correlation);
+	gs_strbuf_adds(x->b, ",\"id\":");
+	gs_sink_u64(x->b, a->correlation);
 	ev_where(x, a->pid, a->tid, a->start);
 	ev_end(x);
 	ev_begin(x, "f", "ac2g", "ac2g");
-	gs_strbuf_addf(x->b, ",\"id\":%" PRIu32 ",\"bp\":\"e\"", a->correlation);
+	gs_strbuf_adds(x->b, ",\"id\":");
+	gs_sink_u64(x->b, a->correlation);
+	gs_strbuf_adds(x->b, ",\"bp\":\"e\"");
 	ev_where(x, device, (int32_t)stream, start);
 	ev_end(x);
 }
