@@ -2,8 +2,9 @@
  * (gpuscope export --type sqlite). It lays out SQLite's documented file format itself (the
  * 100-byte header, the sqlite_schema table on page 1, table b-trees built bottom-up from leaf
  * pages, records of serial types and big-endian varints, overflow chains for long payloads),
- * because inserting through the library tops out near 1 M rows/s on one core
- * (bench/RESULTS.md, 2026-12-03, issue 7) and this writes what the library would read.
+ * because inserting through the library ran at 0.5-0.7 M rows/s on one core, its insert
+ * alone costing ~0.5 us a row, where the export aims at 5 M/s (bench/RESULTS.md, 2026-12-03,
+ * "export speed, all formats"); this writes ~10 M rows/s, files the library reads.
  * Usage: gs_sqlf_open; per table gs_sqlf_table (its CREATE TABLE statement); per row
  * gs_sqlf_row, then one gs_sqlf_int / _null / _text per column in the table's order, then
  * gs_sqlf_end(rowid); gs_sqlf_close writes the schema and the header.

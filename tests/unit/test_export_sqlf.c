@@ -3,8 +3,9 @@
  * levels (512-byte pages, so that a few thousand rows need three interior levels), payloads
  * that spill into chains of overflow pages, integers at every serial type's edges (0, 1,
  * negatives, 8 to 64 bits), NULLs, empty texts, an empty table, INTEGER PRIMARY KEY tables
- * whose key is the rowid, and tables filled interleaved; the default 64 KiB pages too; and a
- * file that cannot be created. */
+ * whose key is the rowid, and tables filled interleaved; the default 64 KiB pages too; SQLite
+ * then changes the file (an index, deletes, an insert) and it stays sound; and a file that
+ * cannot be created. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -103,6 +104,17 @@ static void write_read(unsigned page, int rows)
 		assert_memory_equal(sqlite3_column_text(st, 3), buf, n);
 	}
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	/* an ordinary database: SQLite changes it, and it stays sound */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE INDEX a_v ON a(v); DELETE FROM a WHERE i % 3 = 0; "
+				      "INSERT INTO k VALUES (1000000000, 'x')", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(q1(db, "SELECT count(*) FROM a"), rows - (rows + 2) / 3);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	unlink(path);
