@@ -214,8 +214,11 @@ static inline uint8_t *fast_head(struct px *x, uint64_t ts)
 	uint8_t *q = x->p.buf + x->p.len;
 	q[0] = TRACE_PACKET << 3 | WIRE_LEN; /* q[1]: the length */
 	q[2] = PK_SEQ_ID << 3, q[3] = 1;
-	q[4] = PK_TIMESTAMP << 3;
-	q = gs_varint_put(q + 5, ts);
+	q += 4;
+	if (ts) { /* as begin_packet: no field for 0 */
+		*q++ = PK_TIMESTAMP << 3;
+		q = gs_varint_put(q, ts);
+	}
 	q[0] = PK_SEQ_FLAGS << 3, q[1] = SEQ_NEEDS;
 	return q + 2;
 }
