@@ -572,9 +572,11 @@ static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, 
 	}
 	iid = event_head(x, ts, key, name);
 	size_t te = pb_open(&x->p, PK_TRACK_EVENT);
-	pb_room(&x->p, npre);
-	memcpy(x->p.buf + x->p.len, pre, npre);
-	x->p.len += npre;
+	if (npre) {
+		pb_room(&x->p, npre);
+		memcpy(x->p.buf + x->p.len, pre, npre);
+		x->p.len += npre;
+	}
 	for (int i = 0; i < nan; i++) {
 		size_t da = pb_open(&x->p, TE_ANNOT);
 		pb_varint(&x->p, DA_NAME_IID, an[i].name);
