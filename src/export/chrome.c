@@ -13,12 +13,16 @@
  *   marks             -> instants, cat cpu_instant_event
  *   processes, threads, devices, streams -> M rows: process_name, process_labels ("CPU",
  *                        "GPU N"), process_sort_index, thread_name, thread_sort_index
+ *   the header        -> schemaVersion, deviceProperties, distributedInfo (rank, world_size,
+ *                        backend: when the trace came from one rank of a distributed job),
+ *                        displayTimeUnit, baseTimeNanoseconds
  * Invariants: ts and dur are µs with three decimals relative to baseTimeNanoseconds (Unix ns of
  * the first second of the trace), printed from integer ns (no float rounding); every string is
  * JSON-escaped (invalid UTF-8 becomes U+FFFD); events are written as the tables are walked,
  * each table in its own order, with nothing of them copied (only the set of GPU rows, for
  * their names, is kept). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +62,11 @@ static void ev_begin(struct cx *x, const char *ph, const char *cat, const char *
 
 static void ev_where(struct cx *x, int64_t pid, int64_t tid, uint64_t ts)
 {
-	gs_strbuf_addf(x->b, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid, tid);
+	gs_strbuf_adds(x->b, ",\"pid\":");
+	gs_sink_i64(x->b, pid);
+	gs_strbuf_adds(x->b, ",\"tid\":");
+	gs_sink_i64(x->b, tid);
+	gs_strbuf_adds(x->b, ",\"ts\":");
 	gs_sink_us(x->b, (int64_t)ts + x->to_unix - x->base);
 }
 
@@ -74,23 +82,31 @@ static void ev_end(struct cx *x)
 	gs_sink_flush(&x->s, 0);
 }
 
+/* The start of an argument: the separator (or the args object's start), "key": */
+static void arg_key(struct cx *x, const char *key, int *first)
+{
+	gs_strbuf_adds(x->b, *first ? ",\"args\":{\"" : ",\"");
+	gs_strbuf_adds(x->b, key); /* keys are ours: nothing to escape */
+	gs_strbuf_adds(x->b, "\":");
+	*first = 0;
+}
+
 static void arg_u(struct cx *x, const char *key, uint64_t v, int *first)
 {
-	gs_strbuf_addf(x->b, "%s\"%s\":%" PRIu64, *first ? ",\"args\":{" : ",", key, v);
-	*first = 0;
+	arg_key(x, key, first);
+	gs_sink_u64(x->b, v);
 }
 
 static void arg_i(struct cx *x, const char *key, int64_t v, int *first)
 {
-	gs_strbuf_addf(x->b, "%s\"%s\":%" PRId64, *first ? ",\"args\":{" : ",", key, v);
-	*first = 0;
+	arg_key(x, key, first);
+	gs_sink_i64(x->b, v);
 }
 
 static void arg_s(struct cx *x, const char *key, const char *v, int *first)
 {
-	gs_strbuf_addf(x->b, "%s\"%s\":", *first ? ",\"args\":{" : ",", key);
+	arg_key(x, key, first);
 	gs_sink_jstr(x->b, v);
-	*first = 0;
 }
 
 static void args_end(struct cx *x, int first)
@@ -220,11 +236,14 @@ static void flow(struct cx *x, int32_t api, uint32_t device, uint32_t stream, ui
 	if (!gs_filter_keep(x->m, x->f, a->pid, -1, a->start))
 		return;
 	ev_begin(x, "s", "ac2g", "ac2g");
-	gs_strbuf_addf(x->b, ",\"id\":%" PRIu32, a->correlation);
+	gs_strbuf_adds(x->b, ",\"id\":");
+	gs_sink_u64(x->b, a->correlation);
 	ev_where(x, a->pid, a->tid, a->start);
 	ev_end(x);
 	ev_begin(x, "f", "ac2g", "ac2g");
-	gs_strbuf_addf(x->b, ",\"id\":%" PRIu32 ",\"bp\":\"e\"", a->correlation);
+	gs_strbuf_adds(x->b, ",\"id\":");
+	gs_sink_u64(x->b, a->correlation);
+	gs_strbuf_adds(x->b, ",\"bp\":\"e\"");
 	ev_where(x, device, (int32_t)stream, start);
 	ev_end(x);
 }
@@ -466,6 +485,25 @@ static void gpu_rows(struct cx *x)
 	}
 }
 
+/* distributedInfo, as Kineto writes it, when the trace came from one rank of a distributed
+ * job: the model keeps the rank only in the importer's description of the trace ("...; rank R
+ * of W, BACKEND", src/import/kineto.c), read back here. Nothing is written when it has none. */
+static void distributed(struct cx *x)
+{
+	const char *t = x->m->trace ? strstr(x->m->trace, "; rank ") : NULL;
+	long long rank, world;
+	int used = 0;
+	if (!t || sscanf(t, "; rank %lld of %lld%n", &rank, &world, &used) != 2 || !used)
+		return;
+	gs_strbuf_adds(x->b, "\n\"distributedInfo\": {");
+	if (!strncmp(t + used, ", ", 2) && t[used + 2]) {
+		gs_strbuf_adds(x->b, "\"backend\": ");
+		gs_sink_jstr(x->b, t + used + 2);
+		gs_strbuf_adds(x->b, ", ");
+	}
+	gs_strbuf_addf(x->b, "\"rank\": %lld, \"world_size\": %lld},", rank, world);
+}
+
 /* deviceProperties: one object per device id (the first process's record of it). */
 static void header(struct cx *x)
 {
@@ -487,9 +525,11 @@ static void header(struct cx *x)
 			       ", \"computeMinor\": %" PRIu32 ", \"numSms\": %" PRIu32 "}",
 			       d->global_memory, d->cc_major, d->cc_minor, d->sms);
 	}
-	gs_strbuf_addf(b, "%s],\n\"displayTimeUnit\": \"ms\",\n\"baseTimeNanoseconds\": %" PRId64
+	gs_strbuf_adds(b, n ? "\n]," : "],");
+	distributed(x);
+	gs_strbuf_addf(b, "\n\"displayTimeUnit\": \"ms\",\n\"baseTimeNanoseconds\": %" PRId64
 			  ",\n\"traceEvents\": [",
-		       n ? "\n" : "", x->base);
+		       x->base);
 }
 
 /* The profiling window as Kineto's "Trace" span: a reading takes it as the session's bounds,

@@ -152,6 +152,12 @@ struct lane {
 	GS_VEC(struct open_slice) open;
 };
 
+/* A kernel shape's debug annotations "grid" and "block" ("x,y,z" strings), encoded. */
+struct shape_an {
+	uint8_t n; /* 0: not made yet */
+	uint8_t b[96]; /* two of 2 + 2 + 2 + 35 bytes at most */
+};
+
 struct px {
 	const struct gs_model *m;
 	const struct gs_filter *f;
@@ -170,7 +176,7 @@ struct px {
 	uint64_t last_thread, last_stream; /* the keys looked up last, and their lanes */
 	uint32_t last_thread_lane, last_stream_lane;
 	uint32_t *str_iid;              /* per model string: its iid as an event name, 0: none */
-	char (*shape_xyz)[2][36];       /* per kernel shape: "grid" and "block", "" until made */
+	struct shape_an *shape_an;      /* per kernel shape: its grid and block annotations */
 	struct gs_u64map se_lane;       /* pid -> first lane of start/end ranges */
 	uint64_t device_track[256], mem_track[256], busy_track[256];
 	uint64_t busy_until[256];       /* the end of the last busy stretch (0: never busy) */
@@ -195,6 +201,48 @@ static void begin_packet(struct px *x, uint64_t ts)
 static void end_packet(struct px *x)
 {
 	pb_close(&x->p, x->packet);
+}
+
+/* The fast path of event packets (all but the sequence's first and those that intern a
+ * name): written straight into the buffer, fields in the order the slow path writes them,
+ * lengths of one byte, made longer in the rare case they need it. fast_head returns where
+ * the packet's fields go on; fast_end closes the packet at q. */
+static inline uint8_t *fast_head(struct px *x, uint64_t ts)
+{
+	if (x->p.cap - x->p.len < OUT_ROOM)
+		out_flush(&x->o, &x->p);
+	uint8_t *q = x->p.buf + x->p.len;
+	q[0] = TRACE_PACKET << 3 | WIRE_LEN; /* q[1]: the length */
+	q[2] = PK_SEQ_ID << 3, q[3] = 1;
+	q += 4;
+	if (ts) { /* as begin_packet: no field for 0 */
+		*q++ = PK_TIMESTAMP << 3;
+		q = gs_varint_put(q, ts);
+	}
+	q[0] = PK_SEQ_FLAGS << 3, q[1] = SEQ_NEEDS;
+	return q + 2;
+}
+
+/* Close a nested message whose one-byte length is at len and whose body ends at q; the new
+ * end (later when the length needs more bytes: the body moves). */
+static inline uint8_t *fast_close(uint8_t *len, uint8_t *q)
+{
+	size_t n = (size_t)(q - len - 1);
+	if (n < 0x80) {
+		*len = (uint8_t)n;
+		return q;
+	}
+	uint8_t tmp[GS_VARINT_MAX];
+	size_t k = (size_t)(gs_varint_put(tmp, n) - tmp);
+	memmove(len + k, len + 1, n); /* the buffer has OUT_ROOM after the packet */
+	memcpy(len, tmp, k);
+	return q + k - 1;
+}
+
+static inline void fast_end(struct px *x, uint8_t *q)
+{
+	uint8_t *p0 = x->p.buf + x->p.len;
+	x->p.len = (size_t)(fast_close(p0 + 1, q) - x->p.buf);
 }
 
 /* Start an event packet at ts: the sequence flags (the first event packet clears the state
@@ -385,12 +433,22 @@ static size_t startend_lane(struct px *x, int32_t pid)
 
 static void slice_end(struct px *x, uint64_t uuid, uint64_t ts)
 {
-	event_head(x, ts, 0, NULL);
-	size_t te = pb_open(&x->p, PK_TRACK_EVENT);
-	pb_varint(&x->p, TE_TYPE, SLICE_END);
-	pb_varint(&x->p, TE_TRACK, uuid);
-	pb_close(&x->p, te);
-	end_packet(x);
+	if (x->first) {
+		event_head(x, ts, 0, NULL);
+		size_t te = pb_open(&x->p, PK_TRACK_EVENT);
+		pb_varint(&x->p, TE_TYPE, SLICE_END);
+		pb_varint(&x->p, TE_TRACK, uuid);
+		pb_close(&x->p, te);
+		end_packet(x);
+		return;
+	}
+	uint8_t *q = fast_head(x, ts);
+	q[0] = PK_TRACK_EVENT << 3 | WIRE_LEN; /* q[1]: the length */
+	q[2] = TE_TYPE << 3, q[3] = SLICE_END;
+	q[4] = TE_TRACK << 3;
+	uint8_t *e = gs_varint_put(q + 5, uuid);
+	q[1] = (uint8_t)(e - q - 2); /* < 0x80: two fields of at most 11 bytes */
+	fast_end(x, e);
 }
 
 /* Close the slices of lane l that ended by t. */
@@ -458,15 +516,67 @@ struct annot {
 	uint64_t u;
 };
 
-/* A SLICE_BEGIN on track uuid at ts, named by iid-able key; flow 0: none. */
-static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, const char *name,
-			uint64_t flow, int terminating, const struct annot *an, int nan)
+/* The iid of a name already interned (key as event_head takes it), 0: not yet. */
+static inline uint32_t name_iid(struct px *x, uint64_t key)
 {
-	uint32_t iid = event_head(x, ts, key, name);
+	if (key >> 32 == NAME_STR && (key & 0xffffffff) < x->m->nstrings)
+		return x->str_iid[key & 0xffffffff];
+	uint32_t *v = gs_u64map_get(&x->names, key + 1);
+	return v ? *v : 0;
+}
+
+/* A SLICE_BEGIN on track uuid at ts, named by iid-able key; flow 0: none; pre (n bytes): debug
+ * annotations encoded already, written before those of an. */
+static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, const char *name,
+			uint64_t flow, int terminating, const struct annot *an, int nan,
+			const uint8_t *pre, size_t npre)
+{
+	uint32_t iid = x->first ? 0 : name_iid(x, key);
+	if (iid) {
+		uint8_t *q = fast_head(x, ts);
+		*q++ = PK_TRACK_EVENT << 3 | WIRE_LEN;
+		uint8_t *te = q++;
+		if (npre) { /* a fixed size: a few vector moves, not a call */
+			memcpy(q, pre, sizeof(((struct shape_an *)0)->b));
+			q += npre;
+		}
+		for (int i = 0; i < nan; i++) { /* numbers only on this path */
+			*q++ = TE_ANNOT << 3 | WIRE_LEN;
+			uint8_t *da = q++;
+			*q++ = DA_NAME_IID << 3;
+			*q++ = (uint8_t)an[i].name; /* < 0x80 */
+			if (an[i].s) {
+				size_t n = strlen(an[i].s);
+				*q++ = DA_STRING << 3 | WIRE_LEN;
+				q = gs_varint_put(q, n);
+				memcpy(q, an[i].s, n);
+				q += n;
+			} else {
+				*q++ = DA_UINT << 3;
+				q = gs_varint_put(q, an[i].u);
+			}
+			q = fast_close(da, q);
+		}
+		q[0] = TE_TYPE << 3, q[1] = SLICE_BEGIN;
+		q[2] = TE_TRACK << 3;
+		q = gs_varint_put(q + 3, uuid);
+		*q++ = TE_NAME_IID << 3;
+		q = gs_varint_put(q, iid);
+		if (flow) {
+			q = gs_varint_put(q, (terminating ? TE_TERM_FLOW : TE_FLOW) << 3 | WIRE_I64);
+			for (int i = 0; i < 8; i++)
+				*q++ = (uint8_t)(flow >> (8 * i));
+		}
+		fast_end(x, fast_close(te, q));
+		return;
+	}
+	iid = event_head(x, ts, key, name);
 	size_t te = pb_open(&x->p, PK_TRACK_EVENT);
-	pb_varint(&x->p, TE_TYPE, SLICE_BEGIN);
-	pb_varint(&x->p, TE_TRACK, uuid);
-	pb_varint(&x->p, TE_NAME_IID, iid);
+	if (npre) {
+		pb_room(&x->p, npre);
+		memcpy(x->p.buf + x->p.len, pre, npre);
+		x->p.len += npre;
+	}
 	for (int i = 0; i < nan; i++) {
 		size_t da = pb_open(&x->p, TE_ANNOT);
 		pb_varint(&x->p, DA_NAME_IID, an[i].name);
@@ -476,6 +586,9 @@ static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, 
 			pb_varint(&x->p, DA_UINT, an[i].u);
 		pb_close(&x->p, da);
 	}
+	pb_varint(&x->p, TE_TYPE, SLICE_BEGIN);
+	pb_varint(&x->p, TE_TRACK, uuid);
+	pb_varint(&x->p, TE_NAME_IID, iid);
 	if (flow)
 		pb_fixed64(&x->p, terminating ? TE_TERM_FLOW : TE_FLOW, flow);
 	pb_close(&x->p, te);
@@ -484,6 +597,18 @@ static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, 
 
 static void counter(struct px *x, uint64_t uuid, uint64_t ts, int64_t v)
 {
+	if (!x->first) {
+		uint8_t *q = fast_head(x, ts);
+		q[0] = PK_TRACK_EVENT << 3 | WIRE_LEN;
+		q[2] = TE_TYPE << 3, q[3] = COUNTER;
+		q[4] = TE_TRACK << 3;
+		uint8_t *e = gs_varint_put(q + 5, uuid);
+		e = gs_varint_put(e, TE_COUNTER << 3 | WIRE_VARINT);
+		e = gs_varint_put(e, (uint64_t)v);
+		q[1] = (uint8_t)(e - q - 2); /* < 0x80: three fields of at most 12 bytes */
+		fast_end(x, e);
+		return;
+	}
 	event_head(x, ts, 0, NULL);
 	size_t te = pb_open(&x->p, PK_TRACK_EVENT);
 	pb_varint(&x->p, TE_TYPE, COUNTER);
@@ -519,7 +644,7 @@ static void put_range(struct px *x, const struct gs_range *r)
 	size_t l = lane_pick(x, first, r->start, end);
 	uint64_t uuid = lane_uuid(x, l);
 	slice_begin(x, uuid, r->start, (uint64_t)NAME_STR << 32 | r->name,
-		    gs_model_str(x->m, r->name), 0, 0, NULL, 0);
+		    gs_model_str(x->m, r->name), 0, 0, NULL, 0, NULL, 0);
 	lane_push(x, l, end);
 }
 
@@ -540,7 +665,7 @@ static void put_api(struct px *x, const struct gs_api *a, size_t i)
 		flow = (uint64_t)i + 1;
 	struct annot an[] = {{AN_CORRELATION, NULL, a->correlation}};
 	uint64_t key = (uint64_t)NAME_API << 32 | (uint64_t)a->driver << 31 | a->cbid;
-	slice_begin(x, uuid, a->start, key, n, flow, 0, an, 1);
+	slice_begin(x, uuid, a->start, key, n, flow, 0, an, 1, NULL, 0);
 	lane_push(x, l, end);
 }
 
@@ -602,6 +727,23 @@ static void put_xyz(char *buf, const int32_t v[3])
 	*p = '\0';
 }
 
+static void shape_annot(struct shape_an *sa, const struct gs_kshape *s)
+{
+	uint8_t *q = sa->b;
+	for (int a = 0; a < 2; a++) {
+		char xyz[36];
+		put_xyz(xyz, a ? s->block : s->grid);
+		size_t n = strlen(xyz); /* < 36: three 32-bit numbers and two commas */
+		*q++ = TE_ANNOT << 3 | WIRE_LEN;
+		*q++ = (uint8_t)(4 + n);
+		*q++ = DA_NAME_IID << 3, *q++ = a ? AN_BLOCK : AN_GRID;
+		*q++ = DA_STRING << 3 | WIRE_LEN, *q++ = (uint8_t)n;
+		memcpy(q, xyz, n);
+		q += n;
+	}
+	sa->n = (uint8_t)(q - sa->b);
+}
+
 static void busy(struct px *x, uint32_t device, uint64_t start, uint64_t end)
 {
 	device &= 0xff;
@@ -628,6 +770,8 @@ static void put_op(struct px *x, int kind, size_t i)
 	int32_t pid, api;
 	uint32_t device, stream;
 	const char *name;
+	const uint8_t *pre = NULL;
+	size_t npre = 0;
 	if (kind == 0) {
 		const struct gs_kernel *k = &m->kernels.v[i];
 		const struct gs_kshape *s = gs_kshape(m, k);
@@ -636,13 +780,10 @@ static void put_op(struct px *x, int kind, size_t i)
 		api = k->api;
 		key = (uint64_t)NAME_STR << 32 | s->dname;
 		name = gs_model_str(m, s->dname);
-		char(*xyz)[36] = x->shape_xyz[k->shape]; /* made once per launch configuration */
-		if (!xyz[0][0]) {
-			put_xyz(xyz[0], s->grid);
-			put_xyz(xyz[1], s->block);
-		}
-		an[nan++] = (struct annot){AN_GRID, xyz[0], 0};
-		an[nan++] = (struct annot){AN_BLOCK, xyz[1], 0};
+		struct shape_an *sa = &x->shape_an[k->shape]; /* once per launch configuration */
+		if (!sa->n)
+			shape_annot(sa, s);
+		pre = sa->b, npre = sa->n;
 		an[nan++] = (struct annot){AN_CORRELATION, NULL, k->correlation};
 	} else if (kind == 1) {
 		const struct gs_copy *c = &m->copies.v[i];
@@ -682,7 +823,7 @@ static void put_op(struct px *x, int kind, size_t i)
 		flow = (uint64_t)api + 1;
 		x->launched[api / 8] &= (uint8_t)~(1u << (api % 8));
 	}
-	slice_begin(x, uuid, start, key, name, flow, 1, an, nan);
+	slice_begin(x, uuid, start, key, name, flow, 1, an, nan, pre, npre);
 	lane_push(x, l, end);
 	busy(x, device, start, end);
 }
@@ -801,7 +942,7 @@ static void px_release(struct px *x)
 	free(x->p.buf);
 	free(x->launched);
 	free(x->str_iid);
-	free(x->shape_xyz);
+	free(x->shape_an);
 	gs_u64map_release(&x->names);
 	gs_u64map_release(&x->process_track);
 	gs_u64map_release(&x->thread_lane);
@@ -820,7 +961,7 @@ int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, cons
 	x->p.cap = OUT_BUFFER;
 	x->p.buf = gs_xmalloc(x->p.cap);
 	x->str_iid = gs_xcalloc(m->nstrings + 1, sizeof(*x->str_iid));
-	x->shape_xyz = gs_xcalloc(m->kshapes.n + 1, sizeof(*x->shape_xyz));
+	x->shape_an = gs_xcalloc(m->kshapes.n + 1, sizeof(*x->shape_an));
 	gs_u64map_init(&x->names);
 	gs_u64map_init(&x->process_track);
 	gs_u64map_init(&x->thread_lane);

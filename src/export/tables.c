@@ -85,14 +85,17 @@ static struct gs_strbuf *cell(struct tw *w)
 	struct gs_strbuf *b = &w->s.b;
 	if (w->col)
 		gs_strbuf_addc(b, ',');
-	if (w->json)
-		gs_strbuf_addf(b, "\"%s\":", w->cols[w->col]);
+	if (w->json) {
+		gs_strbuf_addc(b, '"');
+		gs_strbuf_adds(b, w->cols[w->col]); /* column names: nothing to escape */
+		gs_strbuf_adds(b, "\":");
+	}
 	w->col++;
 	return b;
 }
 
-static void c_u(struct tw *w, uint64_t v) { gs_strbuf_addf(cell(w), "%" PRIu64, v); }
-static void c_i(struct tw *w, int64_t v) { gs_strbuf_addf(cell(w), "%" PRId64, v); }
+static void c_u(struct tw *w, uint64_t v) { gs_sink_u64(cell(w), v); }
+static void c_i(struct tw *w, int64_t v) { gs_sink_i64(cell(w), v); }
 static void c_null(struct tw *w)
 {
 	struct gs_strbuf *b = cell(w);

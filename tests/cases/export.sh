@@ -37,6 +37,20 @@ has "export features: a domain's range reads back in the default domain" ",PushP
 	"$($GS stats -r nvtx_sum --format csv "$E/features.json")"
 has "export features: the domain is kept in args" '"domain":"mydomain"' "$(cat "$E/features.json")"
 
+# distributedInfo: a rank's trace keeps its rank, world size and backend through the export,
+# and reads back as the same rank; a trace with no rank gets none
+python3 - "$K/hand.json" "$E/rank3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["distributedInfo"] = {"backend": "nccl", "rank": 3, "world_size": 8}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+$GS export -t chrome -o "$E/rank3.chrome.json" "$E/rank3.json"
+eq "export rank3: distributedInfo written as Kineto does" '{"backend": "nccl", "rank": 3, "world_size": 8}' \
+	"$(python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["distributedInfo"]))' "$E/rank3.chrome.json")"
+has "export rank3: read back, the same rank" "rank 3 of 8, nccl" "$($GS info "$E/rank3.chrome.json")"
+hasnt "export hand: no rank, no distributedInfo" "distributedInfo" "$(cat "$E/hand.json.chrome.json")"
+
 # Kineto's layout, value by value, on the hand-sized trace (times worked out by hand: the
 # window starts at 900 us after the base; the kernel runs 1030..1070 us)
 python3 - "$E/hand.json.chrome.json" <<'PY'

@@ -3,8 +3,9 @@
 gpuscope's SQLite exporter and compare them with `gpuscope stats` on the same trace: the kernel
 summary (COUNT and SUM of durations per shortName and per demangledName, names through
 StringIds) against cuda_gpu_kern_sum, and memory operations by size (copies by copyKind joined
-to ENUM_CUDA_MEMCPY_OPER, and memsets) against cuda_gpu_mem_size_sum. Prints the number of
-checks; exit 1 on the first mismatch."""
+to ENUM_CUDA_MEMCPY_OPER, and memsets) against cuda_gpu_mem_size_sum; first, SQLite's own
+PRAGMA integrity_check on the file (gpuscope writes the file format itself) and the column
+names of every table. Prints the number of checks; exit 1 on the first mismatch."""
 import collections, json, sqlite3, subprocess, sys
 
 gs, trace, out = sys.argv[1:4]
@@ -22,6 +23,23 @@ def same(what, want, got):
         sys.exit(1)
     checks += 1
 
+
+same('integrity_check', [('ok',)], db.execute('PRAGMA integrity_check').fetchall())
+cols = {t: [c[1] for c in db.execute('PRAGMA table_info(%s)' % t)] for (t,) in
+        db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND',
+                       'ENUM_NSYS_EVENT_TYPE', 'ENUM_NSYS_EVENT_CLASS',
+                       'ENUM_CUDA_KERNEL_LAUNCH_TYPE', 'TARGET_INFO_GPU', 'ThreadNames',
+                       'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
+                       'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']),
+     sorted(cols))
+same('kernel columns', 'start end deviceId contextId greenContextId streamId correlationId '
+     'globalPid demangledName shortName mangledName launchType cacheConfig registersPerThread '
+     'gridX gridY gridZ blockX blockY blockZ staticSharedMemory dynamicSharedMemory '
+     'localMemoryPerThread localMemoryTotal gridId sharedMemoryExecuted graphNodeId graphId',
+     ' '.join(cols['CUPTI_ACTIVITY_KIND_KERNEL']))
+same('runtime columns', 'start end eventClass globalTid correlationId nameId returnValue callchainId',
+     ' '.join(cols['CUPTI_ACTIVITY_KIND_RUNTIME']))
 
 # as nsys's cuda_gpu_kern_sum does it: per name, from the kernel table joined to StringIds
 kern = {name: (n, total, lo, hi) for name, n, total, lo, hi in db.execute(

@@ -5,7 +5,7 @@
  * values), filters, and an output that cannot be written.
  * Run with arguments it is the test driver of tests/cases/export_pb.sh and
  * bench/export_speed.sh until `gpuscope export` exists:
- *   test_export_b perfetto|sqlite TRACE OUT [PID]   (exit 0, or 1 with the error)
+ *   test_export_b TYPE TRACE OUT [PID]   (TYPE: any --type; exit 0, or 1 with the error)
  *   test_export_b load TRACE OUT                      (the load alone, for the benchmark) */
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,10 +322,9 @@ static int driver(int argc, char **argv)
 		f.pid = atoi(argv[4]);
 	int (*fn)(const struct gs_model *, const struct gs_filter *, const char *,
 		  struct gs_err *) = NULL;
-	if (!strcmp(argv[1], "perfetto"))
-		fn = gs_export_perfetto;
-	else if (!strcmp(argv[1], "sqlite"))
-		fn = gs_export_sqlite;
+	const struct gs_exporter *e = gs_exporter_find(argv[1]);
+	if (e)
+		fn = e->fn;
 	if (!fn && strcmp(argv[1], "load")) {
 		fprintf(stderr, "test_export_b: unknown type '%s'\n", argv[1]);
 		return 2;
