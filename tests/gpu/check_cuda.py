@@ -125,6 +125,14 @@ elif case == "profiler_range":  # --capture-range=cudaProfilerApi
     names = [k["name"] for k in kernels]
     check("exactly the 7 kernels between cudaProfilerStart and Stop",
           len(names) == 7 and all("inside_kernel" in n for n in names), str(names)[:300])
+    # API records are switched on when the range opens, after CUDA is set up: each kernel's
+    # launch call is there (they were missing until the kinds were enabled whole)
+    launched = {r["correlation"] for r in apis if "Launch" in r.get("name", "")}
+    check("the 7 kernels' launch calls are recorded inside the range",
+          all(k["correlation"] in launched for k in kernels) and len(launched) == 7,
+          "%d launch calls" % len(launched))
+    check("the device is known though its context was created before the range",
+          len(of("device")) == 1, str(len(of("device"))))
 elif case == "fork_after":
     per = kernels_by_pid()
     check("5 kernels in the parent only", sorted(len(v) for v in per.values()) == [5], str(per.keys()))

@@ -105,12 +105,14 @@ static void in_fork_child(void)
 	cring = NULL;
 }
 
+/* Kinds switched on and off with the capture range. DEVICE, CONTEXT and STREAM are not among
+ * them: CUPTI gives their one record per device, context and stream only when it is created,
+ * often before a capture range opens, so they stay on from the start (a few records a run). */
 static const CUpti_ActivityKind kinds[] = {
-	CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONTEXT,
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMCPY2,         CUPTI_ACTIVITY_KIND_MEMSET,
 	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2,
-	CUPTI_ACTIVITY_KIND_OVERHEAD,        CUPTI_ACTIVITY_KIND_STREAM,
+	CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
 /* The API calls that matter for diagnosis (GPUSCOPE_CUDA_API=diag): what launches, copies,
@@ -134,38 +136,54 @@ static int matches(const char *name, const char *const *prefixes)
 	return 0;
 }
 
-/* Enable the diagnosis set of one API domain call by call; returns how many. */
-static int enable_api(CUpti_CallbackDomain domain, uint32_t ncbids, const char *const *prefixes)
+/* Record the diagnosis set of one API domain; returns how many ids. Before CUDA is set up
+ * (at injection), id by id. Later (a capture range opening), ids enabled one by one give no
+ * records (measured, CUPTI 13.0): the whole domain's kind is enabled and the other ids are
+ * disabled one by one instead. */
+static int enable_api(CUpti_CallbackDomain domain, uint32_t ncbids, const char *const *prefixes,
+		      int late)
 {
-	int n = 0;
+	int rt = domain == CUPTI_CB_DOMAIN_RUNTIME_API, n = 0, refused = 0;
+	CUptiResult why = CUPTI_SUCCESS;
+	if (late && cuptiActivityEnable(rt ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER) !=
+			    CUPTI_SUCCESS)
+		gs_log("CUPTI refused to enable the %s API kind", rt ? "runtime" : "driver");
 	for (uint32_t cbid = 1; cbid < ncbids; cbid++) {
 		const char *name = NULL;
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-		    !matches(name, prefixes))
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 1)
-								      : cuptiActivityEnableDriverApi(cbid, 1);
-		n += r == CUPTI_SUCCESS;
+		int want = matches(name, prefixes);
+		n += want;
+		if (want == late)
+			continue; /* late: the wanted ids are on with the kind; early: others stay off */
+		CUptiResult r = rt ? cuptiActivityEnableRuntimeApi(cbid, (uint8_t)want)
+				   : cuptiActivityEnableDriverApi(cbid, (uint8_t)want);
+		if (r != CUPTI_SUCCESS && !refused++)
+			why = r;
+	}
+	if (refused) {
+		const char *s = NULL;
+		cuptiGetResultString(why, &s);
+		gs_log("CUPTI refused %d %s API ids (%s)", refused, rt ? "runtime" : "driver", s ? s : "?");
 	}
 	return n;
 }
 
-static void enable_kinds(int on)
+static void enable_kinds(int on, int late)
 {
 	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
 		if ((on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) != CUPTI_SUCCESS)
 			gs_log("CUPTI refused to %s activity kind %d", on ? "enable" : "disable", (int)kinds[i]);
-	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). */
-	if (!gs_cfg.cuda_graph_node)
-		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 	if (gs_cfg.cuda_api_none) {
 		/* GPU activity only: the cheapest CUDA recording */
 	} else if (gs_cfg.cuda_api_all) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
 	} else if (on) {
-		int r = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, diag_runtime);
-		int d = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, diag_driver);
+		int r = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, diag_runtime,
+				   late);
+		int d = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, diag_driver,
+				   late);
 		gs_log("recording %d runtime and %d driver API calls", r, d);
 	} else {
 		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
@@ -181,7 +199,7 @@ static void capture_hook(int on)
 		return;
 	if (!on)
 		cuptiActivityFlushAll(0);
-	enable_kinds(on);
+	enable_kinds(on, 1);
 }
 
 /* --capture-range=cudaProfilerApi: record between cudaProfilerStart and cudaProfilerStop (the
@@ -270,8 +288,18 @@ GS_EXPORT int InitializeInjection(void)
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 		gs_log("waiting for cudaProfilerStart");
 	}
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). On
+	 * from the start and never switched with a capture range: CUPTI gives no records for the
+	 * launches of a graph instantiated while the kind was off, and enabling it after such a
+	 * graph exists crashed the process at its next launch (measured, CUDA 13.0, driver 580). So
+	 * with a capture range, graph launches outside it are recorded too (one record each). */
+	if (!gs_cfg.cuda_graph_node)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 	if (gs_capture_set_hook(capture_hook))
-		enable_kinds(1);
+		enable_kinds(1, 0);
 	atexit(flush_at_exit);
 	pthread_atfork(NULL, NULL, in_fork_child);
 	/* libgpuscope-preload.so, when gpuscope preloaded it: flush before an exec, and keep
