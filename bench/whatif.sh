@@ -23,7 +23,7 @@ python3 -c 'import torch; print("torch", torch.__version__)'
 prof() {
 	local name=$1; shift
 	local t0=$SECONDS
-	timeout 180 "$GS" profile -f --capture-range=cudaProfilerApi -o "$R/$name" python3 "$@" \
+	timeout 180 "$GS" profile -f -o "$R/$name" python3 "$@" \
 		>"$R/$name.out" 2>"$R/$name.err" || echo "$name: profile exited $?"
 	"$GS" analyze --step step --format json -o "$R/$name.analyze.json" "$R/$name.gst" 2>>"$R/$name.err"
 	"$GS" stats -r cuda_gpu_kern_sum --format csv -o "$R/$name.kern.csv" "$R/$name.gst" 2>>"$R/$name.err"
