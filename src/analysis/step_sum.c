@@ -51,6 +51,8 @@
 #include "../util/alloc.h"
 #include "../util/select.h"
 #include "../util/strbuf.h"
+#include "busy.h"
+#include "groups.h"
 #include "order.h"
 #include "reports.h"
 
@@ -333,6 +335,84 @@ static void sweep(struct ctx *x, struct gs_cursor *cur)
 		scope_finish(&x->sc[k], x->empty);
 }
 
+/* What the overview's walk (gs_report_gpu_overview) computes besides step_sum_gpu: gpu_util's
+ * device unions over its window [w0, w1), and cuda_gpu_kern_sum's kernel durations summed by
+ * launch shape. */
+struct extra {
+	uint64_t w0, w1;
+	gs_busy_vec dev;
+	size_t last;
+	struct gs_sum *by_shape; /* by index into m->kshapes */
+};
+
+/* sweep() without the API calls and sync records, for step_sum_gpu, gpu_util and the kernel
+ * sums at once: each GPU operation is read once, walked to the end of the tables (past the
+ * last query, which changes no query's measure). */
+static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
+{
+	const struct gs_model *m = x->m;
+	const struct gs_filter *f = x->f;
+	struct gs_filter who = *f; /* gpu_util's: pid and device only */
+	who.t0 = who.t1 = 0;
+	const struct gs_slices none = {0};
+	const uint64_t w0 = ex->w0, w1 = ex->w1;
+	for (;;) {
+		/* the table with the earliest head, walked up to the others' least head */
+		int t = -1;
+		uint64_t best = 0, lim = UINT64_MAX;
+		for (int u = 0; u <= T_MEMSET; u++) {
+			if (cur[u].i >= cur[u].n)
+				continue;
+			uint64_t h = gs_cursor_start(&cur[u]);
+			if (t < 0 || h < best) {
+				if (t >= 0)
+					lim = GS_MIN(lim, best);
+				t = u;
+				best = h;
+			} else {
+				lim = GS_MIN(lim, h);
+			}
+		}
+		if (t < 0)
+			break;
+		struct gs_cursor *c = &cur[t];
+		if (t == T_KERNEL) {
+			do {
+				const struct gs_kernel *k = gs_cursor_get(c);
+				gs_cursor_next(c);
+				uint64_t s = k->start, e = k->end;
+				if (!f->by_device || k->device == f->device)
+					feed(x, k->pid, L_KERNEL, s, e);
+				if (s < w1 && e > w0 && gs_filter_keep(m, &who, k->pid, k->device, s))
+					gs_busy_take(&ex->dev, &ex->last, &none, GS_MAX(s, w0), GS_MIN(e, w1),
+						     k->device);
+				if (gs_filter_keep(m, f, k->pid, k->device, s))
+					gs_sum_add(&ex->by_shape[k->shape], e - s);
+			} while (c->i < c->n && gs_cursor_start(c) <= lim);
+			continue;
+		}
+		do {
+			uint64_t s, e;
+			int32_t pid;
+			uint32_t device;
+			if (t == T_COPY) {
+				const struct gs_copy *o = gs_cursor_get(c);
+				s = o->start, e = o->end, pid = o->pid, device = o->device;
+			} else {
+				const struct gs_memset *o = gs_cursor_get(c);
+				s = o->start, e = o->end, pid = o->pid, device = o->device;
+			}
+			gs_cursor_next(c);
+			if (!f->by_device || device == f->device)
+				feed(x, pid, t == T_COPY ? L_MEMCPY : L_MEMSET, s, e);
+			if (s < w1 && e > w0 && gs_filter_keep(m, &who, pid, device, s))
+				gs_busy_take(&ex->dev, &ex->last, &none, GS_MAX(s, w0), GS_MIN(e, w1), device);
+		} while (c->i < c->n && gs_cursor_start(c) <= lim);
+	}
+	for (size_t k = 0; k < x->nsc; k++)
+		scope_finish(&x->sc[k], x->empty);
+}
+
 static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
 {
 	if (m->steps_by == GS_STEPS_RUN || !m->steps.n || m->steps.v[0].range < 0) {
@@ -352,7 +432,7 @@ static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
  * and Idle are left empty (they are what those records decide); the other columns are the
  * same, as P_0..P_2 are unions of GPU work alone. */
 static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gpu_only,
-		     struct gs_table *out)
+		     struct extra *ex, struct gs_table *out)
 {
 	gs_table_init(out, "step_sum", "Step Summary", cols, NCOLS);
 	/* without a step table (gs_model_steps not run), the whole run is the one step */
@@ -441,7 +521,10 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 	gs_cursor_init(&cur[T_SYNC], m->syncs.v, gpu_only ? 0 : m->syncs.n, sizeof(*m->syncs.v));
 	gs_cursor_init(&cur[T_API], m->apis.v, gpu_only ? 0 : m->apis.n, sizeof(*m->apis.v));
 	for (;;) {
-		sweep(x, cur);
+		if (ex)
+			sweep_gpu(x, cur, ex);
+		else
+			sweep(x, cur);
 		int again = 0;
 		for (int t = 0; t < NTABLES; t++) {
 			if (!gs_cursor_check(&cur[t])) {
@@ -455,6 +538,11 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 			break;
 		for (size_t k = 0; k < scopes.n; k++)
 			memset(scopes.v[k].lv, 0, sizeof(scopes.v[k].lv));
+		if (ex) {
+			ex->dev.n = 0;
+			ex->last = 0;
+			memset(ex->by_shape, 0, m->kshapes.n * sizeof(*ex->by_shape));
+		}
 	}
 	for (int t = 0; t < NTABLES; t++)
 		gs_cursor_release(&cur[t]);
@@ -548,7 +636,7 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		       struct gs_err *err)
 {
 	(void)err;
-	step_sum(m, f, 0, out);
+	step_sum(m, f, 0, NULL, out);
 	return 0;
 }
 
@@ -556,6 +644,25 @@ int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
-	step_sum(m, f, 1, out);
+	step_sum(m, f, 1, NULL, out);
+	return 0;
+}
+
+int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *steps, struct gs_table *util, struct gs_table *kern,
+			   struct gs_err *err)
+{
+	(void)err;
+	struct extra ex = {
+		.w0 = m->start_mono + f->t0,
+		.w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX,
+		.by_shape = gs_xcalloc(m->kshapes.n + 1, sizeof(*ex.by_shape)),
+	};
+	step_sum(m, f, 1, &ex, steps);
+	gs_busy_finish(&ex.dev, &(struct gs_slices){0});
+	gs_gpu_util_rows(m, f, ex.dev.v, ex.dev.n, util);
+	gs_cuda_gpu_kern_sum_totals_of(m, ex.by_shape, kern);
+	free(ex.dev.v);
+	free(ex.by_shape);
 	return 0;
 }
