@@ -59,7 +59,7 @@ typedef GS_VEC(struct gs_busy) gs_busy_vec;
 
 /* The operation [start, end) on device (cut to the window) into its device's union; *last:
  * the device of the operation before (they come in runs). */
-static inline void gs_busy_take(gs_busy_vec *d, size_t *last, const struct gs_slices *sl, uint64_t start,
+static inline __attribute__((always_inline)) void gs_busy_take(gs_busy_vec *d, size_t *last, const struct gs_slices *sl, uint64_t start,
 			uint64_t end, uint32_t device)
 {
 	if (*last >= d->n || d->v[*last].device != device) {

@@ -144,7 +144,7 @@ static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
 
 /* Interval [s, e) of category c, in order of s: into P_c..P_4. Empty (or reversed) intervals
  * cover nothing. */
-static inline void scope_feed(struct scope *sc, const int8_t *next, int c, uint64_t s, uint64_t e)
+static inline __attribute__((always_inline)) void scope_feed(struct scope *sc, const int8_t *next, int c, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
@@ -376,6 +376,43 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 		if (t < 0)
 			break;
 		struct gs_cursor *c = &cur[t];
+		if (t == T_KERNEL && !c->perm) {
+			/* the kernels, most of the work: the cursor, the filters and the device in
+			 * locals (stores into the unions could alias them in memory) */
+			const struct gs_kernel *kv = (const struct gs_kernel *)(const void *)c->base;
+			size_t i = c->i, n = c->n, last = ex->last;
+			uint64_t prev = c->last;
+			int unsorted = c->unsorted;
+			gs_busy_vec dev = ex->dev;
+			struct gs_sum *by_shape = ex->by_shape;
+			const struct gs_filter lf = *f;
+			const uint64_t sm = m->start_mono;
+			do {
+				const struct gs_kernel *k = &kv[i++];
+				uint64_t s = k->start, e = k->end;
+				int32_t pid = k->pid;
+				uint32_t device = k->device;
+				unsorted |= s < prev;
+				prev = s;
+				if (lf.pid && pid != lf.pid)
+					continue; /* in no scope, passes neither filter */
+				int dev_ok = !lf.by_device || device == lf.device;
+				if (!dev_ok)
+					continue;
+				feed(x, pid, L_KERNEL, s, e);
+				if (s < w1 && e > w0)
+					gs_busy_take(&dev, &last, &none, GS_MAX(s, w0), GS_MIN(e, w1), device);
+				uint64_t rel = s >= sm ? s - sm : 0;
+				if (rel >= lf.t0 && (!lf.t1 || rel < lf.t1))
+					gs_sum_add(&by_shape[k->shape], e - s);
+			} while (i < n && kv[i].start <= lim);
+			c->i = i;
+			c->last = prev;
+			c->unsorted = unsorted;
+			ex->last = last;
+			ex->dev = dev;
+			continue;
+		}
 		if (t == T_KERNEL) {
 			do {
 				const struct gs_kernel *k = gs_cursor_get(c);
