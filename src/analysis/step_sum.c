@@ -387,6 +387,15 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 			struct gs_sum *by_shape = ex->by_shape;
 			const struct gs_filter lf = *f;
 			const uint64_t sm = m->start_mono;
+			/* one scope (the usual case: the steps of one process), whose kernel level is
+			 * the only one kernels feed (no copies, no memsets): its open segment in
+			 * locals, as gs_busy_take's for the device of the kernel before */
+			struct scope *one = x->nsc == 1 && x->next[L_KERNEL] == NLEVELS ? &x->sc[0] : NULL;
+			int one_all = one && x->all == one, lopen = one ? one->lv[L_KERNEL].open : 0;
+			int32_t one_pid = one ? one->pid : 0;
+			uint64_t lcs = one ? one->lv[L_KERNEL].cs : 0, lce = one ? one->lv[L_KERNEL].ce : 0;
+			int have = 0; /* bcs..bbusy hold dev.v[last]'s union */
+			uint64_t bcs = 0, bce = 0, blast = 0, bn = 0, bbusy = 0;
 			do {
 				const struct gs_kernel *k = &kv[i++];
 				uint64_t s = k->start, e = k->end;
@@ -399,13 +408,64 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 				int dev_ok = !lf.by_device || device == lf.device;
 				if (!dev_ok)
 					continue;
-				feed(x, pid, L_KERNEL, s, e);
-				if (s < w1 && e > w0)
-					gs_busy_take(&dev, &last, &none, GS_MAX(s, w0), GS_MIN(e, w1), device);
+				if (!one) {
+					feed(x, pid, L_KERNEL, s, e);
+				} else if ((one_all || (pid == one_pid && pid)) && e > s) {
+					/* scope_feed at the kernel level alone */
+					if (!lopen) {
+						lopen = 1;
+						lcs = s;
+						lce = e;
+					} else if (e <= lce) {
+						/* inside the open segment */
+					} else if (s <= lce) {
+						lce = e;
+					} else {
+						level_emit(one, L_KERNEL, lcs, lce);
+						lcs = s;
+						lce = e;
+					}
+				}
+				if (s < w1 && e > w0) {
+					uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
+					if (have && device == dev.v[last].device) { /* gs_busy_take's */
+						bn++;
+						if (b > blast)
+							blast = b;
+						if (a > bce) {
+							bbusy += bce - bcs;
+							bcs = a;
+							bce = b;
+						} else if (b > bce) {
+							bce = b;
+						}
+					} else {
+						if (have) {
+							struct gs_busy *bx = &dev.v[last];
+							bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
+							bx->n = bn, bx->busy = bbusy;
+						}
+						gs_busy_take(&dev, &last, &none, a, b, device);
+						struct gs_busy *bx = &dev.v[last];
+						bcs = bx->cs, bce = bx->ce, blast = bx->last_end;
+						bn = bx->n, bbusy = bx->busy;
+						have = 1;
+					}
+				}
 				uint64_t rel = s >= sm ? s - sm : 0;
 				if (rel >= lf.t0 && (!lf.t1 || rel < lf.t1))
 					gs_sum_add(&by_shape[k->shape], e - s);
 			} while (i < n && kv[i].start <= lim);
+			if (have) {
+				struct gs_busy *bx = &dev.v[last];
+				bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
+				bx->n = bn, bx->busy = bbusy;
+			}
+			if (one) {
+				one->lv[L_KERNEL].open = lopen;
+				one->lv[L_KERNEL].cs = lcs;
+				one->lv[L_KERNEL].ce = lce;
+			}
 			c->i = i;
 			c->last = prev;
 			c->unsorted = unsorted;
