@@ -4,8 +4,9 @@
  * the overview and the reports can never disagree. Of step_sum, cuda_gpu_kern_sum and nvtx_sum
  * it takes the variants that leave out columns it does not show, and the work only those need:
  * step_sum_gpu sweeps the GPU tables without the API calls, the *_totals make one pass over
- * their table (no medians, no deviations). Only the trace facts and the loss counts come from
- * the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns: integers in csv and
+ * their table (no medians, no deviations); and step_sum_gpu, gpu_util and the kernel totals
+ * come from one walk over the GPU tables (gs_report_gpu_overview) instead of one each. Only
+ * the trace facts and the loss counts come from the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns: integers in csv and
  * json, with a unit on the console. */
 #include <math.h>
 #include <stdlib.h>

@@ -38,7 +38,10 @@
  * segment per level) and reads |P_k before t| at every step's start and end as it passes
  * them: O(n + s log s) time for n records and s steps, O(s) memory; nothing is copied.
  * step_sum_gpu (the overview's: durations and GPU Util) sweeps the GPU tables alone, as
- * P_0..P_2 need nothing else, and leaves Sync Wait, Runtime API and Idle empty.
+ * P_0..P_2 need nothing else, and leaves Sync Wait, Runtime API and Idle empty; the overview
+ * gets it from gs_report_gpu_overview, whose one walk over the GPU tables also feeds gpu_util's
+ * device unions (busy.h) and the kernel durations by launch shape (cuda_gpu_kern_sum's totals):
+ * each operation is read once for the three.
  *
  * Summary rows: for each column separately, the median and the 90th percentile over the
  * listed steps, by linear interpolation between the two nearest ranks (position p (n - 1) in
