@@ -609,8 +609,14 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 		sc->qs[sc->nq++] = (struct query){kept.v[i].start, 2 * i};
 		sc->qs[sc->nq++] = (struct query){kept.v[i].end, 2 * i + 1};
 	}
-	for (size_t k = 0; k < scopes.n; k++)
-		qsort(scopes.v[k].qs, scopes.v[k].nq, sizeof(*scopes.v[k].qs), cmp_query);
+	for (size_t k = 0; k < scopes.n; k++) { /* sorted already when steps do not overlap */
+		const struct query *q = scopes.v[k].qs;
+		size_t j = 1, nq = scopes.v[k].nq;
+		while (j < nq && q[j - 1].t <= q[j].t)
+			j++;
+		if (j < nq)
+			qsort(scopes.v[k].qs, nq, sizeof(*q), cmp_query);
+	}
 	x->all = scope_find(x, 0);
 	/* the sweep, again (from scratch) through sorted permutations of the tables it found
 	 * out of order: only tables built by hand */
