@@ -97,16 +97,17 @@ static void trace_section(const struct gs_model *m, struct gs_table *t)
 	free(ids.v);
 }
 
-static void step_section(const struct gs_model *m, const struct gs_table *s, struct gs_table *t)
+/* s: step_sum_gpu's summary rows (median, p90) of n steps. */
+static void step_section(const struct gs_model *m, const struct gs_table *s, size_t n,
+			 struct gs_table *t)
 {
 	INIT(t, "steps", "Steps", step_cols);
-	size_t n = s->nrows >= 2 ? s->nrows - 2 : 0; /* the last two: median and p90 */
-	if (n) {
+	if (n && s->nrows == 2) {
 		union gs_cell *c = gs_table_row(t);
 		c[0].i = (int64_t)n;
-		c[1].i = cell(s, n, "Duration (ns)")->i;
-		c[2].i = cell(s, n + 1, "Duration (ns)")->i;
-		c[3].f = cell(s, n, "GPU Util (%)")->f;
+		c[1].i = cell(s, 0, "Duration (ns)")->i;
+		c[2].i = cell(s, 1, "Duration (ns)")->i;
+		c[3].f = cell(s, 0, "GPU Util (%)")->f;
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
 		if (m->steps_by == GS_STEPS_PROFILER) {
@@ -224,12 +225,13 @@ int gs_overview(const struct gs_model *m, const struct gs_filter *f,
 {
 	memset(sec, 0, GS_OVERVIEW_SECTIONS * sizeof(*sec));
 	trace_section(m, &sec[0]);
-	struct gs_table st, ut, kt; /* step_sum_gpu, gpu_util, cuda_gpu_kern_sum_totals */
-	if (gs_report_gpu_overview(m, f, &st, &ut, &kt, err) < 0) {
+	struct gs_table st, ut, kt; /* step_sum_gpu's summary, gpu_util, cuda_gpu_kern_sum_totals */
+	size_t nsteps;
+	if (gs_report_gpu_overview(m, f, &st, &nsteps, &ut, &kt, err) < 0) {
 		gs_table_release(&sec[0]);
 		return -1;
 	}
-	step_section(m, &st, &sec[1]);
+	step_section(m, &st, nsteps, &sec[1]);
 	gpu_section(&ut, &sec[2]);
 	kernel_section(&kt, &sec[3]);
 	gs_table_release(&st);

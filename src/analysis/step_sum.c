@@ -346,6 +346,7 @@ struct extra {
 	gs_busy_vec dev;
 	size_t last;
 	struct gs_sum *by_shape; /* by index into m->kshapes */
+	size_t nsteps;           /* the steps step_sum_gpu summarises (it lists none) */
 };
 
 /* sweep() without the API calls and sync records, for step_sum_gpu, gpu_util and the kernel
@@ -665,6 +666,19 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 		uint64_t dur = s->end - s->start, p[NLEVELS];
 		for (int l = 0; l < NLEVELS; l++)
 			p[l] = s->end > s->start ? at[(2 * i + 1) * NLEVELS + l] - at[2 * i * NLEVELS + l] : 0;
+		int64_t v[NCOLS];
+		v[C_DUR] = (int64_t)dur;
+		v[C_KERNEL] = (int64_t)p[L_KERNEL];
+		v[C_MEMCPY] = (int64_t)(p[L_MEMCPY] - p[L_KERNEL]);
+		v[C_MEMSET] = (int64_t)(p[L_MEMSET] - p[L_MEMCPY]);
+		v[C_SYNC] = (int64_t)(p[L_SYNC] - p[L_MEMSET]);
+		v[C_API] = (int64_t)(p[L_API] - p[L_SYNC]);
+		v[C_IDLE] = (int64_t)(dur - p[L_API]);
+		double util = dur ? 100.0 * (double)p[L_MEMSET] / (double)dur : 0.0;
+		for (int cc = C_DUR; cc < NCOLS; cc++)
+			col[(size_t)cc * (kept.n + 1) + i] = cc == C_UTIL ? util : (double)v[cc];
+		if (ex)
+			continue; /* the overview's: the summary rows alone */
 		union gs_cell *c = gs_table_row(out);
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
@@ -681,23 +695,17 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 			gs_cell_set_none(out, c, C_TID);
 		}
 		c[C_START].i = (int64_t)(s->start >= m->start_mono ? s->start - m->start_mono : 0);
-		c[C_DUR].i = (int64_t)dur;
-		c[C_KERNEL].i = (int64_t)p[L_KERNEL];
-		c[C_MEMCPY].i = (int64_t)(p[L_MEMCPY] - p[L_KERNEL]);
-		c[C_MEMSET].i = (int64_t)(p[L_MEMSET] - p[L_MEMCPY]);
-		c[C_SYNC].i = (int64_t)(p[L_SYNC] - p[L_MEMSET]);
-		c[C_API].i = (int64_t)(p[L_API] - p[L_SYNC]);
-		c[C_IDLE].i = (int64_t)(dur - p[L_API]);
-		c[C_UTIL].f = dur ? 100.0 * (double)p[L_MEMSET] / (double)dur : 0.0;
+		for (int cc = C_DUR; cc < C_UTIL; cc++)
+			c[cc].i = v[cc];
+		c[C_UTIL].f = util;
 		if (gpu_only) {
 			gs_cell_set_none(out, c, C_SYNC);
 			gs_cell_set_none(out, c, C_API);
 			gs_cell_set_none(out, c, C_IDLE);
 		}
-		for (int cc = C_DUR; cc < NCOLS; cc++)
-			col[(size_t)cc * (kept.n + 1) + i] =
-				cc == C_UTIL ? c[cc].f : (double)c[cc].i;
 	}
+	if (ex)
+		ex->nsteps = kept.n;
 	static const char *const label[] = {"median", "p90"};
 	static const double frac[] = {0.5, 0.9};
 	for (int r = 0; r < 2 && kept.n; r++) {
@@ -755,8 +763,8 @@ int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
 }
 
 int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
-			   struct gs_table *steps, struct gs_table *util, struct gs_table *kern,
-			   struct gs_err *err)
+			   struct gs_table *steps, size_t *nsteps, struct gs_table *util,
+			   struct gs_table *kern, struct gs_err *err)
 {
 	(void)err;
 	struct extra ex = {
@@ -765,6 +773,7 @@ int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
 		.by_shape = gs_xcalloc(m->kshapes.n + 1, sizeof(*ex.by_shape)),
 	};
 	step_sum(m, f, 1, &ex, steps);
+	*nsteps = ex.nsteps;
 	gs_busy_finish(&ex.dev, &(struct gs_slices){0});
 	gs_gpu_util_rows(m, f, ex.dev.v, ex.dev.n, util);
 	gs_cuda_gpu_kern_sum_totals_of(m, ex.by_shape, kern);
