@@ -2,8 +2,8 @@
  * (overlapping work counted once), per device: gpu_util's sweep (gpu_util.c) and the
  * overview's one walk over the GPU tables (step_sum.c) feed the same struct.
  * Invariants: operations are fed in order of start (ties in any order: the union is the same);
- * gs_busy_finish closes every open segment and sorts the devices by id; a struct gs_busy_dev's
- * busy, n and last_end are final only after it. Header-only: the walks inline it. */
+ * gs_busy_finish closes every open segment and sorts the devices by id; a struct gs_busy's busy,
+ * n and last_end are final only after it. Header-only: the walks inline it. */
 #ifndef GS_ANALYSIS_BUSY_H
 #define GS_ANALYSIS_BUSY_H
 
@@ -39,7 +39,8 @@ static inline int gs_slice_of(const struct gs_slices *sl, uint64_t t)
 }
 
 /* A closed union segment [cs, ce): its time into the slices it overlaps. */
-static inline void gs_busy_close(struct gs_busy *x, const struct gs_slices *sl, uint64_t cs, uint64_t ce)
+static inline void gs_busy_close(struct gs_busy *x, const struct gs_slices *sl, uint64_t cs,
+				 uint64_t ce)
 {
 	x->busy += ce - cs;
 	for (int k = sl->n ? gs_slice_of(sl, cs) : 0; k < sl->n && sl->b[k] < ce; k++) {
@@ -59,8 +60,9 @@ typedef GS_VEC(struct gs_busy) gs_busy_vec;
 
 /* The operation [start, end) on device (cut to the window) into its device's union; *last:
  * the device of the operation before (they come in runs). */
-static inline __attribute__((always_inline)) void gs_busy_take(gs_busy_vec *d, size_t *last, const struct gs_slices *sl, uint64_t start,
-			uint64_t end, uint32_t device)
+static inline __attribute__((always_inline)) void
+gs_busy_take(gs_busy_vec *d, size_t *last, const struct gs_slices *sl, uint64_t start, uint64_t end,
+	     uint32_t device)
 {
 	if (*last >= d->n || d->v[*last].device != device) {
 		for (*last = 0; *last < d->n && d->v[*last].device != device; ++*last)
@@ -94,10 +96,8 @@ static inline void gs_busy_finish(gs_busy_vec *d, const struct gs_slices *sl)
 		qsort(d->v, d->n, sizeof(*d->v), gs_busy_cmp);
 }
 
-
-
 /* gpu_util's table (gpu_util.c) from the finished unions dv[0..n) of its window's sweep. */
-void gs_gpu_util_rows(const struct gs_model *m, const struct gs_filter *f, const struct gs_busy *dv,
-		      size_t n, struct gs_table *out);
+void gs_gpu_util_rows(const struct gs_model *m, const struct gs_filter *f,
+		      const struct gs_busy *dv, size_t n, struct gs_table *out);
 
 #endif

@@ -114,8 +114,8 @@ again:
 	*nout = d.n;
 }
 
-void gs_gpu_util_rows(const struct gs_model *m, const struct gs_filter *f, const struct gs_busy *dv,
-		      size_t n, struct gs_table *out)
+void gs_gpu_util_rows(const struct gs_model *m, const struct gs_filter *f,
+		      const struct gs_busy *dv, size_t n, struct gs_table *out)
 {
 	gs_table_init(out, "gpu_util", "GPU Utilization", cols, sizeof(cols) / sizeof(cols[0]));
 	uint64_t w0 = m->start_mono + f->t0;

@@ -6,8 +6,8 @@
  * step_sum_gpu sweeps the GPU tables without the API calls, the *_totals make one pass over
  * their table (no medians, no deviations); and step_sum_gpu, gpu_util and the kernel totals
  * come from one walk over the GPU tables (gs_report_gpu_overview) instead of one each. Only
- * the trace facts and the loss counts come from the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns: integers in csv and
- * json, with a unit on the console. */
+ * the trace facts and the loss counts come from the model directly. Durations and sizes are
+ * GS_COL_NS and GS_COL_BYTES columns: integers in csv and json, with a unit on the console. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

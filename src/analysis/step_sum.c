@@ -147,7 +147,8 @@ static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
 
 /* Interval [s, e) of category c, in order of s: into P_c..P_4. Empty (or reversed) intervals
  * cover nothing. */
-static inline __attribute__((always_inline)) void scope_feed(struct scope *sc, const int8_t *next, int c, uint64_t s, uint64_t e)
+static inline __attribute__((always_inline)) void scope_feed(struct scope *sc, const int8_t *next,
+								  int c, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
