@@ -105,6 +105,21 @@ int gs_report_cuda_gpu_kern_sum_totals(const struct gs_model *m, const struct gs
 	return 0;
 }
 
+void gs_cuda_gpu_kern_sum_totals_of(const struct gs_model *m, const struct gs_sum *by_shape,
+				    struct gs_table *out)
+{
+	struct gs_groups g;
+	gs_groups_init(&g);
+	for (size_t i = 0; i < m->kshapes.n; i++)
+		if (by_shape[i].n)
+			gs_groups_add_sum(&g, gs_groups_label(&g, gs_model_str(m, m->kshapes.v[i].dname)),
+					  &by_shape[i]);
+	gs_groups_finish_totals(&g);
+	gs_groups_sort(&g);
+	gs_groups_time_table(&g, out, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", kern_cols);
+	gs_groups_release(&g);
+}
+
 /* As cuda_gpu_kern_sum, one row per kernel name and launch shape (grid and block sizes). */
 int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_filter *f,
 				   struct gs_table *out, struct gs_err *err)

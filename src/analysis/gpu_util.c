@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "../util/alloc.h"
+#include "busy.h"
 #include "order.h"
 #include "reports.h"
 
@@ -19,52 +20,11 @@ static const struct gs_column cols[] = {
 	{"Busy (ns)", GS_COL_INT},     {"Wall (ns)", GS_COL_INT},      {"Utilization (%)", GS_COL_PCT},
 };
 
-#define SLICES 10
-
 static const struct gs_column tcols[] = {
 	{"Device", GS_COL_INT},     {"Name", GS_COL_STR},       {"Slice", GS_COL_INT},
 	{"Start (ns)", GS_COL_NS},  {"End (ns)", GS_COL_NS},    {"GPU Ops", GS_COL_INT},
 	{"Busy (ns)", GS_COL_INT},  {"Utilization (%)", GS_COL_PCT},
 };
-
-/* A device's running union: the open segment [cs, ce), busy time before it; per slice (the
- * timeline only) busy time and operations started. */
-struct dev {
-	uint32_t device;
-	uint64_t busy, cs, ce, last_end, n;
-	uint64_t sbusy[SLICES], sn[SLICES];
-};
-
-/* The slices: slice k is [b[k], b[k + 1]); nslices 0 when not wanted. */
-struct slices {
-	int n;
-	uint64_t b[SLICES + 1];
-};
-
-static int slice_of(const struct slices *sl, uint64_t t)
-{
-	int k = 0;
-	while (k + 1 < sl->n && t >= sl->b[k + 1])
-		k++;
-	return k;
-}
-
-/* A closed union segment [cs, ce): its time into the slices it overlaps. */
-static void close_segment(struct dev *x, const struct slices *sl, uint64_t cs, uint64_t ce)
-{
-	x->busy += ce - cs;
-	for (int k = sl->n ? slice_of(sl, cs) : 0; k < sl->n && sl->b[k] < ce; k++) {
-		uint64_t a = GS_MAX(cs, sl->b[k]), e = GS_MIN(ce, sl->b[k + 1]);
-		if (e > a)
-			x->sbusy[k] += e - a;
-	}
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-	const struct dev *x = a, *y = b;
-	return (x->device > y->device) - (x->device < y->device);
-}
 
 static uint32_t device_name(const struct gs_model *m, uint32_t device)
 {
@@ -74,46 +34,16 @@ static uint32_t device_name(const struct gs_model *m, uint32_t device)
 	return 0;
 }
 
-typedef GS_VEC(struct dev) dev_vec;
-
-/* The operation [start, end) on device (cut to the window) into its device's union; *last:
- * the device of the operation before (they come in runs). */
-static inline void take(dev_vec *d, size_t *last, const struct slices *sl, uint64_t start,
-			uint64_t end, uint32_t device)
-{
-	if (*last >= d->n || d->v[*last].device != device) {
-		for (*last = 0; *last < d->n && d->v[*last].device != device; ++*last)
-			;
-		if (*last == d->n) {
-			struct dev nd = {.device = device, .cs = start, .ce = end};
-			GS_VEC_PUSH(d, nd);
-		}
-	}
-	struct dev *x = &d->v[*last];
-	x->n++;
-	if (sl->n)
-		x->sn[slice_of(sl, start)]++;
-	if (end > x->last_end)
-		x->last_end = end;
-	if (start > x->ce) {
-		close_segment(x, sl, x->cs, x->ce);
-		x->cs = start;
-		x->ce = end;
-	} else if (end > x->ce) {
-		x->ce = end;
-	}
-}
-
 /* The devices' unions over [w0, w1) (w1 UINT64_MAX: open), sorted by device; sl->n slices
  * filled too when not 0. */
 static void sweep(const struct gs_model *m, const struct gs_filter *f, uint64_t w0, uint64_t w1,
-		  const struct slices *sl, struct dev **out, size_t *nout)
+		  const struct gs_slices *sl, struct gs_busy **out, size_t *nout)
 {
 	struct gs_filter who = *f; /* pid and device only */
 	who.t0 = who.t1 = 0;
 	/* kernels, copies and memsets merged in order of start (ties: in that order), each into
 	 * its device's union; cut to the window, starts keep their order */
-	dev_vec d = {0};
+	gs_busy_vec d = {0};
 	size_t last = 0;
 	struct gs_cursor cur[3];
 	GS_CURSOR_INIT(&cur[0], m->kernels);
@@ -160,7 +90,7 @@ again:
 #undef GET
 			gs_cursor_next(c);
 			if (end > w0 && gs_filter_keep(m, &who, pid, device, start))
-				take(&d, &last, sl, GS_MAX(start, w0), GS_MIN(end, w1), device);
+				gs_busy_take(&d, &last, sl, GS_MAX(start, w0), GS_MIN(end, w1), device);
 		} while (c->i < c->n && (s = gs_cursor_start(c)) < lt && s <= le);
 	}
 	int redo = 0; /* a table out of order (built by hand): again, through a sorted copy */
@@ -179,30 +109,19 @@ again:
 	}
 	for (int u = 0; u < 3; u++)
 		gs_cursor_release(&cur[u]);
-	for (size_t i = 0; i < d.n; i++)
-		close_segment(&d.v[i], sl, d.v[i].cs, d.v[i].ce);
-	if (d.n > 1)
-		qsort(d.v, d.n, sizeof(*d.v), cmp_dev);
+	gs_busy_finish(&d, sl);
 	*out = d.v;
 	*nout = d.n;
 }
 
-int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
-		       struct gs_err *err)
+void gs_gpu_util_rows(const struct gs_model *m, const struct gs_filter *f,
+		      const struct gs_busy *dv, size_t n, struct gs_table *out)
 {
-	(void)err;
 	gs_table_init(out, "gpu_util", "GPU Utilization", cols, sizeof(cols) / sizeof(cols[0]));
-	/* the window: the session, narrowed by --time; work is clipped to it */
 	uint64_t w0 = m->start_mono + f->t0;
-	uint64_t w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX;
-	struct slices none = {0};
-	struct dev *dv;
-	size_t n;
-	sweep(m, f, w0, w1, &none, &dv, &n);
-	if (w1 == UINT64_MAX)
-		w1 = m->end_mono;
+	uint64_t w1 = f->t1 ? m->start_mono + f->t1 : m->end_mono;
 	for (size_t i = 0; i < n; i++) {
-		const struct dev *x = &dv[i];
+		const struct gs_busy *x = &dv[i];
 		uint64_t busy = x->busy;
 		uint64_t end = w1 > x->last_end ? w1 : x->last_end; /* a trace without END: its last op */
 		uint64_t wall = end > w0 ? end - w0 : 0;
@@ -214,6 +133,20 @@ int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, stru
 		c[4].i = (int64_t)wall;
 		c[5].f = wall ? 100.0 * (double)busy / (double)wall : 0.0;
 	}
+}
+
+int gs_report_gpu_util(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err)
+{
+	(void)err;
+	/* the window: the session, narrowed by --time; work is clipped to it */
+	uint64_t w0 = m->start_mono + f->t0;
+	uint64_t w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX;
+	struct gs_slices none = {0};
+	struct gs_busy *dv;
+	size_t n;
+	sweep(m, f, w0, w1, &none, &dv, &n);
+	gs_gpu_util_rows(m, f, dv, n, out);
 	free(dv);
 	return 0;
 }
@@ -230,8 +163,8 @@ int gs_report_gpu_util_timeline(const struct gs_model *m, const struct gs_filter
 	if (f->t1) {
 		w1 = m->start_mono + f->t1;
 	} else {
-		struct slices none = {0};
-		struct dev *dv;
+		struct gs_slices none = {0};
+		struct gs_busy *dv;
 		size_t n;
 		sweep(m, f, w0, UINT64_MAX, &none, &dv, &n);
 		w1 = m->end_mono;
@@ -241,15 +174,15 @@ int gs_report_gpu_util_timeline(const struct gs_model *m, const struct gs_filter
 	}
 	if (w1 <= w0)
 		return 0;
-	struct slices sl = {.n = SLICES};
-	for (int k = 0; k <= SLICES; k++)
-		sl.b[k] = w0 + (w1 - w0) * (uint64_t)k / SLICES;
-	struct dev *dv;
+	struct gs_slices sl = {.n = GS_SLICES};
+	for (int k = 0; k <= GS_SLICES; k++)
+		sl.b[k] = w0 + (w1 - w0) * (uint64_t)k / GS_SLICES;
+	struct gs_busy *dv;
 	size_t n;
 	sweep(m, f, w0, w1, &sl, &dv, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct dev *x = &dv[i];
-		for (int k = 0; k < SLICES; k++) {
+		const struct gs_busy *x = &dv[i];
+		for (int k = 0; k < GS_SLICES; k++) {
 			uint64_t width = sl.b[k + 1] - sl.b[k];
 			union gs_cell *c = gs_table_row(out);
 			c[0].i = x->device;

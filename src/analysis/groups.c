@@ -66,6 +66,22 @@ int gs_groups_replay(struct gs_groups *g)
 	return 1;
 }
 
+void gs_groups_add_sum(struct gs_groups *g, uint32_t id, const struct gs_sum *s)
+{
+	if (g->log || g->vals || g->vals32)
+		abort(); /* its samples one by one are not known */
+	if (!s->n)
+		return;
+	struct gs_summary *x = &g->v.v[id].s;
+	if (!x->n || s->min < x->min)
+		x->min = s->min;
+	if (!x->n || s->max > x->max)
+		x->max = s->max;
+	x->n += s->n;
+	x->total += s->total;
+	g->v.v[id].carries += s->carries + (x->total < s->total);
+}
+
 void gs_groups_place(struct gs_groups *g)
 {
 	size_t at = 0;

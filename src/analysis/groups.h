@@ -85,6 +85,26 @@ static inline void gs_groups_add(struct gs_groups *g, uint32_t id, uint64_t valu
 	x->carries += x->s.total < value;
 }
 
+/* Samples summed outside a gs_groups (the overview's one walk sums kernels by launch shape):
+ * their count, their sum as carries * 2^64 + total, their least and greatest. */
+struct gs_sum {
+	uint64_t n, total, carries, min, max;
+};
+static inline void gs_sum_add(struct gs_sum *s, uint64_t value)
+{
+	if (!s->n || value < s->min)
+		s->min = value;
+	if (!s->n || value > s->max)
+		s->max = value;
+	s->n++;
+	s->total += value;
+	s->carries += s->total < value;
+}
+/* A first pass's gs_groups_add of every sample summed in s, to group id (the same summary:
+ * sums, counts, least and greatest do not depend on the order of the samples). Not with a
+ * log or a second pass: for gs_groups_finish_totals. */
+void gs_groups_add_sum(struct gs_groups *g, uint32_t id, const struct gs_sum *s);
+
 /* Fill out with nsys's time summary columns: Time (%), Total Time (ns), COUNT, Avg (ns),
  * Med (ns), Min (ns), Max (ns), StdDev (ns), NAME, one row per group. */
 void gs_groups_time_table(const struct gs_groups *g, struct gs_table *out, const char *name,

@@ -75,13 +75,27 @@ static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int sp
 	gs_groups_init(&g);
 	if (spread)
 		gs_groups_log(&g, m->ranges.n); /* the second pass replays the first's samples */
+	/* without spread, one pass summing into sums (by group id): the filter in locals, no
+	 * per-sample bookkeeping of gs_groups_add */
+	GS_VEC(struct gs_sum) sums = {0};
+	const struct gs_filter lf = *f;
+	const uint64_t sm = m->start_mono;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass && (!spread || gs_groups_replay(&g)))
 			break;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
-			if ((r->flags & GS_RANGE_OPEN) || !gs_filter_range(m, f, r))
+			if (r->flags & GS_RANGE_OPEN)
 				continue;
+			if (spread) {
+				if (!gs_filter_range(m, f, r))
+					continue;
+			} else {
+				uint64_t rel = r->start >= sm ? r->start - sm : 0;
+				if (lf.by_device || (lf.pid && r->pid != lf.pid) || rel < lf.t0 ||
+				    (lf.t1 && rel >= lf.t1)) /* as gs_filter_range */
+					continue;
+			}
 			int se = (r->flags & GS_RANGE_STARTEND) != 0;
 			uint32_t name = r->name < m->nstrings ? r->name : (uint32_t)m->nstrings;
 			uint32_t id = by_name[name], prev = 0; /* ids + 1; prev: the key linking to id */
@@ -98,13 +112,23 @@ static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int sp
 					keys.v[prev - 1].next = id;
 				else
 					by_name[name] = id;
+				if (!spread) {
+					struct gs_sum z = {0};
+					GS_VEC_PUSH(&sums, z);
+				}
 			}
-			gs_groups_add(&g, id - 1, r->end - r->start);
+			if (spread)
+				gs_groups_add(&g, id - 1, r->end - r->start);
+			else
+				gs_sum_add(&sums.v[id - 1], r->end - r->start);
 		}
 		if (!pass && spread)
 			gs_groups_place(&g);
 	}
 	free(by_name);
+	for (size_t i = 0; i < sums.n; i++)
+		gs_groups_add_sum(&g, (uint32_t)i, &sums.v[i]);
+	free(sums.v);
 	if (spread)
 		gs_groups_finish(&g);
 	else

@@ -4,9 +4,10 @@
  * the overview and the reports can never disagree. Of step_sum, cuda_gpu_kern_sum and nvtx_sum
  * it takes the variants that leave out columns it does not show, and the work only those need:
  * step_sum_gpu sweeps the GPU tables without the API calls, the *_totals make one pass over
- * their table (no medians, no deviations). Only the trace facts and the loss counts come from
- * the model directly. Durations and sizes are GS_COL_NS and GS_COL_BYTES columns: integers in csv and
- * json, with a unit on the console. */
+ * their table (no medians, no deviations); and step_sum_gpu, gpu_util and the kernel totals
+ * come from one walk over the GPU tables (gs_report_gpu_overview) instead of one each. Only
+ * the trace facts and the loss counts come from the model directly. Durations and sizes are
+ * GS_COL_NS and GS_COL_BYTES columns: integers in csv and json, with a unit on the console. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,20 +97,17 @@ static void trace_section(const struct gs_model *m, struct gs_table *t)
 	free(ids.v);
 }
 
-static int step_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
-			struct gs_err *err)
+/* s: step_sum_gpu's summary rows (median, p90) of n steps. */
+static void step_section(const struct gs_model *m, const struct gs_table *s, size_t n,
+			 struct gs_table *t)
 {
 	INIT(t, "steps", "Steps", step_cols);
-	struct gs_table s;
-	if (gs_report_step_sum_gpu(m, f, &s, err) < 0)
-		return -1;
-	size_t n = s.nrows >= 2 ? s.nrows - 2 : 0; /* the last two: median and p90 */
-	if (n) {
+	if (n && s->nrows == 2) {
 		union gs_cell *c = gs_table_row(t);
 		c[0].i = (int64_t)n;
-		c[1].i = cell(&s, n, "Duration (ns)")->i;
-		c[2].i = cell(&s, n + 1, "Duration (ns)")->i;
-		c[3].f = cell(&s, n, "GPU Util (%)")->f;
+		c[1].i = cell(s, 0, "Duration (ns)")->i;
+		c[2].i = cell(s, 1, "Duration (ns)")->i;
+		c[3].f = cell(s, 0, "GPU Util (%)")->f;
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
 		if (m->steps_by == GS_STEPS_PROFILER) {
@@ -125,46 +123,32 @@ static int step_section(const struct gs_model *m, const struct gs_filter *f, str
 		c[4].s = gs_strbuf_detach(&sb);
 		gs_strbuf_release(&sb);
 	}
-	gs_table_release(&s);
-	return 0;
 }
 
-static int gpu_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
-		       struct gs_err *err)
+static void gpu_section(const struct gs_table *u, struct gs_table *t)
 {
 	INIT(t, "gpu_util", "GPU utilization", gpu_cols);
-	struct gs_table u;
-	if (gs_report_gpu_util(m, f, &u, err) < 0)
-		return -1;
-	for (size_t r = 0; r < u.nrows; r++) {
+	for (size_t r = 0; r < u->nrows; r++) {
 		union gs_cell *c = gs_table_row(t);
-		c[0].i = cell(&u, r, "Device")->i;
-		c[1].i = cell(&u, r, "Busy (ns)")->i;
-		c[2].i = cell(&u, r, "Wall (ns)")->i;
-		c[3].f = cell(&u, r, "Utilization (%)")->f;
-		c[4].s = gs_xstrdup(cell(&u, r, "Name")->s ? cell(&u, r, "Name")->s : "");
+		c[0].i = cell(u, r, "Device")->i;
+		c[1].i = cell(u, r, "Busy (ns)")->i;
+		c[2].i = cell(u, r, "Wall (ns)")->i;
+		c[3].f = cell(u, r, "Utilization (%)")->f;
+		c[4].s = gs_xstrdup(cell(u, r, "Name")->s ? cell(u, r, "Name")->s : "");
 	}
-	gs_table_release(&u);
-	return 0;
 }
 
-static int kernel_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
-			  struct gs_err *err)
+static void kernel_section(const struct gs_table *k, struct gs_table *t)
 {
 	INIT(t, "kernels", "Top kernels by GPU time", kern_cols);
-	struct gs_table k;
-	if (gs_report_cuda_gpu_kern_sum_totals(m, f, &k, err) < 0)
-		return -1;
-	for (size_t r = 0; r < k.nrows && r < GS_OVERVIEW_TOP; r++) {
+	for (size_t r = 0; r < k->nrows && r < GS_OVERVIEW_TOP; r++) {
 		union gs_cell *c = gs_table_row(t);
-		c[0].f = cell(&k, r, "Time (%)")->f;
-		c[1].i = cell(&k, r, "Total Time (ns)")->i;
-		c[2].i = cell(&k, r, "Instances")->i;
-		c[3].i = ns_of(cell(&k, r, "Avg (ns)")->f);
-		c[4].s = gs_xstrdup(cell(&k, r, "Name")->s);
+		c[0].f = cell(k, r, "Time (%)")->f;
+		c[1].i = cell(k, r, "Total Time (ns)")->i;
+		c[2].i = cell(k, r, "Instances")->i;
+		c[3].i = ns_of(cell(k, r, "Avg (ns)")->f);
+		c[4].s = gs_xstrdup(cell(k, r, "Name")->s);
 	}
-	gs_table_release(&k);
-	return 0;
 }
 
 static int mem_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
@@ -241,9 +225,19 @@ int gs_overview(const struct gs_model *m, const struct gs_filter *f,
 {
 	memset(sec, 0, GS_OVERVIEW_SECTIONS * sizeof(*sec));
 	trace_section(m, &sec[0]);
-	if (step_section(m, f, &sec[1], err) < 0 || gpu_section(m, f, &sec[2], err) < 0 ||
-	    kernel_section(m, f, &sec[3], err) < 0 || mem_section(m, f, &sec[4], err) < 0 ||
-	    nvtx_section(m, f, &sec[5], err) < 0) {
+	struct gs_table st, ut, kt; /* step_sum_gpu's summary, gpu_util, cuda_gpu_kern_sum_totals */
+	size_t nsteps;
+	if (gs_report_gpu_overview(m, f, &st, &nsteps, &ut, &kt, err) < 0) {
+		gs_table_release(&sec[0]);
+		return -1;
+	}
+	step_section(m, &st, nsteps, &sec[1]);
+	gpu_section(&ut, &sec[2]);
+	kernel_section(&kt, &sec[3]);
+	gs_table_release(&st);
+	gs_table_release(&ut);
+	gs_table_release(&kt);
+	if (mem_section(m, f, &sec[4], err) < 0 || nvtx_section(m, f, &sec[5], err) < 0) {
 		for (int i = 0; i < GS_OVERVIEW_SECTIONS; i++)
 			gs_table_release(&sec[i]);
 		return -1;

@@ -39,6 +39,11 @@ int gs_report_cuda_gpu_kern_sum(const struct gs_model *m, const struct gs_filter
  * name per step. */
 int gs_report_cuda_gpu_kern_sum_totals(const struct gs_model *m, const struct gs_filter *f,
 				       struct gs_table *out, struct gs_err *err);
+/* cuda_gpu_kern_sum_totals' table from the durations of the kernels that pass its filter,
+ * summed by launch shape (by_shape[i]: the kernels of m->kshapes.v[i]). */
+struct gs_sum;
+void gs_cuda_gpu_kern_sum_totals_of(const struct gs_model *m, const struct gs_sum *by_shape,
+				    struct gs_table *out);
 int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *f, size_t top,
 			      struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_filter *f,
@@ -76,6 +81,12 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
  * over the GPU tables alone, without the API calls (what the overview shows of it). */
 int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *out, struct gs_err *err);
+/* The overview's: from one walk over the GPU tables, gpu_util and cuda_gpu_kern_sum_totals (the
+ * tables those reports give), and step_sum_gpu's two summary rows (median, p90) without the
+ * rows of the *nsteps steps they summarise. */
+int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *steps, size_t *nsteps, struct gs_table *util,
+			   struct gs_table *kern, struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

@@ -38,7 +38,10 @@
  * segment per level) and reads |P_k before t| at every step's start and end as it passes
  * them: O(n + s log s) time for n records and s steps, O(s) memory; nothing is copied.
  * step_sum_gpu (the overview's: durations and GPU Util) sweeps the GPU tables alone, as
- * P_0..P_2 need nothing else, and leaves Sync Wait, Runtime API and Idle empty.
+ * P_0..P_2 need nothing else, and leaves Sync Wait, Runtime API and Idle empty; the overview
+ * gets it from gs_report_gpu_overview, whose one walk over the GPU tables also feeds gpu_util's
+ * device unions (busy.h) and the kernel durations by launch shape (cuda_gpu_kern_sum's totals):
+ * each operation is read once for the three.
  *
  * Summary rows: for each column separately, the median and the 90th percentile over the
  * listed steps, by linear interpolation between the two nearest ranks (position p (n - 1) in
@@ -51,6 +54,8 @@
 #include "../util/alloc.h"
 #include "../util/select.h"
 #include "../util/strbuf.h"
+#include "busy.h"
+#include "groups.h"
 #include "order.h"
 #include "reports.h"
 
@@ -142,7 +147,8 @@ static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
 
 /* Interval [s, e) of category c, in order of s: into P_c..P_4. Empty (or reversed) intervals
  * cover nothing. */
-static inline void scope_feed(struct scope *sc, const int8_t *next, int c, uint64_t s, uint64_t e)
+static inline __attribute__((always_inline)) void scope_feed(struct scope *sc, const int8_t *next,
+								  int c, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
@@ -333,6 +339,182 @@ static void sweep(struct ctx *x, struct gs_cursor *cur)
 		scope_finish(&x->sc[k], x->empty);
 }
 
+/* What the overview's walk (gs_report_gpu_overview) computes besides step_sum_gpu: gpu_util's
+ * device unions over its window [w0, w1), and cuda_gpu_kern_sum's kernel durations summed by
+ * launch shape. */
+struct extra {
+	uint64_t w0, w1;
+	gs_busy_vec dev;
+	size_t last;
+	struct gs_sum *by_shape; /* by index into m->kshapes */
+	size_t nsteps;           /* the steps step_sum_gpu summarises (it lists none) */
+};
+
+/* sweep() without the API calls and sync records, for step_sum_gpu, gpu_util and the kernel
+ * sums at once: each GPU operation is read once, walked to the end of the tables (past the
+ * last query, which changes no query's measure). */
+static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
+{
+	const struct gs_model *m = x->m;
+	const struct gs_filter *f = x->f;
+	struct gs_filter who = *f; /* gpu_util's: pid and device only */
+	who.t0 = who.t1 = 0;
+	const struct gs_slices none = {0};
+	const uint64_t w0 = ex->w0, w1 = ex->w1;
+	for (;;) {
+		/* the table with the earliest head, walked up to the others' least head */
+		int t = -1;
+		uint64_t best = 0, lim = UINT64_MAX;
+		for (int u = 0; u <= T_MEMSET; u++) {
+			if (cur[u].i >= cur[u].n)
+				continue;
+			uint64_t h = gs_cursor_start(&cur[u]);
+			if (t < 0 || h < best) {
+				if (t >= 0)
+					lim = GS_MIN(lim, best);
+				t = u;
+				best = h;
+			} else {
+				lim = GS_MIN(lim, h);
+			}
+		}
+		if (t < 0)
+			break;
+		struct gs_cursor *c = &cur[t];
+		if (t == T_KERNEL && !c->perm) {
+			/* the kernels, most of the work: the cursor, the filters and the device in
+			 * locals (stores into the unions could alias them in memory) */
+			const struct gs_kernel *kv = (const struct gs_kernel *)(const void *)c->base;
+			size_t i = c->i, n = c->n, last = ex->last;
+			uint64_t prev = c->last;
+			int unsorted = c->unsorted;
+			gs_busy_vec dev = ex->dev;
+			struct gs_sum *by_shape = ex->by_shape;
+			const struct gs_filter lf = *f;
+			const uint64_t sm = m->start_mono;
+			/* one scope (the usual case: the steps of one process), whose kernel level is
+			 * the only one kernels feed (no copies, no memsets): its open segment in
+			 * locals, as gs_busy_take's for the device of the kernel before */
+			struct scope *one = x->nsc == 1 && x->next[L_KERNEL] == NLEVELS ? &x->sc[0] : NULL;
+			int one_all = one && x->all == one, lopen = one ? one->lv[L_KERNEL].open : 0;
+			int32_t one_pid = one ? one->pid : 0;
+			uint64_t lcs = one ? one->lv[L_KERNEL].cs : 0, lce = one ? one->lv[L_KERNEL].ce : 0;
+			int have = 0; /* bcs..bbusy hold dev.v[last]'s union */
+			uint64_t bcs = 0, bce = 0, blast = 0, bn = 0, bbusy = 0;
+			do {
+				const struct gs_kernel *k = &kv[i++];
+				uint64_t s = k->start, e = k->end;
+				int32_t pid = k->pid;
+				uint32_t device = k->device;
+				unsorted |= s < prev;
+				prev = s;
+				if (lf.pid && pid != lf.pid)
+					continue; /* in no scope, passes neither filter */
+				int dev_ok = !lf.by_device || device == lf.device;
+				if (!dev_ok)
+					continue;
+				if (!one) {
+					feed(x, pid, L_KERNEL, s, e);
+				} else if ((one_all || (pid == one_pid && pid)) && e > s) {
+					/* scope_feed at the kernel level alone */
+					if (!lopen) {
+						lopen = 1;
+						lcs = s;
+						lce = e;
+					} else if (e <= lce) {
+						/* inside the open segment */
+					} else if (s <= lce) {
+						lce = e;
+					} else {
+						level_emit(one, L_KERNEL, lcs, lce);
+						lcs = s;
+						lce = e;
+					}
+				}
+				if (s < w1 && e > w0) {
+					uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
+					if (have && device == dev.v[last].device) { /* gs_busy_take's */
+						bn++;
+						if (b > blast)
+							blast = b;
+						if (a > bce) {
+							bbusy += bce - bcs;
+							bcs = a;
+							bce = b;
+						} else if (b > bce) {
+							bce = b;
+						}
+					} else {
+						if (have) {
+							struct gs_busy *bx = &dev.v[last];
+							bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
+							bx->n = bn, bx->busy = bbusy;
+						}
+						gs_busy_take(&dev, &last, &none, a, b, device);
+						struct gs_busy *bx = &dev.v[last];
+						bcs = bx->cs, bce = bx->ce, blast = bx->last_end;
+						bn = bx->n, bbusy = bx->busy;
+						have = 1;
+					}
+				}
+				uint64_t rel = s >= sm ? s - sm : 0;
+				if (rel >= lf.t0 && (!lf.t1 || rel < lf.t1))
+					gs_sum_add(&by_shape[k->shape], e - s);
+			} while (i < n && kv[i].start <= lim);
+			if (have) {
+				struct gs_busy *bx = &dev.v[last];
+				bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
+				bx->n = bn, bx->busy = bbusy;
+			}
+			if (one) {
+				one->lv[L_KERNEL].open = lopen;
+				one->lv[L_KERNEL].cs = lcs;
+				one->lv[L_KERNEL].ce = lce;
+			}
+			c->i = i;
+			c->last = prev;
+			c->unsorted = unsorted;
+			ex->last = last;
+			ex->dev = dev;
+			continue;
+		}
+		if (t == T_KERNEL) {
+			do {
+				const struct gs_kernel *k = gs_cursor_get(c);
+				gs_cursor_next(c);
+				uint64_t s = k->start, e = k->end;
+				if (!f->by_device || k->device == f->device)
+					feed(x, k->pid, L_KERNEL, s, e);
+				if (s < w1 && e > w0 && gs_filter_keep(m, &who, k->pid, k->device, s))
+					gs_busy_take(&ex->dev, &ex->last, &none, GS_MAX(s, w0), GS_MIN(e, w1),
+						     k->device);
+				if (gs_filter_keep(m, f, k->pid, k->device, s))
+					gs_sum_add(&ex->by_shape[k->shape], e - s);
+			} while (c->i < c->n && gs_cursor_start(c) <= lim);
+			continue;
+		}
+		do {
+			uint64_t s, e;
+			int32_t pid;
+			uint32_t device;
+			if (t == T_COPY) {
+				const struct gs_copy *o = gs_cursor_get(c);
+				s = o->start, e = o->end, pid = o->pid, device = o->device;
+			} else {
+				const struct gs_memset *o = gs_cursor_get(c);
+				s = o->start, e = o->end, pid = o->pid, device = o->device;
+			}
+			gs_cursor_next(c);
+			if (!f->by_device || device == f->device)
+				feed(x, pid, t == T_COPY ? L_MEMCPY : L_MEMSET, s, e);
+			if (s < w1 && e > w0 && gs_filter_keep(m, &who, pid, device, s))
+				gs_busy_take(&ex->dev, &ex->last, &none, GS_MAX(s, w0), GS_MIN(e, w1), device);
+		} while (c->i < c->n && gs_cursor_start(c) <= lim);
+	}
+	for (size_t k = 0; k < x->nsc; k++)
+		scope_finish(&x->sc[k], x->empty);
+}
+
 static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
 {
 	if (m->steps_by == GS_STEPS_RUN || !m->steps.n || m->steps.v[0].range < 0) {
@@ -352,7 +534,7 @@ static const char *step_source(const struct gs_model *m, struct gs_strbuf *sb)
  * and Idle are left empty (they are what those records decide); the other columns are the
  * same, as P_0..P_2 are unions of GPU work alone. */
 static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gpu_only,
-		     struct gs_table *out)
+		     struct extra *ex, struct gs_table *out)
 {
 	gs_table_init(out, "step_sum", "Step Summary", cols, NCOLS);
 	/* without a step table (gs_model_steps not run), the whole run is the one step */
@@ -429,8 +611,14 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 		sc->qs[sc->nq++] = (struct query){kept.v[i].start, 2 * i};
 		sc->qs[sc->nq++] = (struct query){kept.v[i].end, 2 * i + 1};
 	}
-	for (size_t k = 0; k < scopes.n; k++)
-		qsort(scopes.v[k].qs, scopes.v[k].nq, sizeof(*scopes.v[k].qs), cmp_query);
+	for (size_t k = 0; k < scopes.n; k++) { /* sorted already when steps do not overlap */
+		const struct query *q = scopes.v[k].qs;
+		size_t j = 1, nq = scopes.v[k].nq;
+		while (j < nq && q[j - 1].t <= q[j].t)
+			j++;
+		if (j < nq)
+			qsort(scopes.v[k].qs, nq, sizeof(*q), cmp_query);
+	}
 	x->all = scope_find(x, 0);
 	/* the sweep, again (from scratch) through sorted permutations of the tables it found
 	 * out of order: only tables built by hand */
@@ -441,7 +629,10 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 	gs_cursor_init(&cur[T_SYNC], m->syncs.v, gpu_only ? 0 : m->syncs.n, sizeof(*m->syncs.v));
 	gs_cursor_init(&cur[T_API], m->apis.v, gpu_only ? 0 : m->apis.n, sizeof(*m->apis.v));
 	for (;;) {
-		sweep(x, cur);
+		if (ex)
+			sweep_gpu(x, cur, ex);
+		else
+			sweep(x, cur);
 		int again = 0;
 		for (int t = 0; t < NTABLES; t++) {
 			if (!gs_cursor_check(&cur[t])) {
@@ -455,6 +646,11 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 			break;
 		for (size_t k = 0; k < scopes.n; k++)
 			memset(scopes.v[k].lv, 0, sizeof(scopes.v[k].lv));
+		if (ex) {
+			ex->dev.n = 0;
+			ex->last = 0;
+			memset(ex->by_shape, 0, m->kshapes.n * sizeof(*ex->by_shape));
+		}
 	}
 	for (int t = 0; t < NTABLES; t++)
 		gs_cursor_release(&cur[t]);
@@ -471,6 +667,19 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 		uint64_t dur = s->end - s->start, p[NLEVELS];
 		for (int l = 0; l < NLEVELS; l++)
 			p[l] = s->end > s->start ? at[(2 * i + 1) * NLEVELS + l] - at[2 * i * NLEVELS + l] : 0;
+		int64_t v[NCOLS];
+		v[C_DUR] = (int64_t)dur;
+		v[C_KERNEL] = (int64_t)p[L_KERNEL];
+		v[C_MEMCPY] = (int64_t)(p[L_MEMCPY] - p[L_KERNEL]);
+		v[C_MEMSET] = (int64_t)(p[L_MEMSET] - p[L_MEMCPY]);
+		v[C_SYNC] = (int64_t)(p[L_SYNC] - p[L_MEMSET]);
+		v[C_API] = (int64_t)(p[L_API] - p[L_SYNC]);
+		v[C_IDLE] = (int64_t)(dur - p[L_API]);
+		double util = dur ? 100.0 * (double)p[L_MEMSET] / (double)dur : 0.0;
+		for (int cc = C_DUR; cc < NCOLS; cc++)
+			col[(size_t)cc * (kept.n + 1) + i] = cc == C_UTIL ? util : (double)v[cc];
+		if (ex)
+			continue; /* the overview's: the summary rows alone */
 		union gs_cell *c = gs_table_row(out);
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
@@ -487,23 +696,17 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 			gs_cell_set_none(out, c, C_TID);
 		}
 		c[C_START].i = (int64_t)(s->start >= m->start_mono ? s->start - m->start_mono : 0);
-		c[C_DUR].i = (int64_t)dur;
-		c[C_KERNEL].i = (int64_t)p[L_KERNEL];
-		c[C_MEMCPY].i = (int64_t)(p[L_MEMCPY] - p[L_KERNEL]);
-		c[C_MEMSET].i = (int64_t)(p[L_MEMSET] - p[L_MEMCPY]);
-		c[C_SYNC].i = (int64_t)(p[L_SYNC] - p[L_MEMSET]);
-		c[C_API].i = (int64_t)(p[L_API] - p[L_SYNC]);
-		c[C_IDLE].i = (int64_t)(dur - p[L_API]);
-		c[C_UTIL].f = dur ? 100.0 * (double)p[L_MEMSET] / (double)dur : 0.0;
+		for (int cc = C_DUR; cc < C_UTIL; cc++)
+			c[cc].i = v[cc];
+		c[C_UTIL].f = util;
 		if (gpu_only) {
 			gs_cell_set_none(out, c, C_SYNC);
 			gs_cell_set_none(out, c, C_API);
 			gs_cell_set_none(out, c, C_IDLE);
 		}
-		for (int cc = C_DUR; cc < NCOLS; cc++)
-			col[(size_t)cc * (kept.n + 1) + i] =
-				cc == C_UTIL ? c[cc].f : (double)c[cc].i;
 	}
+	if (ex)
+		ex->nsteps = kept.n;
 	static const char *const label[] = {"median", "p90"};
 	static const double frac[] = {0.5, 0.9};
 	for (int r = 0; r < 2 && kept.n; r++) {
@@ -548,7 +751,7 @@ int gs_report_step_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		       struct gs_err *err)
 {
 	(void)err;
-	step_sum(m, f, 0, out);
+	step_sum(m, f, 0, NULL, out);
 	return 0;
 }
 
@@ -556,6 +759,26 @@ int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
-	step_sum(m, f, 1, out);
+	step_sum(m, f, 1, NULL, out);
+	return 0;
+}
+
+int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *steps, size_t *nsteps, struct gs_table *util,
+			   struct gs_table *kern, struct gs_err *err)
+{
+	(void)err;
+	struct extra ex = {
+		.w0 = m->start_mono + f->t0,
+		.w1 = f->t1 ? m->start_mono + f->t1 : UINT64_MAX,
+		.by_shape = gs_xcalloc(m->kshapes.n + 1, sizeof(*ex.by_shape)),
+	};
+	step_sum(m, f, 1, &ex, steps);
+	*nsteps = ex.nsteps;
+	gs_busy_finish(&ex.dev, &(struct gs_slices){0});
+	gs_gpu_util_rows(m, f, ex.dev.v, ex.dev.n, util);
+	gs_cuda_gpu_kern_sum_totals_of(m, ex.by_shape, kern);
+	free(ex.dev.v);
+	free(ex.by_shape);
 	return 0;
 }

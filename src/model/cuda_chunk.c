@@ -217,6 +217,15 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 			return -1;                                                           \
 	} while (0)
 
+/* The continuation bits of 8 bytes: none set, eight varints of one byte. */
+#define ONE_BYTE 0x8080808080808080ull
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
 /* A column of n values: each read into v, then `store` runs for row i. */
 #define COLUMN(store)                                                                        \
 	do {                                                                                 \
@@ -228,9 +237,19 @@ void gs_cuda_chunk_encode(struct gs_strbuf *out, const struct gs_model *s, int32
 				store;                                                       \
 			}                                                                    \
 		} else if (mode == GS_CUDA_COL_VARINTS) {                                    \
-			for (size_t i = 0; i < n; i++) {                                     \
+			size_t i = 0;                                                        \
+			while (i < n) {                                                      \
+				if (n - i >= 8 && end - p >= 8 && !(load64(p) & ONE_BYTE)) { \
+					/* eight values of one byte each: ids, streams */    \
+					for (const uint8_t *q8 = p + 8; p < q8; p++, i++) {  \
+						v = *p;                                      \
+						store;                                       \
+					}                                                    \
+					continue;                                            \
+				}                                                            \
 				GETV(v);                                                     \
 				store;                                                       \
+				i++;                                                         \
 			}                                                                    \
 		} else {                                                                     \
 			return -1;                                                           \

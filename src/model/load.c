@@ -92,26 +92,34 @@ struct load_state {
 
 static void load_events(struct gs_model *m, const struct gs_chunk *c)
 {
-	struct gs_evchunk ec;
+	struct gs_evchunk opened;
 	struct gs_event e;
 	int rc;
-	if (gs_evchunk_open(&ec, c->data, c->len) < 0)
+	if (gs_evchunk_open(&opened, c->data, c->len) < 0)
 		goto bad;
+	/* the decoder's state, the table's end and the string count in locals that no store
+	 * through a row can alias (opened's address went out of line) */
+	struct gs_evchunk ec = opened;
 	int32_t pid = (int32_t)ec.pid, tid = (int32_t)ec.tid;
+	const uint64_t nstrings = m->nstrings;
 	/* room for the chunk's records (each takes 3 bytes or more, whatever count claims) */
 	size_t count = (size_t)GS_MIN(ec.count, (uint64_t)c->len / 3);
 	gs_grow((void **)&m->ranges.v, &m->ranges.cap, m->ranges.n + count, sizeof(*m->ranges.v));
 	if (count)
 		gs_prefault(m->ranges.v + m->ranges.n, count * sizeof(*m->ranges.v));
+	struct gs_range *rv = m->ranges.v;
+	size_t rn = m->ranges.n, rcap = m->ranges.cap;
 	while ((rc = gs_evchunk_next(&ec, &e)) > 0) {
-		if (e.name >= m->nstrings || e.domain >= m->nstrings)
+		if (e.name >= nstrings || e.domain >= nstrings)
 			goto bad;
 		uint8_t flags = (uint8_t)(e.flags & ~GS_EVF_DOMAIN);
 		if (e.kind == GS_EV_RANGE) {
-			if (m->ranges.n == m->ranges.cap)
-				gs_grow((void **)&m->ranges.v, &m->ranges.cap, m->ranges.n + 1,
-					sizeof(*m->ranges.v));
-			struct gs_range *r = &m->ranges.v[m->ranges.n];
+			if (rn == rcap) {
+				gs_grow((void **)&m->ranges.v, &m->ranges.cap, rn + 1, sizeof(*m->ranges.v));
+				rv = m->ranges.v;
+				rcap = m->ranges.cap;
+			}
+			struct gs_range *r = &rv[rn];
 			r->start = e.start;
 			r->end = e.start + e.dur;
 			r->name = (uint32_t)e.name;
@@ -136,7 +144,7 @@ static void load_events(struct gs_model *m, const struct gs_chunk *c)
 				GS_VEC_PUSH(&m->range_attrs, a);
 			}
 			r->flags = flags;
-			m->ranges.n++;
+			m->ranges.n = ++rn;
 		} else {
 			struct gs_mark k = {
 				.ts = e.start, .name = (uint32_t)e.name, .domain = (uint32_t)e.domain,

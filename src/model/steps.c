@@ -105,7 +105,11 @@ size_t gs_model_steps(struct gs_model *m, const char *name)
 	size_t found = m->steps.n;
 	if (found) {
 		m->steps_by = name ? GS_STEPS_NAMED : GS_STEPS_PROFILER;
-		qsort(m->steps.v, m->steps.n, sizeof(*m->steps.v), cmp_step);
+		size_t j = 1; /* found in the ranges' order, (start, pid, tid): mostly sorted */
+		while (j < m->steps.n && cmp_step(&m->steps.v[j - 1], &m->steps.v[j]) < 0)
+			j++;
+		if (j < m->steps.n)
+			qsort(m->steps.v, m->steps.n, sizeof(*m->steps.v), cmp_step);
 	} else {
 		struct gs_step s = {.range = -1};
 		gs_model_span(m, &s.start, &s.end);
