@@ -1,0 +1,42 @@
+# examples.sh: analyze on the example workloads' traces (examples/*.py recorded on an H200 by
+# bench/whatif.sh, tests/data/examples/): each planted bottleneck gives its verdict and its
+# finding on top, and the fixed variant no longer has that finding. Each trace is also checked
+# by analyze_check.py against the schema and against step_sum.
+echo "examples:"
+X=$ROOT/tests/data/examples
+CHECK=$ROOT/tests/cases/analyze_check.py
+# verdict primary, the findings in order (id:severity), the planted finding's saving (% of
+# the median step, one decimal)
+summary() { # trace finding
+	$GS analyze --step step --format json "$1" | python3 -c "
+import json, sys
+a = json.load(sys.stdin)
+f = {x['id']: x for x in a['findings']}
+print(a['verdict']['primary'], a['findings'][0]['id'] if a['findings'] else '-',
+      round(f['$2']['saving_pct'], 1) if '$2' in f else 'absent')"
+}
+# example, planted: primary top-finding planted-saving-pct; fixed: primary planted-finding
+ex() {
+	eq "examples $1: planted verdict, top finding, its saving" "$3" "$(summary "$X/$1.gst" "$2")"
+	[ -n "$4" ] && eq "examples $1 --fixed: verdict, the planted finding gone" "$4" \
+		"$($GS analyze --step step --format json "$X/${1}_fixed.gst" | python3 -c "
+import json, sys
+a = json.load(sys.stdin)
+print(a['verdict']['primary'], 'present' if any(f['id'] == '$2' for f in a['findings']) else 'absent')")"
+}
+ex launch_bound launch-bound "other launch-bound 83.5" ""
+ex sync_bound sync-bound "other low-gpu-utilization 21.0" "other absent"
+ex input_bound input-bound "input_pipeline input-bound 90.4" "gpu_compute absent"
+ex pageable_copy pageable-async-copy "gpu_transfer exposed-transfers 60.9" "gpu_compute absent"
+ex fp32_gemm fp32-gemm "gpu_compute fp32-gemm 83.4" "gpu_compute absent"
+ex healthy dominant-kernels "gpu_compute gpu-gaps 0.0" ""
+$GS analyze --step step --fail-on medium "$X/healthy.gst" >/dev/null
+eq "examples healthy: no finding above low (--fail-on medium exits 0)" 0 $?
+$GS analyze --step step --fail-on medium "$X/fp32_gemm.gst" >/dev/null
+eq "examples fp32_gemm: --fail-on medium exits 3" 3 $?
+eq "examples launch_bound --fixed: no launch-bound (CUDA graphs)" absent \
+	"$(summary "$X/launch_bound_fixed.gst" launch-bound | cut -d' ' -f3)"
+for f in "$X"/*.gst; do
+	out=$(python3 "$CHECK" "$GS" "$f" --step step 2>&1)
+	eq "examples $(basename "$f"): schema, sums and step_sum agree ($out)" 0 $?
+done
