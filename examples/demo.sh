@@ -3,7 +3,8 @@
 # annotated with NVTX) with no change to it and show what the trace holds; then the bottleneck
 # doctor and the stats overview on a real GPU trace: a PyTorch training step with a DataLoader,
 # recorded by torch.profiler on an H200 (tests/data/kineto/train.pt.trace.json.gz), which
-# gpuscope reads as it is.
+# gpuscope reads as it is; and on examples/launch_bound.py as gpuscope recorded it on the H200
+# (tests/data/examples/launch_bound.gst).
 set -eu
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."
@@ -15,5 +16,6 @@ set -x
 "$BUILD/bin/gpuscope" analyze --step train_step --input-range wait_for_batch "$out/demo.gst"
 "$BUILD/bin/gpuscope" stats tests/data/kineto/train.pt.trace.json.gz
 "$BUILD/bin/gpuscope" analyze tests/data/kineto/train.pt.trace.json.gz
+"$BUILD/bin/gpuscope" analyze --step step tests/data/examples/launch_bound.gst
 { set +x; } 2>/dev/null
 rm -rf "$out"

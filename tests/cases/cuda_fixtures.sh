@@ -24,7 +24,10 @@ for f in "$D"/cuda/*.gst; do
 	c=$(basename "$f" .gst)
 	$GS dump --format jsonl "$f" >"$T/fx_$c.jsonl" 2>"$T/fx_$c.err"
 	eq "fixture $c: dump exit 0" 0 $?
-	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/fx_$c.jsonl" "$D/cuda/$c.out" 2>&1)
+	# profiler_range.gst was recorded before API and device records worked inside a capture
+	# range (they were missing): it is checked without them
+	old=; [ "$c" = profiler_range ] && old=--no-range-api
+	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" $old "$c" "$T/fx_$c.jsonl" "$D/cuda/$c.out" 2>&1)
 	eq "fixture $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
 	printf '%s\n' "$out" | grep FAIL
 done
