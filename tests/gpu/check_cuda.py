@@ -114,6 +114,14 @@ elif case == "graph":  # default: graph-level records
 elif case == "graph_nodes":  # --cuda-graph-trace=node
     gk = [k for k in kernels if k["graph"]]
     check("300 graph node kernels", len(gk) == 300, str(len(gk)))
+elif case == "graph_late":  # instantiated before cudaProfilerStart, launched in the range
+    gl = of("graph")
+    check("100 graph launches, one record each (the program ran: no crash)", len(gl) == 100, str(len(gl)))
+    corr = {a["correlation"] for a in apis}
+    check("each graph launch has its cudaGraphLaunch call", all(g["correlation"] in corr for g in gl))
+elif case == "graph_late_nodes":
+    gk = [k for k in kernels if k["graph"]]
+    check("300 graph node kernels inside the range", len(gk) == 300, str(len(gk)))
 elif case == "alloc":
     allocs = sorted(r["bytes"] for r in of("alloc"))
     frees = sorted(r["bytes"] for r in of("free"))

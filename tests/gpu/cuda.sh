@@ -16,7 +16,9 @@ done
 wait
 pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" \
-	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" "alloc ./alloc" \
+	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" \
+	"graph_late --capture-range=cudaProfilerApi ./graph late" \
+	"graph_late_nodes --capture-range=cudaProfilerApi --cuda-graph-trace=node ./graph late" "alloc ./alloc" \
 	"fork ./fork_workers" "fork_after ./fork_workers after" "exec ./exec_child" \
 	"profiler_range --capture-range=cudaProfilerApi ./profiler_range" "phases ./phases" \
 	"phases_nvtx --capture-range=nvtx:measure ./phases" "phases_window --delay=2 --duration=2 ./phases"; do
