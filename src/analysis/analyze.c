@@ -287,10 +287,13 @@ static void scope_build(struct ctx *x, struct scope *sc)
 #define MINE(p) (!pid || (p) == pid)
 	for (int c = 0; c < NLEVELS; c++) {
 		switch (c) {
-		case GS_AN_GPU_COMPUTE:
+		case GS_AN_GPU_COMPUTE: /* kernels, and graphs launched (graph-level records) */
 			for (size_t i = 0; i < m->kernels.n; i++)
 				if (MINE(m->kernels.v[i].pid) && gpu_keep(x, m->kernels.v[i].device))
 					push(&v, m->kernels.v[i].start, m->kernels.v[i].end);
+			for (size_t i = 0; i < m->graphs.n; i++)
+				if (MINE(m->graphs.v[i].pid) && gpu_keep(x, m->graphs.v[i].device))
+					push(&v, m->graphs.v[i].start, m->graphs.v[i].end);
 			break;
 		case GS_AN_GPU_TRANSFER:
 			for (size_t i = 0; i < m->copies.n; i++)

@@ -41,19 +41,21 @@ static void sweep(const struct gs_model *m, const struct gs_filter *f, uint64_t 
 {
 	struct gs_filter who = *f; /* pid and device only */
 	who.t0 = who.t1 = 0;
-	/* kernels, copies and memsets merged in order of start (ties: in that order), each into
-	 * its device's union; cut to the window, starts keep their order */
+	/* kernels, copies, memsets and graph-level launches merged in order of start (ties: in
+	 * that order), each into its device's union; cut to the window, starts keep their order */
 	gs_busy_vec d = {0};
 	size_t last = 0;
-	struct gs_cursor cur[3];
+	enum { NT = 4 };
+	struct gs_cursor cur[NT];
 	GS_CURSOR_INIT(&cur[0], m->kernels);
 	GS_CURSOR_INIT(&cur[1], m->copies);
 	GS_CURSOR_INIT(&cur[2], m->memsets);
+	GS_CURSOR_INIT(&cur[3], m->graphs);
 again:
 	for (;;) {
 		int t = -1;
 		uint64_t best = 0;
-		for (int u = 0; u < 3; u++)
+		for (int u = 0; u < NT; u++)
 			if (cur[u].i < cur[u].n && (t < 0 || gs_cursor_start(&cur[u]) < best))
 				t = u, best = gs_cursor_start(&cur[u]);
 		if (t < 0 || best >= w1)
@@ -62,7 +64,7 @@ again:
 		 * and with a tie to the later tables': ties go in table order) and the window's
 		 * end, without looking at the others again; most traces have kernels alone */
 		uint64_t lt = w1, le = UINT64_MAX;
-		for (int u = 0; u < 3; u++) {
+		for (int u = 0; u < NT; u++) {
 			if (u == t || cur[u].i >= cur[u].n)
 				continue;
 			if (u < t)
@@ -85,8 +87,10 @@ again:
 				GET(struct gs_kernel)
 			else if (t == 1)
 				GET(struct gs_copy)
-			else
+			else if (t == 2)
 				GET(struct gs_memset)
+			else
+				GET(struct gs_graph_launch)
 #undef GET
 			gs_cursor_next(c);
 			if (end > w0 && gs_filter_keep(m, &who, pid, device, start))
@@ -94,7 +98,7 @@ again:
 		} while (c->i < c->n && (s = gs_cursor_start(c)) < lt && s <= le);
 	}
 	int redo = 0; /* a table out of order (built by hand): again, through a sorted copy */
-	for (int u = 0; u < 3; u++) {
+	for (int u = 0; u < NT; u++) {
 		if (!gs_cursor_check(&cur[u])) {
 			gs_cursor_sort(&cur[u]);
 			redo = 1;
@@ -107,7 +111,7 @@ again:
 		last = 0;
 		goto again;
 	}
-	for (int u = 0; u < 3; u++)
+	for (int u = 0; u < NT; u++)
 		gs_cursor_release(&cur[u]);
 	gs_busy_finish(&d, sl);
 	*out = d.v;

@@ -261,7 +261,9 @@ static int api_level(struct ctx *x, const struct gs_api *a)
 	return L_SYNC;
 }
 
-enum { T_KERNEL, T_COPY, T_MEMSET, T_SYNC, T_API, NTABLES };
+/* T_GRAPH: graph-level launch records (--cuda-graph-trace=graph), kernel time like the
+ * kernels of a graph traced per node */
+enum { T_KERNEL, T_COPY, T_MEMSET, T_GRAPH, T_SYNC, T_API, NTABLES };
 
 /* One sweep over the GPU tables and API calls merged in order of start, each interval fed to
  * the levels of its scopes; stops where no query can see anything more. */
@@ -318,6 +320,12 @@ static void sweep(struct ctx *x, struct gs_cursor *cur)
 					feed(x, ms->pid, L_MEMSET, ms->start, ms->end);
 				break;
 			}
+			case T_GRAPH: {
+				const struct gs_graph_launch *g = row;
+				if (!f->by_device || g->device == f->device)
+					feed(x, g->pid, L_KERNEL, g->start, g->end);
+				break;
+			}
 			case T_SYNC: {
 				const struct gs_sync *sy = row;
 				if (sy->type != 2) /* stream wait event: no host wait */
@@ -365,7 +373,7 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 		/* the table with the earliest head, walked up to the others' least head */
 		int t = -1;
 		uint64_t best = 0, lim = UINT64_MAX;
-		for (int u = 0; u <= T_MEMSET; u++) {
+		for (int u = 0; u <= T_GRAPH; u++) {
 			if (cur[u].i >= cur[u].n)
 				continue;
 			uint64_t h = gs_cursor_start(&cur[u]);
@@ -500,13 +508,16 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 			if (t == T_COPY) {
 				const struct gs_copy *o = gs_cursor_get(c);
 				s = o->start, e = o->end, pid = o->pid, device = o->device;
-			} else {
+			} else if (t == T_MEMSET) {
 				const struct gs_memset *o = gs_cursor_get(c);
+				s = o->start, e = o->end, pid = o->pid, device = o->device;
+			} else {
+				const struct gs_graph_launch *o = gs_cursor_get(c);
 				s = o->start, e = o->end, pid = o->pid, device = o->device;
 			}
 			gs_cursor_next(c);
 			if (!f->by_device || device == f->device)
-				feed(x, pid, t == T_COPY ? L_MEMCPY : L_MEMSET, s, e);
+				feed(x, pid, t == T_COPY ? L_MEMCPY : t == T_MEMSET ? L_MEMSET : L_KERNEL, s, e);
 			if (s < w1 && e > w0 && gs_filter_keep(m, &who, pid, device, s))
 				gs_busy_take(&ex->dev, &ex->last, &none, GS_MAX(s, w0), GS_MIN(e, w1), device);
 		} while (c->i < c->n && gs_cursor_start(c) <= lim);
@@ -554,7 +565,7 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 	for (size_t i = 0; i < m->syncs.n && !gpu_only; i++)
 		x->sync_corr[x->nsync_corr++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
 	qsort(x->sync_corr, x->nsync_corr, sizeof(*x->sync_corr), cmp_u64);
-	x->empty[L_KERNEL] = !m->kernels.n;
+	x->empty[L_KERNEL] = !m->kernels.n && !m->graphs.n;
 	x->empty[L_MEMCPY] = !m->copies.n;
 	x->empty[L_MEMSET] = !m->memsets.n;
 	x->empty[L_SYNC] = gpu_only || (!m->syncs.n && !m->apis.n);
@@ -626,6 +637,7 @@ static void step_sum(const struct gs_model *m, const struct gs_filter *f, int gp
 	GS_CURSOR_INIT(&cur[T_KERNEL], m->kernels);
 	GS_CURSOR_INIT(&cur[T_COPY], m->copies);
 	GS_CURSOR_INIT(&cur[T_MEMSET], m->memsets);
+	GS_CURSOR_INIT(&cur[T_GRAPH], m->graphs);
 	gs_cursor_init(&cur[T_SYNC], m->syncs.v, gpu_only ? 0 : m->syncs.n, sizeof(*m->syncs.v));
 	gs_cursor_init(&cur[T_API], m->apis.v, gpu_only ? 0 : m->apis.n, sizeof(*m->apis.v));
 	for (;;) {

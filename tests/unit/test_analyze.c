@@ -505,6 +505,23 @@ static void test_rule_sync(void **state)
 	model_free(&m);
 }
 
+/* A graph launched with graph-level records (no node kernels): its span is GPU compute. */
+static void test_graph_launch_is_compute(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	struct gs_analysis a;
+	model_init(&m);
+	range(&m, 0, 10000, S_P1, 1, 1);
+	struct gs_graph_launch g = {.start = 1000, .end = 9000, .pid = 1, .api = -1};
+	GS_VEC_PUSH(&m.graphs, g);
+	run(&m, &a, NULL, 0);
+	assert_int_equal(a.steps.v[0].part[GS_AN_GPU_COMPUTE], 8000);
+	assert_int_equal(a.primary, GS_AN_GPU_COMPUTE);
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 static void test_rule_input(void **state)
 {
 	(void)state;
@@ -770,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_rule_launch),
 		cmocka_unit_test(test_rule_sync),
+		cmocka_unit_test(test_graph_launch_is_compute),
 		cmocka_unit_test(test_rule_input),
 		cmocka_unit_test(test_rule_copies),
 		cmocka_unit_test(test_rule_transfer),
