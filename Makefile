@@ -85,7 +85,7 @@ $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 
 $(BIN): $(MAIN_OBJ) $(CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lzstd -ldeflate -lz -lsqlite3 -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lzstd -ldeflate -lz -lm
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -136,7 +136,7 @@ $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 # The load benchmark's trace generator: writes real CUPTI records through the format's writers.
 $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(NVTX_INC) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lsqlite3 -lm
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lm
 
 # libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
@@ -145,7 +145,7 @@ build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) $(BUILD)/gen/cupti_runtime_names.h \
 	@mkdir -p $(@D)
 	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -pthread \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I$(NVTX_INC) -I$(BUILD)/gen -o $@ $< $(CLI_SRC) -lzstd -ldeflate -lz -lsqlite3 -lm
+		-I$(NVTX_INC) -I$(BUILD)/gen -o $@ $< $(CLI_SRC) -lzstd -ldeflate -lz -lm
 
 test:
 	@bash tests/run.sh
