@@ -61,7 +61,7 @@ struct gs_finding {
 	const char *id;  /* stable: "launch-bound", "sync-bound", ... */
 	int cls;         /* enum gs_an_class */
 	int severity;    /* enum gs_an_severity */
-	char title[200];
+	char title[320];
 	uint64_t saving_ns;  /* per step (total over the steps / their count) */
 	double saving_pct;   /* of the median step */
 	struct gs_an_num num[GS_AN_NUMS];
