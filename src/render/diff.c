@@ -284,6 +284,49 @@ static void cells_release(struct cells *c)
 
 /* ---- text and markdown ---- */
 
+/* Append text word-wrapped to width, the first line after `used` columns, the others
+ * indented by indent spaces (markdown: as it is). */
+static void wrap(struct out *w, size_t used, size_t indent, const char *text)
+{
+	if (w->md) {
+		gs_strbuf_adds(w->sb, text);
+		gs_strbuf_addc(w->sb, '\n');
+		return;
+	}
+	size_t col = used;
+	int first = 1;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t n = strcspn(p, " "), cols = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (p[k] == '\033') { /* a colour: no columns */
+				while (k < n && p[k] != 'm')
+					k++;
+				continue;
+			}
+			cols += ((unsigned char)p[k] & 0xc0) != 0x80;
+		}
+		if (!first && col + 1 + cols > w->width) {
+			gs_strbuf_addc(w->sb, '\n');
+			for (size_t k = 0; k < indent; k++)
+				gs_strbuf_addc(w->sb, ' ');
+			col = indent;
+		} else if (!first) {
+			gs_strbuf_addc(w->sb, ' ');
+			col++;
+		}
+		gs_strbuf_add(w->sb, p, n);
+		col += cols;
+		p += n;
+		first = 0;
+	}
+	gs_strbuf_addc(w->sb, '\n');
+}
+
+
 static const char *steps_words(uint8_t by)
 {
 	return by == GS_STEPS_PROFILER ? "ProfilerStep#N ranges" :
@@ -303,7 +346,8 @@ static void interval(struct gs_strbuf *sb, const struct gs_diff_stat *s, int uni
 
 static void headline(struct out *w, const struct gs_diff *d)
 {
-	struct gs_strbuf *sb = w->sb;
+	struct gs_strbuf *sb = w->sb, line;
+	gs_strbuf_init(&line);
 	const struct gs_diff_side *b = &d->side[0], *a = &d->side[1];
 	const struct gs_diff_stat *s = &d->step;
 	const char *bo = w->md ? "**" : w->o->color ? BOLD : "", *bc = w->md ? "**" : w->o->color ? RESET : "";
@@ -311,35 +355,51 @@ static void headline(struct out *w, const struct gs_diff *d)
 		gs_strbuf_adds(sb, "### gpuscope diff: `");
 	else
 		gs_strbuf_addf(sb, "%sgpuscope diff%s ", bo, bc);
-	gs_strbuf_adds(sb, b->path);
-	gs_strbuf_adds(sb, w->md ? "` → `" : " -> ");
-	gs_strbuf_adds(sb, a->path);
-	gs_strbuf_adds(sb, w->md ? "`\n\n" : "\n");
-	gs_strbuf_addf(sb, "Steps: %zu (%s) -> %zu (%s)%s\n", b->steps, steps_words(b->steps_by), a->steps,
+	gs_strbuf_adds(&line, b->path);
+	gs_strbuf_adds(&line, w->md ? "` → `" : " -> ");
+	gs_strbuf_adds(&line, a->path);
+	if (w->md) {
+		gs_strbuf_adds(&line, "`\n");
+		gs_strbuf_adds(sb, line.buf);
+	} else {
+		wrap(w, 14, 4, line.buf);
+	}
+	gs_strbuf_reset(&line);
+	gs_strbuf_addf(&line, "Steps: %zu (%s) -> %zu (%s)%s", b->steps, steps_words(b->steps_by), a->steps,
 		       steps_words(a->steps_by), w->md ? "  " : "");
-	if (d->basis == GS_DIFF_INSTANCES)
-		gs_strbuf_addf(sb, "Fewer than %d steps in a trace: step time, breakdown and counts are not "
+	if (w->md)
+		gs_strbuf_addc(sb, '\n');
+	wrap(w, 0, 4, line.buf);
+	if (d->basis == GS_DIFF_INSTANCES) {
+		gs_strbuf_reset(&line);
+		gs_strbuf_addf(&line, "Fewer than %d steps in a trace: step time, breakdown and counts are not "
 			       "tested; kernels, ranges, API calls and copies are tested on their instance "
-			       "durations.%s\n", GS_DIFF_MIN_STEPS, w->md ? "  " : "");
-	gs_strbuf_addf(sb, "%sStep time%s (median): ", bo, bc);
-	fmt_ns(sb, s->before, 0);
-	gs_strbuf_adds(sb, " -> ");
-	fmt_ns(sb, s->after, 0);
-	gs_strbuf_adds(sb, ": ");
-	fmt_ns(sb, s->delta, 1);
-	gs_strbuf_adds(sb, " (");
-	fmt_pct(sb, s->pct);
-	gs_strbuf_adds(sb, ")");
+			       "durations.%s", GS_DIFF_MIN_STEPS, w->md ? "  " : "");
+		wrap(w, 0, 4, line.buf);
+	}
+	gs_strbuf_reset(&line);
+	gs_strbuf_addf(sb, "%sStep time%s ", bo, bc);
+	gs_strbuf_adds(&line, "(median): ");
+	fmt_ns(&line, s->before, 0);
+	gs_strbuf_adds(&line, " -> ");
+	fmt_ns(&line, s->after, 0);
+	gs_strbuf_adds(&line, ": ");
+	fmt_ns(&line, s->delta, 1);
+	gs_strbuf_adds(&line, " (");
+	fmt_pct(&line, s->pct);
+	gs_strbuf_adds(&line, ")");
 	if (s->basis == GS_DIFF_STEPS) {
-		interval(sb, s, U_NS);
-		gs_strbuf_adds(sb, ", p ");
-		fmt_p(sb, s->p);
+		interval(&line, s, U_NS);
+		gs_strbuf_adds(&line, ", p ");
+		fmt_p(&line, s->p);
 		const char *st = style_of(w, s->verdict);
-		gs_strbuf_addf(sb, ": %s%s%s%s%s\n", bo, st ? st : "", verdict_word(s->verdict, 0),
+		gs_strbuf_addf(&line, ": %s%s%s%s%s", bo, st ? st : "", verdict_word(s->verdict, 0),
 			       st ? RESET : "", bc);
 	} else {
-		gs_strbuf_adds(sb, ": not tested\n");
+		gs_strbuf_adds(&line, ": not tested");
 	}
+	wrap(w, 10, 4, line.buf);
+	gs_strbuf_release(&line);
 }
 
 static void breakdown(struct out *w, const struct gs_diff *d)
@@ -509,42 +569,6 @@ static void what(struct gs_strbuf *sb, const struct gs_diff *d, int verdict, int
 		fmt_pct(sb, it->pct_mean);
 		sep = "; ";
 	}
-}
-
-/* Append text word-wrapped to width, the first line after `used` columns, the others
- * indented by indent spaces (markdown: as it is). */
-static void wrap(struct out *w, size_t used, size_t indent, const char *text)
-{
-	if (w->md) {
-		gs_strbuf_adds(w->sb, text);
-		gs_strbuf_addc(w->sb, '\n');
-		return;
-	}
-	size_t col = used;
-	int first = 1;
-	for (const char *p = text; *p;) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		size_t n = strcspn(p, " "), cols = 0;
-		for (size_t k = 0; k < n; k++)
-			cols += ((unsigned char)p[k] & 0xc0) != 0x80;
-		if (!first && col + 1 + cols > w->width) {
-			gs_strbuf_addc(w->sb, '\n');
-			for (size_t k = 0; k < indent; k++)
-				gs_strbuf_addc(w->sb, ' ');
-			col = indent;
-		} else if (!first) {
-			gs_strbuf_addc(w->sb, ' ');
-			col++;
-		}
-		gs_strbuf_add(w->sb, p, n);
-		col += cols;
-		p += n;
-		first = 0;
-	}
-	gs_strbuf_addc(w->sb, '\n');
 }
 
 static void result(struct out *w, const struct gs_diff *d)
