@@ -465,13 +465,14 @@ static void collect(struct ctx *x, int side)
 		if (st < 0)
 			continue;
 		uint64_t key = (uint64_t)a->driver << 32 | a->cbid;
-		uint32_t id = cached(&cache, key);
+		uint32_t id = cached(&cache, key); /* the top bit: a blocking call */
 		if (!id) {
 			id = acc_id(x, GS_DIFF_API, gs_api_base_name(a, buf, sizeof(buf))) + 1;
+			id |= (uint32_t)blocking(a) << 31;
 			gs_u64map_put(&cache, key + 1, id);
 		}
-		int b = blocking(a);
-		acc_add(x, side, id - 1, st, a->end - a->start, 0, b);
+		int b = (int)(id >> 31);
+		acc_add(x, side, (id & 0x7fffffffu) - 1, st, a->end - a->start, 0, b);
 		s->count[GS_DIFF_SYNCS][st] += b;
 	}
 	gs_u64map_release(&cache);
@@ -580,6 +581,7 @@ void gs_diff_run(const struct gs_model *const m[2], const struct gs_analysis *co
 		for (size_t k = 0; k < a[i]->steps.n; k++)
 			v[i][k] = (double)(a[i]->steps.v[k].end - a[i]->steps.v[k].start);
 	compare(v[0], nb, v[1], na, &c, &d->step);
+	c.boot_always = 0; /* the rest: an interval only where p is small (where it decides) */
 	/* the parts: a class moved when it changed by the threshold's share of the step */
 	c.alpha = d->alpha / GS_AN__N;
 	c.threshold = 0;
@@ -615,7 +617,6 @@ void gs_diff_run(const struct gs_model *const m[2], const struct gs_analysis *co
 	c.alpha = d->alpha / (double)(tested ? tested : 1);
 	c.threshold = d->threshold_pct;
 	c.floor = GS_DIFF_MATERIAL * (double)d->side[0].median_ns;
-	c.boot_always = 0;
 	for (size_t i = 0; i < x.acc.n; i++) {
 		struct acc *ac = &x.acc.v[i];
 		struct gs_diff_item it;

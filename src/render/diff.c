@@ -596,9 +596,9 @@ static void result(struct out *w, const struct gs_diff *d)
 	gs_strbuf_reset(&line);
 	gs_strbuf_addf(&line,
 		       "Significant: Mann-Whitney U p < %.4g (Bonferroni-corrected in each family; %zu "
-		       "items tested), and the 95%% bootstrap interval of the median difference (%u "
+		       "item%s tested), and the 95%% bootstrap interval of the median difference (%u "
 		       "resamples, seed %llu) excluding 0; over per-%s values.",
-		       d->alpha, d->tested, d->resamples, (unsigned long long)d->seed,
+		       d->alpha, d->tested, d->tested == 1 ? "" : "s", d->resamples, (unsigned long long)d->seed,
 		       d->basis == GS_DIFF_STEPS ? "step" : "instance");
 	wrap(w, 0, 0, line.buf);
 	gs_strbuf_release(&line);
