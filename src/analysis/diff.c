@@ -284,6 +284,7 @@ static int cmp_stepref(const void *a, const void *b)
 struct acc {
 	uint32_t kind;
 	int wait;          /* a blocking call */
+	uint64_t mem[2];   /* copies: bit src * 8 + dst for each pair of memory kinds seen */
 	double *per[2];    /* ns per step, by side (NULL: none in that trace's steps) */
 	double total[2], count[2], bytes[2];
 	GS_VEC(double) inst[2]; /* instance durations (instance basis) */
@@ -429,15 +430,13 @@ static void collect(struct ctx *x, int side)
 		long st = step_of(s, c->pid, issued(m, c->api, c->start));
 		if (st < 0)
 			continue;
-		uint64_t key = (uint64_t)c->kind << 16 | (uint64_t)c->src_kind << 8 | c->dst_kind;
-		uint32_t id = cached(&cache, key);
+		uint32_t id = cached(&cache, c->kind);
 		if (!id) {
-			snprintf(buf, sizeof(buf), "%s %s -> %s", gs_copy_op_name(c->kind),
-				 gs_mem_kind_name(c->src_kind), gs_mem_kind_name(c->dst_kind));
-			id = acc_id(x, GS_DIFF_COPY, buf) + 1;
-			gs_u64map_put(&cache, key + 1, id);
+			id = acc_id(x, GS_DIFF_COPY, gs_copy_op_name(c->kind)) + 1;
+			gs_u64map_put(&cache, (uint64_t)c->kind + 1, id);
 		}
 		acc_add(x, side, id - 1, st, c->end - c->start, c->bytes, 0);
+		x->acc.v[id - 1].mem[side] |= 1ull << (GS_MIN(c->src_kind, 7u) * 8 + GS_MIN(c->dst_kind, 7u));
 		s->count[GS_DIFF_COPIES][st] += 1;
 		s->count[GS_DIFF_BYTES][st] += (double)c->bytes;
 	}
@@ -448,14 +447,14 @@ static void collect(struct ctx *x, int side)
 		long st = step_of(s, c->pid, issued(m, c->api, c->start));
 		if (st < 0)
 			continue;
-		uint64_t key = (uint64_t)1 << 32 | c->mem_kind;
+		uint64_t key = (uint64_t)1 << 32;
 		uint32_t id = cached(&cache, key);
 		if (!id) {
-			snprintf(buf, sizeof(buf), "[CUDA memset] %s", gs_mem_kind_name(c->mem_kind));
-			id = acc_id(x, GS_DIFF_COPY, buf) + 1;
+			id = acc_id(x, GS_DIFF_COPY, "[CUDA memset]") + 1;
 			gs_u64map_put(&cache, key + 1, id);
 		}
 		acc_add(x, side, id - 1, st, c->end - c->start, c->bytes, 0);
+		x->acc.v[id - 1].mem[side] |= 1ull << (GS_MIN(c->mem_kind, 7u) * 8 + GS_MIN(c->mem_kind, 7u));
 	}
 	gs_u64map_release(&cache);
 	gs_u64map_init(&cache);
@@ -631,6 +630,8 @@ void gs_diff_run(const struct gs_model *const m[2], const struct gs_analysis *co
 		it.bytes_before = nb ? ac->bytes[0] / (double)nb : 0;
 		it.bytes_after = na ? ac->bytes[1] / (double)na : 0;
 		it.wait = ac->wait;
+		it.mem_before = ac->mem[0];
+		it.mem_after = ac->mem[1];
 		c.floor_delta = it.ns_after - it.ns_before;
 		c.own_pct = 1;
 		c.pct = it.ns_before > 0 ? 100.0 * c.floor_delta / it.ns_before :

@@ -59,8 +59,10 @@ struct gs_diff_stat {
 
 enum gs_diff_kind { GS_DIFF_KERNEL, GS_DIFF_RANGE, GS_DIFF_API, GS_DIFF_COPY, GS_DIFF__NKIND };
 
-/* A kernel (demangled name), range ("domain:name"), API function or copy kind. Times are means
- * per step (the total over the steps divided by their count). */
+/* A kernel (demangled name), range ("domain:name"), API function, or copy kind and direction
+ * ("[CUDA memcpy HtoD]": copies from pageable and pinned memory are one item, their memory
+ * kinds kept beside it). Times are means per step (the total over the steps divided by their
+ * count). */
 struct gs_diff_item {
 	char *name;
 	int kind;     /* enum gs_diff_kind */
@@ -70,6 +72,8 @@ struct gs_diff_item {
 	double ns_before, ns_after;
 	double count_before, count_after;
 	double bytes_before, bytes_after; /* copies and memsets */
+	uint64_t mem_before, mem_after;   /* copies: the memory kinds (enum gs_mem_kind, 7 and over as
+					   * 7) seen, bit src * 8 + dst; memsets: src = dst = the kind */
 	struct gs_diff_stat st; /* its time: per step, or per instance; the threshold applies to
 				 * the change of the mean per step (pct_mean) */
 	double pct_mean;        /* 100 (ns_after - ns_before) / ns_before; INFINITY from 0 */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/gpu_ops.h"
 #include "../util/alloc.h"
 #include "diff.h"
 
@@ -106,6 +107,26 @@ static const char *verdict_word(int v, int parts)
 	case GS_DIFF_SMALL: return "small";
 	default: return "noise";
 	}
+}
+
+/* The memory kinds of a copy item: "Pageable -> Device, Pinned -> Device" (a memset's: "Device"). */
+static void mem_desc(struct gs_strbuf *sb, uint64_t mask, int memset)
+{
+	const char *sep = "";
+	for (unsigned b = 0; b < 64; b++)
+		if (mask >> b & 1) {
+			if (memset)
+				gs_strbuf_addf(sb, "%s%s", sep, gs_mem_kind_name(b / 8));
+			else
+				gs_strbuf_addf(sb, "%s%s -> %s", sep, gs_mem_kind_name(b / 8),
+					       gs_mem_kind_name(b % 8));
+			sep = ", ";
+		}
+}
+
+static int is_memset(const struct gs_diff_item *it)
+{
+	return !strcmp(it->name, "[CUDA memset]");
 }
 
 /* ---- rows ---- */
@@ -483,6 +504,15 @@ static void items(struct out *w, const struct gs_diff *d, int kind, size_t top)
 					       (it->st.verdict == GS_DIFF_REGRESSION ? "longer wait" : "shorter wait") :
 					       verdict_word(it->st.verdict, 0));
 		gs_strbuf_adds(&c.b[6], it->name);
+		if (it->kind == GS_DIFF_COPY && (it->mem_before || it->mem_after)) {
+			gs_strbuf_adds(&c.b[6], " (");
+			mem_desc(&c.b[6], it->mem_before, is_memset(it));
+			if (it->mem_after != it->mem_before) {
+				gs_strbuf_adds(&c.b[6], "; now ");
+				mem_desc(&c.b[6], it->mem_after, is_memset(it));
+			}
+			gs_strbuf_adds(&c.b[6], ")");
+		}
 		if (it->count_before != it->count_after)
 			gs_strbuf_addf(&c.b[6], " (%.4g -> %.4g per step)", it->count_before, it->count_after);
 		cells_fix(&c);
@@ -710,6 +740,16 @@ static void jitem(struct gs_strbuf *sb, const struct gs_diff_item *it)
 		jnum(sb, it->bytes_before);
 		gs_strbuf_adds(sb, ", \"bytes_per_step_after\": ");
 		jnum(sb, it->bytes_after);
+		struct gs_strbuf m;
+		gs_strbuf_init(&m);
+		mem_desc(&m, it->mem_before, is_memset(it));
+		gs_strbuf_adds(sb, ", \"memory_before\": ");
+		jstr(sb, m.buf);
+		gs_strbuf_reset(&m);
+		mem_desc(&m, it->mem_after, is_memset(it));
+		gs_strbuf_adds(sb, ", \"memory_after\": ");
+		jstr(sb, m.buf);
+		gs_strbuf_release(&m);
 	}
 	gs_strbuf_adds(sb, ", \"test\": ");
 	jstat(sb, &it->st, 1e-6);

@@ -90,15 +90,16 @@ has "diff kineto extrasync text: the shorter stream sync is a wait, not an impro
 # pageable -> pinned: an improvement (step time, the copy's op and call); the copy kinds swap
 $GS diff --fail-on-regression "$(kt pageable)" "$(kt pinned)" >"$T/out.txt"
 eq "diff kineto pageable -> pinned: exit 0" 0 $?
-eq "diff kineto pageable -> pinned: improvements" "api:cudaMemcpyAsync range::aten::copy_ step_time:-" \
+eq "diff kineto pageable -> pinned: improvements" "api:cudaMemcpyAsync copy:[CUDA memcpy HtoD] range::aten::copy_ step_time:-" \
 	"$(diff_field "$(kt pageable)" "$(kt pinned)" "$imps")"
-eq "diff kineto pageable -> pinned: copies vanished and appeared" "[CUDA memcpy HtoD] Pageable -> Device:vanished [CUDA memcpy HtoD] Pinned -> Device:appeared" \
-	"$(diff_field "$(kt pageable)" "$(kt pinned)" "' '.join(c['name'] + ':' + c['presence'] for c in sorted(d['copies'], key=lambda c: c['name']))")"
+eq "diff kineto pageable -> pinned: one copy item, its memory kinds before and after" "[CUDA memcpy HtoD]|both|Pageable -> Device|Pinned -> Device|-77" \
+	"$(diff_field "$(kt pageable)" "$(kt pinned)" "'|'.join(str(x) for c in d['copies'] for x in (c['name'], c['presence'], c['memory_before'], c['memory_after'], round(c['pct'])))")"
+has "diff kineto pageable -> pinned text: memory kinds" "[CUDA memcpy HtoD] (Pageable -> Device; now Pinned -> Device)" "$(cat "$T/out.txt")"
 eq "diff kineto pageable -> pinned: gpu_transfer shrank, bytes per step the same" "improvement 0" \
 	"$(diff_field "$(kt pageable)" "$(kt pinned)" "d['breakdown']['gpu_transfer']['verdict'], d['counts']['bytes_copied']['delta']" | tr -d "(),'")"
 $GS diff --fail-on-regression "$(kt pinned)" "$(kt pageable)" >/dev/null
 eq "diff kineto pinned -> pageable: exit 3" 3 $?
-eq "diff kineto pinned -> pageable: regressions" "api:cudaMemcpyAsync range::aten::copy_ step_time:-" \
+eq "diff kineto pinned -> pageable: regressions" "api:cudaMemcpyAsync copy:[CUDA memcpy HtoD] range::aten::copy_ step_time:-" \
 	"$(diff_field "$(kt pinned)" "$(kt pageable)" "$regs")"
 
 # one step per trace (no ProfilerStep ranges): instance statistics, and the output says so

@@ -375,13 +375,17 @@ static void test_pinned(void **state)
 	struct plan b = {.k_factor = 1, .steps = 1, .seed = 1};
 	struct plan a = {.k_factor = 1, .steps = 1, .seed = 2, .pinned = 1};
 	compare_plans(&x, &b, &a, 0);
-	const struct gs_diff_item *pg = item(&x.d, GS_DIFF_COPY, "[CUDA memcpy HtoD] Pageable -> Device");
-	const struct gs_diff_item *pn = item(&x.d, GS_DIFF_COPY, "[CUDA memcpy HtoD] Pinned -> Device");
-	assert_non_null(pg);
-	assert_non_null(pn);
-	assert_int_equal(pg->presence, -1);
-	assert_int_equal(pn->presence, 1);
-	assert_float_equal(pg->bytes_before, 1048576.0, 0);
+	/* one item: the direction; its memory kinds beside it */
+	const struct gs_diff_item *cp = item(&x.d, GS_DIFF_COPY, "[CUDA memcpy HtoD]");
+	assert_non_null(cp);
+	assert_int_equal(cp->presence, 0);
+	assert_int_equal(cp->mem_before, 1ull << (GS_MEM_PAGEABLE * 8 + GS_MEM_DEVICE));
+	assert_int_equal(cp->mem_after, 1ull << (GS_MEM_PINNED * 8 + GS_MEM_DEVICE));
+	assert_float_equal(cp->bytes_before, 1048576.0, 0);
+	assert_float_equal(cp->ns_before, 50000, 0);
+	assert_float_equal(cp->ns_after, 20000, 0);
+	assert_int_equal(cp->st.verdict, GS_DIFF_IMPROVEMENT);
+	assert_int_equal(x.d.improvements, 1);
 	assert_float_equal(x.d.count[GS_DIFF_BYTES].delta, 0, 0);
 	/* 30 us less copying on a 900 us step: significant, but 3.3% of the step, under 5% */
 	assert_float_equal(x.d.part[GS_AN_GPU_TRANSFER].delta, -30000, 0);
