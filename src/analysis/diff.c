@@ -253,13 +253,20 @@ static void compare(double *x, size_t nx, double *y, size_t ny, const struct cmp
 		return;
 	st->p = gs_diff_mwu(x, nx, y, ny, NULL);
 	int small_p = st->p < c->alpha;
-	if ((small_p || c->boot_always) && nx <= GS_DIFF_BOOT_MAX && ny <= GS_DIFF_BOOT_MAX)
-		gs_diff_bootstrap(x, nx, y, ny, c->d->resamples, c->d->seed, 0.95, &st->lo, &st->hi);
+	int big = !(fabs(c->own_pct ? c->pct : st->pct) < c->threshold ||
+		    (c->floor > 0 && fabs(c->floor_delta) < c->floor));
+	/* the interval decides only between a regression (or improvement) and noise */
+	if ((c->boot_always || (small_p && big)) && nx <= GS_DIFF_BOOT_MAX && ny <= GS_DIFF_BOOT_MAX) {
+		unsigned b = c->d->resamples;
+		if ((double)b * (double)(nx + ny) > GS_DIFF_BOOT_WORK) /* fewer for large samples */
+			b = (unsigned)GS_MAX(GS_DIFF_BOOT_WORK / (double)(nx + ny), 200.0);
+		gs_diff_bootstrap(x, nx, y, ny, b, c->d->seed, 0.95, &st->lo, &st->hi);
+	}
 	int excl = isnan(st->lo) || st->lo > 0 || st->hi < 0;
 	st->significant = small_p && excl;
 	if (!st->significant)
 		st->verdict = GS_DIFF_NOISE;
-	else if (fabs(c->own_pct ? c->pct : st->pct) < c->threshold || (c->floor > 0 && fabs(c->floor_delta) < c->floor))
+	else if (!big)
 		st->verdict = GS_DIFF_SMALL;
 	else
 		st->verdict = st->delta > 0 ? GS_DIFF_REGRESSION : GS_DIFF_IMPROVEMENT;

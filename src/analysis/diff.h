@@ -34,6 +34,7 @@
 #define GS_DIFF_SEED 1u           /* bootstrap seed */
 #define GS_DIFF_MATERIAL 0.005    /* an item's change under this share of the step is too small */
 #define GS_DIFF_BOOT_MAX 20000    /* samples per side above which no bootstrap is drawn */
+#define GS_DIFF_BOOT_WORK 2e7     /* resamples x samples: fewer resamples (200 at least) above */
 
 enum gs_diff_basis { GS_DIFF_STEPS, GS_DIFF_INSTANCES, GS_DIFF_UNTESTED };
 
