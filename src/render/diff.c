@@ -27,6 +27,8 @@ static void fmt_ns(struct gs_strbuf *sb, double ns, int sign)
 		gs_strbuf_adds(sb, "-");
 		return;
 	}
+	if (fabs(ns) < 0.5) /* no "-0 ns" */
+		ns = 0;
 	if (sign)
 		gs_strbuf_addc(sb, ns < 0 ? '-' : '+');
 	else if (ns < 0)
@@ -478,7 +480,7 @@ static void items(struct out *w, const struct gs_diff *d, int kind, size_t top)
 	size_t shown = 0, n = 0;
 	for (size_t i = 0; i < d->items.n; i++)
 		n += d->items.v[i].kind == kind && !d->items.v[i].presence;
-	if (!n)
+	if (!n || !top)
 		return;
 	char title[120];
 	snprintf(title, sizeof(title), "%s by change of time per step (top %zu of %zu)", kind_titles[kind],
@@ -528,7 +530,7 @@ static void presence(struct out *w, const struct gs_diff *d, int which, size_t t
 	size_t n = 0, shown = 0;
 	for (size_t i = 0; i < d->items.n; i++)
 		n += d->items.v[i].presence == which;
-	if (!n)
+	if (!n || !top)
 		return;
 	char title[120];
 	snprintf(title, sizeof(title), "%s (top %zu of %zu, by time per step)",
