@@ -269,7 +269,7 @@ static void compare(double *x, size_t nx, double *y, size_t ny, const struct cmp
 	else if (!big)
 		st->verdict = GS_DIFF_SMALL;
 	else
-		st->verdict = st->delta > 0 ? GS_DIFF_REGRESSION : GS_DIFF_IMPROVEMENT;
+		st->verdict = (c->own_pct ? c->pct : st->delta) > 0 ? GS_DIFF_REGRESSION : GS_DIFF_IMPROVEMENT;
 }
 
 /* ---- what each trace did in each step ---- */
