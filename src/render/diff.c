@@ -178,8 +178,10 @@ static void md_cell(struct gs_strbuf *sb, const char *s)
 	}
 }
 
-/* One row: n cells; widths[i] > 0 right-aligns, < 0 left-aligns, 0 takes the rest (last). */
-static void row(struct out *w, const int *widths, char *const *cells, size_t n, const char *style)
+/* One row: n cells; widths[i] > 0 right-aligns, < 0 left-aligns, 0 takes the rest (last).
+ * style (an ANSI colour, with colour on) is given to cell scol, or to every cell when scol < 0. */
+static void row_styled(struct out *w, const int *widths, char *const *cells, size_t n,
+		       const char *style, int scol)
 {
 	struct gs_strbuf *sb = w->sb;
 	if (w->md) {
@@ -204,11 +206,12 @@ static void row(struct out *w, const int *widths, char *const *cells, size_t n, 
 	}
 	size_t col = 2;
 	gs_strbuf_adds(sb, "  ");
-	int styled = style && w->o->color;
+	int on = style && w->o->color;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = utf8_len(cells[i]);
 		if (i)
 			gs_strbuf_addc(sb, ' '), col++;
+		int styled = on && *cells[i] && (scol < 0 || (size_t)scol == i);
 		if (widths[i] == 0) {
 			size_t room = w->width > col + 10 ? w->width - col : 10;
 			if (len > room && w->width > 40) { /* the name on a line of its own */
@@ -229,10 +232,10 @@ static void row(struct out *w, const int *widths, char *const *cells, size_t n, 
 		if (widths[i] > 0)
 			for (size_t k = 0; k < pad; k++)
 				gs_strbuf_addc(sb, ' ');
-		if (styled && i == n - 2)
+		if (styled)
 			gs_strbuf_adds(sb, style);
 		gs_strbuf_adds(sb, cells[i]);
-		if (styled && i == n - 2)
+		if (styled)
 			gs_strbuf_adds(sb, RESET);
 		if (widths[i] < 0 && i + 1 < n)
 			for (size_t k = 0; k < pad; k++)
@@ -245,9 +248,16 @@ static void row(struct out *w, const int *widths, char *const *cells, size_t n, 
 	gs_strbuf_addc(sb, '\n');
 }
 
+/* A row whose verdict (the cell at scol) has the verdict's colour. */
+static void row(struct out *w, const int *widths, char *const *cells, size_t n, const char *style,
+		int scol)
+{
+	row_styled(w, widths, cells, n, style, scol);
+}
+
 static void header(struct out *w, const int *widths, char *const *cells, size_t n)
 {
-	row(w, widths, cells, n, w->o->color ? BOLD : NULL);
+	row_styled(w, widths, cells, n, w->o->color ? BOLD : NULL, -1);
 	if (w->md) {
 		gs_strbuf_adds(w->sb, "|");
 		for (size_t i = 0; i < n; i++)
@@ -445,7 +455,7 @@ static void breakdown(struct out *w, const struct gs_diff *d)
 		if (s->verdict >= GS_DIFF_REGRESSION)
 			gs_strbuf_adds(&c.b[5], verdict_word(s->verdict, 1));
 		cells_fix(&c);
-		row(w, wd, c.c, 6, NULL);
+		row(w, wd, c.c, 6, NULL, 0);
 	}
 	cells_release(&c);
 }
@@ -470,7 +480,7 @@ static void counts(struct out *w, const struct gs_diff *d)
 		fmt_p(&c.b[5], s->p);
 		gs_strbuf_adds(&c.b[6], s->basis == GS_DIFF_UNTESTED ? "-" : verdict_word(s->verdict, 0));
 		cells_fix(&c);
-		row(w, wd, c.c, 7, style_of(w, s->verdict));
+		row(w, wd, c.c, 7, style_of(w, s->verdict), 6);
 	}
 	cells_release(&c);
 }
@@ -518,7 +528,7 @@ static void items(struct out *w, const struct gs_diff *d, int kind, size_t top)
 		if (it->count_before != it->count_after)
 			gs_strbuf_addf(&c.b[6], " (%.4g -> %.4g per step)", it->count_before, it->count_after);
 		cells_fix(&c);
-		row(w, wd, c.c, 7, it->wait ? NULL : style_of(w, it->st.verdict));
+		row(w, wd, c.c, 7, it->wait ? NULL : style_of(w, it->st.verdict), 5);
 		shown++;
 	}
 	w->code_last = 0;
@@ -564,7 +574,7 @@ static void presence(struct out *w, const struct gs_diff *d, int which, size_t t
 		fmt_count(&c.b[2], which > 0 ? v[i]->count_after : v[i]->count_before, 0);
 		gs_strbuf_adds(&c.b[3], v[i]->name);
 		cells_fix(&c);
-		row(w, wd, c.c, 4, NULL);
+		row(w, wd, c.c, 4, NULL, 0);
 	}
 	w->code_last = 0;
 	cells_release(&c);
