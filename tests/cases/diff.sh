@@ -133,8 +133,21 @@ for k in ("kernels", "ranges", "api_calls", "copies"):
         assert sorted(it["test"]) == sorted(stat)
 print("ok")' 2>&1)
 eq "diff json: schema gpuscope.diff/1 ($out)" ok "$out"
-b=$(python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['breakdown']['gpu_compute'])" < <($GS analyze --format json "$(kt kernel2x)"))
-eq "diff json: the breakdown is analyze's" "$b" "$(printf '%s' "$j1" | python3 -c "import json,sys; print(json.load(sys.stdin)['after']['breakdown']['gpu_compute'])")"
+# each side is analyze's: steps, median step time, primary class, breakdown
+for side in before:base_a after:kernel2x; do
+	$GS analyze --format json "$(kt "${side#*:}")" >"$T/an.json"
+	out=$(printf '%s' "$j1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[sys.argv[1]]
+v = json.load(open(sys.argv[2]))["verdict"]
+assert d["steps"] == v["steps"] and d["steps_by"] == v["steps_by"], "steps"
+assert d["step_time_ms"] == v["step_time_ms"], (d["step_time_ms"], v["step_time_ms"])
+assert d["primary"] == v["primary"], "primary"
+assert all(abs(d["breakdown"][c] - v["breakdown"][c]) < 1e-9 for c in v["breakdown"]), "breakdown"
+assert all(abs(d["ms_per_step"][c] - v["breakdown_ns"][c] / 1e6 / v["steps"]) < 1e-6 for c in v["breakdown"]), "ms"
+print("ok")' "${side%%:*}" "$T/an.json" 2>&1)
+	eq "diff json: $side is analyze's verdict ($out)" ok "$out"
+done
 m=$($GS diff --format markdown "$(kt base_a)" "$(kt kernel2x)")
 has "diff markdown: a heading" "### gpuscope diff: \`" "$m"
 has "diff markdown: a table row with the kernel as code" '| +199.8 us | +99.2% | 201.4 us | 401.2 us | 3.0e-11 | REGRESSION | `void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)` |' "$m"
@@ -142,9 +155,42 @@ has "diff markdown: the result" "**Result:** 2 significant regressions beyond 5%
 $GS diff --fail-on-regression -f md -o "$T/pr.md" "$(kt base_a)" "$(kt kernel2x)"
 eq "diff -o: exit 3, written either way" "3 1" "$? $(grep -c '^\*\*Result:\*\*' "$T/pr.md")"
 
-# GPU recordings (tests/data/diff/*.gst, NVTX ranges named step), when committed
+# GPU recordings (tests/data/diff/*.gst, steps are NVTX ranges named step): two runs of one
+# program must not differ; a kernel 2x slower, an extra synchronize per step and pageable vs
+# pinned copies must be found
 if [ -f "$DD/base_a.gst" ]; then
-	. "$ROOT/tests/cases/diff_gpu.sh"
+	gd() { printf '%s/%s.gst' "$DD" "$1"; }
+
+	# two runs of the same program, both ways: no regression
+	for p in "base_a base_b" "base_b base_a"; do
+		set -- $p
+		$GS diff --step step --fail-on-regression "$(gd "$1")" "$(gd "$2")" >"$T/out.txt"
+		eq "diff gpu noise $1 -> $2: exit 0" 0 $?
+		eq "diff gpu noise $1 -> $2: no regression" "" \
+			"$(diff_field "$(gd "$1")" "$(gd "$2")" "$regs" --step step)"
+	done
+
+	# one elementwise kernel 2x slower: that kernel regresses, by about 100%; exit 3
+	$GS diff --step step --fail-on-regression "$(gd base_a)" "$(gd kernel2x)" >/dev/null
+	eq "diff gpu kernel2x: exit 3" 3 $?
+	eq "diff gpu kernel2x: one kernel regressed" 1 \
+		"$(diff_field "$(gd base_a)" "$(gd kernel2x)" "len([r for r in d['regressions'] if r['what'] == 'kernel'])" --step step)"
+	between "diff gpu kernel2x: by 80..120%" 80 120 \
+		"$(diff_field "$(gd base_a)" "$(gd kernel2x)" "[r['pct'] for r in d['regressions'] if r['what'] == 'kernel'][0]" --step step)"
+
+	# an extra synchronize per step: syncs per step regress; exit 3
+	$GS diff --step step --fail-on-regression "$(gd base_a)" "$(gd extrasync)" >/dev/null
+	eq "diff gpu extrasync: exit 3" 3 $?
+	eq "diff gpu extrasync: syncs per step regressed" "True" \
+		"$(diff_field "$(gd base_a)" "$(gd extrasync)" "any(r['what'] == 'count' and r['name'] == 'syncs' for r in d['regressions'])" --step step)"
+
+	# pageable -> pinned: the host-to-device copies got faster, no regression; the reverse regresses
+	$GS diff --step step --fail-on-regression "$(gd pageable)" "$(gd pinned)" >/dev/null
+	eq "diff gpu pageable -> pinned: exit 0" 0 $?
+	eq "diff gpu pageable -> pinned: HtoD copies an improvement, from pageable to pinned" "improvement Pageable Pinned" \
+		"$(diff_field "$(gd pageable)" "$(gd pinned)" "[(c['test']['verdict'], c['memory_before'].split()[0], c['memory_after'].split()[0]) for c in d['copies'] if c['name'] == '[CUDA memcpy HtoD]'][0]" --step step | tr -d "(),'")"
+	$GS diff --step step --fail-on-regression "$(gd pinned)" "$(gd pageable)" >/dev/null
+	eq "diff gpu pinned -> pageable: exit 3" 3 $?
 fi
 
 # options and bad input
