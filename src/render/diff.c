@@ -581,7 +581,7 @@ static void presence(struct out *w, const struct gs_diff *d, int which, size_t t
 	free(v);
 }
 
-static void what(struct gs_strbuf *sb, const struct gs_diff *d, int verdict, int md)
+static void what(struct gs_strbuf *sb, const struct gs_diff *d, int verdict, int md, int ascii)
 {
 	const char *sep = "";
 	if (d->step.verdict == verdict) {
@@ -604,8 +604,8 @@ static void what(struct gs_strbuf *sb, const struct gs_diff *d, int verdict, int
 			gs_strbuf_adds(sb, "`");
 			gs_strbuf_adds(sb, it->name);
 			gs_strbuf_adds(sb, "`");
-		} else {
-			gs_strbuf_adds(sb, it->name);
+		} else { /* a C++ kernel name can fill a screen: its start says which */
+			add_cut(sb, it->name, 72, ascii);
 		}
 		gs_strbuf_adds(sb, " ");
 		fmt_pct(sb, it->pct_mean);
@@ -622,14 +622,14 @@ static void result(struct out *w, const struct gs_diff *d)
 	if (d->regressions) {
 		gs_strbuf_addf(&line, "%zu significant regression%s beyond %.4g%%: ", d->regressions,
 			       d->regressions == 1 ? "" : "s", d->threshold_pct);
-		what(&line, d, GS_DIFF_REGRESSION, w->md);
+		what(&line, d, GS_DIFF_REGRESSION, w->md, w->o->ascii);
 		gs_strbuf_adds(&line, ".");
 	} else {
 		gs_strbuf_addf(&line, "no significant regression beyond %.4g%%.", d->threshold_pct);
 	}
 	if (d->improvements) {
 		gs_strbuf_addf(&line, " %zu improvement%s: ", d->improvements, d->improvements == 1 ? "" : "s");
-		what(&line, d, GS_DIFF_IMPROVEMENT, w->md);
+		what(&line, d, GS_DIFF_IMPROVEMENT, w->md, w->o->ascii);
 		gs_strbuf_adds(&line, ".");
 	}
 	wrap(w, 8, 8, line.buf);

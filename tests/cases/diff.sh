@@ -177,20 +177,31 @@ if [ -f "$DD/base_a.gst" ]; then
 		"$(diff_field "$(gd base_a)" "$(gd kernel2x)" "len([r for r in d['regressions'] if r['what'] == 'kernel'])" --step step)"
 	between "diff gpu kernel2x: by 80..120%" 80 120 \
 		"$(diff_field "$(gd base_a)" "$(gd kernel2x)" "[r['pct'] for r in d['regressions'] if r['what'] == 'kernel'][0]" --step step)"
+	has "diff gpu kernel2x: the exp kernel" "exp_kernel_cuda" \
+		"$(diff_field "$(gd base_a)" "$(gd kernel2x)" "[r['name'] for r in d['regressions'] if r['what'] == 'kernel'][0]" --step step)"
+	# +2.4% of the step: significant, under the 5% threshold
+	eq "diff gpu kernel2x: step time small" "small 2.4" \
+		"$(diff_field "$(gd base_a)" "$(gd kernel2x)" "d['step_time']['verdict'], round(d['step_time']['pct'], 1)" --step step | tr -d "(),'")"
 
 	# an extra synchronize per step: syncs per step regress; exit 3
 	$GS diff --step step --fail-on-regression "$(gd base_a)" "$(gd extrasync)" >/dev/null
 	eq "diff gpu extrasync: exit 3" 3 $?
 	eq "diff gpu extrasync: syncs per step regressed" "True" \
 		"$(diff_field "$(gd base_a)" "$(gd extrasync)" "any(r['what'] == 'count' and r['name'] == 'syncs' for r in d['regressions'])" --step step)"
+	eq "diff gpu extrasync: cudaDeviceSynchronize 1 -> 2 per step, a wait" "1 2 True" \
+		"$(diff_field "$(gd base_a)" "$(gd extrasync)" "[(a['count_per_step_before'], a['count_per_step_after'], a['wait']) for a in d['api_calls'] if a['name'] == 'cudaDeviceSynchronize'][0]" --step step | tr -d "(),'")"
 
 	# pageable -> pinned: the host-to-device copies got faster, no regression; the reverse regresses
 	$GS diff --step step --fail-on-regression "$(gd pageable)" "$(gd pinned)" >/dev/null
 	eq "diff gpu pageable -> pinned: exit 0" 0 $?
 	eq "diff gpu pageable -> pinned: HtoD copies an improvement, from pageable to pinned" "improvement Pageable Pinned" \
 		"$(diff_field "$(gd pageable)" "$(gd pinned)" "[(c['test']['verdict'], c['memory_before'].split()[0], c['memory_after'].split()[0]) for c in d['copies'] if c['name'] == '[CUDA memcpy HtoD]'][0]" --step step | tr -d "(),'")"
+	eq "diff gpu pageable -> pinned: step time -52.7%" "improvement -52.7" \
+		"$(diff_field "$(gd pageable)" "$(gd pinned)" "d['step_time']['verdict'], round(d['step_time']['pct'], 1)" --step step | tr -d "(),'")"
 	$GS diff --step step --fail-on-regression "$(gd pinned)" "$(gd pageable)" >/dev/null
 	eq "diff gpu pinned -> pageable: exit 3" 3 $?
+	eq "diff gpu pinned -> pageable: regressions" "api:cudaMemcpyAsync copy:[CUDA memcpy HtoD] step_time:-" \
+		"$(diff_field "$(gd pinned)" "$(gd pageable)" "$regs" --step step)"
 fi
 
 # options and bad input
