@@ -39,8 +39,8 @@ static const char *const strs[] = {
 	"sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x32",
 	"vectorized_elementwise_kernel",
 	/* cuBLAS's fp32 SIMT GEMM on an H200 (xmma is the library's name, ffma the SIMT path) */
-	"sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize256x64x8_stage3_warpsize2x2x1_ffma_aligna4_"
-	"alignc4_execute_kernel__5x_cublas",
+	("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize256x64x8_stage3_warpsize2x2x1_ffma_aligna4_"
+	 "alignc4_execute_kernel__5x_cublas"),
 };
 
 static void model_init(struct gs_model *m)
