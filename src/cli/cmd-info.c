@@ -45,7 +45,8 @@ static int run(int argc, char **argv)
 		return gs_usage_error(&gs_cmd_info, optind >= argc ? "no trace given" : "one trace at a time");
 	struct gs_model m;
 	struct gs_err err;
-	if (gs_model_load_unjoined(&m, argv[optind], &err) < 0) { /* it shows no join */
+	/* it shows no join, and of the API calls only their count */
+	if (gs_model_load_unjoined_skip(&m, argv[optind], GS_LOAD_NO_APIS, &err) < 0) {
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}
@@ -109,9 +110,8 @@ static int run(int argc, char **argv)
 	gs_fmt_count(&sb, m.marks.n);
 	gs_strbuf_adds(&sb, "\n  unmatched pops/ends       ");  /* incl. pushes whose pop was lost */
 	gs_fmt_count(&sb, m.unmatched);
-	if (m.kernels.n || m.copies.n || m.memsets.n || m.apis.n || m.devices.n || m.graphs.n ||
-	    m.cupti_unfinished ||
-	    m.cupti_undecoded) {
+	if (m.kernels.n || m.copies.n || m.memsets.n || m.apis.n || m.apis_skipped || m.devices.n ||
+	    m.graphs.n || m.cupti_unfinished || m.cupti_undecoded) {
 		uint64_t bytes = 0;
 		for (size_t i = 0; i < m.copies.n; i++)
 			bytes += m.copies.v[i].bytes;
@@ -126,7 +126,7 @@ static int run(int argc, char **argv)
 		gs_strbuf_adds(&sb, "\n  cuda graph launches       ");
 		gs_fmt_count(&sb, m.graphs.n);
 		gs_strbuf_adds(&sb, "\n  cuda api calls            ");
-		gs_fmt_count(&sb, m.apis.n);
+		gs_fmt_count(&sb, m.apis.n + m.apis_skipped);
 		gs_strbuf_adds(&sb, "\n  cuda synchronizations     ");
 		gs_fmt_count(&sb, m.syncs.n);
 		gs_strbuf_adds(&sb, "\n  device memory operations  ");

@@ -91,8 +91,10 @@ static int run(int argc, char **argv)
 
 	struct gs_model m;
 	struct gs_err err;
-	/* the overview reads no join (model.h); the reports may */
-	if (gs_model_load_unjoined(&m, argv[optind], &err) < 0) {
+	/* the overview reads no join (model.h) and of the API calls only their span (the trace's
+	 * end without an END chunk, the whole run as the step): they are counted, not loaded; the
+	 * reports may read both */
+	if (gs_model_load_unjoined_skip(&m, argv[optind], n ? 0 : GS_LOAD_NO_APIS, &err) < 0) {
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}

@@ -369,6 +369,46 @@ static int load_apis(struct gs_model *m, int32_t pid, uint64_t base, const uint8
 	return 0;
 }
 
+/* GS_LOAD_NO_APIS: the columns of load_apis read and checked as it reads them, the rows only
+ * counted with their first start and last end. The starts are read a second time beside the
+ * durations (each call's end is its start plus its duration). */
+static int skip_apis(struct gs_model *m, uint64_t base, const uint8_t *p, const uint8_t *end,
+		     size_t n)
+{
+	uint64_t mode, v, d, prev = base, lo = UINT64_MAX, hi = 0;
+	GETV(mode);
+	if (mode != GS_CUDA_COL_VARINTS)
+		return -1;
+	const uint8_t *s = p;
+	for (size_t i = 0; i < n; i++) {
+		GETV(v);
+		prev += (uint64_t)gs_unzigzag(v);
+		lo = GS_MIN(lo, prev);
+	}
+	const uint8_t *send = p;
+	GETV(mode);
+	if (mode != GS_CUDA_COL_VARINTS)
+		return -1;
+	prev = base;
+	for (size_t i = 0; i < n; i++) {
+		GETV(d);
+		if (!(s = gs_varint_get_fast(s, send, &v))) /* read above: cannot fail */
+			return -1;
+		prev += (uint64_t)gs_unzigzag(v);
+		hi = GS_MAX(hi, prev + d);
+	}
+	for (int c = 0; c < 5; c++) /* correlations, callback ids, threads, processes, results */
+		COLUMN((void)v);
+	if (p != end)
+		return -1;
+	if (!m->apis_skipped || lo < m->apis_skipped_first)
+		m->apis_skipped_first = lo;
+	if (!m->apis_skipped || hi > m->apis_skipped_last)
+		m->apis_skipped_last = hi;
+	m->apis_skipped += n;
+	return 0;
+}
+
 static int load_copies(struct gs_model *m, int32_t pid, uint64_t base, const uint8_t *p,
 		       const uint8_t *end, size_t n)
 {
@@ -451,7 +491,10 @@ int gs_cuda_chunk_load(struct gs_model *m, const uint8_t *data, size_t len)
 		switch (n ? id : 0) { /* a section of no rows says nothing */
 		case GS_CUDA_SHAPES: rc = load_shapes(m, q, qend, n); break;
 		case GS_CUDA_KERNELS: rc = load_kernels(m, pid, base, q, qend, n); break;
-		case GS_CUDA_APIS: rc = load_apis(m, pid, base, q, qend, n); break;
+		case GS_CUDA_APIS:
+			rc = m->skip & GS_LOAD_NO_APIS ? skip_apis(m, base, q, qend, n)
+						       : load_apis(m, pid, base, q, qend, n);
+			break;
 		case GS_CUDA_COPIES: rc = load_copies(m, pid, base, q, qend, n); break;
 		case GS_CUDA_MEMSETS: rc = load_memsets(m, pid, base, q, qend, n); break;
 		case GS_CUDA_SYNCS: rc = load_syncs(m, pid, base, q, qend, n); break;

@@ -468,7 +468,8 @@ static int head(const char *path, uint8_t *b, size_t n)
 }
 
 /* Imported traces are always joined: their loader does the joins as it finishes. */
-static int load_path(struct gs_model *m, const char *path, int join, struct gs_err *err)
+static int load_path(struct gs_model *m, const char *path, int join, unsigned skip,
+		     struct gs_err *err)
 {
 	uint8_t b[64];
 	int n = head(path, b, sizeof(b));
@@ -480,6 +481,7 @@ static int load_path(struct gs_model *m, const char *path, int join, struct gs_e
 	if (rc < 0)
 		return rc;
 	m->path = gs_xstrdup(path);
+	m->skip = (uint8_t)skip;
 	load(m, &r, join);
 	gs_reader_close(&r);
 	return 0;
@@ -487,12 +489,18 @@ static int load_path(struct gs_model *m, const char *path, int join, struct gs_e
 
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err)
 {
-	return load_path(m, path, 1, err);
+	return load_path(m, path, 1, 0, err);
 }
 
 int gs_model_load_unjoined(struct gs_model *m, const char *path, struct gs_err *err)
 {
-	return load_path(m, path, 0, err);
+	return load_path(m, path, 0, 0, err);
+}
+
+int gs_model_load_unjoined_skip(struct gs_model *m, const char *path, unsigned skip,
+				struct gs_err *err)
+{
+	return load_path(m, path, 0, skip, err);
 }
 
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,

@@ -263,6 +263,10 @@ struct gs_model {
 	uint8_t steps_by;             /* enum gs_steps_by */
 	uint8_t joined;               /* range parents, calls' ranges, GPU ops' calls are set */
 	uint8_t demangled;            /* kernel shapes' dname are set */
+	uint8_t skip;                 /* GS_LOAD_* options the loader was given */
+	/* GS_LOAD_NO_APIS: the API calls of CUDA chunks, checked as if loaded but not kept: how
+	 * many, the first start and the last end (gs_model_span counts them) */
+	uint64_t apis_skipped, apis_skipped_first, apis_skipped_last;
 };
 
 /* Decode one CUPTI_RAW chunk payload into m (model/cupti.c); -1 when malformed. */
@@ -305,6 +309,14 @@ int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);
  * for what reads no range parent, call's range or GPU operation's call (info, the overview);
  * gs_model_join adds them later. */
 int gs_model_load_unjoined(struct gs_model *m, const char *path, struct gs_err *err);
+/* Options of gs_model_load_unjoined_skip: what not to build. GS_LOAD_NO_APIS: the API calls of
+ * CUDA chunks are checked as they would be loaded (a bad one damages the file the same way) and
+ * counted with their span (apis_skipped...), not kept; apis holds only those of CUPTI_RAW
+ * chunks and imported traces. For what reads no API call but their count and span (info, the
+ * overview); such a model is never joined (its GPU operations would find no call). */
+#define GS_LOAD_NO_APIS 0x1u
+int gs_model_load_unjoined_skip(struct gs_model *m, const char *path, unsigned skip,
+				struct gs_err *err);
 /* Load from memory (for tests and fuzzing); name is used in messages. */
 int gs_model_load_mem(struct gs_model *m, const char *name, const uint8_t *data, size_t size,
 		      struct gs_err *err);

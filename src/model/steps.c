@@ -146,6 +146,10 @@ void gs_model_span(const struct gs_model *m, uint64_t *first, uint64_t *last)
 	SPAN(memops, ts, ts)
 	SPAN(graphs, start, end)
 #undef SPAN
+	if (m->apis_skipped) { /* GS_LOAD_NO_APIS: the calls not kept */
+		lo = GS_MIN(lo, m->apis_skipped_first);
+		hi = GS_MAX(hi, m->apis_skipped_last);
+	}
 	if (lo > hi) { /* no records */
 		lo = m->start_mono;
 		hi = m->end_mono > m->start_mono ? m->end_mono : m->start_mono;
