@@ -182,6 +182,10 @@ static int fp32_gemm(const char *n)
 	if (!(name_has(n, "gemm") || name_has(n, "conv") || name_has(n, "cutlass") ||
 	      name_has(n, "winograd")))
 		return 0;
+	/* matrix-vector products (cuBLAS's gemv and gemmSN "small N" kernels, which it picks for
+	 * tiny batches even with TF32 allowed) are bound by memory: tensor cores would not help */
+	if (name_has(n, "gemv") || name_has(n, "gemmsn"))
+		return 0;
 	if (!(name_has(n, "sgemm") || name_has(n, "scudnn") || name_has(n, "float") ||
 	      name_has(n, "f32") || name_has(n, "fp32")))
 		return 0;

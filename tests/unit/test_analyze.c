@@ -25,7 +25,7 @@ enum { RT_MALLOC = 20, RT_FREE = 22, RT_MEMCPY = 31, RT_MEMCPY_ASYNC = 41, RT_ME
        RT_STREAM_SYNC = 131, RT_LAUNCH = 211 };
 enum { SYNC_STREAM_WAIT_EVENT = 2, SYNC_STREAM = 3 };
 
-enum { S_P1 = 1, S_P2, S_P3, S_P4, S_LOADER, S_ADD, S_MINE, S_SGEMM, S_TF32, S_SMALL, S_SIMT };
+enum { S_P1 = 1, S_P2, S_P3, S_P4, S_LOADER, S_ADD, S_MINE, S_SGEMM, S_TF32, S_SMALL, S_SIMT, S_GEMV };
 static const char *const strs[] = {
 	"",
 	"ProfilerStep#1",
@@ -41,6 +41,8 @@ static const char *const strs[] = {
 	/* cuBLAS's fp32 SIMT GEMM on an H200 (xmma is the library's name, ffma the SIMT path) */
 	("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize256x64x8_stage3_warpsize2x2x1_ffma_aligna4_"
 	 "alignc4_execute_kernel__5x_cublas"),
+	/* cuBLAS's small-N fp32 kernel, a matrix-vector product for a batch of 16 */
+	"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false>",
 };
 
 static void model_init(struct gs_model *m)
@@ -649,6 +651,14 @@ static void test_rule_fp32(void **state)
 	kernel(&m, 0, 1000, 1, S_SIMT, -1);
 	run(&m, &a, NULL, 0);
 	assert_non_null(find(&a, "fp32-gemm"));
+	gs_analysis_release(&a);
+	model_free(&m);
+
+	model_init(&m); /* fp32 matrix-vector products: memory-bound, no tensor-core advice */
+	range(&m, 0, 10000, S_P1, 1, 1);
+	kernel(&m, 0, 5000, 1, S_GEMV, -1);
+	run(&m, &a, NULL, 0);
+	assert_null(find(&a, "fp32-gemm"));
 	gs_analysis_release(&a);
 	model_free(&m);
 
