@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../analysis/reports.h"
 #include "../render/render.h"
 #include "cli.h"
 
@@ -76,4 +77,31 @@ int gs_parse_duration(const char *s, size_t n, uint64_t *ns)
 		return -1;
 	*ns = (uint64_t)(x * scale + 0.5);
 	return 0;
+}
+
+int gs_filter_option(const struct gs_command *cmd, int o, const char *arg, struct gs_filter *f)
+{
+	uint64_t v;
+	switch (o) {
+	case 'p':
+		if (gs_parse_u64(arg, &v) || !v || v > INT32_MAX)
+			return gs_usage_error(cmd, "--pid takes a process id, not '%s'", arg);
+		f->pid = (int32_t)v;
+		return 0;
+	case 'd':
+		if (gs_parse_u64(arg, &v) || v > UINT32_MAX)
+			return gs_usage_error(cmd, "--device takes a device id, not '%s'", arg);
+		f->by_device = 1;
+		f->device = (uint32_t)v;
+		return 0;
+	case 'T':
+		if (gs_parse_window(arg, &f->t0, &f->t1))
+			return gs_usage_error(cmd,
+					      "--time takes A:B, times from the session start such as "
+					      "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
+					      arg);
+		return 0;
+	default:
+		return -1;
+	}
 }

@@ -42,6 +42,11 @@ int gs_parse_u64(const char *s, uint64_t *v);
 /* --time A:B: a window of durations from the session's start (either side may be empty; B
  * after A when given). 0, or -1 when malformed. */
 int gs_parse_window(const char *s, uint64_t *t0, uint64_t *t1);
+struct gs_filter;
+/* The trace filter options every reading command shares: 'p' (--pid P), 'd' (--device D) and
+ * 'T' (--time A:B) set f from arg. -1: o is not one of them; 0: f updated; else the exit
+ * status of the usage error printed for a bad argument. */
+int gs_filter_option(const struct gs_command *cmd, int o, const char *arg, struct gs_filter *f);
 struct gs_render_opts;
 /* How console output looks on standard output: COLUMNS (when set to a number of at least
  * min_width) or the terminal's width bound it, else width (0: unbounded); colour only on a

@@ -80,26 +80,15 @@ static int run(int argc, char **argv)
 	size_t top = DEFAULT_TOP;
 	GS_VEC(const char *) inputs = {0};
 	uint64_t v;
+	int e;
 	int rc = -1;
 	while (rc < 0 && (o = gs_getopt(&gs_cmd_diff, argc, argv, "f:o:h", opts)) != -1) {
 		switch (o) {
 		case 'p':
-			if (gs_parse_u64(optarg, &v) || !v || v > INT32_MAX)
-				rc = gs_usage_error(&gs_cmd_diff, "--pid takes a process id, not '%s'", optarg);
-			f.pid = (int32_t)v;
-			break;
 		case 'd':
-			if (gs_parse_u64(optarg, &v) || v > UINT32_MAX)
-				rc = gs_usage_error(&gs_cmd_diff, "--device takes a device id, not '%s'", optarg);
-			f.by_device = 1;
-			f.device = (uint32_t)v;
-			break;
 		case 'T':
-			if (gs_parse_window(optarg, &f.t0, &f.t1))
-				rc = gs_usage_error(&gs_cmd_diff,
-						    "--time takes A:B, times from the session start such as "
-						    "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
-						    optarg);
+			if ((e = gs_filter_option(&gs_cmd_diff, o, optarg, &f)) != 0)
+				rc = e;
 			break;
 		case 'S':
 			if (!*optarg)

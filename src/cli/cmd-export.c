@@ -127,7 +127,7 @@ static int run(int argc, char **argv)
 	const char *out = NULL;
 	int force = 0, o;
 	struct gs_filter f = {0};
-	uint64_t v;
+	int bad;
 	while ((o = gs_getopt(&gs_cmd_export, argc, argv, "t:o:fh", opts)) != -1) {
 		switch (o) {
 		case 't':
@@ -148,22 +148,10 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': force = 1; break;
 		case 'p':
-			if (gs_parse_u64(optarg, &v) || !v || v > INT32_MAX)
-				return gs_usage_error(&gs_cmd_export, "--pid takes a process id, not '%s'", optarg);
-			f.pid = (int32_t)v;
-			break;
 		case 'd':
-			if (gs_parse_u64(optarg, &v) || v > UINT32_MAX)
-				return gs_usage_error(&gs_cmd_export, "--device takes a device id, not '%s'", optarg);
-			f.by_device = 1;
-			f.device = (uint32_t)v;
-			break;
 		case 'T':
-			if (gs_parse_window(optarg, &f.t0, &f.t1))
-				return gs_usage_error(&gs_cmd_export,
-						      "--time takes A:B, times from the session start such as "
-						      "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
-						      optarg);
+			if ((bad = gs_filter_option(&gs_cmd_export, o, optarg, &f)) != 0)
+				return bad;
 			break;
 		case 'h': return 0;
 		default: return 2;

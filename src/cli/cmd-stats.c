@@ -29,26 +29,14 @@ static int run(int argc, char **argv)
 	const char *reports = NULL, *out = NULL, *step = NULL; /* no reports: the overview */
 	int fmt = GS_FMT_TABLE, o;
 	struct gs_filter f = {0};
-	uint64_t v;
+	int e;
 	while ((o = gs_getopt(&gs_cmd_stats, argc, argv, "r:f:o:h", opts)) != -1) {
 		switch (o) {
 		case 'p':
-			if (gs_parse_u64(optarg, &v) || !v || v > INT32_MAX)
-				return gs_usage_error(&gs_cmd_stats, "--pid takes a process id, not '%s'", optarg);
-			f.pid = (int32_t)v;
-			break;
 		case 'd':
-			if (gs_parse_u64(optarg, &v) || v > UINT32_MAX)
-				return gs_usage_error(&gs_cmd_stats, "--device takes a device id, not '%s'", optarg);
-			f.by_device = 1;
-			f.device = (uint32_t)v;
-			break;
 		case 'T':
-			if (gs_parse_window(optarg, &f.t0, &f.t1))
-				return gs_usage_error(&gs_cmd_stats,
-						      "--time takes A:B, times from the session start such as "
-						      "1.5s:2s, 200ms:, :3s (units s, ms, us, ns; default s), not '%s'",
-						      optarg);
+			if ((e = gs_filter_option(&gs_cmd_stats, o, optarg, &f)) != 0)
+				return e;
 			break;
 		case 'r': reports = optarg; break;
 		case 'S':
