@@ -617,39 +617,7 @@ static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
 
 /* ---- HTA's idle time breakdown ---- */
 
-/* A GPU operation issued in a step: its stream and when its launching call began (0: not
- * recorded). */
-struct sop {
-	int32_t pid;
-	uint32_t device, stream;
-	uint64_t start, end, launch;
-};
-
-static int cmp_sop(const void *p, const void *q)
-{
-	const struct sop *x = p, *y = q;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
 enum { HTA_HOST_WAIT, HTA_KERNEL_WAIT, HTA_OTHER, HTA__N };
-
-static void sop_add(const struct ctx *x, void *vec, int32_t pid, uint32_t device, uint32_t stream,
-		    uint64_t start, uint64_t end, int32_t api)
-{
-	GS_VEC(struct sop) *v = vec;
-	const struct gs_model *m = x->m;
-	if (!gpu_keep(x, device) || step_of(x, pid, issued(m, api, start)) < 0)
-		return;
-	uint64_t launch = api >= 0 && (size_t)api < m->apis.n ? m->apis.v[api].start : 0;
-	struct sop o = {pid, device, stream, start, end, launch};
-	GS_VEC_PUSH(v, o);
-}
 
 /* HTA's get_idle_time_breakdown (kineto_hta.md §3.2) over the GPU operations issued in the
  * steps: each idle interval between two operations of one stream goes to host_wait when the
@@ -659,42 +627,37 @@ static void sop_add(const struct ctx *x, void *vec, int32_t pid, uint32_t device
 static void hta_idle(const struct ctx *x, uint64_t out[HTA__N], pivl_vec *host_wait)
 {
 	const struct gs_model *m = x->m;
-	GS_VEC(struct sop) v = {0};
-	for (size_t i = 0; i < m->kernels.n; i++) {
-		const struct gs_kernel *k = &m->kernels.v[i];
-		sop_add(x, &v, k->pid, k->device, k->stream, k->start, k->end, k->api);
-	}
-	for (size_t i = 0; i < m->copies.n; i++) {
-		const struct gs_copy *c = &m->copies.v[i];
-		sop_add(x, &v, c->pid, c->device, c->stream, c->start, c->end, c->api);
-	}
-	for (size_t i = 0; i < m->memsets.n; i++) {
-		const struct gs_memset *s = &m->memsets.v[i];
-		sop_add(x, &v, s->pid, s->device, s->stream, s->start, s->end, s->api);
-	}
-	if (v.n > 1)
-		qsort(v.v, v.n, sizeof(*v.v), cmp_sop);
+	struct gs_filter gf = {.by_device = x->f->by_device, .device = x->f->device};
+	size_t n = 0, k = 0;
+	struct gs_op *v = gs_gpu_ops(m, &gf, 0, &n);
+	for (size_t i = 0; i < n; i++) /* those issued in a step */
+		if (step_of(x, v[i].pid, issued(m, v[i].api, v[i].start)) >= 0)
+			v[k++] = v[i];
+	if (k > 1)
+		qsort(v, k, sizeof(*v), gs_op_cmp_stream);
 	memset(out, 0, HTA__N * sizeof(*out));
-	for (size_t i = 1; i < v.n; i++) {
-		const struct sop *p = &v.v[i - 1], *o = &v.v[i];
+	for (size_t i = 1; i < k; i++) {
+		const struct gs_op *p = &v[i - 1], *o = &v[i];
 		if (p->pid != o->pid || p->device != o->device || p->stream != o->stream ||
 		    o->start <= p->end)
 			continue;
 		uint64_t idle = o->start - p->end;
-		if (o->launch > p->end && host_wait && idle < GAP_NS) { /* inside the later one's step */
-			long st = step_of(x, o->pid, o->launch);
+		/* when the later one's launching call began (0: not recorded) */
+		uint64_t launch = o->api >= 0 && (size_t)o->api < m->apis.n ? m->apis.v[o->api].start : 0;
+		if (launch > p->end && host_wait && idle < GAP_NS) { /* inside the later one's step */
+			long st = step_of(x, o->pid, launch);
 			struct pivl sp = {o->pid, GS_MAX(p->end, x->a->steps.v[st].start), o->start};
 			if (sp.e > sp.s)
 				GS_VEC_PUSH(host_wait, sp);
 		}
-		if (o->launch > p->end)
+		if (launch > p->end)
 			out[HTA_HOST_WAIT] += idle;
 		else if (idle < KERNEL_WAIT_NS)
 			out[HTA_KERNEL_WAIT] += idle;
 		else
 			out[HTA_OTHER] += idle;
 	}
-	free(v.v);
+	free(v);
 }
 
 static void hta_nums(const struct ctx *x, struct gs_finding *f)

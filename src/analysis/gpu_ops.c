@@ -17,6 +17,18 @@ static int cmp_op(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+int gs_op_cmp_stream(const void *a, const void *b)
+{
+	const struct gs_op *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
 struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, int clip, size_t *n)
 {
 	uint64_t w0 = m->start_mono + f->t0;

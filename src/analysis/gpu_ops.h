@@ -24,6 +24,9 @@ struct gs_op {
  * without, when gs_filter_keep passes its start. */
 struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, int clip, size_t *n);
 
+/* qsort order of a gs_op list by stream: (pid, device, stream, start). */
+int gs_op_cmp_stream(const void *a, const void *b);
+
 /* "[CUDA memcpy HtoD]" and the other copy kinds, as nsys names memcpy operations. */
 const char *gs_copy_op_name(unsigned kind);
 /* "[CUDA memset]" for memsets, the copy's name for copies, the demangled name for kernels. */

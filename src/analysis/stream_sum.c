@@ -51,18 +51,6 @@ static void add_interval(struct stream *x, uint32_t si, uint64_t s, uint64_t e,
 	x->busy += e - s;
 }
 
-static int cmp_op(const void *a, const void *b)
-{
-	const struct gs_op *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct edge *x = a, *y = b;
@@ -103,7 +91,7 @@ int gs_report_stream_sum(const struct gs_model *m, const struct gs_filter *f, st
 	size_t n;
 	struct gs_op *ops = gs_gpu_ops(m, f, 1, &n);
 	if (n > 1)
-		qsort(ops, n, sizeof(*ops), cmp_op);
+		qsort(ops, n, sizeof(*ops), gs_op_cmp_stream);
 	GS_VEC(struct stream) st = {0};
 	edge_vec e = {0};
 	uint64_t w0 = m->start_mono + f->t0, w1 = f->t1 ? m->start_mono + f->t1 : m->end_mono;
