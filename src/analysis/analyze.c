@@ -503,6 +503,14 @@ static void tops_done(struct tops *t, struct gs_finding *f, const char *what)
 	gs_intern_release(&t->names);
 }
 
+/* A rule that gathered into a scratch finding and did not fire: let both go. */
+static void tops_drop(struct tops *t, struct gs_finding *tmp)
+{
+	tops_done(t, tmp, NULL);
+	for (size_t i = 0; i < tmp->ntop; i++)
+		free(tmp->top[i].name);
+}
+
 static void tops_init(struct tops *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -707,9 +715,7 @@ static void rule_launch(struct ctx *x)
 		}
 	}
 	if (!launches || shorts * 4 < launches) { /* the API time is not launch overhead */
-		tops_done(&t, &tmp, NULL);
-		for (size_t i = 0; i < tmp.ntop; i++)
-			free(tmp.top[i].name);
+		tops_drop(&t, &tmp);
 		return;
 	}
 	/* What CUDA graphs (or fewer, larger launches) give back: the GPU's idle time before work
@@ -781,6 +787,18 @@ static void rule_api(struct ctx *x)
 		     "autotuning and compilation); keep allocations and tensor shapes steady.";
 }
 
+/* The span a wait [s, e) of pid in step st costs the GPU: from s until GPU work of pid next
+ * starts after e, cut at the step's end. */
+static void wait_span(const struct ctx *x, pivl_vec *spans, int32_t pid, uint64_t s, uint64_t e,
+		      long st)
+{
+	const struct scope *sc = scope_of_pid(x, pid);
+	uint64_t next = sc ? ulist_next(&sc->lv[GS_AN_GPU_TRANSFER], e) : UINT64_MAX;
+	struct pivl sp = {pid, s, GS_MIN(next, x->a->steps.v[st].end)};
+	if (sp.e > sp.s)
+		GS_VEC_PUSH(spans, sp);
+}
+
 /* A blocking call costs the GPU more than the wait itself: once the call returns, the GPU
  * has drained and idles until the host has launched the next work. The GPU time a blocking
  * call costs is the GPU's idle time from the call's start until GPU work next starts (cut at
@@ -806,29 +824,18 @@ static void rule_sync(struct ctx *x)
 		wait += ap->end - ap->start;
 		tops_add(&t, gs_api_base_name(ap, buf, sizeof(buf)), ap->end - ap->start);
 		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
-		const struct scope *sc = scope_of_pid(x, ap->pid);
-		uint64_t next = sc ? ulist_next(&sc->lv[GS_AN_GPU_TRANSFER], ap->end) : UINT64_MAX;
-		struct pivl sp = {ap->pid, ap->start, GS_MIN(next, a->steps.v[st].end)};
-		if (sp.e > sp.s)
-			GS_VEC_PUSH(&spans, sp);
+		wait_span(x, &spans, ap->pid, ap->start, ap->end, st);
 	}
 	for (size_t i = 0; i < m->syncs.n; i++) { /* waits whose call was not recorded */
 		const struct gs_sync *sy = &m->syncs.v[i];
 		long st = sy->type != 2 ? step_of(x, sy->pid, sy->start) : -1;
-		const struct scope *sc = st >= 0 ? scope_of_pid(x, sy->pid) : NULL;
-		if (!sc)
-			continue;
-		uint64_t next = ulist_next(&sc->lv[GS_AN_GPU_TRANSFER], sy->end);
-		struct pivl sp = {sy->pid, sy->start, GS_MIN(next, a->steps.v[st].end)};
-		if (sp.e > sp.s)
-			GS_VEC_PUSH(&spans, sp);
+		if (st >= 0)
+			wait_span(x, &spans, sy->pid, sy->start, sy->end, st);
 	}
 	uint64_t idle = spans_idle(x, &spans);
 	free(spans.v);
 	if (!a->total || (double)idle < 0.02 * (double)a->total) {
-		tops_done(&t, &tmp, NULL);
-		for (size_t i = 0; i < tmp.ntop; i++)
-			free(tmp.top[i].name);
+		tops_drop(&t, &tmp);
 		return;
 	}
 	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n);
@@ -1177,9 +1184,7 @@ static void rule_fp32(struct ctx *x)
 		ex_offer(x, &tmp, k->start, k->end, k->pid, -1, k->device, k->stream);
 	}
 	if (!n) {
-		tops_done(&t, &tmp, NULL);
-		for (size_t i = 0; i < tmp.ntop; i++)
-			free(tmp.top[i].name);
+		tops_drop(&t, &tmp);
 		return;
 	}
 	/* tensor cores run them tc_speedup() times as fast */
@@ -1237,9 +1242,7 @@ static void rule_alloc(struct ctx *x)
 	}
 	free(first);
 	if (!n) {
-		tops_done(&t, &tmp, NULL);
-		for (size_t i = 0; i < tmp.ntop; i++)
-			free(tmp.top[i].name);
+		tops_drop(&t, &tmp);
 		return;
 	}
 	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady);
@@ -1342,9 +1345,7 @@ static void rule_dominant(struct ctx *x)
 	if (!n) {
 		struct gs_finding tmp;
 		memset(&tmp, 0, sizeof(tmp));
-		tops_done(&t, &tmp, NULL);
-		for (size_t i = 0; i < tmp.ntop; i++)
-			free(tmp.top[i].name);
+		tops_drop(&t, &tmp);
 		return;
 	}
 	/* no saving is claimed: the kernels are the work; how much faster they can run needs a
