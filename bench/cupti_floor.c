@@ -11,7 +11,10 @@
  * timed on top, to compare the two ways CUPTI offers: unset, none; "activity", CUPTI's API
  * activity records (cuptiActivityEnableRuntimeApi/DriverApi, what gpuscope does); "callback",
  * the callback API, timing enter and exit with the TSC into a per-thread buffer, as a
- * recorder of its own would. */
+ * recorder of its own would; "activity_whole", the API activity kinds enabled whole when the
+ * range opens and every other id disabled (CUPTI 13.0 gives no API records for ids enabled
+ * one by one once CUDA is set up: what gpuscope does since commit 437b01e); "activity_all",
+ * the API activity kinds whole (every call). */
 #include <cupti.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +35,7 @@ struct api_rec { unsigned long long start, end; unsigned cbid, corr; };
 static __thread struct api_rec ring[2048];
 static __thread unsigned ring_at;
 
-static unsigned long long records;
+static unsigned long long records, api_records;
 
 static void CUPTIAPI request(uint8_t **buf, size_t *size, size_t *max)
 {
@@ -45,15 +48,18 @@ static void CUPTIAPI complete(CUcontext c, uint32_t s, uint8_t *buf, size_t size
 {
 	(void)c, (void)s, (void)size;
 	CUpti_Activity *r = NULL;
-	while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
+	while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS) {
 		records++;
+		api_records += r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+	}
 	free(buf);
 }
 
 static void at_exit(void)
 {
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	fprintf(stderr, "cupti_floor: %llu records, %llu timed API calls (callback)\n", records, api_calls);
+	fprintf(stderr, "cupti_floor: %llu records (%llu API), %llu timed API calls (callback)\n", records,
+		api_records, api_calls);
 }
 
 static int is_diag(const char *name)
@@ -66,12 +72,25 @@ static int is_diag(const char *name)
 
 static void api(CUpti_SubscriberHandle sub, int on)
 {
+	if (api_mode >= 3) {
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
+		if (!on || api_mode == 4)
+			return;
+	}
 	for (int d = 0; d < 2; d++) {
 		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 		unsigned n = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
 		for (unsigned id = 1; id < n; id++) {
 			const char *name = NULL;
-			if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name || !is_diag(name))
+			if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name)
+				continue;
+			if (api_mode == 3) {
+				if (!is_diag(name))
+					(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, 0);
+				continue;
+			}
+			if (!is_diag(name))
 				continue;
 			if (api_mode == 1)
 				(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, (uint8_t)on);
@@ -123,7 +142,8 @@ static void CUPTIAPI on_api(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
 	const char *m = getenv("FLOOR_API");
-	api_mode = !m ? 0 : !strcmp(m, "activity") ? 1 : !strcmp(m, "callback") ? 2 : 0;
+	api_mode = !m ? 0 : !strcmp(m, "activity") ? 1 : !strcmp(m, "callback") ? 2
+		 : !strcmp(m, "activity_whole") ? 3 : !strcmp(m, "activity_all") ? 4 : 0;
 	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS ||
 	    cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS)
 		return 1;

@@ -66,7 +66,7 @@ check() { # name trace primary top-finding [another finding that must be there]
 check spin "$D/cuda/spin.gst" gpu_compute dominant-kernels
 check streams "$D/cuda/streams.gst" gpu_compute gpu-gaps sync-memcpy
 check alloc "$D/cuda/alloc.gst" host_launch slow-api-calls
-check profiler_range "$D/cuda/profiler_range.gst" other low-gpu-utilization sync-bound
+check profiler_range "$D/cuda/profiler_range.gst" host_launch launch-bound sync-bound
 check threads "$D/cuda/threads.gst" other low-gpu-utilization launch-bound
 check copies "$D/cuda/copies.gst" host_launch slow-api-calls sync-memcpy
 check phases_nvtx "$D/cuda/phases_nvtx.gst" host_compute low-gpu-utilization

@@ -24,14 +24,11 @@ for f in "$D"/cuda/*.gst; do
 	c=$(basename "$f" .gst)
 	$GS dump --format jsonl "$f" >"$T/fx_$c.jsonl" 2>"$T/fx_$c.err"
 	eq "fixture $c: dump exit 0" 0 $?
-	# profiler_range.gst was recorded before API and device records worked inside a capture
-	# range (they were missing): it is checked without them
-	old=; [ "$c" = profiler_range ] && old=--no-range-api
-	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" $old "$c" "$T/fx_$c.jsonl" "$D/cuda/$c.out" 2>&1)
+	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/fx_$c.jsonl" "$D/cuda/$c.out" 2>&1)
 	eq "fixture $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
 	printf '%s\n' "$out" | grep FAIL
 done
-eq "fixtures: the 14 program cases recorded on the H200 are there (graph_late and graph_late_nodes, added later, wait for a GPU run)" 14 "$(ls "$D"/cuda/*.gst | wc -l)"
+eq "fixtures: the 16 program cases recorded on the H200 are there" 16 "$(ls "$D"/cuda/*.gst | wc -l)"
 i=$($GS info "$D/cuda/streams.gst")
 eq "info: three non-blocking streams, one kernel of 20 ms each, and the default stream" \
 	"7 default 0 1|13 non-blocking 1 0|14 non-blocking 1 0|15 non-blocking 1 0" \

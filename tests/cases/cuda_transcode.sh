@@ -42,8 +42,7 @@ for f in "$D"/cuda/*.gst; do
 		$GS dump --format jsonl "$T/tcx_$c.gst" >"$T/tcx_new_$c.jsonl" 2>/dev/null
 	eq "$c: transcoded and dumped" 0 $?
 	eq "$c: the same records" "$(recs "$T/tcx_raw_$c.jsonl" | md5sum)" "$(recs "$T/tcx_new_$c.jsonl" | md5sum)"
-	old=; [ "$c" = profiler_range ] && old=--no-range-api # recorded before the fix (cuda_fixtures.sh)
-	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" $old "$c" "$T/tcx_new_$c.jsonl" "$D/cuda/$c.out" 2>&1)
+	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/tcx_new_$c.jsonl" "$D/cuda/$c.out" 2>&1)
 	eq "$c: transcoded records match the program" 0 $?
 	printf '%s\n' "$out" | grep FAIL
 done

@@ -137,7 +137,7 @@ print(c["bytes"], c["kind"], c["src_kind"], c["dst_kind"], c["duration_ns"], a[c
       k["name"], k["duration_ns"], k["start_ns"], k["start_abs_ns"], k["grid_y"])
 PY
 )
-eq "export: exact table values" "1000000 HtoD Pageable Device 25504 cudaMemcpy void gemm<float>(float*) 40000 130000 1700000000001030000 106" "$out"
+eq "export: exact table values" "1000000 HtoD Pageable Device 21663 cudaMemcpy void gemm<float>(float*) 40000 130000 1700000000001030000 106" "$out"
 
 # Refusing to overwrite, -f, default names, failure cleanup, bad input
 cp "$K/hand.json" "$E/dflt.json"

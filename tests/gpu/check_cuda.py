@@ -1,17 +1,14 @@
 """check_cuda.py: compare what gpuscope recorded of the CUDA programs in tests/gpu/programs
 with what they did. Reads `gpuscope dump --format jsonl TRACE` output; prints one ok/FAIL
 line per check and a closing "N passed, N failed".
-usage: check_cuda.py [--no-stream-records] [--no-range-api] CASE DUMP.jsonl PROGRAM_STDOUT
-(--no-stream-records: a trace recorded before gpuscope asked CUPTI for stream records;
- --no-range-api: a profiler_range trace recorded before API and device records worked inside
- capture ranges)"""
+usage: check_cuda.py [--no-stream-records] CASE DUMP.jsonl PROGRAM_STDOUT
+(--no-stream-records: a trace recorded before gpuscope asked CUPTI for stream records)"""
 import json
 import sys
 
 args = sys.argv[1:]
 stream_records = "--no-stream-records" not in args
-range_api = "--no-range-api" not in args
-args = [a for a in args if a not in ("--no-stream-records", "--no-range-api")]
+args = [a for a in args if a != "--no-stream-records"]
 case, dump_path, out_path = args[:3]
 recs = [json.loads(l) for l in open(dump_path)]
 cuda = [r for r in recs if "cuda" in r]
@@ -136,15 +133,14 @@ elif case == "profiler_range":  # --capture-range=cudaProfilerApi
     names = [k["name"] for k in kernels]
     check("exactly the 7 kernels between cudaProfilerStart and Stop",
           len(names) == 7 and all("inside_kernel" in n for n in names), str(names)[:300])
-    if range_api:
-        # API records are switched on when the range opens, after CUDA is set up: each kernel's
-        # launch call is there (they were missing until the kinds were enabled whole)
-        launched = {r["correlation"] for r in apis if "Launch" in r.get("name", "")}
-        check("the 7 kernels' launch calls are recorded inside the range",
-              all(k["correlation"] in launched for k in kernels) and len(launched) == 7,
-              "%d launch calls" % len(launched))
-        check("the device is known though its context was created before the range",
-              len(of("device")) == 1, str(len(of("device"))))
+    # API timing is switched on when the range opens, after CUDA is set up: each kernel's
+    # launch call is there (they were missing until that was fixed)
+    launched = {r["correlation"] for r in apis if "Launch" in r.get("name", "")}
+    check("the 7 kernels' launch calls are recorded inside the range",
+          all(k["correlation"] in launched for k in kernels) and len(launched) == 7,
+          "%d launch calls" % len(launched))
+    check("the device is known though its context was created before the range",
+          len(of("device")) == 1, str(len(of("device"))))
 elif case == "fork_after":
     per = kernels_by_pid()
     check("5 kernels in the parent only", sorted(len(v) for v in per.values()) == [5], str(per.keys()))

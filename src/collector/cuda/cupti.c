@@ -5,13 +5,20 @@
  * CLI drains, so nothing is copied in the profiled process. The CLI stores the buffers raw in
  * the trace (CUPTI_RAW chunks) and decodes them when a trace is loaded.
  *
- * The only per-record work here happens in CUPTI's buffer-completion callback, off the
+ * The API calls of the diagnosis set are timed by CUPTI's callback API (enter and exit), each
+ * thread writing its calls as CUpti_ActivityAPI records, the layout CUPTI's own API records
+ * have, into a chunk of the same ring that it holds (api_* below): measured cheaper than
+ * CUPTI's API activity records, which once enabled time every call of the domain.
+ *
+ * The only other per-record work happens in CUPTI's buffer-completion callback, off the
  * program's threads: kernel-name pointers found in the buffer are registered once each, since
  * the CLI cannot read this process's memory. It links against libgpuscope-inject.so (the
  * shared core: configuration, rings, registry) and libcupti; with no undefined symbols, as
  * the driver silently skips an injection library that has any. */
 #include <cupti.h>
 #include <dlfcn.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../collector.h"
@@ -26,6 +34,7 @@
 static struct gs_ring_header *cring;
 static CUpti_SubscriberHandle subscriber;
 static int active; /* 0 in a fork child: CUPTI does not work there */
+static pid_t owner_pid;
 
 static uint64_t CUPTIAPI mono_ns(void)
 {
@@ -93,16 +102,164 @@ out:
 	errno = saved;
 }
 
+static void api_flush(void);
+
 static void flush_at_exit(void)
 {
-	if (active)
+	if (active) {
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		api_flush();
+	}
 }
 
 static void in_fork_child(void)
 {
 	active = 0; /* the child's CUPTI is unusable; its NVTX continues in its own ring */
 	cring = NULL;
+}
+
+/* API calls timed by callbacks. Each thread that makes a call of the set holds a slot with a
+ * chunk of the CUPTI ring; at a call's exit it appends one CUpti_ActivityAPI record. A chunk
+ * goes to the CLI when full, a second after it was taken (so a long run drains as it goes),
+ * when its thread ends, and at a flush (capture range closing, exec, exit). Slots are never
+ * freed (a thread's slot is taken over by a later thread), and each has a lock that only a
+ * flush from another thread ever contends. */
+struct api_slot {
+	atomic_flag lock;
+	atomic_int owned;       /* a live thread writes into it */
+	uint8_t *buf;           /* chunk of the CUPTI ring, or NULL */
+	uint32_t used, size;
+	uint64_t since;         /* when buf was taken */
+	uint32_t tid;
+	int in_runtime;         /* inside a timed runtime call: its inner driver calls are not timed */
+	struct api_slot *next;
+};
+static struct api_slot *_Atomic api_slots;
+static pthread_key_t api_key;
+static _Thread_local struct api_slot *api_mine;
+static int api_by_callback; /* the diagnosis set timed by callbacks (not by API activity kinds) */
+static atomic_int api_on;   /* callbacks of the set enabled */
+
+static void api_lock(struct api_slot *s)
+{
+	while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
+		sched_yield();
+}
+
+static void api_unlock(struct api_slot *s)
+{
+	atomic_flag_clear_explicit(&s->lock, memory_order_release);
+}
+
+/* Hand a slot's chunk to the CLI (locked). */
+static void api_give(struct api_slot *s)
+{
+	if (s->buf && gs_chunk_give(cring, s->buf, s->used) != 0)
+		gs_log("an API-call chunk was refused by the ring");
+	s->buf = NULL;
+	s->used = 0;
+}
+
+static void api_thread_end(void *p)
+{
+	struct api_slot *s = p;
+	api_lock(s);
+	if (active)
+		api_give(s);
+	s->buf = NULL;
+	api_unlock(s);
+	atomic_store(&s->owned, 0);
+}
+
+static struct api_slot *api_slot(void)
+{
+	struct api_slot *s;
+	for (s = atomic_load(&api_slots); s; s = s->next) {
+		int free_ = 0;
+		if (!atomic_load_explicit(&s->owned, memory_order_relaxed) &&
+		    atomic_compare_exchange_strong(&s->owned, &free_, 1))
+			break;
+	}
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return NULL;
+		atomic_flag_clear(&s->lock);
+		atomic_store(&s->owned, 1);
+		s->next = atomic_load(&api_slots);
+		while (!atomic_compare_exchange_weak(&api_slots, &s->next, s))
+			;
+	}
+	s->tid = (uint32_t)syscall(SYS_gettid);
+	s->in_runtime = 0;
+	pthread_setspecific(api_key, s);
+	return api_mine = s;
+}
+
+/* Every slot's chunk to the CLI, whoever owns it. */
+static void api_flush(void)
+{
+	for (struct api_slot *s = atomic_load(&api_slots); s; s = s->next) {
+		api_lock(s);
+		api_give(s);
+		api_unlock(s);
+	}
+}
+
+static void api_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t start, uint64_t end,
+		       uint32_t corr, uint32_t result)
+{
+	api_lock(s);
+	if (s->buf && (s->size - s->used < sizeof(CUpti_ActivityAPI) || end - s->since > 1000000000u))
+		api_give(s);
+	if (!s->buf) {
+		uint32_t n = 0;
+		s->buf = gs_chunk_take(cring, &n);
+		if (!s->buf) {
+			api_unlock(s);
+			atomic_fetch_add(&cring->lost[GS_LOSS_CUPTI_DROPPED], 1);
+			return;
+		}
+		s->size = n;
+		s->used = 0;
+		s->since = end;
+	}
+	CUpti_ActivityAPI r;
+	memset(&r, 0, sizeof(r));
+	r.kind = driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+	r.cbid = (CUpti_CallbackId)cbid;
+	r.start = start;
+	r.end = end;
+	r.processId = (uint32_t)owner_pid;
+	r.threadId = s->tid;
+	r.correlationId = corr;
+	r.returnValue = result;
+	memcpy(s->buf + s->used, &r, sizeof(r));
+	s->used += (uint32_t)sizeof(r);
+	api_unlock(s);
+}
+
+/* One timed call's enter or exit (cb: CUPTI's callback data). */
+static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb)
+{
+	struct api_slot *s = api_mine ? api_mine : api_slot();
+	if (!s)
+		return;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		if (!driver)
+			s->in_runtime = 1;
+		else if (s->in_runtime)
+			return;
+		*cb->correlationData = mono_ns();
+		return;
+	}
+	if (!driver)
+		s->in_runtime = 0;
+	else if (s->in_runtime)
+		return;
+	uint64_t end = mono_ns();
+	uint32_t result = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue : 0;
+	api_record(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
 }
 
 /* Kinds switched on and off with the capture range. DEVICE, CONTEXT and STREAM are not among
@@ -136,37 +293,68 @@ static int matches(const char *name, const char *const *prefixes)
 	return 0;
 }
 
-/* Record the diagnosis set of one API domain; returns how many ids. Before CUDA is set up
- * (at injection), id by id. Later (a capture range opening), ids enabled one by one give no
- * records (measured, CUPTI 13.0): the whole domain's kind is enabled and the other ids are
- * disabled one by one instead. */
-static int enable_api(CUpti_CallbackDomain domain, uint32_t ncbids, const char *const *prefixes,
-		      int late)
+/* The ids of the diagnosis set in each domain (0 runtime, 1 driver), found once at injection. */
+static uint32_t diag_ids[2][1024];
+static int ndiag[2];
+
+static void find_diag_ids(void)
 {
-	int rt = domain == CUPTI_CB_DOMAIN_RUNTIME_API, n = 0, refused = 0;
+	for (int d = 0; d < 2; d++) {
+		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+		uint32_t n = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+		for (uint32_t cbid = 1; cbid < n && ndiag[d] < (int)GS_ARRAY_SIZE(diag_ids[d]); cbid++) {
+			const char *name = NULL;
+			if (cuptiGetCallbackName(dom, cbid, &name) == CUPTI_SUCCESS && name &&
+			    matches(name, d ? diag_driver : diag_runtime))
+				diag_ids[d][ndiag[d]++] = cbid;
+		}
+	}
+}
+
+/* The diagnosis set by API activity records (GPUSCOPE_CUDA_API_TIMING=activity), one domain.
+ * Before CUDA is set up (at injection), id by id. Later (a capture range opening), ids
+ * enabled one by one give no records (measured, CUPTI 13.0): the whole domain's kind is
+ * enabled and the other ids are disabled one by one instead. */
+static void enable_api_activity(int d, int late)
+{
+	CUpti_CallbackDomain domain = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	uint32_t ncbids = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+	int refused = 0;
 	CUptiResult why = CUPTI_SUCCESS;
-	if (late && cuptiActivityEnable(rt ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER) !=
+	if (late && cuptiActivityEnable(d ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME) !=
 			    CUPTI_SUCCESS)
-		gs_log("CUPTI refused to enable the %s API kind", rt ? "runtime" : "driver");
+		gs_log("CUPTI refused to enable the %s API kind", d ? "driver" : "runtime");
 	for (uint32_t cbid = 1; cbid < ncbids; cbid++) {
 		const char *name = NULL;
 		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		int want = matches(name, prefixes);
-		n += want;
+		int want = matches(name, d ? diag_driver : diag_runtime);
 		if (want == late)
 			continue; /* late: the wanted ids are on with the kind; early: others stay off */
-		CUptiResult r = rt ? cuptiActivityEnableRuntimeApi(cbid, (uint8_t)want)
-				   : cuptiActivityEnableDriverApi(cbid, (uint8_t)want);
+		CUptiResult r = d ? cuptiActivityEnableDriverApi(cbid, (uint8_t)want)
+				  : cuptiActivityEnableRuntimeApi(cbid, (uint8_t)want);
 		if (r != CUPTI_SUCCESS && !refused++)
 			why = r;
 	}
 	if (refused) {
-		const char *s = NULL;
-		cuptiGetResultString(why, &s);
-		gs_log("CUPTI refused %d %s API ids (%s)", refused, rt ? "runtime" : "driver", s ? s : "?");
+		const char *str = NULL;
+		cuptiGetResultString(why, &str);
+		gs_log("CUPTI refused %d %s API ids (%s)", refused, d ? "driver" : "runtime", str ? str : "?");
 	}
-	return n;
+}
+
+/* The diagnosis set by callbacks: its ids' enter and exit callbacks on or off. */
+static void enable_api_callbacks(int on)
+{
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < ndiag[d]; i++)
+			if (cuptiEnableCallback((uint32_t)on, subscriber,
+						d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
+						diag_ids[d][i]) != CUPTI_SUCCESS)
+				gs_log("CUPTI refused the callback of API id %u", diag_ids[d][i]);
+	api_on = on;
+	if (!on)
+		api_flush();
 }
 
 static void enable_kinds(int on, int late)
@@ -179,12 +367,14 @@ static void enable_kinds(int on, int late)
 	} else if (gs_cfg.cuda_api_all) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (api_by_callback) {
+		enable_api_callbacks(on);
+		if (on)
+			gs_log("timing %d runtime and %d driver API calls by callbacks", ndiag[0], ndiag[1]);
 	} else if (on) {
-		int r = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, diag_runtime,
-				   late);
-		int d = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, diag_driver,
-				   late);
-		gs_log("recording %d runtime and %d driver API calls", r, d);
+		enable_api_activity(0, late);
+		enable_api_activity(1, late);
+		gs_log("recording %d runtime and %d driver API calls", ndiag[0], ndiag[1]);
 	} else {
 		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
 		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
@@ -202,29 +392,39 @@ static void capture_hook(int on)
 	enable_kinds(on, 1);
 }
 
-/* --capture-range=cudaProfilerApi: record between cudaProfilerStart and cudaProfilerStop (the
- * runtime calls reach the driver's cuProfilerStart/Stop, so watching the driver suffices). */
+/* CUPTI's callbacks: the timed API calls, and for --capture-range=cudaProfilerApi the range's
+ * ends, cudaProfilerStart and cudaProfilerStop (the runtime calls reach the driver's
+ * cuProfilerStart/Stop, so watching the driver suffices). */
 static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
 	(void)user;
 	const CUpti_CallbackData *cb = data;
-	if (!active || domain != CUPTI_CB_DOMAIN_DRIVER_API)
+	if (!active)
 		return;
-	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT)
-		gs_capture_switch(1);
-	else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && cb->callbackSite == CUPTI_API_ENTER)
-		gs_capture_switch(0);
+	int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (driver && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) {
+		if (cb->callbackSite == CUPTI_API_EXIT)
+			gs_capture_switch(1);
+	} else if (driver && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop) {
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			gs_capture_switch(0);
+	} else if ((driver || domain == CUPTI_CB_DOMAIN_RUNTIME_API) && api_on) {
+		int saved = errno;
+		api_callback(driver, cbid, cb);
+		errno = saved;
+	}
 }
 
 /* Before the process image is replaced (exec, seen by libgpuscope-preload.so): what CUPTI
  * still holds would be lost with the image. Only in the process that set CUPTI up, never in
  * a fork or vfork child sharing its memory. */
-static pid_t owner_pid;
 static void before_exec(void)
 {
-	if (active && getpid() == owner_pid)
+	if (active && getpid() == owner_pid) {
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		api_flush();
+	}
 }
 
 static void warn(const char *msg)
@@ -281,6 +481,9 @@ GS_EXPORT int InitializeInjection(void)
 	}
 	active = 1;
 	owner_pid = getpid();
+	find_diag_ids();
+	api_by_callback = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && !gs_cfg.cuda_api_activity &&
+			  pthread_key_create(&api_key, api_thread_end) == 0;
 	/* full buffers reach the ring within a second, so long runs drain as they go */
 	cuptiActivityFlushPeriod(1000);
 	if (gs_cfg.capture_profiler_api) {
