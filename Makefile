@@ -41,6 +41,8 @@ BIN      = $(BUILD)/bin/gpuscope
 LIB      = $(BUILD)/lib/libgpuscope-inject.so
 CUDA_LIB = $(BUILD)/lib/libgpuscope-cuda.so
 PRELOAD_LIB = $(BUILD)/lib/libgpuscope-preload.so
+# `gpuscope profile --pytorch`: the Python hook, put on PYTHONPATH from lib/python/
+PY_HOOK  = $(patsubst src/python/%,$(BUILD)/lib/python/%,$(wildcard src/python/*.py))
 # CUPTI and the driver stub from the CUDA toolkit (headers: $(NVTX_INC)).
 CUDA_LIBDIRS = $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(CUDA_HOME)/extras/CUPTI/lib64)
 CUDA_STUBS = $(firstword $(wildcard $(CUDA_HOME)/lib64/stubs $(CUDA_HOME)/lib/stubs))
@@ -50,7 +52,7 @@ EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
 DEPS_OK  = $(BUILD)/.deps-ok
 
-all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
+all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
 	$(GEN_TRACE)
 
 $(DEPS_OK): scripts/deps.sh
@@ -106,6 +108,10 @@ $(CUDA_LIB): $(CUDA_LIB_OBJ) $(LIB)
 		-L$(CUDA_STUBS) -lcupti -lcuda -Wl,-rpath,'$$ORIGIN' \
 		$(CUDA_LIBDIRS:%=-Wl,-rpath,%) -Wl,--enable-new-dtags
 
+$(BUILD)/lib/python/%.py: src/python/%.py
+	@mkdir -p $(@D)
+	cp $< $@
+
 # The exec and CUPTI interposer goes into every process of a CUDA session, whatever they were
 # built with: never sanitized, only libc.
 $(PRELOAD_LIB): src/collector/preload/preload.c | $(DEPS_OK)
@@ -159,8 +165,9 @@ bench: all
 bench-load: $(BIN) $(GEN_TRACE)
 	@bash bench/load.sh $(BUILD)
 
-install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/lib/python
+	install -m 644 $(PY_HOOK) $(DESTDIR)$(PREFIX)/lib/python/
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpuscope
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-inject.so
 	install -m 755 $(CUDA_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-cuda.so

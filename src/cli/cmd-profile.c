@@ -92,6 +92,16 @@ static int check_sources(const struct gs_command *cmd, const char *list)
 	return rc;
 }
 
+/* 1 when the comma-separated list names source */
+static int has_source(const char *list, const char *source)
+{
+	size_t n = strlen(source);
+	for (const char *p = list; (p = strstr(p, source)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -163,6 +173,7 @@ static int run(int argc, char **argv)
 		{"trace", required_argument, NULL, 't'},
 		{"cuda-api", required_argument, NULL, 'A'},
 		{"cuda-graph-trace", required_argument, NULL, 'G'},
+		{"pytorch", required_argument, NULL, 'P'},
 		{"capture-range", required_argument, NULL, 'c'},
 		{"delay", required_argument, NULL, 'y'},
 		{"duration", required_argument, NULL, 'd'},
@@ -170,7 +181,7 @@ static int run(int argc, char **argv)
 		{0},
 	};
 	const char *out_pattern = NULL, *trace = NULL, *cuda_api = "diag", *graph_trace = "graph",
-		   *capture = "none";
+		   *capture = "none", *pytorch = "none";
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:h", opts)) != -1) {
@@ -207,6 +218,11 @@ static int run(int argc, char **argv)
 				return 2;
 			graph_trace = optarg;
 			break;
+		case 'P':
+			if (!one_of("--pytorch", optarg, (const char *[]){"nvtx", "nvtx-shapes", "none", NULL}))
+				return 2;
+			pytorch = optarg;
+			break;
 		case 'h': return 0;
 		default: return 2;
 		}
@@ -222,12 +238,30 @@ static int run(int argc, char **argv)
 	if (check_sources(&gs_cmd_profile, trace))
 		return 2;
 	char **prog = argv + optind;
+	int annotate = strcmp(pytorch, "none") != 0;
+	if (annotate && !has_source(trace, "nvtx"))
+		return gs_usage_error(&gs_cmd_profile, "--pytorch %s records NVTX ranges: add nvtx to "
+				      "--trace", pytorch);
 
 	char *lib = find_inject_lib();
 	if (!lib) {
 		gs_cli_error("cannot find libgpuscope-inject.so next to gpuscope (expected in ../lib/; "
 			     "set GPUSCOPE_INJECT_LIB)");
 		return 1;
+	}
+	/* --pytorch: the Python hook's folder, lib/python/ beside the library */
+	char *pyhook = NULL;
+	if (annotate) {
+		pyhook = sibling(lib, "python");
+		char *site = sibling(lib, "python/sitecustomize.py");
+		int ok = access(site, R_OK) == 0;
+		free(site);
+		if (!ok) {
+			gs_cli_error("cannot find %s/sitecustomize.py for --pytorch", pyhook);
+			free(pyhook);
+			free(lib);
+			return 1;
+		}
 	}
 	char *cuda_lib = NULL;
 	if (strstr(trace, "cuda")) {
@@ -242,6 +276,7 @@ static int run(int argc, char **argv)
 					     cuda_lib);
 				free(cuda_lib);
 				free(lib);
+				free(pyhook);
 				return 1;
 			}
 		}
@@ -272,6 +307,7 @@ static int run(int argc, char **argv)
 		if (rc) {
 			free(out);
 			free(lib);
+			free(pyhook);
 			free(cuda_lib);
 			free(preload);
 			return rc;
@@ -346,6 +382,14 @@ static int run(int argc, char **argv)
 				setenv("ASAN_OPTIONS", v, 1);
 			}
 		}
+		if (pyhook) { /* first on PYTHONPATH: its sitecustomize runs the user's own too */
+			const char *old = getenv("PYTHONPATH");
+			size_t n = strlen(pyhook) + (old ? strlen(old) : 0) + 2;
+			char *v = gs_xmalloc(n);
+			snprintf(v, n, "%s%s%s", pyhook, old && *old ? ":" : "", old && *old ? old : "");
+			setenv("PYTHONPATH", v, 1);
+		}
+		setenv("GPUSCOPE_PYTORCH", pytorch, 1);
 		setenv("GPUSCOPE_SESSION_DIR", dir, 1);
 		setenv("GPUSCOPE_TRACE", trace, 1);
 		execvp(prog[0], prog);
@@ -387,6 +431,7 @@ static int run(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 		free(out);
 		free(lib);
+		free(pyhook);
 		free(cuda_lib);
 		free(preload);
 		return early;
@@ -510,6 +555,7 @@ static int run(int argc, char **argv)
 	gs_strbuf_release(&sb);
 	free(out);
 	free(lib);
+	free(pyhook);
 	free(cuda_lib);
 	free(preload);
 	free(session);
@@ -533,6 +579,11 @@ const struct gs_command gs_cmd_profile = {
 	"                           while an NVTX range named NAME is open (CUDA and NVTX)\n"
 	"      --delay=T            record nothing for the first T (5, 2.5s, 500ms)\n"
 	"      --duration=T         stop recording T after it started; PROGRAM runs on\n"
+	"      --pytorch=MODE       Python programs using PyTorch, unchanged: nvtx adds NVTX\n"
+	"                           ranges for autograd operators, each nn.Module's forward\n"
+	"                           (named by its path, e.g. layer3.1.conv2), DataLoader fetches\n"
+	"                           and optimizer steps; nvtx-shapes adds input shapes to the\n"
+	"                           operators' names; none (default)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

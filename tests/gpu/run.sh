@@ -3,9 +3,9 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
-#   env: SECTIONS="nvtx cuda resnet kineto overhead" (which to run), OUT (where fixtures go)
+#   env: SECTIONS="nvtx cuda resnet kineto pytorch overhead" (which to run), OUT (where fixtures go)
 set -u
-SECTIONS=${SECTIONS:-nvtx cuda resnet kineto overhead}
+SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch overhead}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -63,6 +63,34 @@ for e in "$T"/kineto/*.expect.json; do
 	grep -E "^(FAIL|ok   $c: [0-9]+/)" "$T/kineto_$c.txt" | head -8
 done
 [ -n "${OUT:-}" ] && tar -C "$T/kineto" -czf "$OUT/kineto.tar.gz" .
+fi
+
+if on pytorch; then
+# `--pytorch nvtx` on a training loop that has no annotations of its own: module paths,
+# operators, the DataLoader's and the optimizer's own ranges, and kernels charged to layers.
+echo "pytorch annotations:"
+$GS profile -f -o "$T/ann" --pytorch nvtx python3 tests/gpu/torch_annotate.py 6 >"$T/ann.out" 2>"$T/ann.err"
+eq "pytorch: the loop ran under --pytorch nvtx" 0 $?
+tail -2 "$T/ann.err"
+$GS stats -r nvtx_sum --format csv -o "$T/ann.csv" "$T/ann.gst"
+n() { csv_field "$T/ann.csv" ":$1" Instances; }
+eq "pytorch: the model's forward, by class name, once a step" 6 "$(n Net)"
+eq "pytorch: modules by path (stem, layer1, layer1.0.conv1, layer1.1.bn1, head)" "6 6 6 6 6" \
+	"$(n stem) $(n layer1) $(n layer1.0.conv1) $(n layer1.1.bn1) $(n head)"
+between "pytorch: operator ranges (aten::*)" 50 1000000 "$(grep -c ':aten::' "$T/ann.csv")"
+has "pytorch: backward operators" "aten::convolution_backward" "$(cat "$T/ann.csv")"
+between "pytorch: DataLoader fetches (PyTorch's own range)" 6 8 "$(grep 'enumerate(DataLoader)' "$T/ann.csv" | head -1 | cut -d, -f3)"
+has "pytorch: optimizer steps (PyTorch's own range)" "Optimizer.step#SGD.step" "$(cat "$T/ann.csv")"
+$GS stats -r nvtx_kern_sum --format csv -o "$T/ann_ks.csv" "$T/ann.gst"
+between "pytorch: kernels charged to layer1.0.conv1" 1 100000 "$(grep -c ':layer1.0.conv1,' "$T/ann_ks.csv")"
+head -5 "$T/ann_ks.csv"
+# what it costs: step time of the same loop, gpuscope without and with --pytorch nvtx,
+# alternating processes
+for i in 1 2 3; do
+	for m in none nvtx; do
+		$GS profile -f -o "$T/ann_$m" --pytorch $m python3 tests/gpu/torch_annotate.py 40 2>/dev/null | sed "s/^/$m /"
+	done
+done | tee "$T/ann_cost.txt"
 fi
 
 if on overhead; then
