@@ -182,6 +182,8 @@ static void copies_json(const struct gs_model *m, const struct gs_filter *f, str
 	free(g.v);
 }
 
+static void keep_rows(struct gs_table *t, size_t max, size_t tail);
+
 /* The stats reports the page shows, as `gpuscope stats -r NAME --format json` prints them. */
 static const struct {
 	const char *name;
@@ -211,6 +213,8 @@ static int reports_json(const struct gs_model *m, const struct gs_filter *f, str
 		size_t all = t.nrows;
 		if (page_reports[i].top && t.nrows > page_reports[i].top)
 			t.nrows = page_reports[i].top;
+		if (!strcmp(page_reports[i].name, "step_sum"))
+			keep_rows(&t, GS_HTML_MAX_STEPS, 2); /* the steps, then median and p90 */
 		gs_render_table_opts(&t, GS_FMT_JSON, NULL, &part);
 		t.nrows = all;
 		gs_strbuf_addf(sb, "%s\n\"%s\": ", i ? "," : "", page_reports[i].name);
@@ -240,14 +244,52 @@ static int overview_json(const struct gs_model *m, const struct gs_filter *f, st
 	return 0;
 }
 
+/* Keep the first keep steps of analyze's JSON (its "steps" array: one step a line). */
+static void cut_steps(struct gs_strbuf *j, size_t keep)
+{
+	static const char step[] = "\n  {\"number\": ";
+	char *s = strstr(j->buf, "\n \"steps\": [");
+	char *end = s ? strstr(s, "],\n \"findings\": [") : NULL;
+	if (!end)
+		return;
+	size_t n = 0;
+	for (char *p = strstr(s, step); p && p < end; p = strstr(p + 1, step), n++) {
+		if (n == keep) {
+			memmove(p - 1, end, strlen(end) + 1); /* from the ',' before the step */
+			j->len = strlen(j->buf);
+			return;
+		}
+	}
+}
+
 static void analysis_json(const struct gs_model *m, const struct gs_analysis *a, struct gs_strbuf *sb)
 {
 	struct gs_strbuf part;
 	gs_strbuf_init(&part);
 	struct gs_render_opts ro = {0};
 	gs_render_analysis(m, a, GS_FMT_JSON, &ro, &part);
+	if (a->steps.n > GS_HTML_MAX_STEPS)
+		cut_steps(&part, GS_HTML_MAX_STEPS);
 	add_trimmed(sb, &part);
 	gs_strbuf_release(&part);
+}
+
+/* A table's rows as the page keeps them: the first max, then the last tail (step_sum's median
+ * and p90 rows); the rows are swapped into place (the table still owns every cell) and nrows
+ * cut for rendering. */
+static void keep_rows(struct gs_table *t, size_t max, size_t tail)
+{
+	if (t->nrows <= max + tail)
+		return;
+	for (size_t i = 0; i < tail; i++) {
+		union gs_cell *x = t->cells + (max + i) * t->ncols, *y = t->cells + (t->nrows - tail + i) * t->ncols;
+		for (size_t c = 0; c < t->ncols; c++) {
+			union gs_cell z = x[c];
+			x[c] = y[c];
+			y[c] = z;
+		}
+	}
+	t->nrows = max + tail;
 }
 
 static const char *base_name(const char *p)
@@ -270,6 +312,8 @@ int gs_render_html_report(const struct gs_model *m, const struct gs_analysis *a,
 		gs_strbuf_addf(&js, "%u}", f->device);
 	else
 		gs_strbuf_adds(&js, "null}");
+	gs_strbuf_addf(&js, ",\n\"limits\": {\"steps\": %zu, \"steps_shown\": %zu, \"top_rows\": %d}",
+		       a->steps.n, GS_MIN(a->steps.n, (size_t)GS_HTML_MAX_STEPS), TOP_ROWS);
 	gs_strbuf_adds(&js, ",\n\"analysis\": ");
 	analysis_json(m, a, &js);
 	gs_strbuf_adds(&js, ",\n\"overview\": ");

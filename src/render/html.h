@@ -30,6 +30,7 @@ enum gs_html_row_kind { GS_HTML_ROW_THREAD, GS_HTML_ROW_API, GS_HTML_ROW_STREAM,
 			GS_HTML_ROW_COPIES, GS_HTML_ROW_DEVICE };
 enum gs_html_ev_kind { GS_HTML_EV_RANGE, GS_HTML_EV_API, GS_HTML_EV_KERNEL, GS_HTML_EV_COPY,
 		       GS_HTML_EV_MEMSET };
+#define GS_HTML_MAX_STEPS 1000 /* steps whose rows and bars the page holds (the first) */
 #define GS_HTML_LEVELS 4 /* thread rows per nesting level; deeper ranges share the last */
 
 /* The span [t0, t1) cut into n equal bins: bin i is [edge(i), edge(i + 1)). */

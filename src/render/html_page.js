@@ -333,11 +333,14 @@
 		return s;
 	}
 
+	function stepName(st) { return st.number === null ? 'the whole run' : 'step ' + st.number; }
 	function stepsSection(A, R) {
 		var s = section('steps', 'Step time breakdown');
 		var steps = A.steps;
 		if (!steps.length) { note(s, 'No step passes the filters.'); return; }
 		legend(s, CLS);
+		if (steps.length < A.verdict.steps)
+			note(s, 'The first ' + fmtCount(steps.length) + ' of ' + fmtCount(A.verdict.steps) + ' steps.');
 		var max = niceMax(Math.max.apply(null, steps.map(function (x) { return x.duration_ns; })));
 		var pad = {l: 64, r: 10, t: 8, b: 18};
 		chart(s, 220, function (ctx, w, h) {
@@ -354,20 +357,20 @@
 				});
 			});
 			ctx.fillStyle = color('muted');
-			ctx.fillText('step ' + steps[0].number, pad.l, h - 4);
+			ctx.fillText(stepName(steps[0]), pad.l, h - 4);
 			ctx.textAlign = 'right';
-			ctx.fillText('step ' + steps[steps.length - 1].number, pad.l + bw * steps.length, h - 4);
+			ctx.fillText(stepName(steps[steps.length - 1]), pad.l + bw * steps.length, h - 4);
 			ctx.textAlign = 'left';
 		}, function (x, y, w) {
 			var pw = w - pad.l - pad.r, i = Math.floor((x - pad.l) / Math.min(60, pw / steps.length));
 			if (i < 0 || i >= steps.length) return null;
-			var st = steps[i], t = 'step ' + st.number + ' (pid ' + st.pid + '): ' + fmtNs(st.duration_ns);
+			var st = steps[i], t = stepName(st) + (st.pid !== null ? ' (pid ' + st.pid + ')' : '') + ': ' + fmtNs(st.duration_ns);
 			CLS.forEach(function (k) { t += '\n  ' + CLS_LABEL[k] + ': ' + fmtNs(st.parts_ns[k]); });
 			return t;
 		});
 		var rep = R.step_sum;
 		if (rep) {
-			var MAXROWS = 30, rows = rep.rows;
+			var MAXROWS = 30, rows = rep.rows, nsteps = R.rows_total.step_sum - 2;
 			var shown = rows.length > MAXROWS + 2 ? rows.slice(0, MAXROWS).concat(rows.slice(-2)) : rows;
 			s.appendChild(el('h3', {text: rep.title + ' (gpuscope stats -r step_sum)'}));
 			s.appendChild(reportTable({report: rep.report, rows: shown}, [
@@ -375,7 +378,7 @@
 				{col: 'Memcpy (ns)'}, {col: 'Memset (ns)'}, {col: 'Runtime API (ns)'}, {col: 'Sync Wait (ns)'},
 				{col: 'Idle (ns)'}, {col: 'GPU Util (%)'}]));
 			if (shown.length < rows.length)
-				note(s, 'The first ' + MAXROWS + ' of ' + (rows.length - 2) + ' steps, then the median and p90 rows.');
+				note(s, 'The first ' + MAXROWS + ' of ' + fmtCount(nsteps) + ' steps, then the median and p90 of all.');
 		}
 	}
 

@@ -97,6 +97,17 @@ between "report large: page under 2 MB (bytes)" 10000 2000000 "$(stat -c %s "$R/
 eq "report large: 2000 bins per row, busy in per mille" True \
 	"$(blob "$R/gen.html" "all(len(r['busy']) == len(r['top']) == 2000 and 0 <= min(r['busy']) and max(r['busy']) <= 1000 for r in d['timeline']['rows'])")"
 
+# many steps: the first 1000 kept, their count and the median and p90 rows of them all
+AB=':autograd::engine::evaluate_function: AddBackward0'
+$GS report --step "$AB" -o "$R/steps.html" "$R/gen.gst"
+eq "report 3984 steps: exit 0" 0 $?
+eq "report 3984 steps: the first 1000 steps' bars, the count of all" "1000 3984 [0 1 2]" \
+	"$(blob "$R/steps.html" "len(d['analysis']['steps']), d['analysis']['verdict']['steps'], [s['number'] for s in d['analysis']['steps'][:3]]" | tr -d "(),'" )"
+eq "report 3984 steps: step_sum's first 1000 rows, then its median and p90" True \
+	"$(blob "$R/steps.html" "(lambda r: d['reports']['step_sum']['rows'] == r[:1000] + r[-2:] and d['reports']['rows_total']['step_sum'] == len(r))(json.loads(__import__('subprocess').check_output(['$GS', 'stats', '--step', '$AB', '-r', 'step_sum', '--format', 'json', '$R/gen.gst']))['rows'])")"
+eq "report 3984 steps: analyze's JSON but the steps past 1000" True \
+	"$(blob "$R/steps.html" "(lambda a: a['steps'][:1000] == d['analysis']['steps'] and dict(a, steps=0) == dict(d['analysis'], steps=0))(json.loads(__import__('subprocess').check_output(['$GS', 'analyze', '--step', '$AB', '--format', 'json', '$R/gen.gst'])))")"
+
 # diff --format html
 DD=$D/diff
 $GS diff --format html -o "$R/diff.html" "$DD/kineto_base_a.json.gz" "$DD/kineto_kernel2x.json.gz"
@@ -169,8 +180,9 @@ else
 	browse "imported kineto train" report "$R/train.pt.trace.html" "$R/train.pt.trace.json.gz"
 	browse "hostile names" report "$R/evil.html" "$R/evil.json"
 	browse "200k-event trace" report "$R/gen.html" "$R/gen.gst"
+	browse "3984 steps" report "$R/steps.html" "$R/gen.gst" "--step=$AB"
 	browse "diff kineto base_a -> kernel2x" diff "$R/diff.html" "$DD/kineto_base_a.json.gz" "$DD/kineto_kernel2x.json.gz"
 	$GS diff --format html -o "$R/diff3.html" "$D/examples/pageable_copy.gst" "$D/examples/pageable_copy_fixed.gst"
 	browse "diff pageable_copy -> fixed (native)" diff "$R/diff3.html" "$D/examples/pageable_copy.gst" "$D/examples/pageable_copy_fixed.gst"
-	eq "browser: screenshots of every page" 7 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
+	eq "browser: screenshots of every page" 8 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
 fi

@@ -2,7 +2,7 @@
 """report_check.py: open a page of `gpuscope report` (or `gpuscope diff --format html`) in
 headless Chromium and check it against the commands whose numbers it shows.
 
-  report_check.py report GS PAGE TRACE OUTDIR [--no-util-sum]
+  report_check.py report GS PAGE TRACE OUTDIR [--no-util-sum] [--step=NAME]
   report_check.py diff GS PAGE BEFORE AFTER OUTDIR
 
 Chromium loads the page from the file (no network), its DOM after the script ran is dumped
@@ -83,6 +83,8 @@ class Dom(html.parser.HTMLParser):
 
 
 def gs_json(*args):
+    if args[0] in ('stats', 'analyze'):
+        args = args[:1] + tuple(EXTRA) + args[1:]
     p = subprocess.run([GS] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
     return json.loads(p.stdout)
 
@@ -248,15 +250,17 @@ def check_diff(page, before, after):
 
 
 if __name__ == '__main__':
-    mode, GS, page = sys.argv[1], sys.argv[2], sys.argv[3]
+    pos = [a for a in sys.argv[1:] if not a.startswith('--')]
+    mode, GS, page = pos[0], pos[1], pos[2]
+    EXTRA = [a for a in sys.argv if a.startswith('--step=')]
     if not browser():
         print('FAIL no chromium found (apt-get install -y chromium)')
         sys.exit(1)
     if mode == 'report':
-        OUT = sys.argv[5]
-        draw = check_report(page, sys.argv[4], '--no-util-sum' not in sys.argv)
+        OUT = pos[4]
+        draw = check_report(page, pos[3], '--no-util-sum' not in sys.argv)
     else:
-        OUT = sys.argv[6]
-        draw = check_diff(page, sys.argv[4], sys.argv[5])
+        OUT = pos[5]
+        draw = check_diff(page, pos[3], pos[4])
     print('checks: %d, failed: %d, draw: %d ms' % (CHECKS[0], len(FAILS), draw))
     sys.exit(1 if FAILS else 0)
