@@ -146,6 +146,12 @@ err=$($GS report --step nosuch -o "$R/ns.html" "$R/lb.gst" 2>&1)
 eq "report --step nosuch: exit 1" 1 $?
 has "report --step nosuch: names the range" "no ended range named 'nosuch'" "$err"
 has "help report" "usage: gpuscope report [OPTIONS] TRACE" "$($GS help report)"
+has "help lists report" "report" "$($GS help | grep '^  report ')"
+has "report has a man page" "gpuscope-report(1)" "$(head -1 "$ROOT/docs/gpuscope-report.md")"
+for o in --output --step --input-range --pid --time --device; do
+	has "report's man page documents $o" "$o" "$(cat "$ROOT/docs/gpuscope-report.md")"
+	has "report --help lists $o" "$o" "$($GS report --help)"
+done
 err=$($GS diff --format htm "$DD/kineto_base_a.json.gz" "$DD/kineto_kernel2x.json.gz" 2>&1)
 has "diff: unknown format lists html" "(text, json, markdown, html)" "$err"
 
