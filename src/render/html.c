@@ -167,7 +167,8 @@ static void copies_json(const struct gs_model *m, const struct gs_filter *f, str
 		if (gs_filter_keep(m, f, s->pid, s->device, s->start))
 			copy_take(&g, 255, s->mem_kind, s->mem_kind, s->bytes, s->end - s->start);
 	}
-	qsort(g.v, g.n, sizeof(*g.v), copy_group_cmp);
+	if (g.n > 1)
+		qsort(g.v, g.n, sizeof(*g.v), copy_group_cmp);
 	gs_strbuf_adds(sb, "[");
 	for (size_t i = 0; i < g.n; i++) {
 		const struct copy_group *c = &g.v[i];

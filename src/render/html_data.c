@@ -271,7 +271,8 @@ void gs_html_timeline_build(const struct gs_model *m, const struct gs_filter *f,
 		add(&v, GS_HTML_ROW_COPIES, c->pid, c->device, 0, c->start, c->end, name, GS_HTML_EV_COPY);
 		add(&v, GS_HTML_ROW_DEVICE, 0, c->device, 0, c->start, c->end, name, GS_HTML_EV_COPY);
 	}
-	qsort(v.v, v.n, sizeof(*v.v), item_cmp);
+	if (v.n > 1)
+		qsort(v.v, v.n, sizeof(*v.v), item_cmp);
 
 	/* Which events are drawn one by one: all of them, or the max_events longest (device rows
 	 * repeat the streams' and copies' events: never kept twice). */
