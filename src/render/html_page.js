@@ -431,7 +431,7 @@
 			layout.push({row: r, y: y});
 			y += rowh;
 		});
-		var height = Math.min(y + 4, 2000);
+		var height = Math.min(y + 4, 8000);
 		var tools = el('div', {'class': 'tools', text: fmtCount(T.events) + ' events in ' + rows.length +
 			' rows; ' + (T.events_shown < T.events ? 'the ' + fmtCount(T.events_shown) + ' longest drawn one by one, the rest as ' +
 				n + ' bins per row (shade: busy share).' : 'every event drawn.') + ' Wheel: zoom, drag: pan.'});

@@ -190,5 +190,11 @@ else
 	browse "diff kineto base_a -> kernel2x" diff "$R/diff.html" "$DD/kineto_base_a.json.gz" "$DD/kineto_kernel2x.json.gz"
 	$GS diff --format html -o "$R/diff3.html" "$D/examples/pageable_copy.gst" "$D/examples/pageable_copy_fixed.gst"
 	browse "diff pageable_copy -> fixed (native)" diff "$R/diff3.html" "$D/examples/pageable_copy.gst" "$D/examples/pageable_copy_fixed.gst"
-	eq "browser: screenshots of every page" 8 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$R/dark-profile" \
+		--blink-settings=preferredColorScheme=0 --window-size=1280,2400 --virtual-time-budget=10000 \
+		--screenshot="$R/shots/dark.png" "file://$R/train.pt.trace.html" >/dev/null 2>&1
+	between "browser: a screenshot in dark mode (bytes)" 20000 100000000 "$(stat -c %s "$R/shots/dark.png" 2>/dev/null)"
+	eq "browser: light mode: a light background" "255 255 255" "$(python3 "$CHECK" pixel "$R/shots/train.pt.trace.html.png" 2>&1)"
+	eq "browser: dark mode: a dark background" "21 24 29" "$(python3 "$CHECK" pixel "$R/shots/dark.png" 2>&1)"
+	eq "browser: screenshots of every page" 9 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
 fi

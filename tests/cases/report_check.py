@@ -4,6 +4,7 @@ headless Chromium and check it against the commands whose numbers it shows.
 
   report_check.py report GS PAGE TRACE OUTDIR [--no-util-sum] [--step=NAME]
   report_check.py diff GS PAGE BEFORE AFTER OUTDIR
+  report_check.py pixel FILE.png        (the top-left pixel's R G B)
 
 Chromium loads the page from the file (no network), its DOM after the script ran is dumped
 and a screenshot taken into OUTDIR. Checked: no console message at all and no error caught by
@@ -249,7 +250,30 @@ def check_diff(page, before, after):
     return draw
 
 
+def first_pixel(png):
+    """The top-left pixel of a PNG (8-bit RGB or RGBA): the first pixel of the first row is
+    stored as it is whatever the row's filter."""
+    import struct
+    import zlib
+    data = open(png, 'rb').read()
+    pos, idat, depth, ctype = 8, b'', 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b'IHDR':
+            depth, ctype = body[8], body[9]
+        elif kind == b'IDAT':
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompressobj().decompress(idat, 64)
+    assert depth == 8 and ctype in (2, 6), (depth, ctype)
+    return tuple(raw[1:4])
+
+
 if __name__ == '__main__':
+    if sys.argv[1] == 'pixel':
+        print(' '.join(str(v) for v in first_pixel(sys.argv[2])))
+        sys.exit(0)
     pos = [a for a in sys.argv[1:] if not a.startswith('--')]
     mode, GS, page = pos[0], pos[1], pos[2]
     EXTRA = [a for a in sys.argv if a.startswith('--step=')]
