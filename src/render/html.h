@@ -6,7 +6,8 @@
  * --format json`, the overview of `gpuscope stats --format json`, and `gpuscope stats -r R
  * --format json` of the reports the page shows; `gpuscope diff --format json` for a diff page.
  * What no command prints is the timeline overview: per row (a thread's nesting level or its
- * CUDA calls, a GPU stream, a device's copies, a device's GPU work as one) a fixed number of
+ * CUDA calls, a GPU stream's kernels, memsets and graph launches, a device's copies, a device's
+ * GPU work as one) a fixed number of
  * equal bins over the trace's span, each with the time the row was busy in it (the union of its
  * events, so nesting and overlap count once) and the name of the event that covered most of
  * it, plus the individual events when there are few, else the longest ones.
@@ -29,7 +30,7 @@
 enum gs_html_row_kind { GS_HTML_ROW_THREAD, GS_HTML_ROW_API, GS_HTML_ROW_STREAM,
 			GS_HTML_ROW_COPIES, GS_HTML_ROW_DEVICE };
 enum gs_html_ev_kind { GS_HTML_EV_RANGE, GS_HTML_EV_API, GS_HTML_EV_KERNEL, GS_HTML_EV_COPY,
-		       GS_HTML_EV_MEMSET };
+		       GS_HTML_EV_MEMSET, GS_HTML_EV_GRAPH };
 #define GS_HTML_MAX_STEPS 1000 /* steps whose rows and bars the page holds (the first) */
 #define GS_HTML_LEVELS 4 /* thread rows per nesting level; deeper ranges share the last */
 

@@ -1,6 +1,6 @@
 /* html_data.c: the report page's timeline overview, pre-binned so that a page of a
- * million-event trace stays small and draws at once: every range, CUDA call, kernel, copy and
- * memset becomes an event of one row (a thread's nesting level, the thread's CUDA calls, a GPU
+ * million-event trace stays small and draws at once: every range, CUDA call, kernel, copy,
+ * memset and graph launch becomes an event of one row (a thread's nesting level, the thread's CUDA calls, a GPU
  * stream's kernels and memsets, a device's copies, a device's GPU work), the events are sorted
  * by row and start, and each row is swept once: the running union of its events gives the busy
  * time per bin, the largest overlap per bin the name shown on hover. The individual events are
@@ -95,8 +95,9 @@ void gs_html_add_text(struct gs_strbuf *out, const char *s)
 #define NAME_RANGE 0ull  /* domain << 31 | name (string ids) */
 #define NAME_KERNEL 1ull /* demangled name's string id */
 #define NAME_API 2ull    /* driver << 31 | cbid */
-#define NAME_COPY 3ull   /* copy kind; MEMSET_KIND: a memset */
+#define NAME_COPY 3ull   /* copy kind; MEMSET_KIND: a memset; GRAPH_KIND + id: a graph launch */
 #define MEMSET_KIND 255u
+#define GRAPH_KIND 256u
 #define NAME(tag, v) ((tag) << 62 | (uint64_t)(v))
 
 static void name_text(const struct gs_model *m, uint64_t key, struct gs_strbuf *sb)
@@ -120,7 +121,10 @@ static void name_text(const struct gs_model *m, uint64_t key, struct gs_strbuf *
 		break;
 	}
 	default:
-		gs_strbuf_adds(sb, v == MEMSET_KIND ? "[CUDA memset]" : gs_copy_op_name((unsigned)v));
+		if (v >= GRAPH_KIND)
+			gs_strbuf_addf(sb, "CUDA graph %llu", (unsigned long long)(v - GRAPH_KIND));
+		else
+			gs_strbuf_adds(sb, v == MEMSET_KIND ? "[CUDA memset]" : gs_copy_op_name((unsigned)v));
 	}
 }
 
@@ -262,6 +266,15 @@ void gs_html_timeline_build(const struct gs_model *m, const struct gs_filter *f,
 		add(&v, GS_HTML_ROW_STREAM, s->pid, s->device, s->stream, s->start, s->end, name,
 		    GS_HTML_EV_MEMSET);
 		add(&v, GS_HTML_ROW_DEVICE, 0, s->device, 0, s->start, s->end, name, GS_HTML_EV_MEMSET);
+	}
+	for (size_t i = 0; i < m->graphs.n; i++) { /* graph-level tracing: a launch as one */
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		if (!gs_filter_keep(m, f, g->pid, g->device, g->start))
+			continue;
+		uint64_t name = NAME(NAME_COPY, (uint64_t)GRAPH_KIND + g->graph_id);
+		add(&v, GS_HTML_ROW_STREAM, g->pid, g->device, g->stream, g->start, g->end, name,
+		    GS_HTML_EV_GRAPH);
+		add(&v, GS_HTML_ROW_DEVICE, 0, g->device, 0, g->start, g->end, name, GS_HTML_EV_GRAPH);
 	}
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];

@@ -25,8 +25,8 @@
 		other: 'Idle: the GPU idles and nothing recorded on the host explains it'
 	};
 	/* timeline event kinds -> the class whose colour they take */
-	var EV_CLS = ['host_compute', 'host_launch', 'gpu_compute', 'gpu_transfer', 'gpu_transfer'];
-	var EV_KIND = ['range', 'CUDA call', 'kernel', 'copy', 'memset'];
+	var EV_CLS = ['host_compute', 'host_launch', 'gpu_compute', 'gpu_transfer', 'gpu_transfer', 'gpu_compute'];
+	var EV_KIND = ['range', 'CUDA call', 'kernel', 'copy', 'memset', 'graph launch'];
 	var redraws = [];
 
 	function color(name) {

@@ -53,6 +53,15 @@ eq "report: every event of a small trace drawn" True \
 eq "report: the device row's busy time is gpu_util's" \
 	"$($GS stats -r gpu_util -f json "$R/lb.gst" | python3 -c 'import json,sys; print([r["Busy (ns)"] for r in json.load(sys.stdin)["rows"]])')" \
 	"$(blob "$R/lb.html" "[r['busy_ns'] for r in d['timeline']['rows'] if r['kind'] == 'device']")"
+for g in cuda/graph.gst cuda/streams.gst cuda_resnet50.gst; do
+	$GS report -o "$R/g.html" "$D/$g"
+	eq "report $g: the device rows' busy time is gpu_util's (graph launches counted)" \
+		"$($GS stats -r gpu_util -f json "$D/$g" | python3 -c 'import json,sys; print([r["Busy (ns)"] for r in json.load(sys.stdin)["rows"]])')" \
+		"$(blob "$R/g.html" "[r['busy_ns'] for r in d['timeline']['rows'] if r['kind'] == 'device']")"
+done
+$GS report -o "$R/g.html" "$D/cuda/graph.gst"
+eq "report graph.gst: its 100 graph launches drawn on their stream, named" "100 CUDA graph 2" \
+	"$(blob "$R/g.html" "sum(k == 5 for r in d['timeline']['rows'] if r['kind'] == 'stream' for k in r['events'][3::4]), [n for n in d['timeline']['names'] if 'graph' in n][0]" | tr -d "(),'")"
 eq "report: copies by memory kind" "[CUDA memcpy HtoD] Pageable Device 32 16809984" \
 	"$(blob "$R/lb.html" "' '.join(str(c[k]) for c in d['copies'] for k in ('operation', 'src', 'dst', 'count', 'bytes'))")"
 $GS report -o - "$R/lb.gst" >"$R/stdout.html"

@@ -191,7 +191,8 @@ def check_report(page, trace, util_sum):
     check('steps: every step shown (or 30 and the summary rows)', rows is not None and len(rows) == len(ref))
     same_rows('steps', rows, ref, 'Step', ['Duration (ns)', 'Kernel (ns)', 'Idle (ns)', 'Sync Wait (ns)', 'GPU Util (%)'])
     u = stats('gpu_util')
-    same_rows('gpu_util', table(dom, data_report='gpu_util'), u['rows'], 'Device', ['Busy (ns)', 'Wall (ns)', 'Utilization (%)'])
+    if u['rows']:
+        same_rows('gpu_util', table(dom, data_report='gpu_util'), u['rows'], 'Device', ['Busy (ns)', 'Wall (ns)', 'Utilization (%)'])
     busy = {int(x['data-device']): int(x['data-busy-ns']) for t, x in dom.elems if 'data-busy-ns' in x}
     if util_sum:
         check('utilization chart: its bins add up to gpu_util\'s busy time',
