@@ -80,6 +80,20 @@ $(BUILD)/gen/cupti_driver_names.h: $(NVTX_INC)/cupti_driver_cbid.h | $(DEPS_OK)
 	sed -n 's/^ *CUPTI_DRIVER_TRACE_CBID_\([a-z][A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/[\2] = "\1",/p' $< >$@.tmp
 	@test -s $@.tmp && mv $@.tmp $@
 
+# The report page's style sheet and script, as C strings (render/html.c includes them).
+$(BUILD)/gen/html_assets.h: src/render/html_page.css src/render/html_page.js
+	@mkdir -p $(@D)
+	{ printf '/* generated from src/render/html_page.css and html_page.js */\n'; \
+	  printf 'static const char gs_html_css[] =\n'; sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
+		-e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' src/render/html_page.css; printf ';\n'; \
+	  printf 'static const char gs_html_js[] =\n'; sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
+		-e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' src/render/html_page.js; printf ';\n'; } >$@.tmp
+	@mv $@.tmp $@
+
+$(BUILD)/obj/src/render/html.o: src/render/html.c $(BUILD)/gen/html_assets.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(BUILD)/gen -MMD -MP -c $< -o $@
+
 # The injected library: position independent, hidden by default, only libc/pthread/dl.
 $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -147,7 +161,7 @@ $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)
 # libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/%: tests/fuzz/%.c $(CLI_SRC) $(BUILD)/gen/cupti_runtime_names.h \
-		$(BUILD)/gen/cupti_driver_names.h | $(DEPS_OK)
+		$(BUILD)/gen/cupti_driver_names.h $(BUILD)/gen/html_assets.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	clang -std=c17 $(WARN) -g -O1 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -pthread \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -35,4 +35,11 @@ if [ ! -f "${NVTX_INC:-/usr/local/cuda/include}/cupti_activity.h" ]; then
 	echo "'${NVTX_INC:-/usr/local/cuda/include}'; install the CUDA toolkit or set NVTX_INC=DIR" >&2
 	exit 1
 fi
+# Optional, for the tests only: the report page's browser test (tests/cases/report.sh) opens
+# the page in Debian's chromium, which that test installs when run as root and requires in CI
+# (CI set). The build never needs it.
+if ! command -v chromium >/dev/null 2>&1; then
+	echo "deps: optional for 'make test': chromium (the report's browser test installs it when" \
+		"run as root; else: sudo apt-get install -y chromium)" >&2
+fi
 exit 0

@@ -1,6 +1,6 @@
 /* cmd-diff.c: `gpuscope diff BEFORE AFTER`: both traces loaded and analyzed as `gpuscope
  * analyze` does (analysis/analyze.c), compared by analysis/diff.c, rendered by render/diff.c as
- * text, markdown or JSON. Exit codes: 0, 1 bad input, 2 usage, 3 with --fail-on-regression
+ * text, markdown, JSON or an HTML page (render/html.c). Exit codes: 0, 1 bad input, 2 usage, 3 with --fail-on-regression
  * when a significant regression beyond the threshold exists; the output is written either way. */
 #include <errno.h>
 #include <math.h>
@@ -12,10 +12,12 @@
 #include "../analysis/diff.h"
 #include "../analysis/reports.h"
 #include "../render/diff.h"
+#include "../render/html.h"
 #include "cli.h"
 
 #define DEFAULT_WIDTH 100u
 #define DEFAULT_TOP 10u
+#define FMT_HTML 100 /* --format html: the page of render/html.c */
 
 extern const struct gs_command gs_cmd_diff;
 
@@ -132,8 +134,10 @@ static int run(int argc, char **argv)
 				fmt = GS_DIFF_JSON;
 			else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
 				fmt = GS_DIFF_MARKDOWN;
+			else if (!strcmp(optarg, "html"))
+				fmt = FMT_HTML;
 			else
-				rc = gs_usage_error(&gs_cmd_diff, "unknown format '%s' (text, json, markdown)",
+				rc = gs_usage_error(&gs_cmd_diff, "unknown format '%s' (text, json, markdown, html)",
 						    optarg);
 			break;
 		case 'h': rc = 0; break;
@@ -168,8 +172,18 @@ static int run(int argc, char **argv)
 	gs_strbuf_init(&sb);
 	struct gs_render_opts ro;
 	gs_console_opts(fmt == GS_DIFF_TEXT ? out : "file", DEFAULT_WIDTH, 40, &ro);
-	gs_render_diff(&d, fmt, top, &ro, &sb);
-	rc = gs_emit(out, &sb);
+	struct gs_err err;
+	rc = 0;
+	if (fmt == FMT_HTML) {
+		if (gs_render_html_diff(mp, ap, &d, &f, &sb, &err) < 0) {
+			gs_cli_error("%s", err.msg);
+			rc = 1;
+		}
+	} else {
+		gs_render_diff(&d, fmt, top, &ro, &sb);
+	}
+	if (!rc)
+		rc = gs_emit(out, &sb);
 	if (!rc && fail && d.regressions)
 		rc = 3;
 	gs_strbuf_release(&sb);
@@ -183,8 +197,9 @@ static int run(int argc, char **argv)
 const struct gs_command gs_cmd_diff = {
 	"diff", run, "[OPTIONS] BEFORE AFTER",
 	"Compare two traces: what changed per step, and whether it is beyond the noise.",
-	"  -f, --format F           text (default), markdown (a pull-request comment) or\n"
-	"                           json (schema: man gpuscope-diff)\n"
+	"  -f, --format F           text (default), markdown (a pull-request comment),\n"
+	"                           json (schema: man gpuscope-diff) or html (a page to\n"
+	"                           open in a browser, as gpuscope report writes)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"      --threshold PCT      changes smaller than PCT percent are not reported as\n"
 	"                           regressions or improvements (default 5)\n"

@@ -12,9 +12,10 @@
 extern const struct gs_command gs_cmd_analyze; /* cmd-analyze.c */
 extern const struct gs_command gs_cmd_export;  /* cmd-export.c */
 extern const struct gs_command gs_cmd_diff;    /* cmd-diff.c */
+extern const struct gs_command gs_cmd_report;  /* cmd-report.c */
 
 const struct gs_command *const gs_commands[] = {
-	&gs_cmd_profile, &gs_cmd_stats, &gs_cmd_analyze, &gs_cmd_diff, &gs_cmd_export, &gs_cmd_info, &gs_cmd_dump, &gs_cmd_help, &gs_cmd_version, NULL,
+	&gs_cmd_profile, &gs_cmd_stats, &gs_cmd_analyze, &gs_cmd_diff, &gs_cmd_report, &gs_cmd_export, &gs_cmd_info, &gs_cmd_dump, &gs_cmd_help, &gs_cmd_version, NULL,
 };
 
 const struct gs_command *gs_command_find(const char *name)

@@ -212,7 +212,7 @@ $GS diff "$(kt base_a)" "$(kt base_a)" "$(kt base_a)" >/dev/null 2>"$T/err"
 eq "diff three traces: usage error 2" 2 $?
 $GS diff --format csv "$(kt base_a)" "$(kt base_b)" >/dev/null 2>"$T/err"
 eq "diff --format csv: usage error 2" 2 $?
-has "diff --format csv: says which" "unknown format 'csv' (text, json, markdown)" "$(cat "$T/err")"
+has "diff --format csv: says which" "unknown format 'csv' (text, json, markdown, html)" "$(cat "$T/err")"
 $GS diff --threshold lots "$(kt base_a)" "$(kt base_b)" >/dev/null 2>"$T/err"
 eq "diff --threshold lots: usage error 2" 2 $?
 $GS diff "$(kt base_a)" "$T/missing.gst" >/dev/null 2>"$T/err"
