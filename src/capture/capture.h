@@ -55,6 +55,8 @@ struct gs_session_info {
 	uint64_t start_real_ns, start_mono_ns, end_real_ns, end_mono_ns;
 	pid_t root_pid;
 	int root_status;         /* shell-style: code or 128+signal; -1 unknown */
+	uint64_t sample_period_ns; /* CPU sampling period, 0: off */
+	uint64_t osrt_threshold_ns; /* with osrt traced */
 };
 
 struct gs_assemble_stats {
