@@ -28,7 +28,7 @@ MAIN_SRC = $(wildcard src/cli/*.c)
 LIB_SRC  = $(wildcard src/collector/*.c)
 CUDA_LIB_SRC = $(wildcard src/collector/cuda/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
-PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c
+PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c bench/osrt_calls.c
 EX_SRC   = $(wildcard examples/*.c)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -132,6 +132,10 @@ $(BUILD)/examples/%: examples/%.c | $(DEPS_OK)
 $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
+
+$(BUILD)/tests/programs/osrt_calls: bench/osrt_calls.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 # The load benchmark's trace generator: writes real CUPTI records through the format's writers.
 $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)

@@ -125,21 +125,50 @@ static void *next_fn(const char *name)
 		OSRT_TIMED(ret, call, next_, args);                                               \
 	}
 
-OSRT(int, pthread_mutex_lock, GS_OSRT_PTHREAD_MUTEX_LOCK, (pthread_mutex_t * m), (m))
+/* Lock waits: an uncontended lock (the common case, and the one that must stay cheap) is
+ * taken by the try form, which gives the same result without waiting, and costs no clock
+ * read; only when it would block (EBUSY) is the real call clocked. The try forms return what
+ * the blocking ones would when the lock is free: 0, or EOWNERDEAD for a robust mutex whose
+ * owner died (the caller then holds it either way). */
+#define OSRT_TRY(name, call, params, args, tryname, busyrc)                                    \
+	GS_EXPORT int name params                                                            \
+	{                                                                                    \
+		OSRT_NEXT(int(*) params, #name, next_)                                       \
+		if (GS_LIKELY(gs_osrt_on) && !gs_tls.busy) {                                 \
+			int t_ = tryname args;                                               \
+			if (t_ != (busyrc))                                                  \
+				return t_;                                                   \
+		}                                                                            \
+		OSRT_TIMED(int, call, next_, args);                                          \
+	}
+OSRT_TRY(pthread_mutex_lock, GS_OSRT_PTHREAD_MUTEX_LOCK, (pthread_mutex_t * m), (m),
+	 pthread_mutex_trylock, EBUSY)
+OSRT_TRY(pthread_rwlock_rdlock, GS_OSRT_PTHREAD_RWLOCK_RDLOCK, (pthread_rwlock_t * l), (l),
+	 pthread_rwlock_tryrdlock, EBUSY)
+OSRT_TRY(pthread_rwlock_wrlock, GS_OSRT_PTHREAD_RWLOCK_WRLOCK, (pthread_rwlock_t * l), (l),
+	 pthread_rwlock_trywrlock, EBUSY)
 OSRT(int, pthread_mutex_timedlock, GS_OSRT_PTHREAD_MUTEX_TIMEDLOCK,
      (pthread_mutex_t * m, const struct timespec *ts), (m, ts))
 OSRT(int, pthread_cond_wait, GS_OSRT_PTHREAD_COND_WAIT, (pthread_cond_t * c, pthread_mutex_t *m),
      (c, m))
 OSRT(int, pthread_cond_timedwait, GS_OSRT_PTHREAD_COND_TIMEDWAIT,
      (pthread_cond_t * c, pthread_mutex_t *m, const struct timespec *ts), (c, m, ts))
-OSRT(int, pthread_rwlock_rdlock, GS_OSRT_PTHREAD_RWLOCK_RDLOCK, (pthread_rwlock_t * l), (l))
-OSRT(int, pthread_rwlock_wrlock, GS_OSRT_PTHREAD_RWLOCK_WRLOCK, (pthread_rwlock_t * l), (l))
 OSRT(int, pthread_rwlock_timedrdlock, GS_OSRT_PTHREAD_RWLOCK_TIMEDRDLOCK,
      (pthread_rwlock_t * l, const struct timespec *ts), (l, ts))
 OSRT(int, pthread_rwlock_timedwrlock, GS_OSRT_PTHREAD_RWLOCK_TIMEDWRLOCK,
      (pthread_rwlock_t * l, const struct timespec *ts), (l, ts))
 OSRT(int, pthread_join, GS_OSRT_PTHREAD_JOIN, (pthread_t th, void **ret), (th, ret))
-OSRT(int, sem_wait, GS_OSRT_SEM_WAIT, (sem_t * s), (s))
+GS_EXPORT int sem_wait(sem_t *s)
+{
+	OSRT_NEXT(int (*)(sem_t *), "sem_wait", next_)
+	if (GS_LIKELY(gs_osrt_on) && !gs_tls.busy) {
+		int saved = errno;
+		if (sem_trywait(s) == 0)
+			return 0; /* it was posted: no wait */
+		errno = saved;
+	}
+	OSRT_TIMED(int, GS_OSRT_SEM_WAIT, next_, (s));
+}
 OSRT(int, sem_timedwait, GS_OSRT_SEM_TIMEDWAIT, (sem_t * s, const struct timespec *ts), (s, ts))
 OSRT(unsigned, sleep, GS_OSRT_SLEEP, (unsigned s), (s))
 OSRT(int, usleep, GS_OSRT_USLEEP, (useconds_t us), (us))
