@@ -874,7 +874,8 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, si->osrt_threshold_ns);
 	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
 
-	qsort(d->rings, d->nrings, sizeof(*d->rings), cmp_ring);
+	if (d->nrings > 1) /* none when no process recorded anything */
+		qsort(d->rings, d->nrings, sizeof(*d->rings), cmp_ring);
 	c.root_last_image = last_image_of(&c, si->root_pid);
 	for (size_t i = 0; i < d->nrings && rc >= 0; i++)
 		rc = assemble_ring(&c, d->rings[i], si, err);
