@@ -205,7 +205,8 @@ static void read_registry(struct ctx *c, cat_vec *cats, struct gs_u64map *tnames
 	struct gs_reg_rec r;
 	const uint8_t *text;
 	while (reg_next(&it, &r, &text)) {
-		uint32_t s = sid(c, text, r.len);
+		/* names become strings of the file; a mapping is binary and has its own chunk */
+		uint32_t s = r.kind == GS_REG_MAP ? 0 : sid(c, text, r.len);
 		switch (r.kind) {
 		case GS_REG_DOMAIN: map_set(&c->dom_sid, &c->ndom, r.id, s); break;
 		case GS_REG_STRING: map_set(&c->reg_sid, &c->nreg, r.id, s); break;

@@ -19,7 +19,7 @@ $GS profile -o blk -t osrt --sample none "$P/host_block" 2>blk.err; eq "osrt: pr
 $GS stats -r osrt_sum --format csv -o blk.csv blk.gst 2>/dev/null
 eq "osrt: csv header (nsys's columns)" 'Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name' "$(head -1 blk.csv)"
 eq "osrt: 3 blocked mutex locks" 3 "$(osrt_field blk.csv pthread_mutex_lock 'Num Calls')"
-between "osrt: mutex wait min ~40 ms" 39000000 80000000 "$(osrt_field blk.csv pthread_mutex_lock 'Min (ns)')"
+between "osrt: mutex wait min ~40 ms" 35000000 80000000 "$(osrt_field blk.csv pthread_mutex_lock 'Min (ns)')"
 between "osrt: mutex wait max ~40 ms" 39000000 80000000 "$(osrt_field blk.csv pthread_mutex_lock 'Max (ns)')"
 eq "osrt: 5 usleep calls" 5 "$(osrt_field blk.csv usleep 'Num Calls')"
 between "osrt: usleep median ~20 ms" 19900000 40000000 "$(osrt_field blk.csv usleep 'Med (ns)')"
@@ -38,7 +38,7 @@ calls=$(python3 -c 'import csv,sys; print(sum(int(r["Num Calls"]) for r in csv.D
 eq "osrt: dump shows every call" "$calls" "$n"
 $GS export -t chrome -o blk.json blk.gst 2>/dev/null
 eq "osrt: chrome export, the mutex waits on their threads" 3 \
-	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for e in d["traceEvents"] if e.get("cat")=="os_runtime" and e["name"]=="pthread_mutex_lock" and e["ph"]=="X" and e["dur"]>=39000))' blk.json)"
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for e in d["traceEvents"] if e.get("cat")=="os_runtime" and e["name"]=="pthread_mutex_lock" and e["ph"]=="X" and e["dur"]>=35000))' blk.json)"
 
 # the threshold: 25 ms leaves the 20 ms sleeps out, keeps the 30 and 40 ms waits
 $GS profile -o blk25 -t osrt --osrt-threshold 25ms --sample none "$P/host_block" 2>/dev/null; eq "osrt threshold: exit 7" 7 $?
@@ -135,3 +135,14 @@ $GS profile -o bad --sampling-frequency 0 true 2>/dev/null; eq "sampling frequen
 $GS profile -o bad --sample gpu true 2>/dev/null; eq "--sample gpu: usage error" 2 $?
 out=$($GS profile -o pl -t nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
 has "sample: the collector is preloaded" "libgpuscope-inject.so" "$out"
+
+# committed fixtures of format 1.4 (tests/data/README.md): read as recorded; the program that
+# host_cpu.gst sampled is not on this machine, so its frames are named after their module
+G=$ROOT/tests/data
+$GS stats -r osrt_sum --format csv -o fx.csv "$G/host_block.gst" 2>/dev/null
+eq "fixture host_block: calls per function" "nanosleep 5 pthread_mutex_lock 3 usleep 5 read 2" \
+	"$(for n in nanosleep pthread_mutex_lock usleep read; do printf '%s %s ' $n "$(osrt_field fx.csv $n 'Num Calls')"; done | sed 's/ $//')"
+eq "fixture host_block: mutex wait total" 120453547 "$(osrt_field fx.csv pthread_mutex_lock 'Total Time (ns)')"
+has "fixture host_cpu: 95 samples, 189 periods at 500 Hz" "cpu samples               95 (500 Hz of CPU time, 189 periods: 378.0 ms)" "$($GS info "$G/host_cpu.gst")"
+$GS stats -r cpu_sample_sum --format csv -o fxc.csv "$G/host_cpu.gst" 2>/dev/null
+eq "fixture host_cpu: a missing binary's frames are named after it" "100.0,189,100.0,189,378000000,21666,21666,host_cpu,[host_cpu],host_cpu" "$(sed -n 2p fxc.csv)"
