@@ -90,7 +90,7 @@ $(BIN): $(MAIN_OBJ) $(CLI_OBJ)
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,-soname,libgpuscope-inject.so \
-		-o $@ $^ -lunwind -ldl -lrt
+		-o $@ $^ -ldl -lrt
 
 # The CUDA library's calls into CUPTI must return into its own code: the CUPTI guard of
 # libgpuscope-preload.so lets a call through by its return address, and a sibling (tail) call

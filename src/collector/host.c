@@ -49,6 +49,35 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+/* libunwind is loaded at run time (dlopen), when sampling starts: the collector goes into
+ * every NVTX and CUDA program, and one on a machine without libunwind.so.8 still records
+ * everything but samples. The symbol names come from libunwind.h's own macros. */
+#define GS_STR2(x) #x
+#define GS_STR(x) GS_STR2(x)
+static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
+static int (*u_step)(unw_cursor_t *);
+static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+
+static int unwind_load(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -1;
+	u_init_local2 = (__typeof__(u_init_local2))(uintptr_t)dlsym(h, GS_STR(unw_init_local2));
+	u_step = (__typeof__(u_step))(uintptr_t)dlsym(h, GS_STR(unw_step));
+	u_get_reg = (__typeof__(u_get_reg))(uintptr_t)dlsym(h, GS_STR(unw_get_reg));
+	int (*policy)(unw_addr_space_t, unw_caching_policy_t) =
+		(__typeof__(policy))(uintptr_t)dlsym(h, GS_STR(unw_set_caching_policy));
+	unw_addr_space_t *as = (unw_addr_space_t *)dlsym(h, GS_STR(unw_local_addr_space));
+	if (!u_init_local2 || !u_step || !u_get_reg)
+		return -1;
+	if (policy && as) /* per-thread caches: no lock shared between threads' handlers */
+		policy(*as, UNW_CACHE_PER_THREAD);
+	return 0;
+}
+
 #include "../format/gst.h"
 #include "collector.h"
 
@@ -374,13 +403,13 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
 	uint32_t n = 0;
 	unw_cursor_t cur;
-	if (unw_init_local2(&cur, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) == 0) {
+	if (u_init_local2(&cur, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) == 0) {
 		do {
 			unw_word_t ip = 0;
-			if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
+			if (u_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
 				break;
 			ips[n++] = (uint64_t)ip;
-		} while (n < GS_SAMPLE_MAX_FRAMES && unw_step(&cur) > 0);
+		} while (n < GS_SAMPLE_MAX_FRAMES && u_step(&cur) > 0);
 	}
 	size_t size = 16 + 8 * (size_t)n;
 	uint8_t *p = n ? gs_rec_reserve(t, size) : NULL;
@@ -555,9 +584,12 @@ static int sampler_init(long hz)
 	if (hz < 1 || hz > 100000)
 		hz = 1000;
 	sample_period_ns = 1000000000L / hz;
+	if (unwind_load() != 0) {
+		gs_log("cannot load libunwind.so.8: no CPU samples (install libunwind8)");
+		return -1;
+	}
 	if (pthread_key_create(&timer_key, timer_key_destructor) != 0)
 		return -1;
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	struct sigaction sa = {0};
 	sa.sa_sigaction = on_sample;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
