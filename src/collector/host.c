@@ -68,14 +68,10 @@ static int unwind_load(void)
 	u_init_local2 = (__typeof__(u_init_local2))(uintptr_t)dlsym(h, GS_STR(unw_init_local2));
 	u_step = (__typeof__(u_step))(uintptr_t)dlsym(h, GS_STR(unw_step));
 	u_get_reg = (__typeof__(u_get_reg))(uintptr_t)dlsym(h, GS_STR(unw_get_reg));
-	int (*policy)(unw_addr_space_t, unw_caching_policy_t) =
-		(__typeof__(policy))(uintptr_t)dlsym(h, GS_STR(unw_set_caching_policy));
-	unw_addr_space_t *as = (unw_addr_space_t *)dlsym(h, GS_STR(unw_local_addr_space));
-	if (!u_init_local2 || !u_step || !u_get_reg)
-		return -1;
-	if (policy && as) /* per-thread caches: no lock shared between threads' handlers */
-		policy(*as, UNW_CACHE_PER_THREAD);
-	return 0;
+	/* libunwind's caching policy stays its default, one global cache: its lock is taken with
+	 * signals blocked, and it needs no thread-local storage of the dlopen'ed libunwind, whose
+	 * first use on a thread would allocate (inside the signal handler) */
+	return u_init_local2 && u_step && u_get_reg ? 0 : -1;
 }
 
 #include "../format/gst.h"
@@ -621,6 +617,8 @@ static uint64_t threshold_ticks(uint64_t threshold_ns)
 	return (uint64_t)((long double)threshold_ns * ticks / ns + 0.5L);
 }
 
+static int preloaded(void);
+
 void gs_host_start(void)
 {
 	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
@@ -630,7 +628,9 @@ void gs_host_start(void)
 		gs_osrt_thr = threshold_ticks(gs_cfg.osrt_threshold_ns);
 		gs_osrt_on = 1;
 	}
-	if (gs_cfg.sample_cpu && sampler_init((long)gs_cfg.sample_hz) != 0)
+	if (gs_cfg.sample_cpu && !preloaded())
+		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
+	else if (gs_cfg.sample_cpu && sampler_init((long)gs_cfg.sample_hz) != 0)
 		gs_log("cannot set up CPU sampling: %s", strerror(errno));
 }
 
@@ -646,6 +646,20 @@ void gs_host_exit(void)
 {
 	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
 		maps_snapshot(); /* libraries loaded since */
+}
+
+/* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,
+ * which the signal handler may touch on any thread; loaded later (dlopen'ed by NVTX or the CUDA
+ * driver), a thread's first touch would allocate it, and the handler must not. */
+static int preloaded(void)
+{
+	Dl_info di;
+	const char *pre = getenv("LD_PRELOAD");
+	if (!pre || !dladdr((void *)(uintptr_t)&preloaded, &di) || !di.dli_fname)
+		return 0;
+	const char *base = strrchr(di.dli_fname, '/');
+	base = base ? base + 1 : di.dli_fname;
+	return strstr(pre, base) != NULL;
 }
 
 /* Preloaded by `gpuscope profile` for osrt and sampling: start before main. */

@@ -52,7 +52,7 @@ $GS profile -o hs_nos --sample none "$P/host_block" 2>/dev/null; eq "no osrt: ex
 eq "no osrt: no calls recorded" 0 "$($GS dump --format jsonl hs_nos.gst | grep -c '"event":"osrt"')"
 
 # ---- CPU sampling ----
-$GS profile -o hs_cpu -t nvtx "$P/host_cpu" 40 2>hs_cpu.err; eq "sample: exit 0" 0 $?
+$GS profile -o hs_cpu -t nvtx "$P/host_cpu" 12 2>hs_cpu.err; eq "sample: exit 0" 0 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_cpu.csv hs_cpu.gst 2>/dev/null
 eq "sample: csv header" 'Self (%),Self Samples,Total (%),Total Samples,Self Time (ns),PID,TID,Thread,Function,Module' "$(head -1 hs_cpu.csv)"
 eq "sample: hot_seventy tops the table" hot_seventy "$(sed -n 2p hs_cpu.csv | cut -d, -f9)"
@@ -121,15 +121,15 @@ eq "pprof: period 1 ms, main among the functions" "1000000 True" "$(echo "$out" 
 between "pprof: 70/30 split by leaf" 0.60 0.80 "$(echo "$out" | awk '{print $2}')"
 
 # a forked child is sampled too, and keeps its own process
-$GS profile -o hs_fork -t nvtx "$P/host_cpu" 30 fork 2>/dev/null; eq "sample fork: exit 5 kept" 5 $?
+$GS profile -o hs_fork -t nvtx "$P/host_cpu" 8 fork 2>/dev/null; eq "sample fork: exit 5 kept" 5 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_fork.csv hs_fork.gst 2>/dev/null
 eq "sample fork: hot_seventy in both processes" 2 "$(grep ',hot_seventy,' hs_fork.csv | cut -d, -f6 | sort -u | wc -l)"
 
 # --sample none, --sampling-frequency
-$GS profile -o hs_none --sample none -t nvtx "$P/host_cpu" 10 2>/dev/null; eq "sample none: exit 0" 0 $?
+$GS profile -o hs_none --sample none -t nvtx "$P/host_cpu" 3 2>/dev/null; eq "sample none: exit 0" 0 $?
 eq "sample none: no samples" 0 "$($GS dump --format jsonl hs_none.gst | grep -c '"event":"sample"')"
 hasnt "sample none: no sample line in info" "cpu samples" "$($GS info hs_none.gst)"
-$GS profile -o hs_f100 --sampling-frequency 100 -t nvtx "$P/host_cpu" 20 2>/dev/null; eq "sampling frequency: exit 0" 0 $?
+$GS profile -o hs_f100 --sampling-frequency 100 -t nvtx "$P/host_cpu" 6 2>/dev/null; eq "sampling frequency: exit 0" 0 $?
 has "sampling frequency: 100 Hz recorded" "100 Hz of CPU time" "$($GS info hs_f100.gst)"
 $GS profile -o hs_bad --sampling-frequency 0 true 2>/dev/null; eq "sampling frequency 0: usage error" 2 $?
 $GS profile -o hs_bad --sample gpu true 2>/dev/null; eq "--sample gpu: usage error" 2 $?
@@ -143,6 +143,6 @@ $GS stats -r osrt_sum --format csv -o hs_fx.csv "$G/host_block.gst" 2>/dev/null
 eq "fixture host_block: calls per function" "nanosleep 5 pthread_mutex_lock 3 usleep 5 read 2" \
 	"$(for n in nanosleep pthread_mutex_lock usleep read; do printf '%s %s ' $n "$(osrt_field hs_fx.csv $n 'Num Calls')"; done | sed 's/ $//')"
 eq "fixture host_block: mutex wait total" 120453547 "$(osrt_field hs_fx.csv pthread_mutex_lock 'Total Time (ns)')"
-has "fixture host_cpu: 95 samples, 189 periods at 500 Hz" "cpu samples               95 (500 Hz of CPU time, 189 periods: 378.0 ms)" "$($GS info "$G/host_cpu.gst")"
+has "fixture host_cpu: 119 samples, 243 periods at 500 Hz" "cpu samples               119 (500 Hz of CPU time, 243 periods: 486.0 ms)" "$($GS info "$G/host_cpu.gst")"
 $GS stats -r cpu_sample_sum --format csv -o hs_fxc.csv "$G/host_cpu.gst" 2>/dev/null
-eq "fixture host_cpu: a missing binary's frames are named after it" "100.0,189,100.0,189,378000000,21666,21666,host_cpu,[host_cpu],host_cpu" "$(sed -n 2p hs_fxc.csv)"
+eq "fixture host_cpu: a missing binary's frames are named after it" "100.0,243,100.0,243,486000000,21983,21983,host_cpu,[host_cpu],host_cpu" "$(sed -n 2p hs_fxc.csv)"

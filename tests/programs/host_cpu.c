@@ -1,6 +1,8 @@
 /* host_cpu.c: a CPU-bound program for `--sample cpu`: two hot functions, hot_seventy and
  * hot_thirty, share the work 70/30 (the same loop, 7 and 3 rounds of it per turn), called
- * through warm_path so stacks have depth; each does its own work (self time). `host_cpu N` runs N turns (default 40);
+ * through warm_path so stacks have depth; each does its own work (self time). A turn is about
+ * 28 + 12 ms of CPU: several scheduler ticks each (CPU-time timers fire at the tick), so the
+ * samples do not alias with the turns. `host_cpu N` runs N turns (default 10);
  * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,14 +38,14 @@ __attribute__((noinline)) void hot_thirty(long n)
 __attribute__((noinline)) void warm_path(int turns)
 {
 	for (int t = 0; t < turns; t++) {
-		hot_seventy(1000000);
-		hot_thirty(1000000);
+		hot_seventy(4000000);
+		hot_thirty(4000000);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	int turns = argc > 1 ? atoi(argv[1]) : 40;
+	int turns = argc > 1 ? atoi(argv[1]) : 10;
 	if (argc > 2 && !strcmp(argv[2], "fork")) {
 		pid_t p = fork();
 		if (p == 0) {
