@@ -51,6 +51,7 @@ GEN_TRACE = $(BUILD)/bench/gen_trace
 DEPS_OK  = $(BUILD)/.deps-ok
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
+	$(BUILD)/tests/programs/libhost_hot.so \
 	$(GEN_TRACE)
 
 $(DEPS_OK): scripts/deps.sh
@@ -124,6 +125,10 @@ $(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
 $(BUILD)/tests/programs/libnvtx_peer.so: tests/programs/peer/nvtx_peer.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -I$(NVTX_INC) -o $@ $< -ldl
+
+$(BUILD)/tests/programs/libhost_hot.so: tests/programs/peer/host_hot.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 $(BUILD)/examples/%: examples/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)

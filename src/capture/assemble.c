@@ -662,6 +662,10 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	struct gs_u64map tnames;
 	gs_u64map_init(&tnames);
 	read_registry(c, &cats, &tnames);
+	if (rf->nmaps) { /* read from /proc while it ran (drain.c) */
+		gs_strbuf_add(&c->maps, rf->maps.buf, rf->maps.len);
+		c->nmaps += rf->nmaps;
+	}
 
 	/* 1. every chunk, in acquisition order (collect_pieces) */
 	piece_vec pieces = {0};

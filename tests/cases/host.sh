@@ -125,6 +125,12 @@ $GS profile -o hs_fork -t nvtx "$P/host_cpu" 8 fork 2>/dev/null; eq "sample fork
 $GS stats -r cpu_sample_sum --format csv -o hs_fork.csv hs_fork.gst 2>/dev/null
 eq "sample fork: hot_seventy in both processes" 2 "$(grep ',hot_seventy,' hs_fork.csv | cut -d, -f6 | sort -u | wc -l)"
 
+# a library loaded with dlopen after the start, the process then killed (SIGKILL: no exit
+# path): its mappings were read from /proc while it ran, so its function is named
+$GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
+$GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null
+eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost_hot.so" "$(sed -n 2p hs_dl.csv | cut -d, -f9,10)"
+
 # --sample none, --sampling-frequency
 $GS profile -o hs_none --sample none -t nvtx "$P/host_cpu" 3 2>/dev/null; eq "sample none: exit 0" 0 $?
 eq "sample none: no samples" 0 "$($GS dump --format jsonl hs_none.gst | grep -c '"event":"sample"')"

@@ -3,7 +3,11 @@
  * through warm_path so stacks have depth; each does its own work (self time). A turn is about
  * 28 + 12 ms of CPU: several scheduler ticks each (CPU-time timers fire at the tick), so the
  * samples do not alias with the turns. `host_cpu N` runs N turns (default 10);
- * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5. */
+ * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5;
+ * `host_cpu N dlopen LIB` then loads LIB (libhost_hot.so), runs its hot_in_library for about
+ * 0.2 s of CPU and kills itself with SIGKILL. */
+#include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,5 +62,13 @@ int main(int argc, char **argv)
 		return 5;
 	}
 	warm_path(turns);
+	if (argc > 3 && !strcmp(argv[2], "dlopen")) {
+		void *h = dlopen(argv[3], RTLD_NOW);
+		void (*hot)(long) = h ? (void (*)(long))(uintptr_t)dlsym(h, "hot_in_library") : NULL;
+		if (!hot)
+			return 3;
+		hot(100000000);
+		raise(SIGKILL);
+	}
 	return 0;
 }
