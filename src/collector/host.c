@@ -497,28 +497,35 @@ GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 }
 
 /* exec: the image is replaced, and a timer signal pending on this thread would be delivered
- * to the new image with the default action (termination). Disarm the timer and discard a
- * pending signal first; if exec fails, sample on. */
-static void before_exec(struct sigaction *old)
-{
-	if (!sample_on)
-		return;
-	sampler_thread_stop();
-	struct sigaction ign = {0};
-	ign.sa_handler = SIG_IGN;
-	sigaction(GS_SAMPLE_SIGNAL, &ign, old); /* discards a pending one */
-	struct sigaction dfl = {0};
-	dfl.sa_handler = SIG_DFL;
-	sigaction(GS_SAMPLE_SIGNAL, &dfl, NULL);
-	maps_snapshot(); /* this image's last mappings */
-}
-
-static void after_failed_exec(const struct sigaction *old)
+ * to the new image, whose handler is the default (termination). So before the call this
+ * thread's timer is deleted and a signal it left pending is taken off (blocked, then accepted
+ * with sigtimedwait): the disposition stays ours, so the other threads' timers, which may fire
+ * until the kernel ends those threads, still reach the handler. If exec fails, sampling goes
+ * on. Other threads' signals are directed at them and die with them. */
+static void before_exec(void)
 {
 	if (!sample_on)
 		return;
 	int saved = errno;
-	sigaction(GS_SAMPLE_SIGNAL, old, NULL);
+	sampler_thread_stop();
+	sigset_t one, old;
+	sigemptyset(&one);
+	sigaddset(&one, GS_SAMPLE_SIGNAL);
+	if (pthread_sigmask(SIG_BLOCK, &one, &old) == 0) {
+		const struct timespec zero = {0, 0};
+		while (sigtimedwait(&one, NULL, &zero) == GS_SAMPLE_SIGNAL)
+			;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	maps_snapshot(); /* this image's last mappings */
+	errno = saved;
+}
+
+static void after_failed_exec(void)
+{
+	if (!sample_on)
+		return;
+	int saved = errno;
 	sampler_thread_start();
 	errno = saved;
 }
@@ -526,11 +533,10 @@ static void after_failed_exec(const struct sigaction *old)
 #define EXEC_WRAP(name, params, args)                                                        \
 	GS_EXPORT int name params                                                            \
 	{                                                                                    \
-		OSRT_NEXT(int(*) params, #name, next_)                                         \
-		struct sigaction old;                                                        \
-		before_exec(&old);                                                           \
-		int r = next_ args;                                                              \
-		after_failed_exec(&old);                                                     \
+		OSRT_NEXT(int(*) params, #name, next_)                                       \
+		before_exec();                                                               \
+		int r = next_ args;                                                          \
+		after_failed_exec();                                                         \
 		return r;                                                                    \
 	}
 EXEC_WRAP(execve, (const char *p, char *const a[], char *const e[]), (p, a, e))
