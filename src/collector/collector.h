@@ -138,6 +138,7 @@ GS_API void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
 GS_HIDDEN void gs_host_start(void);      /* after the ring exists (init) */
 GS_HIDDEN void gs_host_fork_child(void); /* in a fork child, after its ring exists */
 GS_HIDDEN void gs_host_exit(void);       /* on the exit path */
+GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 
 /* nvtx.c */
 GS_HIDDEN void gs_nvtx_child_reset(void);

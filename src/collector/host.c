@@ -382,21 +382,9 @@ static void maps_snapshot(void)
 
 /* ---- CPU sampling ---- */
 
-static void on_sample(int sig, siginfo_t *si, void *ucv)
+/* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses. */
+static uint32_t walk(void *ucv, uint64_t *ips)
 {
-	(void)sig;
-	if (!si || si->si_code != SI_TIMER)
-		return; /* not our timer (sent by kill): nothing to do */
-	int saved = errno;
-	struct gs_tls *t = &gs_tls;
-	if (t->busy) {
-		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
-		errno = saved;
-		return;
-	}
-	t->busy = 1;
-	uint64_t ts = gs_clock_now();
-	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
 	uint32_t n = 0;
 	unw_cursor_t cur;
 	if (u_init_local2(&cur, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) == 0) {
@@ -407,19 +395,90 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 			ips[n++] = (uint64_t)ip;
 		} while (n < GS_SAMPLE_MAX_FRAMES && u_step(&cur) > 0);
 	}
+	return n;
+}
+
+/* One SAMPLE record; the caller holds the re-entry guard. */
+static void write_sample(struct gs_tls *t, uint64_t ts, uint16_t weight, const uint64_t *ips,
+			 uint32_t n)
+{
 	size_t size = 16 + 8 * (size_t)n;
 	uint8_t *p = n ? gs_rec_reserve(t, size) : NULL;
-	if (p) {
-		/* a CPU-time timer is checked at the scheduler tick: at a frequency above the
-		 * kernel's HZ one signal stands for 1 + overrun periods */
-		int over = timer_getoverrun(tl_timer);
-		uint16_t weight = over > 0 ? (uint16_t)GS_MIN(over + 1, 65535) : 1;
-		struct gs_raw_hdr h = {GS_RAW_SAMPLE, 0, (uint16_t)size, weight, (uint16_t)n};
-		memcpy(p, &h, 8);
-		memcpy(p + 8, &ts, 8);
-		memcpy(p + 16, ips, 8 * (size_t)n);
-		gs_rec_commit(t, size);
+	if (!p)
+		return;
+	struct gs_raw_hdr h = {GS_RAW_SAMPLE, 0, (uint16_t)size, weight, (uint16_t)n};
+	memcpy(p, &h, 8);
+	memcpy(p + 8, &ts, 8);
+	memcpy(p + 16, ips, 8 * (size_t)n);
+	gs_rec_commit(t, size);
+}
+
+/* A CPU-time timer is checked at the scheduler tick: at a frequency above the kernel's HZ one
+ * signal stands for 1 + overrun periods. */
+static uint16_t sample_weight(void)
+{
+	int over = timer_getoverrun(tl_timer);
+	return over > 0 ? (uint16_t)GS_MIN(over + 1, 65535) : 1;
+}
+
+/* Samples whose signal came while the thread was inside a record (NVTX, OS runtime or the
+ * collector's own work): the ring cannot take them then, so their stacks wait here, in this
+ * thread's storage, and are written by the thread's next sample that finds it outside a
+ * record, or at its exit. The record paths pay nothing for it. A program that spends most of
+ * its time in NVTX calls can have PEND_MAX waiting; one more is counted as skipped. */
+#define PEND_MAX 4
+static __thread struct pending_sample {
+	uint16_t n, weight;
+	uint64_t ts;
+	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+} pend[PEND_MAX];
+static __thread uint32_t npend;
+
+static void write_pending(struct gs_tls *t)
+{
+	for (uint32_t i = 0; i < npend; i++)
+		write_sample(t, pend[i].ts, pend[i].weight, pend[i].ips, pend[i].n);
+	npend = 0;
+}
+
+void gs_sample_flush(void)
+{
+	struct gs_tls *t = &gs_tls;
+	if (!sample_on || !npend || t->busy)
+		return;
+	int saved = errno;
+	t->busy = 1;
+	write_pending(t);
+	t->busy = 0;
+	errno = saved;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	if (!si || si->si_code != SI_TIMER)
+		return; /* not our timer (sent by kill): nothing to do */
+	int saved = errno;
+	struct gs_tls *t = &gs_tls;
+	uint64_t ts = gs_clock_now();
+	if (t->busy) {
+		if (npend < PEND_MAX) {
+			struct pending_sample *q = &pend[npend];
+			q->n = (uint16_t)walk(ucv, q->ips);
+			q->ts = ts;
+			q->weight = sample_weight();
+			npend++;
+		} else {
+			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		}
+		errno = saved;
+		return;
 	}
+	t->busy = 1;
+	write_pending(t);
+	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+	uint32_t n = walk(ucv, ips);
+	write_sample(t, ts, sample_weight(), ips, n);
 	t->busy = 0;
 	errno = saved;
 }
