@@ -28,7 +28,7 @@ MAIN_SRC = $(wildcard src/cli/*.c)
 LIB_SRC  = $(wildcard src/collector/*.c)
 CUDA_LIB_SRC = $(wildcard src/collector/cuda/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
-PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c
+PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c bench/osrt_calls.c
 EX_SRC   = $(wildcard examples/*.c)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -53,6 +53,7 @@ GEN_TRACE = $(BUILD)/bench/gen_trace
 DEPS_OK  = $(BUILD)/.deps-ok
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
+	$(BUILD)/tests/programs/libhost_hot.so \
 	$(GEN_TRACE)
 
 $(DEPS_OK): scripts/deps.sh
@@ -106,7 +107,7 @@ $(BIN): $(MAIN_OBJ) $(CLI_OBJ)
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,-soname,libgpuscope-inject.so \
-		-o $@ $^ -ldl
+		-o $@ $^ -ldl -lrt
 
 # The CUDA library's calls into CUPTI must return into its own code: the CUPTI guard of
 # libgpuscope-preload.so lets a call through by its return address, and a sibling (tail) call
@@ -145,6 +146,10 @@ $(BUILD)/tests/programs/libnvtx_peer.so: tests/programs/peer/nvtx_peer.c | $(DEP
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -I$(NVTX_INC) -o $@ $< -ldl
 
+$(BUILD)/tests/programs/libhost_hot.so: tests/programs/peer/host_hot.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
 $(BUILD)/examples/%: examples/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
@@ -152,6 +157,10 @@ $(BUILD)/examples/%: examples/%.c | $(DEPS_OK)
 $(BUILD)/tests/programs/nvtx_pair: bench/nvtx_pair.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
+
+$(BUILD)/tests/programs/osrt_calls: bench/osrt_calls.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 # The load benchmark's trace generator: writes real CUPTI records through the format's writers.
 $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)

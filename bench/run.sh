@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh: NVTX overhead and trace size. Prints a table and appends dated figures to
 # bench/RESULTS.md: cost of a push+pop pair with no tool and with gpuscope attached (same
-# program, same run), and bytes per range in the .gst file.
+# program, same run), and bytes per range in the .gst file. CPU sampling (on by default) is
+# turned off: these figures are of NVTX alone.
 #   usage: bench/run.sh [BUILD_DIR]     (env: RUNS=5 N=2000000 REPS=7)
 set -eu
 BUILD=${1:-build}
@@ -19,7 +20,7 @@ med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[
 lossy=0
 for _ in $(seq "$RUNS"); do
 	"$P/nvtx_pair" "$N" "$REPS" | awk '/^median/ { print $2 }' >>"$tmp/none"
-	"$GS" profile -f -o "$tmp/pair" "$P/nvtx_pair" "$N" "$REPS" 2>"$tmp/pair.err" |
+	"$GS" profile --sample none -f -o "$tmp/pair" "$P/nvtx_pair" "$N" "$REPS" 2>"$tmp/pair.err" |
 		awk '/^median/ { print $2 }' >>"$tmp/with"
 	grep -q ' 0 lost)' "$tmp/pair.err" || { lossy=$((lossy + 1)); echo "warning: records lost: $(cat "$tmp/pair.err")" >&2; }
 done
@@ -27,12 +28,12 @@ read -r n_med n_min n_max < <(med <"$tmp/none")
 read -r w_med w_min w_max < <(med <"$tmp/with")
 
 # Bytes per range: a tight loop of one name, and the demo's mixed ranges on two threads.
-"$GS" profile -f -o "$tmp/loop" "$P/nvtx_loop" 10000000 2>/dev/null
+"$GS" profile --sample none -f -o "$tmp/loop" "$P/nvtx_loop" 10000000 2>/dev/null
 loop_bytes=$(stat -c %s "$tmp/loop.gst")
-"$GS" profile -f -o "$tmp/threads" "$P/nvtx_threads" 8 10000 2>/dev/null
+"$GS" profile --sample none -f -o "$tmp/threads" "$P/nvtx_threads" 8 10000 2>/dev/null
 thr_bytes=$(stat -c %s "$tmp/threads.gst")
 thr_ranges=$((8 * 10000 * 3 + 1))
-"$GS" profile -f -o "$tmp/demo" "$BUILD/examples/train_loop" 200 >/dev/null 2>&1
+"$GS" profile --sample none -f -o "$tmp/demo" "$BUILD/examples/train_loop" 200 >/dev/null 2>&1
 demo_bytes=$(stat -c %s "$tmp/demo.gst")
 demo_ranges=$((200 * 6))
 

@@ -23,6 +23,8 @@ const struct gs_report_def gs_reports[] = {
 	{"memory_sum", "CUDA memory per process, device and kind: allocations, peak and final bytes in use", gs_report_memory_sum},
 	{"memory_timeline", "CUDA memory in use over ten equal slices of time, from the first allocation on", gs_report_memory_timeline},
 	{"step_sum", "Each step's wall time split into kernel, copy, set, sync wait, API and idle time", gs_report_step_sum},
+	{"osrt_sum", "OS runtime: blocking libc calls (locks, sleeps, I/O, polls) per function", gs_report_osrt_sum},
+	{"cpu_sample_sum", "CPU samples: top functions per thread by self and total samples", gs_report_cpu_sample_sum},
 };
 const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
 

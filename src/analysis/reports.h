@@ -87,6 +87,11 @@ int gs_report_step_sum_gpu(const struct gs_model *m, const struct gs_filter *f,
 int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *steps, size_t *nsteps, struct gs_table *util,
 			   struct gs_table *kern, struct gs_err *err);
+/* What the host threads did (host_sum.c): --trace osrt calls, --sample cpu samples. */
+int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err);
+int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f,
+			     struct gs_table *out, struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

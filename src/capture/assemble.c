@@ -18,6 +18,7 @@
 #include "../format/events.h"
 #include "../format/file.h"
 #include "../format/gst.h"
+#include "../format/host.h"
 #include "../format/tlv.h"
 #include "transcode.h"
 #include "../util/alloc.h"
@@ -56,6 +57,7 @@ struct evbuf {
 struct slot_state {
 	GS_VEC(struct open_range) stack;
 	struct evbuf out;
+	struct gs_hostbuild osrt, samples; /* OS runtime calls and CPU samples */
 	int used;
 };
 
@@ -81,6 +83,10 @@ struct ctx {
 	struct gs_transcoder cuda; /* CUPTI buffers to CUDA chunks */
 	const struct gs_drain *drain;
 	struct gs_strbuf tmp;
+	struct gs_strbuf maps;   /* this ring's executable mappings (MAPS chunk body) */
+	uint64_t nmaps;
+	GS_VEC(int32_t) perfmap_pids; /* processes whose perf map is in the file */
+	uint64_t session_start_real;
 };
 
 static uint32_t sid(struct ctx *c, const void *s, size_t n)
@@ -102,6 +108,17 @@ static void flush_events(struct ctx *c, uint32_t slot)
 	struct gs_ring_slot *s = (struct gs_ring_slot *)((uint8_t *)c->h + c->h->slots_offset) + slot;
 	flush_strings(c);
 	gs_evbuild_flush(&b->b, &c->w, (uint64_t)c->h->pid, (uint64_t)atomic_load(&s->tid));
+}
+
+static void flush_host(struct ctx *c, uint32_t slot)
+{
+	struct slot_state *ss = &c->slots[slot];
+	if (!ss->osrt.count && !ss->samples.count)
+		return;
+	uint64_t tid = (uint64_t)atomic_load(&((struct gs_ring_slot *)((uint8_t *)c->h +
+							       c->h->slots_offset))[slot].tid);
+	gs_hostbuild_flush(&ss->osrt, &c->w, GS_CHUNK_OSRT, (uint64_t)c->h->pid, tid);
+	gs_hostbuild_flush(&ss->samples, &c->w, GS_CHUNK_SAMPLES, (uint64_t)c->h->pid, tid);
 }
 
 /* Append one event to slot's buffer. end_tid is for start/end ranges ended elsewhere. */
@@ -188,7 +205,8 @@ static void read_registry(struct ctx *c, cat_vec *cats, struct gs_u64map *tnames
 	struct gs_reg_rec r;
 	const uint8_t *text;
 	while (reg_next(&it, &r, &text)) {
-		uint32_t s = sid(c, text, r.len);
+		/* names become strings of the file; a mapping is binary and has its own chunk */
+		uint32_t s = r.kind == GS_REG_MAP ? 0 : sid(c, text, r.len);
 		switch (r.kind) {
 		case GS_REG_DOMAIN: map_set(&c->dom_sid, &c->ndom, r.id, s); break;
 		case GS_REG_STRING: map_set(&c->reg_sid, &c->nreg, r.id, s); break;
@@ -198,6 +216,16 @@ static void read_registry(struct ctx *c, cat_vec *cats, struct gs_u64map *tnames
 			break;
 		}
 		case GS_REG_THREAD_NAME: gs_u64map_put(tnames, (uint64_t)r.id + 1, s); break;
+		case GS_REG_MAP:
+			if (r.len > 24) {
+				struct gs_map_rec mr = {.path = (const char *)text + 24, .path_len = r.len - 24u};
+				memcpy(&mr.start, text, 8);
+				memcpy(&mr.end, text + 8, 8);
+				memcpy(&mr.offset, text + 16, 8);
+				gs_maps_add(&c->maps, &mr);
+				c->nmaps++;
+			}
+			break;
 		default: break;
 		}
 	}
@@ -371,6 +399,34 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 			emit(c, pd->slot, GS_EV_RANGE, &pd->r, pd->end, et);
 			GS_VEC_PUSH(&c->pend_free, *pi);
 			gs_u64map_del(&c->pend_map, id);
+			break;
+		}
+		case GS_RAW_OSRT: {
+			uint64_t t1;
+			if (rend - q < 8)
+				break;
+			memcpy(&t1, q, 8);
+			uint64_t e = ns(c, t1);
+			if (!ss->osrt.data.buf)
+				gs_hostbuild_init(&ss->osrt);
+			gs_osrt_add(&ss->osrt, rh.domain, r.start, e > r.start ? e - r.start : 0);
+			c->st->events++;
+			if (ss->osrt.data.len >= FLUSH_BYTES)
+				flush_host(c, slot);
+			break;
+		}
+		case GS_RAW_SAMPLE: {
+			uint64_t frames[GS_SAMPLE_MAX_FRAMES];
+			size_t n = GS_MIN((size_t)rh.level, (size_t)GS_SAMPLE_MAX_FRAMES);
+			if ((size_t)(rend - q) < 8 * n)
+				break;
+			memcpy(frames, q, 8 * n);
+			if (!ss->samples.data.buf)
+				gs_hostbuild_init(&ss->samples);
+			gs_sample_add(&ss->samples, r.start, rh.domain ? rh.domain : 1u, frames, (uint32_t)n);
+			c->st->events++;
+			if (ss->samples.data.len >= FLUSH_BYTES)
+				flush_host(c, slot);
 			break;
 		}
 		default:
@@ -562,6 +618,35 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 	return 0;
 }
 
+/* A process's perf map (/tmp/perf-PID.map: JIT and CPython -X perf frame names), written by
+ * the process during this session, copied into the trace once per pid so the trace is
+ * self-contained. */
+static void copy_perfmap(struct ctx *c, int32_t pid)
+{
+	for (size_t i = 0; i < c->perfmap_pids.n; i++)
+		if (c->perfmap_pids.v[i] == pid)
+			return;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	struct stat sb;
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (256 << 20) ||
+	    (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec <
+		    c->session_start_real)
+		return; /* none, or one left by an earlier process with this pid */
+	FILE *f = fopen(path, "rbe");
+	if (!f)
+		return;
+	gs_strbuf_reset(&c->tmp);
+	gs_put_varint(&c->tmp, (uint64_t)pid);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		gs_strbuf_add(&c->tmp, buf, n);
+	fclose(f);
+	gs_writer_chunk(&c->w, GS_CHUNK_PERFMAP, c->tmp.buf, c->tmp.len, 1);
+	GS_VEC_PUSH(&c->perfmap_pids, pid);
+}
+
 static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_session_info *si,
 			 struct gs_err *err)
 {
@@ -577,6 +662,10 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	struct gs_u64map tnames;
 	gs_u64map_init(&tnames);
 	read_registry(c, &cats, &tnames);
+	if (rf->nmaps) { /* read from /proc while it ran (drain.c) */
+		gs_strbuf_add(&c->maps, rf->maps.buf, rf->maps.len);
+		c->nmaps += rf->nmaps;
+	}
 
 	/* 1. every chunk, in acquisition order (collect_pieces) */
 	piece_vec pieces = {0};
@@ -627,6 +716,7 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	struct gs_ring_slot *slots = (struct gs_ring_slot *)((uint8_t *)h + h->slots_offset);
 	for (uint32_t s = 0; s < nslots; s++) {
 		flush_events(c, s);
+		flush_host(c, s);
 		struct gs_ring_slot *sl = &slots[s];
 		int32_t tid = atomic_load(&sl->tid);
 		if (!tid)
@@ -688,6 +778,16 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	gs_writer_chunk(&c->w, GS_CHUNK_PROCESS, m.buf, m.len, 0);
 	gs_strbuf_release(&m);
 	c->st->processes++;
+	if (c->nmaps) {
+		gs_strbuf_reset(&c->tmp);
+		gs_put_varint(&c->tmp, (uint64_t)h->pid);
+		gs_put_varint(&c->tmp, c->nmaps);
+		gs_strbuf_add(&c->tmp, c->maps.buf, c->maps.len);
+		gs_writer_chunk(&c->w, GS_CHUNK_MAPS, c->tmp.buf, c->tmp.len, 1);
+	}
+	gs_strbuf_reset(&c->maps);
+	c->nmaps = 0;
+	copy_perfmap(c, h->pid);
 
 	if (cats.n) {
 		flush_strings(c);
@@ -705,6 +805,8 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	for (uint32_t s = 0; s < h->nslots; s++) {
 		free(c->slots[s].stack.v);
 		gs_evbuild_release(&c->slots[s].out.b);
+		gs_hostbuild_release(&c->slots[s].osrt);
+		gs_hostbuild_release(&c->slots[s].samples);
 	}
 	free(c->slots);
 	c->slots = NULL;
@@ -740,13 +842,14 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	char *tmp = gs_xmalloc(plen + 5);
 	memcpy(tmp, path, plen);
 	memcpy(tmp + plen, ".tmp", 5);
-	struct ctx c = {.tm = tm, .st = st, .drain = d};
+	struct ctx c = {.tm = tm, .st = st, .drain = d, .session_start_real = si->start_real_ns};
 	if ((rc = gs_writer_open(&c.w, tmp, err)) < 0) {
 		free(tmp);
 		return (int)rc;
 	}
 	gs_intern_init(&c.strings);
 	gs_strbuf_init(&c.tmp);
+	gs_strbuf_init(&c.maps);
 	gs_transcoder_init(&c.cuda);
 	sid(&c, "", 0); /* id 0: no name */
 
@@ -770,9 +873,13 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 		if (d->rings[i]->h->clock_kind == GS_CLOCK_TSC)
 			clock = "tsc";
 	gs_tlv_str(&m, GS_SK_CLOCK, clock, strlen(clock));
+	if (si->sample_period_ns)
+		gs_tlv_u64(&m, GS_SK_SAMPLE_PERIOD, si->sample_period_ns);
+	if (si->trace && strstr(si->trace, "osrt"))
+		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, si->osrt_threshold_ns);
 	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
 
-	if (d->nrings) /* qsort may not be given NULL, even for no rows */
+	if (d->nrings > 1) /* none when no process recorded anything */
 		qsort(d->rings, d->nrings, sizeof(*d->rings), cmp_ring);
 	c.root_last_image = last_image_of(&c, si->root_pid);
 	for (size_t i = 0; i < d->nrings && rc >= 0; i++)
@@ -791,6 +898,8 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	free(c.pend.v);
 	free(c.pend_free.v);
 	gs_strbuf_release(&c.tmp);
+	gs_strbuf_release(&c.maps);
+	free(c.perfmap_pids.v);
 	gs_transcoder_release(&c.cuda);
 	gs_intern_release(&c.strings);
 	int wrc = gs_writer_close(&c.w, tmp, rc < 0 ? NULL : err);

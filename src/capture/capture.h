@@ -16,6 +16,7 @@
 
 #include "../format/ring.h"
 #include "../util/err.h"
+#include "../util/strbuf.h"
 
 struct gs_ringfile {
 	char *path;
@@ -23,6 +24,12 @@ struct gs_ringfile {
 	size_t size;
 	FILE *spool;
 	char *spool_path;
+	/* a record ring's process: executable mappings read from /proc/PID/maps while it ran
+	 * (MAPS records, format/host.h), and hashes of those already kept */
+	struct gs_strbuf maps;
+	uint64_t nmaps;
+	uint64_t *maps_seen;
+	size_t nseen, seen_cap;
 };
 
 /* Maps collector timestamps to CLOCK_MONOTONIC ns. */
@@ -55,6 +62,8 @@ struct gs_session_info {
 	uint64_t start_real_ns, start_mono_ns, end_real_ns, end_mono_ns;
 	pid_t root_pid;
 	int root_status;         /* shell-style: code or 128+signal; -1 unknown */
+	uint64_t sample_period_ns; /* CPU sampling period, 0: off */
+	uint64_t osrt_threshold_ns; /* with osrt traced */
 };
 
 struct gs_assemble_stats {

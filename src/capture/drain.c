@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../format/host.h"
 #include "../util/alloc.h"
 #include "../util/common.h"
+#include "../util/intern.h"
 
 void gs_drain_init(struct gs_drain *d, const char *dir)
 {
@@ -133,14 +135,71 @@ static int scan(struct gs_drain *d, struct gs_err *err)
 	return 0;
 }
 
+/* One line of /proc/PID/maps, "start-end perms offset dev inode path": an executable mapping
+ * of a file is kept once. */
+static void maps_line(struct gs_ringfile *rf, const char *l)
+{
+	unsigned long long start, end, off;
+	char perms[8];
+	int n = 0;
+	if (sscanf(l, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &n) < 4 || !n ||
+	    !strchr(perms, 'x'))
+		return;
+	const char *path = l + n;
+	size_t plen = strcspn(path, "\n");
+	if (!plen || (path[0] != '/' && path[0] != '['))
+		return;
+	uint64_t key = gs_hash_bytes(path, plen) ^ (start * 0x9E3779B97F4A7C15ull) ^ off;
+	for (size_t i = 0; i < rf->nseen; i++)
+		if (rf->maps_seen[i] == key)
+			return;
+	gs_grow((void **)&rf->maps_seen, &rf->seen_cap, rf->nseen + 1, sizeof(*rf->maps_seen));
+	rf->maps_seen[rf->nseen++] = key;
+	struct gs_map_rec r = {start, end, off, path, plen};
+	gs_maps_add(&rf->maps, &r);
+	rf->nmaps++;
+}
+
+/* The executable mappings of each running process, from /proc/PID/maps: libraries loaded
+ * after the collector's snapshot at start (dlopen: Python extension modules) are known to the
+ * symbolizer even when the process is killed before its exit path records them. Only the
+ * newest image of a pid is read: an exec replaced the others. */
+static void poll_maps(struct gs_drain *d)
+{
+	for (size_t i = 0; i < d->nrings; i++) {
+		struct gs_ringfile *rf = d->rings[i];
+		struct gs_ring_header *h = rf->h;
+		if (h->kind != GS_RING_RECORDS ||
+		    (atomic_load_explicit(&h->flags, memory_order_acquire) & GS_RING_CLEAN_EXIT))
+			continue;
+		int newest = 1;
+		for (size_t k = 0; k < d->nrings && newest; k++)
+			newest = !(d->rings[k]->h->pid == h->pid && d->rings[k]->h->image > h->image);
+		if (!newest)
+			continue;
+		char path[64], line[4600];
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)h->pid);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!rf->maps.buf)
+			gs_strbuf_init(&rf->maps);
+		while (fgets(line, sizeof(line), f))
+			maps_line(rf, line);
+		fclose(f);
+	}
+}
+
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 {
 	/* New processes are rare; a directory scan costs more than a ring pass. */
-	if (d->polls++ % 16 == 0) {
+	if (d->polls % 16 == 0) {
 		int rc = scan(d, err);
 		if (rc < 0)
 			return rc;
 	}
+	if (d->polls++ % 64 == 1)
+		poll_maps(d);
 	long moved = 0;
 	for (size_t i = 0; i < d->nrings; i++) {
 		long m = move_sealed(d->rings[i], err);
@@ -170,6 +229,8 @@ void gs_drain_release(struct gs_drain *d)
 		munmap(rf->h, rf->size);
 		free(rf->path);
 		free(rf->spool_path);
+		gs_strbuf_release(&rf->maps);
+		free(rf->maps_seen);
 		free(rf);
 	}
 	free(d->rings);

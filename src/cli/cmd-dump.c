@@ -8,6 +8,7 @@
 #include "../format/events.h"
 #include "../format/file.h"
 #include "../format/gst.h"
+#include "../format/host.h"
 #include "../format/tlv.h"
 #include "../import/import.h"
 #include "../model/model.h"
@@ -27,6 +28,10 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_CUPTI_RAW: return "cupti_raw";
 	case GS_CHUNK_CUPTI_NAMES: return "cupti_names";
 	case GS_CHUNK_CUDA: return "cuda";
+	case GS_CHUNK_OSRT: return "osrt";
+	case GS_CHUNK_SAMPLES: return "samples";
+	case GS_CHUNK_MAPS: return "maps";
+	case GS_CHUNK_PERFMAP: return "perfmap";
 	case GS_CHUNK_END: return "end";
 	default: return "unknown";
 	}
@@ -242,7 +247,8 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 				gs_strbuf_addf(sb, d->json ? ",\"%s\":[%" PRIu64 ",%" PRIu64 "]" : " %s=%" PRIu64 ":%" PRIu64,
 					       k, a, b);
 			else if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
-			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO) &&
+			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO &&
+			      key != GS_SK_SAMPLE_PERIOD && key != GS_SK_OSRT_THRESHOLD) &&
 			    !(c->type == GS_CHUNK_PROCESS && (key == GS_PK_CMDLINE || key == GS_PK_EXE)) &&
 			    !(c->type == GS_CHUNK_THREAD && (key == GS_TK_NAME || key == GS_TK_NVTX_NAME)))
 				num(d, k, v);
@@ -342,6 +348,82 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		num(d, "base", base);
 		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
 		return dump_gpu(d, c);
+	}
+	case GS_CHUNK_OSRT:
+	case GS_CHUNK_SAMPLES: {
+		struct gs_hostchunk hc;
+		if (gs_hostchunk_open(&hc, c->data, c->len) < 0) {
+			rc = -1;
+			break;
+		}
+		num(d, "pid", hc.pid);
+		num(d, "tid", hc.tid);
+		num(d, "count", hc.count);
+		num(d, "base", hc.base);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		const char *kind = c->type == GS_CHUNK_OSRT ? "osrt" : "sample";
+		struct gs_osrt_rec o;
+		struct gs_sample_rec *r = gs_xmalloc(sizeof(*r));
+		for (;;) {
+			rc = c->type == GS_CHUNK_OSRT ? gs_osrt_next(&hc, &o) : gs_sample_next(&hc, r);
+			if (rc <= 0)
+				break;
+			if (d->json)
+				gs_strbuf_addf(sb, "{\"event\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64, kind,
+					       hc.pid, hc.tid);
+			else
+				gs_strbuf_addf(sb, "  %s", kind);
+			if (c->type == GS_CHUNK_OSRT) {
+				num(d, "start", o.start);
+				num(d, "dur", o.dur);
+				strf(d, "name", o.call < GS_OSRT__N ? gs_osrt_names[o.call] : "unknown");
+			} else {
+				num(d, "ts", r->ts);
+				num(d, "weight", r->weight);
+				gs_strbuf_adds(sb, d->json ? ",\"frames\":[" : " frames=");
+				for (uint32_t i = 0; i < r->n; i++)
+					gs_strbuf_addf(sb, d->json ? "%s\"0x%" PRIx64 "\"" : "%s0x%" PRIx64,
+						       i ? "," : "", r->frames[i]);
+				if (d->json)
+					gs_strbuf_addc(sb, ']');
+			}
+			gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		}
+		free(r);
+		return rc;
+	}
+	case GS_CHUNK_MAPS: {
+		struct gs_mapchunk mc;
+		struct gs_map_rec r;
+		if (gs_mapchunk_open(&mc, c->data, c->len) < 0) {
+			rc = -1;
+			break;
+		}
+		num(d, "pid", mc.pid);
+		num(d, "count", mc.count);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		while ((rc = gs_mapchunk_next(&mc, &r)) > 0) {
+			if (d->json)
+				gs_strbuf_addf(sb, "{\"map\":\"0x%" PRIx64 "-0x%" PRIx64 "\",\"pid\":%" PRIu64,
+					       r.start, r.end, mc.pid);
+			else
+				gs_strbuf_addf(sb, "  map 0x%" PRIx64 "-0x%" PRIx64, r.start, r.end);
+			num(d, "offset", r.offset);
+			gs_strbuf_addf(sb, d->json ? ",\"path\":" : " path=");
+			str_val(d, r.path, r.path_len);
+			gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		}
+		return rc;
+	}
+	case GS_CHUNK_PERFMAP: {
+		uint64_t pid;
+		if (!(p = gs_varint_get(p, end, &pid))) {
+			rc = -1;
+			break;
+		}
+		num(d, "pid", pid);
+		num(d, "bytes", (uint64_t)(end - p));
+		break;
 	}
 	case GS_CHUNK_CATEGORIES: {
 		uint64_t n2, a, b, cc, nm;

@@ -139,6 +139,29 @@ static int run(int argc, char **argv)
 			gs_fmt_bytes(&sb, m.cupti_undecoded);
 		}
 	}
+	if (m.osrt.n || m.osrt_threshold || strstr(m.trace, "osrt")) {
+		gs_strbuf_adds(&sb, "\n  os runtime calls          ");
+		gs_fmt_count(&sb, m.osrt.n);
+		gs_strbuf_addf(&sb, " (at least %llu ns)", (unsigned long long)m.osrt_threshold);
+	}
+	if (m.samples.n || m.sample_period) {
+		uint64_t w = 0;
+		for (size_t i = 0; i < m.samples.n; i++)
+			w += m.samples.v[i].weight;
+		gs_strbuf_adds(&sb, "\n  cpu samples               ");
+		gs_fmt_count(&sb, m.samples.n);
+		if (m.sample_period)
+			gs_strbuf_addf(&sb, " (%llu Hz of CPU time, %llu periods: ",
+				       (unsigned long long)(1000000000ull / m.sample_period),
+				       (unsigned long long)w);
+		else
+			gs_strbuf_addf(&sb, " (%llu periods", (unsigned long long)w);
+		if (m.sample_period)
+			gs_fmt_duration(&sb, w * m.sample_period);
+		gs_strbuf_adds(&sb, ")");
+		gs_strbuf_adds(&sb, "\n  stack frames (distinct)   ");
+		gs_fmt_count(&sb, m.frames.n);
+	}
 	gs_strbuf_adds(&sb, "\n\nlost records: ");
 	lost_line(&sb, m.lost);
 	gs_strbuf_addf(&sb, "\n\nprocesses (%zu):\n", m.processes.n);

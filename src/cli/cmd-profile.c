@@ -20,7 +20,7 @@
 #include "../util/alloc.h"
 #include "cli.h"
 
-static const char *const known_sources[] = {"nvtx", "cuda", NULL};
+static const char *const known_sources[] = {"nvtx", "cuda", "osrt", NULL};
 
 static volatile sig_atomic_t child_pid;
 
@@ -84,10 +84,10 @@ static int check_sources(const struct gs_command *cmd, const char *list)
 		for (size_t i = 0; known_sources[i]; i++)
 			ok |= !strcmp(w, known_sources[i]);
 		if (!ok)
-			rc = gs_usage_error(cmd, "unknown trace source '%s' (known: cuda, nvtx)", w);
+			rc = gs_usage_error(cmd, "unknown trace source '%s' (known: cuda, nvtx, osrt)", w);
 	}
 	if (!rc && !n)
-		rc = gs_usage_error(cmd, "no trace source given to --trace (known: cuda, nvtx)");
+		rc = gs_usage_error(cmd, "no trace source given to --trace (known: cuda, nvtx, osrt)");
 	free(copy);
 	return rc;
 }
@@ -177,6 +177,9 @@ static int run(int argc, char **argv)
 		{"capture-range", required_argument, NULL, 'c'},
 		{"delay", required_argument, NULL, 'y'},
 		{"duration", required_argument, NULL, 'd'},
+		{"osrt-threshold", required_argument, NULL, 'O'},
+		{"sample", required_argument, NULL, 's'},
+		{"sampling-frequency", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -184,8 +187,38 @@ static int run(int argc, char **argv)
 		   *capture = "none", *pytorch = "none";
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
-	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:h", opts)) != -1) {
+	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000";
+	char *end;
+	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:s:h", opts)) != -1) {
 		switch (o) {
+		case 'O': { /* nanoseconds, or a time with its unit */
+			static char thr[32];
+			uint64_t ns = 0;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (!errno && !*end && end != optarg && optarg[0] != '-')
+				ns = v;
+			else if (!strpbrk(optarg, "smun") || gs_parse_duration(optarg, strlen(optarg), &ns))
+				return gs_usage_error(&gs_cmd_profile, "--osrt-threshold takes nanoseconds "
+						      "(1000) or a time (1us, 2ms), not '%s'", optarg);
+			snprintf(thr, sizeof(thr), "%llu", (unsigned long long)ns);
+			osrt_threshold = thr;
+			break;
+		}
+		case 's':
+			if (!one_of("--sample", optarg, (const char *[]){"cpu", "none", NULL}))
+				return 2;
+			sample = optarg;
+			break;
+		case 'F': {
+			errno = 0;
+			unsigned long long hz = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || hz < 1 || hz > 20000)
+				return gs_usage_error(&gs_cmd_profile, "--sampling-frequency takes 1 to 20000 "
+						      "(samples per second of CPU time), not '%s'", optarg);
+			sampling_hz = optarg;
+			break;
+		}
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
@@ -282,6 +315,9 @@ static int run(int argc, char **argv)
 		}
 	}
 
+	/* OS runtime calls and CPU samples need the collector in LD_PRELOAD: its wrappers must
+	 * come before libc, and its constructor starts the sampler before main */
+	int host = strstr(trace, "osrt") || !strcmp(sample, "cpu");
 	/* libgpuscope-preload.so, beside it: flushes CUPTI at exec, guards CUPTI (optional) */
 	char *preload = NULL;
 	if (cuda_lib) {
@@ -317,6 +353,9 @@ static int run(int argc, char **argv)
 	struct gs_timemap tm;
 	gs_timemap_begin(&tm);
 	struct gs_session_info si = {.argv = (const char *const *)prog, .trace = trace,
+				     .sample_period_ns = strcmp(sample, "cpu") ? 0 : 1000000000ull /
+								strtoull(sampling_hz, NULL, 10),
+				     .osrt_threshold_ns = strtoull(osrt_threshold, NULL, 10),
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
 				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1};
 
@@ -361,16 +400,20 @@ static int run(int argc, char **argv)
 				setenv("GPUSCOPE_CAPTURE_STOP", v, 1);
 			}
 		}
-		if (preload) { /* after what the user preloads (a sanitizer runtime must be first) */
+		setenv("GPUSCOPE_SAMPLE", sample, 1);
+		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);
+		setenv("GPUSCOPE_SAMPLING_FREQUENCY", sampling_hz, 1);
+		if (preload || host) { /* after what the user preloads (a sanitizer runtime must be first) */
+			struct gs_strbuf v;
+			gs_strbuf_init(&v);
 			const char *old = getenv("LD_PRELOAD");
-			if (old && *old) {
-				size_t n = strlen(old) + strlen(preload) + 2;
-				char *v = gs_xmalloc(n);
-				snprintf(v, n, "%s:%s", old, preload);
-				setenv("LD_PRELOAD", v, 1);
-			} else {
-				setenv("LD_PRELOAD", preload, 1);
-			}
+			if (old && *old)
+				gs_strbuf_addf(&v, "%s:", old);
+			if (host)
+				gs_strbuf_addf(&v, "%s%s", lib, preload ? ":" : "");
+			if (preload)
+				gs_strbuf_adds(&v, preload);
+			setenv("LD_PRELOAD", v.buf, 1);
 			/* a program built with AddressSanitizer refuses to start when a preloaded
 			 * library comes before its runtime; ours intercepts nothing ASan does */
 			const char *asan = getenv("ASAN_OPTIONS");
@@ -569,7 +612,8 @@ const struct gs_command gs_cmd_profile = {
 	"                           added; %p pid of PROGRAM, %h host, %q{VAR} environment\n"
 	"                           variable (e.g. %q{RANK}), %% a percent sign\n"
 	"  -f, --force-overwrite    replace an existing trace\n"
-	"  -t, --trace LIST         sources to record, comma-separated: cuda, nvtx (default: both)\n"
+	"  -t, --trace LIST         sources to record, comma-separated: cuda, nvtx, osrt (blocking\n"
+	"                           libc calls: locks, sleeps, I/O, polls, waits); default cuda,nvtx\n"
 	"      --cuda-api=SET       CUDA API calls to record: diag (default: launches, copies,\n"
 	"                           memsets, syncs, stream waits, allocations, graph launches)\n"
 	"                           all, or none (GPU activity only, the cheapest)\n"
@@ -584,6 +628,11 @@ const struct gs_command gs_cmd_profile = {
 	"                           (named by its path, e.g. layer3.1.conv2), DataLoader fetches\n"
 	"                           and optimizer steps; nvtx-shapes adds input shapes to the\n"
 	"                           operators' names; none (default)\n"
+	"      --osrt-threshold=T   with --trace osrt: record blocking libc calls that take at\n"
+	"                           least T (ns, or 1us, 2ms; default 1000 ns)\n"
+	"  -s, --sample=S           cpu (default): sample each thread's native call stack every\n"
+	"                           1/HZ s of its CPU time; none: no sampling\n"
+	"      --sampling-frequency=HZ  samples per second of CPU time (default 1000)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

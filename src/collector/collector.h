@@ -126,10 +126,20 @@ struct gs_config {
 	int cuda_api_activity; /* GPUSCOPE_CUDA_API_TIMING=activity */
 	int capture_profiler_api; /* GPUSCOPE_CAPTURE_RANGE=cudaProfilerApi */
 	int cuda_graph_node; /* GPUSCOPE_CUDA_GRAPH_TRACE=node */
+	int trace_osrt;      /* osrt in GPUSCOPE_TRACE */
+	uint64_t osrt_threshold_ns;
+	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
+	uint32_t sample_hz;
 };
 extern GS_API struct gs_config gs_cfg;
 GS_API int gs_collector_init(void); /* once; 1 when recording */
 GS_API void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
+
+/* host.c: OS runtime calls and CPU sampling */
+GS_HIDDEN void gs_host_start(void);      /* after the ring exists (init) */
+GS_HIDDEN void gs_host_fork_child(void); /* in a fork child, after its ring exists */
+GS_HIDDEN void gs_host_exit(void);       /* on the exit path */
+GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 
 /* nvtx.c */
 GS_HIDDEN void gs_nvtx_child_reset(void);

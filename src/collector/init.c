@@ -132,13 +132,16 @@ static void on_fork_child(void)
 		gs_gen = next ? next : 1;
 		gs_nvtx_replay_registry();
 		gs_capture_window_arm();
+		gs_host_fork_child();
 	}
 }
 
 static void __attribute__((destructor)) on_unload(void)
 {
-	if (gs_gen)
+	if (gs_gen) {
+		gs_host_exit();
 		gs_ring_process_exit();
+	}
 }
 
 static void init_once(void)
@@ -161,6 +164,10 @@ static void init_once(void)
 	gs_cfg.cuda_api_none = !strcmp(env_GPUSCOPE_CUDA_API, "none");
 	gs_cfg.cuda_api_activity = !strcmp(env_GPUSCOPE_CUDA_API_TIMING, "activity");
 	gs_cfg.cuda_graph_node = !strcmp(env_GPUSCOPE_CUDA_GRAPH_TRACE, "node");
+	gs_cfg.trace_osrt = has_word(env_GPUSCOPE_TRACE, "osrt");
+	gs_cfg.osrt_threshold_ns = env_size(env_GPUSCOPE_OSRT_THRESHOLD, 0, 1000000000000ull, 1000);
+	gs_cfg.sample_cpu = !strcmp(env_GPUSCOPE_SAMPLE, "cpu");
+	gs_cfg.sample_hz = (uint32_t)env_size(env_GPUSCOPE_SAMPLING_FREQUENCY, 1, 20000, 1000);
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
@@ -170,6 +177,7 @@ static void init_once(void)
 	recording = 1;
 	gs_gen = 1;
 	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+	gs_host_start();
 out:
 	errno = saved;
 }

@@ -320,6 +320,7 @@ void gs_ring_thread_exit(void)
 	if (t->gen != gs_gen || !gs_ring || t->busy)
 		return;
 	int saved = errno;
+	gs_sample_flush(); /* a CPU sample that waited for a record */
 	seal(t);
 	if (t->slot)
 		atomic_fetch_or(&t->slot->flags, GS_SLOT_EXITED);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../analysis/gpu_ops.h"
+#include "../format/gst.h"
 #include "../util/u64map.h"
 #include "export.h"
 #include "formats.h"
@@ -165,6 +166,21 @@ static void apis(struct cx *x)
 		arg_u(x, "cbid", a->cbid, &first);
 		arg_u(x, "correlation", a->correlation, &first);
 		args_end(x, first);
+		ev_end(x);
+	}
+}
+
+/* --trace osrt: blocking libc calls on their thread */
+static void osrt(struct cx *x)
+{
+	const struct gs_model *m = x->m;
+	for (size_t i = 0; i < m->osrt.n; i++) {
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (o->call >= GS_OSRT__N || !gs_filter_keep(m, x->f, o->pid, -1, o->start))
+			continue;
+		ev_begin(x, "X", "os_runtime", gs_osrt_names[o->call]);
+		ev_where(x, o->pid, o->tid, o->start);
+		ev_dur(x, o->start, o->end);
 		ev_end(x);
 	}
 }
@@ -586,6 +602,7 @@ int gs_export_chrome(const struct gs_model *m, const struct gs_filter *f, const 
 	memsets(&x);
 	syncs(&x);
 	memops(&x);
+	osrt(&x);
 	marks(&x);
 	cpu_rows(&x);
 	gpu_rows(&x);

@@ -12,6 +12,9 @@ const struct gs_exporter gs_exporters[] = {
 	{"csv", "a folder of CSV files, one per table", "", 1, gs_export_csv},
 	{"json", "a folder of JSON files, one per table", "", 1, gs_export_json},
 	{"sqlite", "SQLite in nsys's export schema", ".sqlite", 0, gs_export_sqlite},
+	{"folded", "CPU samples as folded stacks for flame graphs (flamegraph.pl, speedscope)", ".folded", 0,
+	 gs_export_folded},
+	{"pprof", "CPU samples as a gzipped pprof profile (go tool pprof)", ".pb.gz", 0, gs_export_pprof},
 };
 const size_t gs_nexporters = sizeof(gs_exporters) / sizeof(gs_exporters[0]);
 

@@ -16,6 +16,14 @@ int gs_export_csv(const struct gs_model *m, const struct gs_filter *f, const cha
 		  struct gs_err *err);
 int gs_export_json(const struct gs_model *m, const struct gs_filter *f, const char *out,
 		   struct gs_err *err);
+/* CPU samples' stacks (stacks.c): folded text for flame graphs, gzipped pprof protobuf. */
+int gs_export_folded(const struct gs_model *m, const struct gs_filter *f, const char *out,
+		     struct gs_err *err);
+int gs_export_pprof(const struct gs_model *m, const struct gs_filter *f, const char *out,
+		    struct gs_err *err);
+struct gs_strbuf;
+/* The pprof Profile message, before gzip (for tests). */
+void gs_pprof_build(const struct gs_model *m, const struct gs_filter *f, struct gs_strbuf *out);
 /* The tables' names: the folder holds NAME.csv or NAME.json for each. */
 extern const char *const gs_export_tables[];
 extern const size_t gs_export_ntables;

@@ -14,7 +14,8 @@
 
 #define GS_FILE_MAGIC "GPUSCOPE"
 #define GS_FILE_MAJOR 1
-#define GS_FILE_MINOR 3 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA */
+#define GS_FILE_MINOR 4 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
+                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP */
 #define GS_FILE_HEADER_SIZE 64
 #define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
 #define GS_CHUNK_HEADER_SIZE 32
@@ -36,6 +37,15 @@ enum gs_chunk_type {
 	GS_CHUNK_CUDA = 9,       /* pid, base time, then sections (id, count, length, columns):
 	                          * CUDA activity transcoded from CUPTI buffers (kernels, API
 	                          * calls, copies, memsets, synchronizations) */
+	GS_CHUNK_OSRT = 10,      /* pid, tid, count, base time, then (call, start delta, duration)*:
+	                          * blocking libc calls at least as long as the threshold */
+	GS_CHUNK_SAMPLES = 11,   /* pid, tid, count, base time, then (time delta,
+	                          * weight, n, n addresses)*: CPU samples with their native call
+	                          * stacks, leaf first; weight: sampling periods it stands for */
+	GS_CHUNK_MAPS = 12,      /* pid, count, (start, end, file offset, path length, path)*: the
+	                          * executable mappings of a process, to symbolize its samples */
+	GS_CHUNK_PERFMAP = 13,   /* pid, then the text of /tmp/perf-PID.map as the process left it
+	                          * (JIT and CPython -X perf frame names: "START SIZE name" lines) */
 	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
 };
 
@@ -48,6 +58,8 @@ enum gs_session_key {
 	GS_SK_START_MONO = 5, /* CLOCK_MONOTONIC ns at session start */
 	GS_SK_TRACE = 6,      /* string: sources recorded, comma-separated */
 	GS_SK_CLOCK = 7,      /* string: how collector time was read (tsc, monotonic) */
+	GS_SK_SAMPLE_PERIOD = 8, /* ns of CPU time between CPU samples (0 or absent: none taken) */
+	GS_SK_OSRT_THRESHOLD = 9,/* ns: the shortest OS runtime call recorded */
 };
 
 enum gs_process_key {
@@ -114,6 +126,25 @@ enum gs_cuda_section {
 	GS_CUDA_MEMSETS = 5,
 	GS_CUDA_SYNCS = 6,
 };
+
+/* Blocking calls recorded by --trace osrt (GS_CHUNK_OSRT, GS_RAW_OSRT): values are stored in
+ * traces, so the list only grows. */
+enum gs_osrt_call {
+	GS_OSRT_PTHREAD_MUTEX_LOCK, GS_OSRT_PTHREAD_MUTEX_TIMEDLOCK, GS_OSRT_PTHREAD_COND_WAIT,
+	GS_OSRT_PTHREAD_COND_TIMEDWAIT, GS_OSRT_PTHREAD_RWLOCK_RDLOCK, GS_OSRT_PTHREAD_RWLOCK_WRLOCK,
+	GS_OSRT_PTHREAD_RWLOCK_TIMEDRDLOCK, GS_OSRT_PTHREAD_RWLOCK_TIMEDWRLOCK, GS_OSRT_PTHREAD_JOIN,
+	GS_OSRT_SEM_WAIT, GS_OSRT_SEM_TIMEDWAIT, GS_OSRT_SLEEP, GS_OSRT_USLEEP, GS_OSRT_NANOSLEEP,
+	GS_OSRT_CLOCK_NANOSLEEP, GS_OSRT_READ, GS_OSRT_WRITE, GS_OSRT_PREAD, GS_OSRT_PWRITE,
+	GS_OSRT_READV, GS_OSRT_WRITEV, GS_OSRT_RECV, GS_OSRT_RECVFROM, GS_OSRT_RECVMSG, GS_OSRT_SEND,
+	GS_OSRT_SENDTO, GS_OSRT_SENDMSG, GS_OSRT_POLL, GS_OSRT_PPOLL, GS_OSRT_SELECT, GS_OSRT_PSELECT,
+	GS_OSRT_EPOLL_WAIT, GS_OSRT_EPOLL_PWAIT, GS_OSRT_OPEN, GS_OSRT_OPENAT, GS_OSRT_ACCEPT,
+	GS_OSRT_ACCEPT4, GS_OSRT_CONNECT, GS_OSRT_WAITPID, GS_OSRT_WAIT, GS_OSRT_WAIT4,
+	GS_OSRT_WAITID, GS_OSRT_FSYNC, GS_OSRT_FDATASYNC, GS_OSRT_PREAD64, GS_OSRT_PWRITE64,
+	GS_OSRT_OPEN64, GS_OSRT_OPENAT64,
+	GS_OSRT__N,
+};
+/* Their names, by value ("pthread_mutex_lock", ...). */
+extern const char *const gs_osrt_names[GS_OSRT__N];
 
 /* Names of enum gs_loss causes, by value (src/format/ring.h). */
 extern const char *const gs_loss_names[];

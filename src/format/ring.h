@@ -24,7 +24,8 @@
 #include <stdint.h>
 
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 3 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending */
+#define GS_RING_VERSION 4 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
+                           * SAMPLE records, MAP registry records, sample_skipped */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
@@ -40,7 +41,9 @@ enum gs_loss {
 	GS_LOSS_REENTRANT = 2,     /* a record began inside another (signal handler) */
 	GS_LOSS_REGISTRY_FULL = 3, /* no room for a domain/string/category definition */
 	GS_LOSS_CUPTI_DROPPED = 4, /* CUPTI dropped activity records (no buffer from us in time) */
-	GS_LOSS__N = 5,
+	GS_LOSS_SAMPLE_SKIPPED = 5,/* a CPU sample taken where the stack cannot be walked safely
+	                            * (inside the collector or the dynamic loader) */
+	GS_LOSS__N = 6,
 };
 
 enum gs_chunk_state {
@@ -121,7 +124,13 @@ enum gs_raw_type {
 	GS_RAW_START = 3, /* hdr, ts, id, [ext], name */
 	GS_RAW_END = 4,   /* hdr, ts, id */
 	GS_RAW_MARK = 5,  /* hdr, ts, [ext], name */
+	GS_RAW_OSRT = 6,  /* hdr (domain: enum gs_osrt_call), ts: start, u64 end: a blocking libc
+	                   * call that took at least the threshold */
+	GS_RAW_SAMPLE = 7,/* hdr (level: frame count n; domain: weight, the sampling periods it
+	                   * stands for), ts, n u64 instruction addresses, the interrupted one
+	                   * first, then return addresses outward */
 };
+#define GS_SAMPLE_MAX_FRAMES 128
 
 #define GS_RAWF_EXT 0x01     /* a struct gs_raw_ext follows ts (and id) */
 #define GS_RAWF_TRUNC 0x02   /* the name was cut at GS_RING_NAME_MAX bytes */
@@ -158,6 +167,8 @@ enum gs_reg_kind {
 	GS_REG_THREAD_NAME = 4, /* id: OS thread id; text: NVTX name */
 	GS_REG_CUPTI_NAME = 5,  /* id, domain: low and high 32 bits of a name pointer found in
 	                         * CUPTI records (kernel names); text: the name */
+	GS_REG_MAP = 6,         /* an executable mapping of the process: text is u64 start, u64
+	                         * end, u64 file offset (little-endian), then the file's path */
 };
 
 struct gs_reg_rec {

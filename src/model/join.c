@@ -367,6 +367,25 @@ static demangle_fn find_demangler(void)
 	return f;
 }
 
+char *gs_demangle(const char *mangled)
+{
+	static int looked;
+	static demangle_fn dm;
+	if (!looked) {
+		dm = find_demangler();
+		looked = 1;
+	}
+	if (!dm || mangled[0] != '_' || mangled[1] != 'Z' || strlen(mangled) >= 16384)
+		return NULL;
+	int st = -1;
+	char *out = dm(mangled, NULL, NULL, &st);
+	if (st != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 void gs_model_demangle(struct gs_model *m)
 {
 	if (m->demangled || !m->kshapes.n)

@@ -194,6 +194,8 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			case GS_SK_CLOCK: free(m->clock); m->clock = dup_bytes(val, len); break;
 			case GS_SK_START_REAL: if (!gs_tlv_get_u64(val, len, &v)) m->start_real = v; break;
 			case GS_SK_START_MONO: if (!gs_tlv_get_u64(val, len, &v)) m->start_mono = v; break;
+			case GS_SK_SAMPLE_PERIOD: if (!gs_tlv_get_u64(val, len, &v)) m->sample_period = v; break;
+			case GS_SK_OSRT_THRESHOLD: if (!gs_tlv_get_u64(val, len, &v)) m->osrt_threshold = v; break;
 			default: break;
 			}
 		}
@@ -404,6 +406,22 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 			sort_marks(m->marks.v, m->marks.n, &ls.marks);
 			break;
 		case GS_CHUNK_CATEGORIES: load_categories(m, &c); break;
+		case GS_CHUNK_OSRT:
+			if (gs_model_load_osrt(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed OS runtime chunk", c.offset);
+			break;
+		case GS_CHUNK_SAMPLES:
+			if (gs_model_load_samples(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed CPU sample chunk", c.offset);
+			break;
+		case GS_CHUNK_MAPS:
+			if (gs_model_load_maps(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed mapping chunk", c.offset);
+			break;
+		case GS_CHUNK_PERFMAP:
+			if (gs_model_load_perfmap(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed perf map chunk", c.offset);
+			break;
 		case GS_CHUNK_CUPTI_NAMES:
 			if (gs_cupti_names(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CUPTI name table", c.offset);
@@ -440,6 +458,7 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 				m->processes.v[i].lost_pairs;
 	}
 	finish_ranges(m, &ls);
+	gs_model_host_finish(m);
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);
 	gs_cuda_chunk_release(m);
@@ -535,6 +554,7 @@ void gs_model_release(struct gs_model *m)
 		free(m->threads.v[i].nvtx_name);
 	}
 	gs_model_gpu_release(m);
+	gs_model_host_release(m);
 	free(m->ranges.v);
 	free(m->range_attrs.v);
 	free(m->marks.v);

@@ -75,8 +75,46 @@ struct gs_thread {
 	uint64_t first, last, events;
 };
 
+/* What the host threads did (--trace osrt, --sample cpu; model/host.c). */
+struct gs_osrt { /* a blocking libc call at least as long as the session's threshold */
+	uint64_t start, end;
+	int32_t pid, tid;
+	uint32_t call; /* enum gs_osrt_call: gs_osrt_names[call] */
+};
+
+struct gs_cpu_sample {
+	uint64_t ts;
+	int32_t pid, tid;
+	uint32_t weight;  /* sampling periods it stands for */
+	uint32_t stack;   /* its frames: sample_frames.v[stack .. stack + nframes), leaf first */
+	uint32_t nframes;
+};
+
+/* One code address seen in a stack, per process: the interrupted instruction for a leaf, the
+ * call instruction (return address - 1) for the others. */
+struct gs_frame {
+	int32_t pid;
+	uint64_t addr;
+	uint32_t func;    /* string id: function name, "[module]" when it has no symbol */
+	uint32_t module;  /* string id: the mapped file's base name, 0 when none */
+	uint64_t rel;     /* addr relative to the module's load base (its ELF virtual address) */
+};
+
+struct gs_mapping { /* an executable mapping of a process */
+	int32_t pid;
+	uint64_t start, end, offset;
+	char *path; /* owned */
+};
+
+struct gs_perfsym { /* a line of a process's perf map: JIT code (CPython -X perf) */
+	int32_t pid;
+	uint64_t start, size;
+	char *name; /* owned */
+};
+
 struct gs_cupti_names;
 struct gs_cuda_shapes;
+struct gs_frame_index;
 struct gs_strbuf;
 
 struct gs_category {
@@ -259,6 +297,16 @@ struct gs_model {
 	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
 	struct gs_cuda_shapes *cuda_shapes; /* CUDA chunks' kernel shapes, while loading */
 
+	GS_VEC(struct gs_osrt) osrt;              /* sorted by (start, pid, tid) */
+	GS_VEC(struct gs_cpu_sample) samples;     /* sorted by (ts, pid, tid) */
+	GS_VEC(uint32_t) sample_frames;           /* frame indices of the samples' stacks */
+	GS_VEC(struct gs_frame) frames;           /* symbolized once loaded */
+	GS_VEC(struct gs_mapping) mappings;
+	GS_VEC(struct gs_perfsym) perfsyms;       /* sorted by (pid, start) once loaded */
+	uint64_t sample_period;                   /* ns of CPU time per sample weight, 0: unknown */
+	uint64_t osrt_threshold;                  /* ns, from the session */
+	struct gs_frame_index *frame_index;       /* (pid, addr) -> frame, while loading */
+
 	GS_VEC(struct gs_step) steps; /* sorted by (start, pid, tid); filled by gs_model_steps */
 	uint8_t steps_by;             /* enum gs_steps_by */
 	uint8_t joined;               /* range parents, calls' ranges, GPU ops' calls are set */
@@ -298,11 +346,27 @@ void gs_model_sort_gpu(struct gs_model *m);
  * range on its thread; GPU op -> API call by correlation; kernel names demangled (once: a
  * model whose names are demangled keeps them). */
 void gs_model_join(struct gs_model *m);
+/* A C++ name demangled (malloc'd), NULL when it is not one or cannot be. */
+char *gs_demangle(const char *mangled);
 /* Only the last of those: kernel names demangled, unless they are. */
 void gs_model_demangle(struct gs_model *m);
 /* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
  * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);
+
+/* Host chunks (model/host.c): OSRT, SAMPLES, MAPS and PERFMAP payloads into m; -1 when
+ * malformed. gs_model_host_finish sorts the tables and symbolizes the frames (reading the
+ * mapped ELF files' symbol tables, then the perf maps). */
+int gs_model_load_osrt(struct gs_model *m, const uint8_t *data, size_t len);
+int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len);
+int gs_model_load_maps(struct gs_model *m, const uint8_t *data, size_t len);
+int gs_model_load_perfmap(struct gs_model *m, const uint8_t *data, size_t len);
+void gs_model_host_finish(struct gs_model *m);
+void gs_model_host_release(struct gs_model *m);
+/* The frame index of (pid, addr), added (unsymbolized) when new. */
+uint32_t gs_model_frame(struct gs_model *m, int32_t pid, uint64_t addr);
+/* Name the frames from m's mappings and perf maps (done by gs_model_host_finish). */
+void gs_model_symbolize(struct gs_model *m);
 
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);
 /* gs_model_load without the range and correlation joins (a tenth of loading a large trace):

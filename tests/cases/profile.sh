@@ -7,7 +7,7 @@ stats_csv() { $GS stats -r nvtx_sum --format csv -o "$2" "$1" 2>/dev/null; }
 field() { csv_field "$1" "$2" "$3"; }
 
 # nested ranges on 4 threads, thread names
-$GS profile -o threads "$P/nvtx_threads" 4 100 2>"$T/threads.err"; eq "threads: exit 0" 0 $?
+$GS profile --sample none -o threads "$P/nvtx_threads" 4 100 2>"$T/threads.err"; eq "threads: exit 0" 0 $?
 has "threads: summary line" "gpuscope: wrote threads.gst" "$(cat "$T/threads.err")"
 has "threads: summary counts" "1 process, 5 threads, 1,201 events, 0 lost" "$(cat "$T/threads.err")"
 stats_csv threads.gst threads.csv
@@ -138,7 +138,7 @@ has "missing program message" "cannot run '/no/such/program': No such file or di
 eq "missing program: no trace" no "$( [ -f nope.gst ] && echo yes || echo no)"
 
 # many short-lived threads
-$GS profile -o many "$P/nvtx_many_threads" 2000 2>/dev/null; eq "2000 threads: exit 0" 0 $?
+$GS profile --sample none -o many "$P/nvtx_many_threads" 2000 2>/dev/null; eq "2000 threads: exit 0" 0 $?
 stats_csv many.gst many.csv
 eq "2000 threads: 20000 ranges" 20000 "$(field many.csv :t Instances)"
 has "2000 threads: all threads" "threads (2000):" "$($GS info many.gst)"
@@ -179,7 +179,7 @@ out=$($GS profile -o pre -t cuda,nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
 has "preload: in LD_PRELOAD with --trace cuda" "libgpuscope-preload.so" "$out"
 out=$(LD_PRELOAD=/nonexistent-first.so $GS profile -f -o pre -t cuda,nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
 has "preload: after the user's LD_PRELOAD" "/nonexistent-first.so:" "$out"
-out=$($GS profile -f -o pre -t nvtx -- sh -c 'echo "[$LD_PRELOAD]"' 2>/dev/null)
+out=$($GS profile -f -o pre -t nvtx --sample none -- sh -c 'echo "[$LD_PRELOAD]"' 2>/dev/null)
 eq "preload: not with --trace nvtx" "[]" "$out"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 out=$(LD_PRELOAD=$PL "$P/preload_guard" foreign 2>pg.err)

@@ -14,9 +14,9 @@ acct() { # file -> "ranges unpaired lost": unpaired = pops or pushes whose partn
 }
 
 if [ -x /usr/bin/time ]; then
-	/usr/bin/time -f '%M' -o cli.rss $GS profile -o big /usr/bin/time -f '%M' -o prog.rss "$P/nvtx_loop" "$N" 2>/dev/null
+	/usr/bin/time -f '%M' -o cli.rss $GS profile --sample none -o big /usr/bin/time -f '%M' -o prog.rss "$P/nvtx_loop" "$N" 2>/dev/null
 else
-	$GS profile -o big "$P/nvtx_loop" "$N" 2>/dev/null
+	$GS profile --sample none -o big "$P/nvtx_loop" "$N" 2>/dev/null
 fi
 eq "$N ranges: exit 0" 0 $?
 read -r r u l <<EOF2
@@ -33,7 +33,7 @@ between "bytes per range <= 12" 0 12 "$(awk -v b="$bytes" -v r="$r" 'BEGIN { pri
 
 # Forced loss: gpuscope is stopped, so nothing drains a 4 MiB buffer; every lost record counted.
 M=2000000
-GPUSCOPE_BUFFER_MB=4 $GS profile -o lossy sh -c "sleep 0.5; exec '$P/nvtx_loop' $M" 2>/dev/null &
+GPUSCOPE_BUFFER_MB=4 $GS profile --sample none -o lossy sh -c "sleep 0.5; exec '$P/nvtx_loop' $M" 2>/dev/null &
 gp=$!
 sleep 0.2; kill -STOP "$gp"
 prog=$(pgrep -P "$gp" | head -1)

@@ -1,0 +1,208 @@
+/* host_sum.c: what the host threads did. osrt_sum is nsys's OS runtime summary: blocking libc
+ * calls at least as long as the session's threshold, grouped by function (Time (%) is a share
+ * of the listed rows' total). cpu_sample_sum ranks the functions of each thread's CPU samples
+ * by self samples (the function was running) and total samples (it was on the stack; a
+ * function counts once per sample however often it recurses); percentages are of the
+ * thread's samples, samples are weighted by the sampling periods they stand for, and the time
+ * estimate is samples x the sampling period. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/gst.h"
+#include "../util/alloc.h"
+#include "../util/u64map.h"
+#include "reports.h"
+
+static const struct gs_column osrt_cols[] = {
+	{"Time (%)", GS_COL_PCT},   {"Total Time (ns)", GS_COL_INT}, {"Num Calls", GS_COL_INT},
+	{"Avg (ns)", GS_COL_FLOAT}, {"Med (ns)", GS_COL_FLOAT},      {"Min (ns)", GS_COL_INT},
+	{"Max (ns)", GS_COL_INT},   {"StdDev (ns)", GS_COL_FLOAT},   {"Name", GS_COL_STR},
+};
+
+struct osrt_row {
+	uint32_t call;
+	struct gs_summary s;
+};
+
+static int cmp_osrt_row(const void *a, const void *b)
+{
+	const struct osrt_row *x = a, *y = b;
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	if (x->s.n != y->s.n)
+		return x->s.n > y->s.n ? -1 : 1;
+	return strcmp(gs_osrt_names[x->call], gs_osrt_names[y->call]);
+}
+
+int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "osrt_sum", "OS Runtime Summary", osrt_cols, GS_ARRAY_SIZE(osrt_cols));
+	GS_VEC(uint64_t) durs[GS_OSRT__N];
+	memset(durs, 0, sizeof(durs));
+	for (size_t i = 0; i < m->osrt.n; i++) {
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (o->call >= GS_OSRT__N || !gs_filter_keep(m, f, o->pid, -1, o->start))
+			continue;
+		uint64_t d = o->end - o->start;
+		GS_VEC_PUSH(&durs[o->call], d);
+	}
+	struct osrt_row rows[GS_OSRT__N];
+	size_t n = 0;
+	uint64_t all = 0;
+	for (uint32_t c = 0; c < GS_OSRT__N; c++) {
+		if (!durs[c].n)
+			continue;
+		rows[n].call = c;
+		gs_summarize(durs[c].v, durs[c].n, &rows[n].s);
+		all += rows[n].s.total;
+		n++;
+		free(durs[c].v);
+	}
+	qsort(rows, n, sizeof(*rows), cmp_osrt_row);
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_summary *x = &rows[i].s;
+		union gs_cell *c = gs_table_row(out);
+		c[0].f = all ? 100.0 * (double)x->total / (double)all : 0.0;
+		c[1].i = (int64_t)x->total;
+		c[2].i = (int64_t)x->n;
+		c[3].f = x->avg;
+		c[4].f = x->med;
+		c[5].i = (int64_t)x->min;
+		c[6].i = (int64_t)x->max;
+		c[7].f = x->stddev;
+		c[8].s = gs_xstrdup(gs_osrt_names[rows[i].call]);
+	}
+	return 0;
+}
+
+/* ---- cpu_sample_sum ---- */
+
+static const struct gs_column cpu_cols[] = {
+	{"Self (%)", GS_COL_PCT},      {"Self Samples", GS_COL_INT}, {"Total (%)", GS_COL_PCT},
+	{"Total Samples", GS_COL_INT}, {"Self Time (ns)", GS_COL_NS}, {"PID", GS_COL_INT},
+	{"TID", GS_COL_INT},           {"Thread", GS_COL_STR},        {"Function", GS_COL_STR},
+	{"Module", GS_COL_STR},
+};
+
+#define CPU_TOP 25 /* rows per thread */
+
+struct fn_row {
+	uint32_t thread; /* index into the thread list below */
+	uint32_t func, module;
+	uint64_t self, total;
+};
+
+struct thr {
+	int32_t pid, tid;
+	uint64_t samples;
+};
+
+static const struct thr *sort_thr;
+
+static int cmp_fn_row(const void *a, const void *b)
+{
+	const struct fn_row *x = a, *y = b;
+	if (x->thread != y->thread) {
+		const struct thr *p = &sort_thr[x->thread], *q = &sort_thr[y->thread];
+		if (p->samples != q->samples)
+			return p->samples > q->samples ? -1 : 1;
+		if (p->pid != q->pid)
+			return p->pid < q->pid ? -1 : 1;
+		return p->tid < q->tid ? -1 : 1;
+	}
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f,
+			     struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "cpu_sample_sum", "CPU Sample Summary (top functions per thread)",
+		      cpu_cols, GS_ARRAY_SIZE(cpu_cols));
+	GS_VEC(struct thr) thrs = {0};
+	GS_VEC(struct fn_row) rows = {0};
+	struct gs_u64map thr_ix, row_ix; /* (pid, tid) -> thread; (thread, func) -> row */
+	gs_u64map_init(&thr_ix);
+	gs_u64map_init(&row_ix);
+	uint32_t seen[GS_SAMPLE_MAX_FRAMES];
+	for (size_t i = 0; i < m->samples.n; i++) {
+		const struct gs_cpu_sample *s = &m->samples.v[i];
+		if (!s->nframes || !gs_filter_keep(m, f, s->pid, -1, s->ts))
+			continue;
+		uint64_t tk = ((uint64_t)(uint32_t)s->pid << 32 | (uint32_t)s->tid) + 1;
+		uint32_t *ti = gs_u64map_get(&thr_ix, tk);
+		uint32_t t;
+		if (ti) {
+			t = *ti;
+		} else {
+			struct thr z = {s->pid, s->tid, 0};
+			GS_VEC_PUSH(&thrs, z);
+			t = (uint32_t)thrs.n - 1;
+			gs_u64map_put(&thr_ix, tk, t);
+		}
+		thrs.v[t].samples += s->weight;
+		size_t nseen = 0;
+		for (uint32_t k = 0; k < s->nframes && k < GS_SAMPLE_MAX_FRAMES; k++) {
+			const struct gs_frame *fr = &m->frames.v[m->sample_frames.v[s->stack + k]];
+			int dup = 0;
+			for (size_t j = 0; j < nseen && !dup; j++)
+				dup = seen[j] == fr->func;
+			if (dup)
+				continue;
+			seen[nseen++] = fr->func;
+			uint64_t rk = ((uint64_t)t << 32 | fr->func) + 1;
+			uint32_t *ri = gs_u64map_get(&row_ix, rk);
+			uint32_t r;
+			if (ri) {
+				r = *ri;
+			} else {
+				struct fn_row z = {t, fr->func, fr->module, 0, 0};
+				GS_VEC_PUSH(&rows, z);
+				r = (uint32_t)rows.n - 1;
+				gs_u64map_put(&row_ix, rk, r);
+			}
+			rows.v[r].total += s->weight;
+			if (k == 0)
+				rows.v[r].self += s->weight;
+		}
+	}
+	sort_thr = thrs.v;
+	if (rows.n > 1)
+		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_fn_row);
+	uint32_t shown = 0, cur = UINT32_MAX;
+	for (size_t i = 0; i < rows.n; i++) {
+		const struct fn_row *r = &rows.v[i];
+		if (r->thread != cur)
+			cur = r->thread, shown = 0;
+		if (shown >= CPU_TOP)
+			continue;
+		shown++;
+		const struct thr *th = &thrs.v[r->thread];
+		const struct gs_thread *mt = gs_model_thread(m, th->pid, th->tid);
+		union gs_cell *c = gs_table_row(out);
+		c[0].f = 100.0 * (double)r->self / (double)th->samples;
+		c[1].i = (int64_t)r->self;
+		c[2].f = 100.0 * (double)r->total / (double)th->samples;
+		c[3].i = (int64_t)r->total;
+		if (m->sample_period)
+			c[4].i = (int64_t)(r->self * m->sample_period);
+		else
+			gs_cell_set_none(out, c, 4);
+		c[5].i = th->pid;
+		c[6].i = th->tid;
+		c[7].s = gs_xstrdup(mt && mt->name ? mt->name : "");
+		c[8].s = gs_xstrdup(gs_model_str(m, r->func));
+		c[9].s = gs_xstrdup(gs_model_str(m, r->module));
+	}
+	gs_u64map_release(&thr_ix);
+	gs_u64map_release(&row_ix);
+	free(thrs.v);
+	free(rows.v);
+	return 0;
+}

@@ -1,0 +1,737 @@
+/* host.c: what the host threads were doing (`gpuscope profile --trace osrt`, `--sample cpu`).
+ *
+ * OS runtime: the blocking libc calls (lock, condition and semaphore waits, sleeps, reads and
+ * writes, polls, opens, waits for children) are interposed here. `gpuscope profile` puts this
+ * library in LD_PRELOAD when osrt or sampling is on, so these definitions come before libc's;
+ * each one reads the clock around the real call and writes a record into the calling thread's
+ * ring chunk only when the call took at least the threshold (GPUSCOPE_OSRT_THRESHOLD,
+ * default 1 us like nsys). Below it the cost is two clock reads and a compare
+ * (bench/RESULTS.md). With osrt off, every wrapper is one load and a branch.
+ *
+ * CPU sampling: each thread gets a POSIX timer on its own CPU-time clock
+ * (timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID), firing SIGPROF at
+ * GPUSCOPE_SAMPLING_FREQUENCY Hz of the thread's CPU time; the handler walks the interrupted
+ * stack with libunwind (DWARF CFI from .eh_frame) and writes the raw instruction addresses.
+ * Why not perf_event_open(PERF_COUNT_SW_TASK_CLOCK): it is often refused (perf_event_paranoid
+ * 3 on Debian kernels, seccomp in containers), and even where it works its callchains are
+ * walked by the kernel through frame pointers, which the libraries of a Debian system and
+ * most -O2 programs do not keep, so stacks stop after one or two frames; a software timer plus
+ * a user-space unwinder works everywhere, VMs included, and sees through code without frame
+ * pointers. New threads are covered through pthread_create (a trampoline arms the timer), fork
+ * children through the fork handler (init.c), exec'd images through LD_PRELOAD again. The
+ * timer counts CPU time only, so a thread blocked in a call is not interrupted by it.
+ * Symbols are not looked up here: the executable mappings (/proc/self/maps at start, after a
+ * fork and at exit) go into the registry and the CLI symbolizes at analysis time.
+ *
+ * Invariants: the wrappers preserve the real call's result and errno and never record inside
+ * the collector (tls.busy); the handler preserves errno, never allocates or locks, and skips
+ * (counted as sample_skipped) a signal that lands inside a record. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+/* libunwind is loaded at run time (dlopen), when sampling starts: the collector goes into
+ * every NVTX and CUDA program, and one on a machine without libunwind.so.8 still records
+ * everything but samples. The symbol names come from libunwind.h's own macros. */
+#define GS_STR2(x) #x
+#define GS_STR(x) GS_STR2(x)
+static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
+static int (*u_step)(unw_cursor_t *);
+static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+
+static int unwind_load(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -1;
+	u_init_local2 = (__typeof__(u_init_local2))(uintptr_t)dlsym(h, GS_STR(unw_init_local2));
+	u_step = (__typeof__(u_step))(uintptr_t)dlsym(h, GS_STR(unw_step));
+	u_get_reg = (__typeof__(u_get_reg))(uintptr_t)dlsym(h, GS_STR(unw_get_reg));
+	/* libunwind's caching policy stays its default, one global cache: its lock is taken with
+	 * signals blocked, and it needs no thread-local storage of the dlopen'ed libunwind, whose
+	 * first use on a thread would allocate (inside the signal handler) */
+	return u_init_local2 && u_step && u_get_reg ? 0 : -1;
+}
+
+#include "../format/gst.h"
+#include "collector.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+#define GS_SAMPLE_SIGNAL SIGPROF
+
+GS_HIDDEN int gs_osrt_on;
+GS_HIDDEN uint64_t gs_osrt_thr; /* threshold in collector clock ticks */
+static int sample_on;
+static long sample_period_ns;
+static pthread_key_t timer_key;
+static __thread timer_t tl_timer;
+static __thread int tl_timer_armed;
+
+/* ---- OS runtime records ---- */
+
+static GS_NOINLINE void osrt_record(uint16_t call, uint64_t t0, uint64_t t1)
+{
+	int saved = errno;
+	struct gs_tls *t = &gs_tls;
+	if (t->busy)
+		goto out;
+	t->busy = 1;
+	uint8_t *p = gs_rec_reserve(t, 24);
+	if (p) {
+		struct gs_raw_hdr h = {GS_RAW_OSRT, 0, 24, call, 0};
+		memcpy(p, &h, 8);
+		memcpy(p + 8, &t0, 8);
+		memcpy(p + 16, &t1, 8);
+		gs_rec_commit(t, 24);
+	}
+	t->busy = 0;
+out:
+	errno = saved;
+}
+
+static void *next_fn(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* The clocked part of a wrapper: f is the next definition, args its arguments. */
+#define OSRT_TIMED(ret, call, f, args)                                                       \
+	if (GS_LIKELY(!gs_osrt_on) || gs_tls.busy)                                           \
+		return f args;                                                               \
+	uint64_t t0_ = gs_clock_now();                                                       \
+	ret res_ = f args;                                                                   \
+	uint64_t t1_ = gs_clock_now();                                                       \
+	if (GS_UNLIKELY(t1_ - t0_ >= gs_osrt_thr))                                           \
+		osrt_record(call, t0_, t1_);                                                 \
+	return res_
+
+/* The next definition of name, looked up once. */
+#define OSRT_NEXT(ptype, name, f)                                                            \
+	static __typeof__(ptype) real_;                                                      \
+	__typeof__(ptype) f = real_;                                                         \
+	if (GS_UNLIKELY(!f)) {                                                               \
+		f = (__typeof__(ptype))(uintptr_t)next_fn(name);                             \
+		if (!f) {                                                                    \
+			errno = ENOSYS;                                                      \
+			return -1;                                                           \
+		}                                                                            \
+		real_ = f;                                                                   \
+	}
+
+/* One wrapper: ret name(params), calling the next definition of name with args. */
+#define OSRT(ret, name, call, params, args)                                                   \
+	GS_EXPORT ret name params                                                             \
+	{                                                                                     \
+		OSRT_NEXT(ret(*) params, #name, next_)                                            \
+		OSRT_TIMED(ret, call, next_, args);                                               \
+	}
+
+/* Lock waits: an uncontended lock (the common case, and the one that must stay cheap) is
+ * taken by the try form, which gives the same result without waiting, and costs no clock
+ * read; only when it would block (EBUSY) is the real call clocked. The try forms return what
+ * the blocking ones would when the lock is free: 0, or EOWNERDEAD for a robust mutex whose
+ * owner died (the caller then holds it either way). */
+#define OSRT_TRY(name, call, params, args, tryname, busyrc)                                    \
+	GS_EXPORT int name params                                                            \
+	{                                                                                    \
+		OSRT_NEXT(int(*) params, #name, next_)                                       \
+		if (GS_LIKELY(gs_osrt_on) && !gs_tls.busy) {                                 \
+			int t_ = tryname args;                                               \
+			if (t_ != (busyrc))                                                  \
+				return t_;                                                   \
+		}                                                                            \
+		OSRT_TIMED(int, call, next_, args);                                          \
+	}
+OSRT_TRY(pthread_mutex_lock, GS_OSRT_PTHREAD_MUTEX_LOCK, (pthread_mutex_t * m), (m),
+	 pthread_mutex_trylock, EBUSY)
+OSRT_TRY(pthread_rwlock_rdlock, GS_OSRT_PTHREAD_RWLOCK_RDLOCK, (pthread_rwlock_t * l), (l),
+	 pthread_rwlock_tryrdlock, EBUSY)
+OSRT_TRY(pthread_rwlock_wrlock, GS_OSRT_PTHREAD_RWLOCK_WRLOCK, (pthread_rwlock_t * l), (l),
+	 pthread_rwlock_trywrlock, EBUSY)
+OSRT(int, pthread_mutex_timedlock, GS_OSRT_PTHREAD_MUTEX_TIMEDLOCK,
+     (pthread_mutex_t * m, const struct timespec *ts), (m, ts))
+OSRT(int, pthread_cond_wait, GS_OSRT_PTHREAD_COND_WAIT, (pthread_cond_t * c, pthread_mutex_t *m),
+     (c, m))
+OSRT(int, pthread_cond_timedwait, GS_OSRT_PTHREAD_COND_TIMEDWAIT,
+     (pthread_cond_t * c, pthread_mutex_t *m, const struct timespec *ts), (c, m, ts))
+OSRT(int, pthread_rwlock_timedrdlock, GS_OSRT_PTHREAD_RWLOCK_TIMEDRDLOCK,
+     (pthread_rwlock_t * l, const struct timespec *ts), (l, ts))
+OSRT(int, pthread_rwlock_timedwrlock, GS_OSRT_PTHREAD_RWLOCK_TIMEDWRLOCK,
+     (pthread_rwlock_t * l, const struct timespec *ts), (l, ts))
+OSRT(int, pthread_join, GS_OSRT_PTHREAD_JOIN, (pthread_t th, void **ret), (th, ret))
+GS_EXPORT int sem_wait(sem_t *s)
+{
+	OSRT_NEXT(int (*)(sem_t *), "sem_wait", next_)
+	if (GS_LIKELY(gs_osrt_on) && !gs_tls.busy) {
+		int saved = errno;
+		if (sem_trywait(s) == 0)
+			return 0; /* it was posted: no wait */
+		errno = saved;
+	}
+	OSRT_TIMED(int, GS_OSRT_SEM_WAIT, next_, (s));
+}
+OSRT(int, sem_timedwait, GS_OSRT_SEM_TIMEDWAIT, (sem_t * s, const struct timespec *ts), (s, ts))
+OSRT(unsigned, sleep, GS_OSRT_SLEEP, (unsigned s), (s))
+OSRT(int, usleep, GS_OSRT_USLEEP, (useconds_t us), (us))
+OSRT(int, nanosleep, GS_OSRT_NANOSLEEP, (const struct timespec *req, struct timespec *rem),
+     (req, rem))
+OSRT(int, clock_nanosleep, GS_OSRT_CLOCK_NANOSLEEP,
+     (clockid_t id, int flags, const struct timespec *req, struct timespec *rem),
+     (id, flags, req, rem))
+OSRT(ssize_t, read, GS_OSRT_READ, (int fd, void *buf, size_t n), (fd, buf, n))
+OSRT(ssize_t, write, GS_OSRT_WRITE, (int fd, const void *buf, size_t n), (fd, buf, n))
+OSRT(ssize_t, pread, GS_OSRT_PREAD, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+OSRT(ssize_t, pwrite, GS_OSRT_PWRITE, (int fd, const void *buf, size_t n, off_t off),
+     (fd, buf, n, off))
+OSRT(ssize_t, pread64, GS_OSRT_PREAD64, (int fd, void *buf, size_t n, off64_t off),
+     (fd, buf, n, off))
+OSRT(ssize_t, pwrite64, GS_OSRT_PWRITE64, (int fd, const void *buf, size_t n, off64_t off),
+     (fd, buf, n, off))
+OSRT(ssize_t, readv, GS_OSRT_READV, (int fd, const struct iovec *v, int n), (fd, v, n))
+OSRT(ssize_t, writev, GS_OSRT_WRITEV, (int fd, const struct iovec *v, int n), (fd, v, n))
+OSRT(ssize_t, recv, GS_OSRT_RECV, (int fd, void *buf, size_t n, int fl), (fd, buf, n, fl))
+OSRT(ssize_t, recvfrom, GS_OSRT_RECVFROM,
+     (int fd, void *buf, size_t n, int fl, struct sockaddr *a, socklen_t *al),
+     (fd, buf, n, fl, a, al))
+OSRT(ssize_t, recvmsg, GS_OSRT_RECVMSG, (int fd, struct msghdr *msg, int fl), (fd, msg, fl))
+OSRT(ssize_t, send, GS_OSRT_SEND, (int fd, const void *buf, size_t n, int fl), (fd, buf, n, fl))
+OSRT(ssize_t, sendto, GS_OSRT_SENDTO,
+     (int fd, const void *buf, size_t n, int fl, const struct sockaddr *a, socklen_t al),
+     (fd, buf, n, fl, a, al))
+OSRT(ssize_t, sendmsg, GS_OSRT_SENDMSG, (int fd, const struct msghdr *msg, int fl), (fd, msg, fl))
+OSRT(int, poll, GS_OSRT_POLL, (struct pollfd * f, nfds_t n, int ms), (f, n, ms))
+OSRT(int, ppoll, GS_OSRT_PPOLL,
+     (struct pollfd * f, nfds_t n, const struct timespec *ts, const sigset_t *ss), (f, n, ts, ss))
+OSRT(int, select, GS_OSRT_SELECT, (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv),
+     (n, r, w, e, tv))
+OSRT(int, pselect, GS_OSRT_PSELECT,
+     (int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *ss),
+     (n, r, w, e, ts, ss))
+OSRT(int, epoll_wait, GS_OSRT_EPOLL_WAIT, (int fd, struct epoll_event *ev, int n, int ms),
+     (fd, ev, n, ms))
+OSRT(int, epoll_pwait, GS_OSRT_EPOLL_PWAIT,
+     (int fd, struct epoll_event *ev, int n, int ms, const sigset_t *ss), (fd, ev, n, ms, ss))
+OSRT(int, accept, GS_OSRT_ACCEPT, (int fd, struct sockaddr *a, socklen_t *al), (fd, a, al))
+OSRT(int, accept4, GS_OSRT_ACCEPT4, (int fd, struct sockaddr *a, socklen_t *al, int fl),
+     (fd, a, al, fl))
+OSRT(int, connect, GS_OSRT_CONNECT, (int fd, const struct sockaddr *a, socklen_t al), (fd, a, al))
+OSRT(pid_t, waitpid, GS_OSRT_WAITPID, (pid_t pid, int *st, int opt), (pid, st, opt))
+OSRT(pid_t, wait, GS_OSRT_WAIT, (int *st), (st))
+OSRT(pid_t, wait4, GS_OSRT_WAIT4, (pid_t pid, int *st, int opt, struct rusage *ru),
+     (pid, st, opt, ru))
+OSRT(int, waitid, GS_OSRT_WAITID, (idtype_t t, id_t id, siginfo_t *si, int opt), (t, id, si, opt))
+OSRT(int, fsync, GS_OSRT_FSYNC, (int fd), (fd))
+OSRT(int, fdatasync, GS_OSRT_FDATASYNC, (int fd), (fd))
+
+/* The open family takes a mode only with O_CREAT or O_TMPFILE; the next definition is
+ * variadic too. */
+#define OPEN_MODE(flags, mode)                                                               \
+	mode_t mode = 0;                                                                     \
+	if ((flags) & O_CREAT || ((flags) & O_TMPFILE) == O_TMPFILE) {                       \
+		va_list ap;                                                                  \
+		va_start(ap, flags);                                                         \
+		mode = (mode_t)va_arg(ap, int);                                              \
+		va_end(ap);                                                                  \
+	}
+
+#define OSRT_OPEN(name, call)                                                                \
+	GS_EXPORT int name(const char *path, int flags, ...)                                 \
+	{                                                                                    \
+		OPEN_MODE(flags, mode);                                                      \
+		OSRT_NEXT(int (*)(const char *, int, ...), #name, next_)                     \
+		OSRT_TIMED(int, call, next_, (path, flags, mode));                               \
+	}
+#define OSRT_OPENAT(name, call)                                                              \
+	GS_EXPORT int name(int dir, const char *path, int flags, ...)                        \
+	{                                                                                    \
+		OPEN_MODE(flags, mode);                                                      \
+		OSRT_NEXT(int (*)(int, const char *, int, ...), #name, next_)                \
+		OSRT_TIMED(int, call, next_, (dir, path, flags, mode));                          \
+	}
+OSRT_OPEN(open, GS_OSRT_OPEN)
+OSRT_OPEN(open64, GS_OSRT_OPEN64)
+OSRT_OPENAT(openat, GS_OSRT_OPENAT)
+OSRT_OPENAT(openat64, GS_OSRT_OPENAT64)
+
+/* ---- executable mappings, for the CLI's symbolizer ---- */
+
+#define MAPS_SEEN_MAX 4096
+static uint64_t maps_seen[MAPS_SEEN_MAX]; /* start ^ inode-ish hash of the mappings written */
+static size_t maps_nseen;
+
+static int maps_seen_add(uint64_t key)
+{
+	for (size_t i = 0; i < maps_nseen; i++)
+		if (maps_seen[i] == key)
+			return 0;
+	if (maps_nseen < MAPS_SEEN_MAX)
+		maps_seen[maps_nseen++] = key;
+	return 1;
+}
+
+static uint64_t hex(const char **p)
+{
+	uint64_t v = 0;
+	for (;; (*p)++) {
+		char c = **p;
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16;
+		if (d == 16)
+			return v;
+		v = v << 4 | d;
+	}
+}
+
+/* One line of /proc/self/maps: "start-end perms offset dev inode   path". */
+static void maps_line(const char *l, const char *end)
+{
+	const char *p = l;
+	uint64_t start = hex(&p);
+	if (*p++ != '-')
+		return;
+	uint64_t stop = hex(&p);
+	if (*p++ != ' ' || end - p < 5 || p[2] != 'x')
+		return;
+	p += 5;
+	uint64_t off = hex(&p);
+	for (int f = 0; f < 2 && p < end; f++) { /* dev, inode */
+		while (p < end && *p == ' ')
+			p++;
+		while (p < end && *p != ' ')
+			p++;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end || (*p != '/' && *p != '['))
+		return; /* anonymous: JIT code, named by a perf map if at all */
+	size_t plen = (size_t)(end - p);
+	if (plen > GS_RING_NAME_MAX - 24)
+		plen = GS_RING_NAME_MAX - 24;
+	uint64_t key = start * 31 + off * 7 + plen;
+	for (size_t i = 0; i < plen; i++)
+		key = key * 131 + (uint8_t)p[i];
+	if (!maps_seen_add(key))
+		return;
+	char rec[GS_RING_NAME_MAX];
+	memcpy(rec, &start, 8);
+	memcpy(rec + 8, &stop, 8);
+	memcpy(rec + 16, &off, 8);
+	memcpy(rec + 24, p, plen);
+	gs_registry_add(GS_REG_MAP, 0, 0, rec, 24 + plen);
+}
+
+/* Write the executable mappings not written yet into the registry (under its lock). */
+static void maps_snapshot(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !gs_ring) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	static char buf[1 << 16];
+	size_t have = 0;
+	uint32_t busy = gs_tls.busy;
+	gs_tls.busy = 1; /* our own reads are not the program's, and no sample lands here */
+	gs_nvtx_lock();
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		char *l = buf, *nl;
+		while ((nl = memchr(l, '\n', have - (size_t)(l - buf)))) {
+			maps_line(l, nl);
+			l = nl + 1;
+		}
+		have -= (size_t)(l - buf);
+		memmove(buf, l, have);
+		if (have == sizeof(buf))
+			have = 0; /* a line longer than the buffer: skip it */
+	}
+	gs_nvtx_unlock();
+	gs_tls.busy = busy;
+	close(fd);
+}
+
+/* ---- CPU sampling ---- */
+
+/* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses. */
+static uint32_t walk(void *ucv, uint64_t *ips)
+{
+	uint32_t n = 0;
+	unw_cursor_t cur;
+	if (u_init_local2(&cur, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) == 0) {
+		do {
+			unw_word_t ip = 0;
+			if (u_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
+				break;
+			ips[n++] = (uint64_t)ip;
+		} while (n < GS_SAMPLE_MAX_FRAMES && u_step(&cur) > 0);
+	}
+	return n;
+}
+
+/* One SAMPLE record; the caller holds the re-entry guard. */
+static void write_sample(struct gs_tls *t, uint64_t ts, uint16_t weight, const uint64_t *ips,
+			 uint32_t n)
+{
+	size_t size = 16 + 8 * (size_t)n;
+	uint8_t *p = n ? gs_rec_reserve(t, size) : NULL;
+	if (!p)
+		return;
+	struct gs_raw_hdr h = {GS_RAW_SAMPLE, 0, (uint16_t)size, weight, (uint16_t)n};
+	memcpy(p, &h, 8);
+	memcpy(p + 8, &ts, 8);
+	memcpy(p + 16, ips, 8 * (size_t)n);
+	gs_rec_commit(t, size);
+}
+
+/* A CPU-time timer is checked at the scheduler tick: at a frequency above the kernel's HZ one
+ * signal stands for 1 + overrun periods. */
+static uint16_t sample_weight(void)
+{
+	int over = timer_getoverrun(tl_timer);
+	return over > 0 ? (uint16_t)GS_MIN(over + 1, 65535) : 1;
+}
+
+/* Samples whose signal came while the thread was inside a record (NVTX, OS runtime or the
+ * collector's own work): the ring cannot take them then, so their stacks wait here, in this
+ * thread's storage, and are written by the thread's next sample that finds it outside a
+ * record, or at its exit. The record paths pay nothing for it. A program that spends most of
+ * its time in NVTX calls can have PEND_MAX waiting; one more is counted as skipped. */
+#define PEND_MAX 4
+static __thread struct pending_sample {
+	uint16_t n, weight;
+	uint64_t ts;
+	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+} pend[PEND_MAX];
+static __thread uint32_t npend;
+
+static void write_pending(struct gs_tls *t)
+{
+	for (uint32_t i = 0; i < npend; i++)
+		write_sample(t, pend[i].ts, pend[i].weight, pend[i].ips, pend[i].n);
+	npend = 0;
+}
+
+void gs_sample_flush(void)
+{
+	struct gs_tls *t = &gs_tls;
+	if (!sample_on || !npend || t->busy)
+		return;
+	int saved = errno;
+	t->busy = 1;
+	write_pending(t);
+	t->busy = 0;
+	errno = saved;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	if (!si || si->si_code != SI_TIMER)
+		return; /* not our timer (sent by kill): nothing to do */
+	int saved = errno;
+	struct gs_tls *t = &gs_tls;
+	uint64_t ts = gs_clock_now();
+	if (t->busy) {
+		if (npend < PEND_MAX) {
+			struct pending_sample *q = &pend[npend];
+			q->n = (uint16_t)walk(ucv, q->ips);
+			q->ts = ts;
+			q->weight = sample_weight();
+			npend++;
+		} else {
+			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		}
+		errno = saved;
+		return;
+	}
+	t->busy = 1;
+	write_pending(t);
+	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+	uint32_t n = walk(ucv, ips);
+	write_sample(t, ts, sample_weight(), ips, n);
+	t->busy = 0;
+	errno = saved;
+}
+
+/* Arm the calling thread's CPU-time timer (once per thread and process). */
+static void sampler_thread_start(void)
+{
+	if (!sample_on || tl_timer_armed)
+		return;
+	int saved = errno;
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = GS_SAMPLE_SIGNAL;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tl_timer) == 0) {
+		struct itimerspec its = {{0, sample_period_ns}, {0, sample_period_ns}};
+		if (timer_settime(tl_timer, 0, &its, NULL) == 0) {
+			tl_timer_armed = 1;
+			pthread_setspecific(timer_key, (void *)1);
+		} else {
+			timer_delete(tl_timer);
+		}
+	} else {
+		gs_log("cannot create a CPU-time timer: %s (no samples on this thread)", strerror(errno));
+	}
+	errno = saved;
+}
+
+static void sampler_thread_stop(void)
+{
+	if (!tl_timer_armed)
+		return;
+	timer_delete(tl_timer);
+	tl_timer_armed = 0;
+}
+
+static void timer_key_destructor(void *v)
+{
+	(void)v;
+	sampler_thread_stop();
+}
+
+struct trampoline {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct trampoline tr = *(struct trampoline *)p;
+	free(p);
+	sampler_thread_start();
+	return tr.fn(tr.arg);
+}
+
+GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
+{
+	static __typeof__(int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) real_;
+	if (GS_UNLIKELY(!real_)) {
+		real_ = (__typeof__(real_))(uintptr_t)next_fn("pthread_create");
+		if (!real_)
+			return ENOSYS;
+	}
+	struct trampoline *tr = sample_on ? malloc(sizeof(*tr)) : NULL;
+	if (!tr)
+		return real_(th, attr, fn, arg);
+	tr->fn = fn;
+	tr->arg = arg;
+	int rc = real_(th, attr, thread_trampoline, tr);
+	if (rc)
+		free(tr);
+	return rc;
+}
+
+/* exec: the image is replaced, and a timer signal pending on this thread would be delivered
+ * to the new image, whose handler is the default (termination). So before the call this
+ * thread's timer is deleted and a signal it left pending is taken off (blocked, then accepted
+ * with sigtimedwait): the disposition stays ours, so the other threads' timers, which may fire
+ * until the kernel ends those threads, still reach the handler. If exec fails, sampling goes
+ * on. Other threads' signals are directed at them and die with them. */
+static void before_exec(void)
+{
+	if (!sample_on)
+		return;
+	int saved = errno;
+	sampler_thread_stop();
+	sigset_t one, old;
+	sigemptyset(&one);
+	sigaddset(&one, GS_SAMPLE_SIGNAL);
+	if (pthread_sigmask(SIG_BLOCK, &one, &old) == 0) {
+		const struct timespec zero = {0, 0};
+		while (sigtimedwait(&one, NULL, &zero) == GS_SAMPLE_SIGNAL)
+			;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	maps_snapshot(); /* this image's last mappings */
+	errno = saved;
+}
+
+static void after_failed_exec(void)
+{
+	if (!sample_on)
+		return;
+	int saved = errno;
+	sampler_thread_start();
+	errno = saved;
+}
+
+#define EXEC_WRAP(name, params, args)                                                        \
+	GS_EXPORT int name params                                                            \
+	{                                                                                    \
+		OSRT_NEXT(int(*) params, #name, next_)                                       \
+		before_exec();                                                               \
+		int r = next_ args;                                                          \
+		after_failed_exec();                                                         \
+		return r;                                                                    \
+	}
+EXEC_WRAP(execve, (const char *p, char *const a[], char *const e[]), (p, a, e))
+EXEC_WRAP(execv, (const char *p, char *const a[]), (p, a))
+EXEC_WRAP(execvp, (const char *p, char *const a[]), (p, a))
+EXEC_WRAP(execvpe, (const char *p, char *const a[], char *const e[]), (p, a, e))
+EXEC_WRAP(fexecve, (int fd, char *const a[], char *const e[]), (fd, a, e))
+
+/* The list forms: libc's call its execve inside libc, past the wrappers; gather the arguments
+ * (and execle's environment) and go through them. */
+#define GATHER(first, argv, extra)                                                           \
+	size_t n_ = 1;                                                                       \
+	va_list ap;                                                                          \
+	va_start(ap, first);                                                                 \
+	while (va_arg(ap, char *))                                                          \
+		n_++;                                                                        \
+	va_end(ap);                                                                          \
+	char *argv[n_ + 1];                                                                  \
+	argv[0] = (char *)(first);                                                           \
+	va_start(ap, first);                                                                 \
+	for (size_t i_ = 1; i_ <= n_; i_++)                                                  \
+		argv[i_] = va_arg(ap, char *);                                              \
+	extra;                                                                               \
+	va_end(ap)
+
+GS_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	GATHER(arg, argv, (void)0);
+	return execv(path, argv);
+}
+
+GS_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	GATHER(arg, argv, (void)0);
+	return execvp(file, argv);
+}
+
+GS_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char **envp;
+	GATHER(arg, argv, envp = va_arg(ap, char **));
+	return execve(path, argv, envp);
+}
+
+static int sampler_init(long hz)
+{
+	if (hz < 1 || hz > 100000)
+		hz = 1000;
+	sample_period_ns = 1000000000L / hz;
+	if (unwind_load() != 0) {
+		gs_log("cannot load libunwind.so.8: no CPU samples (install libunwind8)");
+		return -1;
+	}
+	if (pthread_key_create(&timer_key, timer_key_destructor) != 0)
+		return -1;
+	struct sigaction sa = {0};
+	sa.sa_sigaction = on_sample;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(GS_SAMPLE_SIGNAL, &sa, NULL) != 0)
+		return -1;
+	sample_on = 1;
+	sampler_thread_start();
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+/* Collector clock ticks in threshold_ns. */
+static uint64_t threshold_ticks(uint64_t threshold_ns)
+{
+	if (gs_clock != GS_CLOCK_TSC)
+		return threshold_ns;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	uint64_t t0 = gs_clock_now();
+	uint64_t ns;
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
+		     (uint64_t)a.tv_nsec;
+	} while (ns < 200000);
+	uint64_t ticks = gs_clock_now() - t0;
+	return (uint64_t)((long double)threshold_ns * ticks / ns + 0.5L);
+}
+
+static int preloaded(void);
+
+void gs_host_start(void)
+{
+	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
+		return;
+	maps_snapshot();
+	if (gs_cfg.trace_osrt) {
+		gs_osrt_thr = threshold_ticks(gs_cfg.osrt_threshold_ns);
+		gs_osrt_on = 1;
+	}
+	if (gs_cfg.sample_cpu && !preloaded())
+		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
+	else if (gs_cfg.sample_cpu && sampler_init((long)gs_cfg.sample_hz) != 0)
+		gs_log("cannot set up CPU sampling: %s", strerror(errno));
+}
+
+void gs_host_fork_child(void)
+{
+	maps_nseen = 0; /* the child's registry is new */
+	maps_snapshot();
+	tl_timer_armed = 0; /* timers are not inherited */
+	sampler_thread_start();
+}
+
+void gs_host_exit(void)
+{
+	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
+		maps_snapshot(); /* libraries loaded since */
+}
+
+/* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,
+ * which the signal handler may touch on any thread; loaded later (dlopen'ed by NVTX or the CUDA
+ * driver), a thread's first touch would allocate it, and the handler must not. */
+static int preloaded(void)
+{
+	Dl_info di;
+	const char *pre = getenv("LD_PRELOAD");
+	if (!pre || !dladdr((void *)(uintptr_t)&preloaded, &di) || !di.dli_fname)
+		return 0;
+	const char *base = strrchr(di.dli_fname, '/');
+	base = base ? base + 1 : di.dli_fname;
+	return strstr(pre, base) != NULL;
+}
+
+/* Preloaded by `gpuscope profile` for osrt and sampling: start before main. */
+static void __attribute__((constructor)) host_constructor(void)
+{
+	const char *t = getenv("GPUSCOPE_TRACE"), *s = getenv("GPUSCOPE_SAMPLE");
+	if (!getenv("GPUSCOPE_SESSION_DIR") || !((t && strstr(t, "osrt")) || (s && !strcmp(s, "cpu"))))
+		return;
+	gs_collector_init();
+}

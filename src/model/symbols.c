@@ -1,0 +1,282 @@
+/* symbols.c: name the frames of CPU samples, at analysis time (the profiled process only
+ * recorded raw addresses and its executable mappings). A frame's address falls in a mapping of
+ * its process; the mapped file's ELF symbol tables (.symtab, else .dynsym) are read once per
+ * file and give the function whose [value, value + size) holds the address, translated to the
+ * file's virtual addresses through its PT_LOAD segments. Addresses outside any file (JIT code)
+ * are looked up in the process's perf map (CPython 3.12 -X perf writes one). What has no
+ * symbol is named after its module, "[libfoo.so]", or "[unknown]".
+ *
+ * The ELF reading is hand-written: two section tables and the program headers of 64-bit
+ * little-endian files, bounds-checked against the file size. libelf would do the same work
+ * and add a run-time dependency to the CLI for it. */
+#include "model.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/intern.h"
+
+struct sym {
+	uint64_t value, size;
+	const char *name; /* in the mapped file */
+};
+
+struct elf_file {
+	const char *path;
+	void *map;
+	size_t size;
+	struct sym *syms;
+	size_t nsyms;
+	Elf64_Phdr *loads;      /* PT_LOAD headers (copied) */
+	size_t nloads;
+	int ok;
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->size < y->size) - (x->size > y->size); /* the sized one first */
+}
+
+static int in_file(const struct elf_file *f, uint64_t off, uint64_t len)
+{
+	return off <= f->size && len <= f->size - off;
+}
+
+static void add_symtab(struct elf_file *f, const Elf64_Shdr *sh, const Elf64_Shdr *shs, size_t nsh)
+{
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_link >= nsh ||
+	    !in_file(f, sh->sh_offset, sh->sh_size))
+		return;
+	const Elf64_Shdr *str = &shs[sh->sh_link];
+	if (!in_file(f, str->sh_offset, str->sh_size))
+		return;
+	const char *strs = (const char *)f->map + str->sh_offset;
+	const Elf64_Sym *s = (const Elf64_Sym *)((const char *)f->map + sh->sh_offset);
+	size_t n = sh->sh_size / sizeof(Elf64_Sym);
+	f->syms = gs_xrealloc(f->syms, (f->nsyms + n) * sizeof(*f->syms));
+	for (size_t i = 0; i < n; i++) {
+		unsigned type = ELF64_ST_TYPE(s[i].st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !s[i].st_value ||
+		    s[i].st_shndx == SHN_UNDEF || s[i].st_name >= str->sh_size)
+			continue;
+		const char *name = strs + s[i].st_name;
+		if (!memchr(name, '\0', str->sh_size - s[i].st_name) || !*name)
+			continue;
+		f->syms[f->nsyms++] = (struct sym){s[i].st_value, s[i].st_size, name};
+	}
+}
+
+static void elf_open(struct elf_file *f, const char *path)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	(void)path; /* fuzzed traces name files: read none */
+	int fd = -1;
+#else
+	/* the trace names the file: never block on a FIFO or device it might name */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+#endif
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return;
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	f->map = m;
+	f->size = (size_t)st.st_size;
+	const Elf64_Ehdr *eh = m;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return;
+	if (eh->e_phentsize == sizeof(Elf64_Phdr) &&
+	    in_file(f, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)m + eh->e_phoff);
+		f->loads = gs_xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof(*f->loads));
+		for (size_t i = 0; i < eh->e_phnum; i++)
+			if (ph[i].p_type == PT_LOAD)
+				f->loads[f->nloads++] = ph[i];
+	}
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !in_file(f, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+		return;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)m + eh->e_shoff);
+	int have_symtab = 0;
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		have_symtab |= sh[i].sh_type == SHT_SYMTAB;
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == (have_symtab ? SHT_SYMTAB : SHT_DYNSYM))
+			add_symtab(f, &sh[i], sh, eh->e_shnum);
+	if (have_symtab) /* exported names the static table may lack */
+		for (size_t i = 0; i < eh->e_shnum; i++)
+			if (sh[i].sh_type == SHT_DYNSYM)
+				add_symtab(f, &sh[i], sh, eh->e_shnum);
+	if (f->nsyms > 1)
+		qsort(f->syms, f->nsyms, sizeof(*f->syms), cmp_sym);
+	f->ok = 1;
+}
+
+static void elf_close(struct elf_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->size);
+	free(f->syms);
+	free(f->loads);
+}
+
+/* The file offset off as a virtual address of the file; 0 when no segment holds it. */
+static uint64_t elf_vaddr(const struct elf_file *f, uint64_t off, int *found)
+{
+	for (size_t i = 0; i < f->nloads; i++)
+		if (off >= f->loads[i].p_offset && off < f->loads[i].p_offset + f->loads[i].p_filesz) {
+			*found = 1;
+			return off - f->loads[i].p_offset + f->loads[i].p_vaddr;
+		}
+	*found = 0;
+	return off;
+}
+
+static const struct sym *elf_lookup(const struct elf_file *f, uint64_t vaddr)
+{
+	size_t lo = 0, hi = f->nsyms;
+	while (lo < hi) { /* the last symbol at or below vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->syms[mid].value <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && lo - i < 8; i--) { /* aliases and nested symbols */
+		const struct sym *s = &f->syms[i - 1];
+		if (vaddr >= s->value && vaddr < s->value + s->size)
+			return s;
+	}
+	return NULL;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static int cmp_perfsym(const void *a, const void *b)
+{
+	const struct gs_perfsym *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static const struct gs_perfsym *perf_lookup(const struct gs_model *m, int32_t pid, uint64_t a)
+{
+	size_t lo = 0, hi = m->perfsyms.n;
+	while (lo < hi) { /* first entry after (pid, a) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gs_perfsym *s = &m->perfsyms.v[mid];
+		if (s->pid < pid || (s->pid == pid && s->start <= a))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct gs_perfsym *s = &m->perfsyms.v[lo - 1];
+	return s->pid == pid && a >= s->start && a - s->start < s->size ? s : NULL;
+}
+
+static const struct gs_mapping *map_lookup(const struct gs_model *m, int32_t pid, uint64_t a)
+{
+	const struct gs_mapping *best = NULL;
+	for (size_t i = 0; i < m->mappings.n; i++) { /* the last recorded wins (a reuse) */
+		const struct gs_mapping *k = &m->mappings.v[i];
+		if (k->pid == pid && a >= k->start && a < k->end)
+			best = k;
+	}
+	return best;
+}
+
+void gs_model_symbolize(struct gs_model *m)
+{
+	if (m->perfsyms.n > 1)
+		qsort(m->perfsyms.v, m->perfsyms.n, sizeof(*m->perfsyms.v), cmp_perfsym);
+	GS_VEC(struct elf_file) files = {0};
+	struct gs_intern names; /* function and module names -> model string ids */
+	gs_intern_init(&names);
+	GS_VEC(uint32_t) ids = {0};
+	uint32_t unknown = gs_model_add_string(m, "[unknown]", 9);
+	size_t blen;
+#define NAME_ID(S_, N_)                                                                      \
+	({                                                                                   \
+		uint32_t k_ = gs_intern(&names, (S_), (N_));                                 \
+		if (k_ >= ids.n) {                                                           \
+			uint32_t v_ = gs_model_add_string(m, (S_), (N_));                    \
+			GS_VEC_PUSH(&ids, v_);                                               \
+		}                                                                            \
+		ids.v[k_];                                                                   \
+	})
+	for (size_t i = 0; i < m->frames.n; i++) {
+		struct gs_frame *fr = &m->frames.v[i];
+		fr->func = unknown;
+		fr->module = 0;
+		fr->rel = fr->addr;
+		const struct gs_perfsym *ps = perf_lookup(m, fr->pid, fr->addr);
+		const struct gs_mapping *mp = ps ? NULL : map_lookup(m, fr->pid, fr->addr);
+		if (ps) {
+			size_t pl = strlen(ps->name);
+			fr->func = NAME_ID(ps->name, pl);
+			fr->rel = fr->addr - ps->start;
+			continue;
+		}
+		if (!mp)
+			continue;
+		const char *path = mp->path;
+		const char *base = base_name(path);
+		blen = strlen(base);
+		fr->module = NAME_ID(base, blen);
+		struct elf_file *ef = NULL;
+		for (size_t k = 0; k < files.n && !ef; k++)
+			if (!strcmp(files.v[k].path, path))
+				ef = &files.v[k];
+		if (!ef) {
+			struct elf_file z = {.path = mp->path};
+			if (path[0] == '/')
+				elf_open(&z, path);
+			GS_VEC_PUSH(&files, z);
+			ef = &files.v[files.n - 1];
+		}
+		int found = 0;
+		uint64_t vaddr = elf_vaddr(ef, fr->addr - mp->start + mp->offset, &found);
+		fr->rel = vaddr;
+		const struct sym *s = ef->ok && found ? elf_lookup(ef, vaddr) : NULL;
+		if (s) {
+			char *d = gs_demangle(s->name);
+			const char *nm = d ? d : s->name;
+			size_t nl = strlen(nm);
+			fr->func = NAME_ID(nm, nl);
+			free(d);
+		} else {
+			char buf[300];
+			int n = snprintf(buf, sizeof(buf), "[%.280s]", base);
+			fr->func = NAME_ID(buf, (size_t)n);
+		}
+	}
+#undef NAME_ID
+	for (size_t k = 0; k < files.n; k++)
+		elf_close(&files.v[k]);
+	free(files.v);
+	free(ids.v);
+	gs_intern_release(&names);
+}

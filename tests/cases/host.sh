@@ -1,0 +1,154 @@
+# host.sh: what the host threads did: `--trace osrt` on a program that blocks in known ways
+# (a mutex held 40 ms, sleeps of 20 ms, a pipe whose writer waits 30 ms), CPU sampling on a
+# program whose two hot functions share the work 70/30 (forked child too), the reports
+# (osrt_sum, cpu_sample_sum), info, dump and the exports (folded, pprof, chrome).
+echo "host:"
+cd "$T" || exit 1
+
+osrt_field() { # csv NAME COLUMN
+	python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline='')):
+    if r['Name'] == sys.argv[2]:
+        print(r[sys.argv[3]]); break
+PY
+}
+
+# ---- OS runtime ----
+$GS profile -o hs_blk -t osrt --sample none "$P/host_block" 2>hs_blk.err; eq "osrt: program's exit status 7 kept" 7 $?
+$GS stats -r osrt_sum --format csv -o hs_blk.csv hs_blk.gst 2>/dev/null
+eq "osrt: csv header (nsys's columns)" 'Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name' "$(head -1 hs_blk.csv)"
+eq "osrt: 3 blocked mutex locks" 3 "$(osrt_field hs_blk.csv pthread_mutex_lock 'Num Calls')"
+between "osrt: mutex wait min ~40 ms" 35000000 80000000 "$(osrt_field hs_blk.csv pthread_mutex_lock 'Min (ns)')"
+between "osrt: mutex wait max ~40 ms" 39000000 80000000 "$(osrt_field hs_blk.csv pthread_mutex_lock 'Max (ns)')"
+eq "osrt: 5 usleep calls" 5 "$(osrt_field hs_blk.csv usleep 'Num Calls')"
+between "osrt: usleep median ~20 ms" 19900000 40000000 "$(osrt_field hs_blk.csv usleep 'Med (ns)')"
+eq "osrt: 5 nanosleep calls (3 x 40 ms, 2 x 30 ms)" 5 "$(osrt_field hs_blk.csv nanosleep 'Num Calls')"
+between "osrt: nanosleep total ~180 ms" 179000000 300000000 "$(osrt_field hs_blk.csv nanosleep 'Total Time (ns)')"
+eq "osrt: 2 blocking pipe reads" 2 "$(osrt_field hs_blk.csv read 'Num Calls')"
+between "osrt: pipe read min ~30 ms" 29000000 60000000 "$(osrt_field hs_blk.csv read 'Min (ns)')"
+first=$(sed -n 2p hs_blk.csv | awk -F, '{print $NF}')
+eq "osrt: rows by total time, nanosleep first" nanosleep "$first"
+info=$($GS info hs_blk.gst)
+has "osrt: info counts the calls" "os runtime calls" "$info"
+has "osrt: info shows the threshold" "(at least 1000 ns)" "$info"
+hasnt "osrt: no samples with --sample none" "cpu samples" "$info"
+n=$($GS dump --format jsonl hs_blk.gst | grep -c '"event":"osrt"')
+calls=$(python3 -c 'import csv,sys; print(sum(int(r["Num Calls"]) for r in csv.DictReader(open(sys.argv[1]))))' hs_blk.csv)
+eq "osrt: dump shows every call" "$calls" "$n"
+$GS export -t chrome -o hs_blk.json hs_blk.gst 2>/dev/null
+eq "osrt: chrome export, the mutex waits on their threads" 3 \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for e in d["traceEvents"] if e.get("cat")=="os_runtime" and e["name"]=="pthread_mutex_lock" and e["ph"]=="X" and e["dur"]>=35000))' hs_blk.json)"
+
+# the threshold: 25 ms leaves the 20 ms sleeps out, keeps the 30 and 40 ms waits
+$GS profile -o hs_blk25 -t osrt --osrt-threshold 25ms --sample none "$P/host_block" 2>/dev/null; eq "osrt threshold: exit 7" 7 $?
+$GS stats -r osrt_sum --format csv -o hs_blk25.csv hs_blk25.gst 2>/dev/null
+eq "osrt threshold: usleep (20 ms) left out" "" "$(osrt_field hs_blk25.csv usleep 'Num Calls')"
+eq "osrt threshold: 30 and 40 ms sleeps kept" 5 "$(osrt_field hs_blk25.csv nanosleep 'Num Calls')"
+eq "osrt threshold: mutex waits kept" 3 "$(osrt_field hs_blk25.csv pthread_mutex_lock 'Num Calls')"
+has "osrt threshold: recorded in the trace" "(at least 25000000 ns)" "$($GS info hs_blk25.gst)"
+$GS profile -o hs_bad -t osrt --osrt-threshold x true 2>/dev/null; eq "osrt threshold: bad value is a usage error" 2 $?
+$GS profile -o hs_nos --sample none "$P/host_block" 2>/dev/null; eq "no osrt: exit 7" 7 $?
+eq "no osrt: no calls recorded" 0 "$($GS dump --format jsonl hs_nos.gst | grep -c '"event":"osrt"')"
+
+# ---- CPU sampling ----
+$GS profile -o hs_cpu -t nvtx "$P/host_cpu" 12 2>hs_cpu.err; eq "sample: exit 0" 0 $?
+$GS stats -r cpu_sample_sum --format csv -o hs_cpu.csv hs_cpu.gst 2>/dev/null
+eq "sample: csv header" 'Self (%),Self Samples,Total (%),Total Samples,Self Time (ns),PID,TID,Thread,Function,Module' "$(head -1 hs_cpu.csv)"
+eq "sample: hot_seventy tops the table" hot_seventy "$(sed -n 2p hs_cpu.csv | cut -d, -f9)"
+eq "sample: hot_thirty second" hot_thirty "$(sed -n 3p hs_cpu.csv | cut -d, -f9)"
+between "sample: hot_seventy ~70% self" 60 80 "$(sed -n 2p hs_cpu.csv | cut -d, -f1)"
+between "sample: hot_thirty ~30% self" 20 40 "$(sed -n 3p hs_cpu.csv | cut -d, -f1)"
+has "sample: module is the program" ",hot_seventy,host_cpu" "$(sed -n 2p hs_cpu.csv)"
+eq "sample: warm_path on every stack (100% total)" 100.0 "$(grep ',warm_path,' hs_cpu.csv | cut -d, -f3)"
+total=$(grep ',main,' hs_cpu.csv | cut -d, -f4)
+between "sample: samples x period ~ the CPU time (>= 100 ms)" 100 100000 "$total"
+info=$($GS info hs_cpu.gst)
+has "sample: info counts the samples" "cpu samples" "$info"
+has "sample: info shows the frequency" "1000 Hz of CPU time" "$info"
+
+# folded stacks: root first, the thread's name, the two hot paths
+$GS export -t folded -o hs_cpu.folded hs_cpu.gst 2>/dev/null; eq "folded: export ok" 0 $?
+has "folded: main -> warm_path -> hot_seventy" "main;warm_path;hot_seventy " "$(cat hs_cpu.folded)"
+has "folded: starts with the thread name" "host_cpu;" "$(head -1 hs_cpu.folded)"
+r=$(awk '/;hot_seventy [0-9]+$/ {s += $NF} /;hot_thirty [0-9]+$/ {t += $NF} END {if (s + t) printf "%.2f", s / (s + t)}' hs_cpu.folded)
+between "folded: 70/30 split" 0.60 0.80 "$r"
+
+# pprof: gzipped profile.proto, decoded by hand (wire format) in the test
+$GS export -t pprof -o hs_cpu.pb.gz hs_cpu.gst 2>/dev/null; eq "pprof: export ok" 0 $?
+out=$(python3 - hs_cpu.pb.gz <<'PY'
+import gzip, sys
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return v, i
+def fields(b):
+    i, out = 0, []
+    while i < len(b):
+        k, i = varint(b, i); f, w = k >> 3, k & 7
+        if w == 0: v, i = varint(b, i)
+        elif w == 2: n, i = varint(b, i); v = b[i:i + n]; i += n
+        else: raise SystemExit("wire type %d" % w)
+        out.append((f, v))
+    return out
+def packed(b):
+    i, r = 0, []
+    while i < len(b): v, i = varint(b, i); r.append(v)
+    return r
+p = fields(gzip.open(sys.argv[1]).read())
+strs = [v.decode() for f, v in p if f == 6]
+assert strs[0] == ""
+types = [(strs[dict(fields(v))[1]], strs[dict(fields(v))[2]]) for f, v in p if f == 1]
+assert types == [("samples", "count"), ("cpu", "nanoseconds")], types
+fn = {d[1]: strs[d[2]] for d in (dict(fields(v)) for f, v in p if f == 5)}
+loc = {}
+for f, v in p:
+    if f == 4:
+        d = fields(v); lid = dict(d)[1]; line = dict(fields(dict(d)[4])); loc[lid] = fn[line[1]]
+tot = {}
+for f, v in p:
+    if f == 2:
+        d = fields(v); ids = packed(dict(d)[1]); vals = packed(dict(d)[2])
+        assert all(i in loc for i in ids)
+        tot[loc[ids[0]]] = tot.get(loc[ids[0]], 0) + vals[0]
+period = dict(p)[12]
+s, t = tot.get("hot_seventy", 0), tot.get("hot_thirty", 0)
+print(period, "%.2f" % (s / (s + t)), "main" in fn.values())
+PY
+)
+eq "pprof: period 1 ms, main among the functions" "1000000 True" "$(echo "$out" | awk '{print $1, $3}')"
+between "pprof: 70/30 split by leaf" 0.60 0.80 "$(echo "$out" | awk '{print $2}')"
+
+# a forked child is sampled too, and keeps its own process
+$GS profile -o hs_fork -t nvtx "$P/host_cpu" 8 fork 2>/dev/null; eq "sample fork: exit 5 kept" 5 $?
+$GS stats -r cpu_sample_sum --format csv -o hs_fork.csv hs_fork.gst 2>/dev/null
+eq "sample fork: hot_seventy in both processes" 2 "$(grep ',hot_seventy,' hs_fork.csv | cut -d, -f6 | sort -u | wc -l)"
+
+# a library loaded with dlopen after the start, the process then killed (SIGKILL: no exit
+# path): its mappings were read from /proc while it ran, so its function is named
+$GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
+$GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null
+eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost_hot.so" "$(sed -n 2p hs_dl.csv | cut -d, -f9,10)"
+
+# --sample none, --sampling-frequency
+$GS profile -o hs_none --sample none -t nvtx "$P/host_cpu" 3 2>/dev/null; eq "sample none: exit 0" 0 $?
+eq "sample none: no samples" 0 "$($GS dump --format jsonl hs_none.gst | grep -c '"event":"sample"')"
+hasnt "sample none: no sample line in info" "cpu samples" "$($GS info hs_none.gst)"
+$GS profile -o hs_f100 --sampling-frequency 100 -t nvtx "$P/host_cpu" 6 2>/dev/null; eq "sampling frequency: exit 0" 0 $?
+has "sampling frequency: 100 Hz recorded" "100 Hz of CPU time" "$($GS info hs_f100.gst)"
+$GS profile -o hs_bad --sampling-frequency 0 true 2>/dev/null; eq "sampling frequency 0: usage error" 2 $?
+$GS profile -o hs_bad --sample gpu true 2>/dev/null; eq "--sample gpu: usage error" 2 $?
+out=$($GS profile -o hs_pl -t nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
+has "sample: the collector is preloaded" "libgpuscope-inject.so" "$out"
+
+# committed fixtures of format 1.4 (tests/data/README.md): read as recorded; the program that
+# host_cpu.gst sampled is not on this machine, so its frames are named after their module
+G=$ROOT/tests/data
+$GS stats -r osrt_sum --format csv -o hs_fx.csv "$G/host_block.gst" 2>/dev/null
+eq "fixture host_block: calls per function" "nanosleep 5 pthread_mutex_lock 3 usleep 5 read 2" \
+	"$(for n in nanosleep pthread_mutex_lock usleep read; do printf '%s %s ' $n "$(osrt_field hs_fx.csv $n 'Num Calls')"; done | sed 's/ $//')"
+eq "fixture host_block: mutex wait total" 120453547 "$(osrt_field hs_fx.csv pthread_mutex_lock 'Total Time (ns)')"
+has "fixture host_cpu: 119 samples, 243 periods at 500 Hz" "cpu samples               119 (500 Hz of CPU time, 243 periods: 486.0 ms)" "$($GS info "$G/host_cpu.gst")"
+$GS stats -r cpu_sample_sum --format csv -o hs_fxc.csv "$G/host_cpu.gst" 2>/dev/null
+eq "fixture host_cpu: a missing binary's frames are named after it" "100.0,243,100.0,243,486000000,21983,21983,host_cpu,[host_cpu],host_cpu" "$(sed -n 2p hs_fxc.csv)"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/gpu/host.sh: the host checks that need the GPU machine's software or hardware rather
+# than its GPU: Python frames named through CPython >= 3.12's perf map (CI has 3.11), OS
+# runtime calls of a Python program, and the cost of wrapped calls under the osrt threshold on
+# that host (bench/osrt.sh). Needs the tree built (make) and carried.
+#   usage: tests/gpu/host.sh [BUILD_DIR]
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+GS=$BUILD/bin/gpuscope
+T=$(mktemp -d)
+echo "== host: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+
+# a Python of 3.12 or later: python3 itself, or python3.12, python3.13, ...
+PY=
+for c in python3 python3.14 python3.13 python3.12; do
+	if command -v "$c" >/dev/null 2>&1 &&
+		"$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+		PY=$c; break
+	fi
+done
+echo "python with perf maps: ${PY:-none} $([ -n "$PY" ] && $PY -V 2>&1)"
+
+if [ -n "$PY" ]; then
+	echo "python frames (PYTHONPERFSUPPORT=1):"
+	PYTHONPERFSUPPORT=1 $GS profile -o "$T/py" -t nvtx,osrt -- "$PY" tests/gpu/host_py.py 20 >/dev/null 2>"$T/py.err"
+	eq "python: exit 0" 0 $?
+	tail -1 "$T/py.err"
+	eq "python: the perf map is in the trace" 1 "$($GS dump --format jsonl "$T/py.gst" | grep -c '"chunk":"perfmap"')"
+	$GS stats -r cpu_sample_sum --format csv -o "$T/py.csv" "$T/py.gst"
+	head -12 "$T/py.csv"
+	s=$(grep ',py::hot_python_seventy' "$T/py.csv" | head -1 | cut -d, -f3)
+	t=$(grep ',py::hot_python_thirty' "$T/py.csv" | head -1 | cut -d, -f3)
+	between "python: py::hot_python_seventy on ~70% of stacks" 55 85 "$s"
+	between "python: py::hot_python_thirty on ~30% of stacks" 15 45 "$t"
+	$GS export -t folded -o "$T/py.folded" "$T/py.gst"
+	has "python: folded stacks name the Python function" "py::hot_python_seventy" "$(cat "$T/py.folded")"
+	n=$($GS dump --format jsonl "$T/py.gst" | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin if (e := json.loads(l)).get("event") == "osrt"
+          and e["name"] == "clock_nanosleep" and e["dur"] >= 49000000))')
+	eq "python: the four 50 ms sleeps (clock_nanosleep)" 4 "$n"
+else
+	echo "  skip python frames: no Python 3.12 or later here"
+fi
+
+echo "osrt overhead under the threshold (bench/osrt.sh):"
+RUNS=${RUNS:-5} bash bench/osrt.sh "$BUILD"
+rm -rf "$T"
+echo "host: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,319 @@
+/* test_host.c: the host-side pieces that need no profiled program: the OSRT, SAMPLES and MAPS
+ * chunk codecs (round trips, malformed input), the symbolizer on this test binary's own
+ * mapping (a known function by address, an unmapped address, a perf map entry), and the
+ * folded and pprof writers on a model built by hand (exact folded text; the pprof message
+ * walked field by field). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../src/export/formats.h"
+#include "../../src/format/gst.h"
+#include "../../src/format/host.h"
+#include "../../src/model/model.h"
+#include "../../src/util/strbuf.h"
+#include "../../src/util/varint.h"
+
+/* A chunk payload as gs_hostbuild_flush would write it: the head, then the records. */
+static void payload(struct gs_strbuf *out, const struct gs_hostbuild *b, uint64_t pid, uint64_t tid)
+{
+	uint8_t h[4 * GS_VARINT_MAX], *p = h;
+	p = gs_varint_put(p, pid);
+	p = gs_varint_put(p, tid);
+	p = gs_varint_put(p, b->count);
+	p = gs_varint_put(p, b->base);
+	gs_strbuf_add(out, h, (size_t)(p - h));
+	gs_strbuf_add(out, b->data.buf, b->data.len);
+}
+
+static void test_osrt_roundtrip(void **state)
+{
+	(void)state;
+	struct gs_hostbuild b;
+	gs_hostbuild_init(&b);
+	gs_osrt_add(&b, GS_OSRT_READ, 5000, 1200);
+	gs_osrt_add(&b, GS_OSRT_PTHREAD_MUTEX_LOCK, 4000, 40000000); /* earlier: negative delta */
+	gs_osrt_add(&b, GS_OSRT_OPENAT64, 1ull << 50, 0);
+	struct gs_strbuf pl;
+	gs_strbuf_init(&pl);
+	payload(&pl, &b, 42, 43);
+	struct gs_hostchunk c;
+	struct gs_osrt_rec r;
+	assert_int_equal(gs_hostchunk_open(&c, (uint8_t *)pl.buf, pl.len), 0);
+	assert_int_equal(c.pid, 42);
+	assert_int_equal(c.tid, 43);
+	assert_int_equal(gs_osrt_next(&c, &r), 1);
+	assert_int_equal(r.call, GS_OSRT_READ);
+	assert_int_equal(r.start, 5000);
+	assert_int_equal(r.dur, 1200);
+	assert_int_equal(gs_osrt_next(&c, &r), 1);
+	assert_int_equal(r.call, GS_OSRT_PTHREAD_MUTEX_LOCK);
+	assert_int_equal(r.start, 4000);
+	assert_int_equal(r.dur, 40000000);
+	assert_int_equal(gs_osrt_next(&c, &r), 1);
+	assert_int_equal(r.start, 1ull << 50);
+	assert_string_equal(gs_osrt_names[r.call], "openat64");
+	assert_int_equal(gs_osrt_next(&c, &r), 0);
+	/* cut short: malformed, never read past the end */
+	assert_int_equal(gs_hostchunk_open(&c, (uint8_t *)pl.buf, pl.len - 1), 0);
+	int rc;
+	while ((rc = gs_osrt_next(&c, &r)) > 0)
+		;
+	assert_int_equal(rc, -1);
+	gs_strbuf_release(&pl);
+	gs_hostbuild_release(&b);
+	for (int i = 0; i < GS_OSRT__N; i++)
+		assert_non_null(gs_osrt_names[i]);
+}
+
+static void test_sample_roundtrip(void **state)
+{
+	(void)state;
+	static uint64_t frames[GS_SAMPLE_MAX_FRAMES];
+	for (int i = 0; i < GS_SAMPLE_MAX_FRAMES; i++)
+		frames[i] = 0x7f0000000000ull + (uint64_t)i * 4099;
+	struct gs_hostbuild b;
+	gs_hostbuild_init(&b);
+	gs_sample_add(&b, 100, 1, frames, 3);
+	gs_sample_add(&b, 90, 4, frames, GS_SAMPLE_MAX_FRAMES);
+	gs_sample_add(&b, 95, 1, frames, GS_SAMPLE_MAX_FRAMES + 50); /* cut at the maximum */
+	struct gs_strbuf pl;
+	gs_strbuf_init(&pl);
+	payload(&pl, &b, 1, 2);
+	struct gs_hostchunk c;
+	struct gs_sample_rec *r = malloc(sizeof(*r));
+	assert_int_equal(gs_hostchunk_open(&c, (uint8_t *)pl.buf, pl.len), 0);
+	assert_int_equal(gs_sample_next(&c, r), 1);
+	assert_int_equal(r->ts, 100);
+	assert_int_equal(r->weight, 1);
+	assert_int_equal(r->n, 3);
+	assert_int_equal(r->frames[2], frames[2]);
+	assert_int_equal(gs_sample_next(&c, r), 1);
+	assert_int_equal(r->ts, 90);
+	assert_int_equal(r->weight, 4);
+	assert_int_equal(r->n, GS_SAMPLE_MAX_FRAMES);
+	assert_memory_equal(r->frames, frames, sizeof(frames));
+	assert_int_equal(gs_sample_next(&c, r), 1);
+	assert_int_equal(r->n, GS_SAMPLE_MAX_FRAMES);
+	assert_int_equal(gs_sample_next(&c, r), 0);
+	/* a frame count over the maximum is refused */
+	uint8_t bad[16], *p = bad;
+	p = gs_varint_put(p, 1);
+	p = gs_varint_put(p, 2);
+	p = gs_varint_put(p, 1);
+	p = gs_varint_put(p, 0);
+	p = gs_varint_put(p, 0);   /* time delta */
+	p = gs_varint_put(p, 1);   /* weight */
+	p = gs_varint_put(p, 129); /* frames */
+	assert_int_equal(gs_hostchunk_open(&c, bad, (size_t)(p - bad)), 0);
+	assert_int_equal(gs_sample_next(&c, r), -1);
+	free(r);
+	gs_strbuf_release(&pl);
+	gs_hostbuild_release(&b);
+}
+
+static void test_maps_roundtrip(void **state)
+{
+	(void)state;
+	struct gs_strbuf pl;
+	gs_strbuf_init(&pl);
+	uint8_t h[2 * GS_VARINT_MAX], *p = h;
+	p = gs_varint_put(p, 77);
+	p = gs_varint_put(p, 2);
+	gs_strbuf_add(&pl, h, (size_t)(p - h));
+	struct gs_map_rec a = {0x400000, 0x401000, 0x1000, "/bin/x", 6};
+	struct gs_map_rec b2 = {0x7f00, 0x8f00, 0, "[vdso]", 6};
+	gs_maps_add(&pl, &a);
+	gs_maps_add(&pl, &b2);
+	struct gs_mapchunk c;
+	struct gs_map_rec r;
+	assert_int_equal(gs_mapchunk_open(&c, (uint8_t *)pl.buf, pl.len), 0);
+	assert_int_equal(c.pid, 77);
+	assert_int_equal(gs_mapchunk_next(&c, &r), 1);
+	assert_int_equal(r.start, 0x400000);
+	assert_int_equal(r.end, 0x401000);
+	assert_int_equal(r.offset, 0x1000);
+	assert_int_equal(r.path_len, 6);
+	assert_memory_equal(r.path, "/bin/x", 6);
+	assert_int_equal(gs_mapchunk_next(&c, &r), 1);
+	assert_memory_equal(r.path, "[vdso]", 6);
+	assert_int_equal(gs_mapchunk_next(&c, &r), 0);
+	assert_int_equal(gs_mapchunk_open(&c, (uint8_t *)pl.buf, pl.len - 2), 0);
+	assert_int_equal(gs_mapchunk_next(&c, &r), 1);
+	assert_int_equal(gs_mapchunk_next(&c, &r), -1); /* path cut */
+	gs_strbuf_release(&pl);
+}
+
+__attribute__((noinline)) int gs_test_marker_function(int x)
+{
+	return x * 3 + 1;
+}
+
+/* The mapping of this test binary holding addr, from /proc/self/maps. */
+static int own_mapping(uintptr_t addr, struct gs_mapping *out)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8], path[2048] = "";
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %2047s", &s, &e, perms, &off, path) >= 4 &&
+		    addr >= s && addr < e) {
+			*out = (struct gs_mapping){1, s, e, off, strdup(path)};
+			found = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A model with two samples: main-ish -> marker (twice as heavy), and an unmapped leaf. */
+static void hand_model(struct gs_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	gs_model_add_string(m, "", 0);
+	uintptr_t fn = (uintptr_t)&gs_test_marker_function;
+	struct gs_mapping k;
+	assert_true(own_mapping(fn, &k));
+	GS_VEC_PUSH(&m->mappings, k);
+	struct gs_perfsym ps = {1, 0x10000, 0x100, strdup("py::train_step:/x/train.py")};
+	GS_VEC_PUSH(&m->perfsyms, ps);
+	uint32_t leaf = gs_model_frame(m, 1, fn + 1);
+	uint32_t jit = gs_model_frame(m, 1, 0x10010);
+	uint32_t nowhere = gs_model_frame(m, 1, 0x20);
+	struct gs_cpu_sample s1 = {.ts = 10, .pid = 1, .tid = 1, .weight = 2, .stack = 0, .nframes = 2};
+	GS_VEC_PUSH(&m->sample_frames, leaf);
+	GS_VEC_PUSH(&m->sample_frames, jit);
+	GS_VEC_PUSH(&m->samples, s1);
+	struct gs_cpu_sample s2 = {.ts = 20, .pid = 1, .tid = 1, .weight = 1, .stack = 2, .nframes = 2};
+	GS_VEC_PUSH(&m->sample_frames, nowhere);
+	GS_VEC_PUSH(&m->sample_frames, jit);
+	GS_VEC_PUSH(&m->samples, s2);
+	m->sample_period = 1000000;
+	gs_model_host_finish(m);
+}
+
+static void test_symbolize(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	hand_model(&m);
+	assert_int_equal(m.frames.n, 3);
+	assert_string_equal(gs_model_str(&m, m.frames.v[0].func), "gs_test_marker_function");
+	assert_string_equal(gs_model_str(&m, m.frames.v[0].module), "test_host");
+	assert_string_equal(gs_model_str(&m, m.frames.v[1].func), "py::train_step:/x/train.py");
+	assert_string_equal(gs_model_str(&m, m.frames.v[2].func), "[unknown]");
+	/* the same (pid, address) is one frame */
+	assert_int_equal(gs_model_frame(&m, 1, (uintptr_t)&gs_test_marker_function + 1), 0);
+	gs_model_release(&m);
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = calloc(1, 1 << 16);
+	*n = fread(buf, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_folded(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	hand_model(&m);
+	struct gs_filter f = {0};
+	struct gs_err err = {0};
+	char path[] = "/tmp/gs-test-folded-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(gs_export_folded(&m, &f, path, &err), 0);
+	size_t n;
+	char *text = slurp(path, &n);
+	assert_string_equal(text, "thread;py::train_step:/x/train.py;gs_test_marker_function 2\n"
+				  "thread;py::train_step:/x/train.py;[unknown] 1\n");
+	free(text);
+	unlink(path);
+	gs_model_release(&m);
+}
+
+static uint64_t get_varint(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	for (int s = 0; *p < end; s += 7) {
+		uint8_t c = *(*p)++;
+		v |= (uint64_t)(c & 0x7F) << s;
+		if (!(c & 0x80))
+			break;
+	}
+	return v;
+}
+
+static void test_pprof(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	hand_model(&m);
+	struct gs_filter f = {0};
+	struct gs_strbuf pb;
+	gs_strbuf_init(&pb);
+	gs_pprof_build(&m, &f, &pb);
+	const uint8_t *p = (const uint8_t *)pb.buf, *end = p + pb.len;
+	int counts[16] = {0};
+	uint64_t period = 0;
+	int saw_marker = 0, saw_empty_first = 0, strings = 0;
+	while (p < end) {
+		uint64_t key = get_varint(&p, end);
+		unsigned field = (unsigned)(key >> 3), wire = (unsigned)(key & 7);
+		assert_true(field < 16);
+		counts[field]++;
+		if (wire == 0) {
+			uint64_t v = get_varint(&p, end);
+			if (field == 12)
+				period = v;
+		} else {
+			assert_int_equal(wire, 2);
+			uint64_t len = get_varint(&p, end);
+			assert_true(len <= (uint64_t)(end - p));
+			if (field == 6) {
+				if (strings++ == 0)
+					saw_empty_first = len == 0;
+				saw_marker |= len == 23 && !memcmp(p, "gs_test_marker_function", 23);
+			}
+			p += len;
+		}
+	}
+	assert_int_equal(counts[1], 2); /* sample types */
+	assert_int_equal(counts[2], 2); /* samples */
+	assert_int_equal(counts[4], 3); /* locations: one per frame */
+	assert_int_equal(counts[5], 3); /* functions: one per name */
+	assert_int_equal(period, 1000000);
+	assert_true(saw_empty_first);
+	assert_true(saw_marker);
+	gs_strbuf_release(&pb);
+	gs_model_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_osrt_roundtrip),
+		cmocka_unit_test(test_sample_roundtrip),
+		cmocka_unit_test(test_maps_roundtrip),
+		cmocka_unit_test(test_symbolize),
+		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_pprof),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
