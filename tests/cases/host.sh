@@ -60,7 +60,8 @@ eq "sample: hot_thirty second" hot_thirty "$(sed -n 3p hs_cpu.csv | cut -d, -f9)
 between "sample: hot_seventy ~70% self" 60 80 "$(sed -n 2p hs_cpu.csv | cut -d, -f1)"
 between "sample: hot_thirty ~30% self" 20 40 "$(sed -n 3p hs_cpu.csv | cut -d, -f1)"
 has "sample: module is the program" ",hot_seventy,host_cpu" "$(sed -n 2p hs_cpu.csv)"
-eq "sample: warm_path on every stack (100% total)" 100.0 "$(grep ',warm_path,' hs_cpu.csv | cut -d, -f3)"
+# nearly every stack: a sample may land in start-up or exit code, outside warm_path
+between "sample: warm_path on (nearly) every stack (>= 97% total)" 97 100 "$(grep ',warm_path,' hs_cpu.csv | cut -d, -f3)"
 total=$(grep ',main,' hs_cpu.csv | cut -d, -f4)
 between "sample: samples x period ~ the CPU time (>= 100 ms)" 100 100000 "$total"
 info=$($GS info hs_cpu.gst)
