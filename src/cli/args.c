@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../analysis/reports.h"
+#include "../model/model.h"
 #include "../render/render.h"
 #include "cli.h"
 
@@ -104,4 +105,26 @@ int gs_filter_option(const struct gs_command *cmd, int o, const char *arg, struc
 	default:
 		return -1;
 	}
+}
+
+void gs_cli_loaded(const struct gs_model *m, const char *doing)
+{
+	if (m->damaged)
+		gs_cli_warn("'%s' is damaged (%s); %s what comes before", m->path, m->why, doing);
+	else if (!m->complete)
+		gs_cli_warn("'%s' is incomplete (the recording was cut short); %s what it holds",
+			    m->path, doing);
+	if (*m->warning)
+		gs_cli_warn("'%s': %s", m->path, m->warning);
+}
+
+int gs_cli_steps(struct gs_model *m, const char *step)
+{
+	if (gs_model_steps(m, step) || !step)
+		return 0;
+	gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')", step,
+		     m->path, m->path);
+	gs_model_steps_release(m);
+	gs_model_release(m);
+	return 1;
 }

@@ -47,6 +47,13 @@ struct gs_filter;
  * 'T' (--time A:B) set f from arg. -1: o is not one of them; 0: f updated; else the exit
  * status of the usage error printed for a bad argument. */
 int gs_filter_option(const struct gs_command *cmd, int o, const char *arg, struct gs_filter *f);
+struct gs_model;
+/* After a trace is loaded: say when it is damaged, cut short, or what its importer warned of;
+ * `doing` is what the command does with it ("reporting", "analyzing", ...). */
+void gs_cli_loaded(const struct gs_model *m, const char *doing);
+/* The trace's steps: ranges named step, or PyTorch's ProfilerStep#N (step NULL). 0, or 1
+ * after an error (no such range; the model is then released). */
+int gs_cli_steps(struct gs_model *m, const char *step);
 struct gs_render_opts;
 /* How console output looks on standard output: COLUMNS (when set to a number of at least
  * min_width) or the terminal's width bound it, else width (0: unbounded); colour only on a

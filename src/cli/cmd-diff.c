@@ -30,20 +30,9 @@ static int load(const char *path, const char *step, const struct gs_filter *f,
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}
-	if (m->damaged)
-		gs_cli_warn("'%s' is damaged (%s); comparing what comes before", m->path, m->why);
-	else if (!m->complete)
-		gs_cli_warn("'%s' is incomplete (the recording was cut short); comparing what it holds",
-			    m->path);
-	if (*m->warning)
-		gs_cli_warn("'%s': %s", m->path, m->warning);
-	if (!gs_model_steps(m, step) && step) {
-		gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')",
-			     step, m->path, m->path);
-		gs_model_steps_release(m);
-		gs_model_release(m);
+	gs_cli_loaded(m, "comparing");
+	if (gs_cli_steps(m, step))
 		return 1;
-	}
 	gs_analyze(m, f, ao, a);
 	if (!a->steps.n)
 		gs_cli_warn("no step of '%s' passes the --pid/--time filters", m->path);

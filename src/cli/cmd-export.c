@@ -92,13 +92,7 @@ static int export(const struct gs_exporter *e, const char *in, const char *out, 
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}
-	if (m.damaged)
-		gs_cli_warn("'%s' is damaged (%s); exporting what comes before", m.path, m.why);
-	else if (!m.complete)
-		gs_cli_warn("'%s' is incomplete (the recording was cut short); exporting what it holds",
-			    m.path);
-	if (*m.warning)
-		gs_cli_warn("'%s': %s", m.path, m.warning);
+	gs_cli_loaded(&m, "exporting");
 	gs_model_streams(&m); /* the streams table */
 	int rc = 0;
 	if (e->fn(&m, f, out, &err) < 0) {

@@ -102,18 +102,8 @@ static int run(int argc, char **argv)
 		free(inputs.v);
 		return 1;
 	}
-	if (m.damaged)
-		gs_cli_warn("'%s' is damaged (%s); reporting what comes before", m.path, m.why);
-	else if (!m.complete)
-		gs_cli_warn("'%s' is incomplete (the recording was cut short); reporting what it holds",
-			    m.path);
-	if (*m.warning)
-		gs_cli_warn("'%s': %s", m.path, m.warning);
-	if (!gs_model_steps(&m, step) && step) {
-		gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')",
-			     step, m.path, m.path);
-		gs_model_steps_release(&m);
-		gs_model_release(&m);
+	gs_cli_loaded(&m, "reporting");
+	if (gs_cli_steps(&m, step)) {
 		free(def);
 		free(inputs.v);
 		return 1;

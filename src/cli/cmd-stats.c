@@ -88,20 +88,9 @@ static int run(int argc, char **argv)
 	}
 	if (n)
 		gs_model_join(&m);
-	if (m.damaged)
-		gs_cli_warn("'%s' is damaged (%s); reporting what comes before", m.path, m.why);
-	else if (!m.complete)
-		gs_cli_warn("'%s' is incomplete (the recording was cut short); reporting what it holds",
-			    m.path);
-	if (*m.warning)
-		gs_cli_warn("'%s': %s", m.path, m.warning);
-	if (!gs_model_steps(&m, step) && step) {
-		gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')",
-			     step, m.path, m.path);
-		gs_model_steps_release(&m);
-		gs_model_release(&m);
+	gs_cli_loaded(&m, "reporting");
+	if (gs_cli_steps(&m, step))
 		return 1;
-	}
 	uint64_t lost = gs_model_lost_total(&m);
 	if (lost)
 		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s')",
