@@ -21,7 +21,8 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 # VARIANTS may add floor_act / floor_actw / floor_cb: the floor plus the diagnosis set of API calls timed
 # by CUPTI's API activity records or by the callback API (bench/cupti_floor.c, FLOOR_API);
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_act: gpuscope
-# timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity)
+# timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity);
+# gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default)
 VARIANTS=${VARIANTS:-none floor gpuscope torch}
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
@@ -33,6 +34,7 @@ for _ in $(seq "$REPS"); do
 		floor_cb) FLOOR_API=callback CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
 		gpuscope) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py gpuscope $WL 2>>"$T/gs.err" >>"$T/gpuscope" ;;
 		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_nosample) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sample none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		gpuscope_gpu) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --cuda-api=none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		esac
 	done
@@ -43,7 +45,7 @@ python3 - "$T" $WL <<'PY' | tee "$T/table.md"
 import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_gpu", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
@@ -65,12 +67,12 @@ for w in ws:
         w, statistics.median(o), min(o), max(o), cell(v["none"]), cell(v["floor"]),
         cell(v["gpuscope"]), cell(v["torch"]), ratio(v["gpuscope"][0], v["floor"][0]),
         ratio(v["gpuscope"][0], v["torch"][0])))
-if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope_gpu") for k in add):
+if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope_nosample", "gpuscope_gpu") for k in add):
     print()
-    print("| workload | floor adds | floor + API activity records (ids) adds | floor + API activity records (kinds whole, other ids off) adds | floor + API callbacks adds | gpuscope --cuda-api=none adds | gpuscope, API timed by activity records, adds | gpuscope adds |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| workload | floor adds | floor + API activity records (ids) adds | floor + API activity records (kinds whole, other ids off) adds | floor + API callbacks adds | gpuscope --cuda-api=none adds | gpuscope, API timed by activity records, adds | gpuscope --sample none adds | gpuscope adds |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for w in ws:
-        c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope")]
+        c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope_nosample", "gpuscope")]
         print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in (statistics.median(xs), min(xs), max(xs))) if xs else "n/a" for xs in c)))
 PY
 {
