@@ -43,7 +43,11 @@ eq "osrt: chrome export, the mutex waits on their threads" 3 \
 # the threshold: 25 ms leaves the 20 ms sleeps out, keeps the 30 and 40 ms waits
 $GS profile -o hs_blk25 -t osrt --osrt-threshold 25ms --sample none "$P/host_block" 2>/dev/null; eq "osrt threshold: exit 7" 7 $?
 $GS stats -r osrt_sum --format csv -o hs_blk25.csv hs_blk25.gst 2>/dev/null
-eq "osrt threshold: usleep (20 ms) left out" "" "$(osrt_field hs_blk25.csv usleep 'Num Calls')"
+# a loaded machine can stretch a 20 ms sleep past 25 ms: such a one is kept, as it should be
+n=$(osrt_field hs_blk25.csv usleep 'Num Calls')
+between "osrt threshold: the 20 ms usleeps left out (at most 2 of 5 kept, stretched)" 0 2 "${n:-0}"
+min=$(osrt_field hs_blk25.csv usleep 'Min (ns)')
+between "osrt threshold: a usleep kept took 25 ms or more" 25000000 100000000000 "${min:-25000000}"
 eq "osrt threshold: 30 and 40 ms sleeps kept" 5 "$(osrt_field hs_blk25.csv nanosleep 'Num Calls')"
 eq "osrt threshold: mutex waits kept" 3 "$(osrt_field hs_blk25.csv pthread_mutex_lock 'Num Calls')"
 has "osrt threshold: recorded in the trace" "(at least 25000000 ns)" "$($GS info hs_blk25.gst)"
