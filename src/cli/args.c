@@ -128,3 +128,14 @@ int gs_cli_steps(struct gs_model *m, const char *step)
 	gs_model_release(m);
 	return 1;
 }
+
+int gs_step_option(const struct gs_command *cmd, int o, const char *arg, struct gs_step_opts *s)
+{
+	if (!*arg)
+		return gs_usage_error(cmd, "%s takes a range name", o == 'S' ? "--step" : "--input-range");
+	if (o == 'S')
+		s->step = arg;
+	else
+		GS_VEC_PUSH(&s->inputs, arg);
+	return 0;
+}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../render/render.h"
+#include "../util/alloc.h"
 #include "../util/common.h"
 #include "../util/strbuf.h"
 
@@ -47,6 +48,15 @@ struct gs_filter;
  * 'T' (--time A:B) set f from arg. -1: o is not one of them; 0: f updated; else the exit
  * status of the usage error printed for a bad argument. */
 int gs_filter_option(const struct gs_command *cmd, int o, const char *arg, struct gs_filter *f);
+/* The range names analyze, report and diff take: --step NAME and --input-range NAME
+ * (repeated). */
+struct gs_step_opts {
+	const char *step;
+	GS_VEC(const char *) inputs;
+};
+/* 'S' (--step) and 'I' (--input-range) into s from arg: 0, or the exit status of the usage
+ * error printed for an empty name. */
+int gs_step_option(const struct gs_command *cmd, int o, const char *arg, struct gs_step_opts *s);
 struct gs_model;
 /* After a trace is loaded: say when it is damaged, cut short, or what its importer warned of;
  * `doing` is what the command does with it ("reporting", "analyzing", ...). */

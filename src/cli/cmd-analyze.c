@@ -46,10 +46,10 @@ static int run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out = NULL, *step = NULL;
+	const char *out = NULL;
 	int fmt = GS_FMT_TEXT, fail_on = -1, o;
 	struct gs_filter f = {0};
-	GS_VEC(const char *) inputs = {0};
+	struct gs_step_opts so = {0};
 	int e;
 	int rc = -1;
 	while (rc < 0 && (o = gs_getopt(&gs_cmd_analyze, argc, argv, "f:o:h", opts)) != -1) {
@@ -61,14 +61,9 @@ static int run(int argc, char **argv)
 				rc = e;
 			break;
 		case 'S':
-			if (!*optarg)
-				rc = gs_usage_error(&gs_cmd_analyze, "--step takes a range name");
-			step = optarg;
-			break;
 		case 'I':
-			if (!*optarg)
-				rc = gs_usage_error(&gs_cmd_analyze, "--input-range takes a range name");
-			GS_VEC_PUSH(&inputs, optarg);
+			if ((e = gs_step_option(&gs_cmd_analyze, o, optarg, &so)) != 0)
+				rc = e;
 			break;
 		case 'F':
 			fail_on = parse_severity(optarg);
@@ -89,7 +84,7 @@ static int run(int argc, char **argv)
 	if (rc < 0 && optind != argc - 1)
 		rc = gs_usage_error(&gs_cmd_analyze, optind >= argc ? "no trace given" : "one trace at a time");
 	if (rc >= 0) {
-		free(inputs.v);
+		free(so.inputs.v);
 		return rc;
 	}
 
@@ -97,15 +92,15 @@ static int run(int argc, char **argv)
 	struct gs_err err;
 	if (gs_model_load(&m, argv[optind], &err) < 0) {
 		gs_cli_error("%s", err.msg);
-		free(inputs.v);
+		free(so.inputs.v);
 		return 1;
 	}
 	gs_cli_loaded(&m, "analyzing");
-	if (gs_cli_steps(&m, step)) {
-		free(inputs.v);
+	if (gs_cli_steps(&m, so.step)) {
+		free(so.inputs.v);
 		return 1;
 	}
-	struct gs_an_opts ao = {inputs.v, inputs.n};
+	struct gs_an_opts ao = {so.inputs.v, so.inputs.n};
 	struct gs_analysis a;
 	gs_analyze(&m, &f, &ao, &a);
 	if (!a.steps.n)
@@ -123,7 +118,7 @@ static int run(int argc, char **argv)
 	gs_analysis_release(&a);
 	gs_model_steps_release(&m);
 	gs_model_release(&m);
-	free(inputs.v);
+	free(so.inputs.v);
 	return rc;
 }
 

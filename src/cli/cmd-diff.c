@@ -64,12 +64,12 @@ static int run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out = NULL, *step = NULL;
+	const char *out = NULL;
 	int fmt = GS_DIFF_TEXT, fail = 0, o;
 	struct gs_filter f = {0};
 	struct gs_diff_opts dopt = {.threshold_pct = GS_DIFF_THRESHOLD, .seed = GS_DIFF_SEED};
 	size_t top = DEFAULT_TOP;
-	GS_VEC(const char *) inputs = {0};
+	struct gs_step_opts so = {0};
 	uint64_t v;
 	int e;
 	int rc = -1;
@@ -82,14 +82,9 @@ static int run(int argc, char **argv)
 				rc = e;
 			break;
 		case 'S':
-			if (!*optarg)
-				rc = gs_usage_error(&gs_cmd_diff, "--step takes a range name");
-			step = optarg;
-			break;
 		case 'I':
-			if (!*optarg)
-				rc = gs_usage_error(&gs_cmd_diff, "--input-range takes a range name");
-			GS_VEC_PUSH(&inputs, optarg);
+			if ((e = gs_step_option(&gs_cmd_diff, o, optarg, &so)) != 0)
+				rc = e;
 			break;
 		case 't': {
 			char *end;
@@ -137,20 +132,20 @@ static int run(int argc, char **argv)
 		rc = gs_usage_error(&gs_cmd_diff, optind >= argc - 1 ? "two traces needed: BEFORE AFTER" :
 								       "two traces at a time: BEFORE AFTER");
 	if (rc >= 0) {
-		free(inputs.v);
+		free(so.inputs.v);
 		return rc;
 	}
 
-	struct gs_an_opts ao = {inputs.v, inputs.n};
+	struct gs_an_opts ao = {so.inputs.v, so.inputs.n};
 	struct gs_model m[2];
 	struct gs_analysis a[2];
-	if (load(argv[optind], step, &f, &ao, &m[0], &a[0])) {
-		free(inputs.v);
+	if (load(argv[optind], so.step, &f, &ao, &m[0], &a[0])) {
+		free(so.inputs.v);
 		return 1;
 	}
-	if (load(argv[optind + 1], step, &f, &ao, &m[1], &a[1])) {
+	if (load(argv[optind + 1], so.step, &f, &ao, &m[1], &a[1])) {
 		unload(&m[0], &a[0]);
-		free(inputs.v);
+		free(so.inputs.v);
 		return 1;
 	}
 	const struct gs_model *mp[2] = {&m[0], &m[1]};
@@ -179,7 +174,7 @@ static int run(int argc, char **argv)
 	gs_diff_release(&d);
 	unload(&m[0], &a[0]);
 	unload(&m[1], &a[1]);
-	free(inputs.v);
+	free(so.inputs.v);
 	return rc;
 }
 

@@ -46,9 +46,9 @@ static int run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out = NULL, *step = NULL;
+	const char *out = NULL;
 	struct gs_filter f = {0};
-	GS_VEC(const char *) inputs = {0};
+	struct gs_step_opts so = {0};
 	int o, e, rc = -1;
 	while (rc < 0 && (o = gs_getopt(&gs_cmd_report, argc, argv, "o:h", opts)) != -1) {
 		switch (o) {
@@ -59,14 +59,9 @@ static int run(int argc, char **argv)
 				rc = e;
 			break;
 		case 'S':
-			if (!*optarg)
-				rc = gs_usage_error(&gs_cmd_report, "--step takes a range name");
-			step = optarg;
-			break;
 		case 'I':
-			if (!*optarg)
-				rc = gs_usage_error(&gs_cmd_report, "--input-range takes a range name");
-			GS_VEC_PUSH(&inputs, optarg);
+			if ((e = gs_step_option(&gs_cmd_report, o, optarg, &so)) != 0)
+				rc = e;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -80,7 +75,7 @@ static int run(int argc, char **argv)
 	if (rc < 0 && optind != argc - 1)
 		rc = gs_usage_error(&gs_cmd_report, optind >= argc ? "no trace given" : "one trace at a time");
 	if (rc >= 0) {
-		free(inputs.v);
+		free(so.inputs.v);
 		return rc;
 	}
 	const char *in = argv[optind];
@@ -90,7 +85,7 @@ static int run(int argc, char **argv)
 	if (!strcmp(out, in)) {
 		gs_cli_error("'%s' is the trace itself; name another output with -o", out);
 		free(def);
-		free(inputs.v);
+		free(so.inputs.v);
 		return 1;
 	}
 
@@ -99,20 +94,20 @@ static int run(int argc, char **argv)
 	if (gs_model_load(&m, in, &err) < 0) {
 		gs_cli_error("%s", err.msg);
 		free(def);
-		free(inputs.v);
+		free(so.inputs.v);
 		return 1;
 	}
 	gs_cli_loaded(&m, "reporting");
-	if (gs_cli_steps(&m, step)) {
+	if (gs_cli_steps(&m, so.step)) {
 		free(def);
-		free(inputs.v);
+		free(so.inputs.v);
 		return 1;
 	}
 	uint64_t lost = gs_model_lost_total(&m);
 	if (lost)
 		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s'); the "
 			    "report says so", (unsigned long long)lost, m.path);
-	struct gs_an_opts ao = {inputs.v, inputs.n};
+	struct gs_an_opts ao = {so.inputs.v, so.inputs.n};
 	struct gs_analysis a;
 	gs_analyze(&m, &f, &ao, &a);
 	struct gs_strbuf sb;
@@ -128,7 +123,7 @@ static int run(int argc, char **argv)
 	gs_model_steps_release(&m);
 	gs_model_release(&m);
 	free(def);
-	free(inputs.v);
+	free(so.inputs.v);
 	return rc;
 }
 
