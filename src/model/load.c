@@ -458,6 +458,7 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 				m->processes.v[i].lost_pairs;
 	}
 	finish_ranges(m, &ls);
+	gs_model_pytorch_names(m);
 	gs_model_host_finish(m);
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);

@@ -362,6 +362,9 @@ int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_maps(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_perfmap(struct gs_model *m, const uint8_t *data, size_t len);
 void gs_model_host_finish(struct gs_model *m);
+/* PyTorch's operator ranges ("aten::mm, seq = 1, op_id = 2[, sizes = ...]") renamed to the
+ * operator ("aten::mm[, sizes = ...]"), so that reports group them (model/pytorch_names.c). */
+void gs_model_pytorch_names(struct gs_model *m);
 void gs_model_host_release(struct gs_model *m);
 /* The frame index of (pid, addr), added (unsymbolized) when new. */
 uint32_t gs_model_frame(struct gs_model *m, int32_t pid, uint64_t addr);

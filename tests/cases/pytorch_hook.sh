@@ -42,3 +42,19 @@ has "--pytorch without nvtx: says why" "add nvtx to --trace" "$(cat "$T/py/opt.e
 $GS profile -f -o "$T/py/x" --pytorch=onnx python3 "$T/py/prog.py" >/dev/null 2>"$T/py/opt.err"
 eq "--pytorch=onnx: usage error" 2 $?
 has "--pytorch=onnx: names the choices" "--pytorch takes nvtx, nvtx-shapes, none, not 'onnx'" "$(cat "$T/py/opt.err")"
+# PyTorch's operator ranges carry a per-call op id ("aten::mm, seq = 1, op_id = 2"): reports
+# group them by the operator (and by the shapes, which nvtx-shapes adds), so that nvtx_sum is the
+# operator view; names of any other shape stay whole.
+$GS profile -f -o "$T/py/names" "$P/nvtx_names" "aten::mm, seq = 1, op_id = 2" "aten::mm, seq = 3, op_id = 7" \
+	"aten::mm" "aten::mm, seq = 5, op_id = 9, sizes = [[2, 2], [2, 2]], input_op_ids = [(0,-1), (0,-1)]" \
+	"aten::mm, seq = -1, op_id = 12, sizes = [[2, 2], [2, 2]]" "AddmmBackward0, seq = 13, op_id = 428" \
+	"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__, op_id = 5" "user, seq = x" \
+	"a, op_id = 3, extra" ", op_id = 4" 2>/dev/null
+eq "pytorch names: the program ran" 0 $?
+$GS stats -r nvtx_sum --format csv -o "$T/py/names.csv" "$T/py/names.gst"
+eq "pytorch names: aten::mm from two calls and a plain range" 3 "$(csv_field "$T/py/names.csv" ":aten::mm" Instances)"
+eq "pytorch names: shapes kept, op ids dropped" 2 "$(csv_field "$T/py/names.csv" ":aten::mm, sizes = [[2, 2], [2, 2]]" Instances)"
+eq "pytorch names: a backward op" 1 "$(csv_field "$T/py/names.csv" ":AddmmBackward0" Instances)"
+eq "pytorch names: a record_function range" 1 "$(csv_field "$T/py/names.csv" ":enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" Instances)"
+eq "pytorch names: other names whole" "1 1 1" "$(csv_field "$T/py/names.csv" ":user, seq = x" Instances) $(csv_field "$T/py/names.csv" ":a, op_id = 3, extra" Instances) $(csv_field "$T/py/names.csv" ":, op_id = 4" Instances)"
+eq "pytorch names: 7 rows" 7 "$(($(wc -l <"$T/py/names.csv") - 1))"
