@@ -21,5 +21,5 @@ for k in mutex read0; do
 	read -r a lo hi < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
 	read -r b blo bhi < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/with" | med)
 	printf '%-6s no tool %6.2f ns [%.2f-%.2f]   osrt %6.2f ns [%.2f-%.2f]   +%.2f ns (%.2fx)\n' \
-		"$k" "$a" "$lo" "$hi" "$b" "$blo" "$bhi" "$(echo "$b - $a" | bc -l)" "$(echo "$b / $a" | bc -l)"
+		"$k" "$a" "$lo" "$hi" "$b" "$blo" "$bhi" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"
 done

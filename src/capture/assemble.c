@@ -87,6 +87,7 @@ struct ctx {
 	uint64_t nmaps;
 	GS_VEC(int32_t) perfmap_pids; /* processes whose perf map is in the file */
 	uint64_t session_start_real;
+	int perfmap_ours; /* remove the perf maps once copied (gpuscope turned them on) */
 };
 
 static uint32_t sid(struct ctx *c, const void *s, size_t n)
@@ -639,10 +640,16 @@ static void copy_perfmap(struct ctx *c, int32_t pid)
 	gs_strbuf_reset(&c->tmp);
 	gs_put_varint(&c->tmp, (uint64_t)pid);
 	char buf[65536];
-	size_t n;
+	size_t n, start = c->tmp.len;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		gs_strbuf_add(&c->tmp, buf, n);
 	fclose(f);
+	/* a map CPython wrote ("ADDR SIZE py::NAME:FILE" lines) only because gpuscope set
+	 * PYTHONPERFSUPPORT is removed; any other (a JIT's own) stays where its program put it */
+	const char *nl = memchr(c->tmp.buf + start, '\n', c->tmp.len - start);
+	size_t first = nl ? (size_t)(nl - (c->tmp.buf + start)) : c->tmp.len - start;
+	if (c->perfmap_ours && first && memmem(c->tmp.buf + start, first, " py::", 5))
+		unlink(path);
 	gs_writer_chunk(&c->w, GS_CHUNK_PERFMAP, c->tmp.buf, c->tmp.len, 1);
 	GS_VEC_PUSH(&c->perfmap_pids, pid);
 }
@@ -842,7 +849,8 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	char *tmp = gs_xmalloc(plen + 5);
 	memcpy(tmp, path, plen);
 	memcpy(tmp + plen, ".tmp", 5);
-	struct ctx c = {.tm = tm, .st = st, .drain = d, .session_start_real = si->start_real_ns};
+	struct ctx c = {.tm = tm, .st = st, .drain = d, .session_start_real = si->start_real_ns,
+			 .perfmap_ours = si->perfmap_ours};
 	if ((rc = gs_writer_open(&c.w, tmp, err)) < 0) {
 		free(tmp);
 		return (int)rc;

@@ -64,6 +64,7 @@ struct gs_session_info {
 	int root_status;         /* shell-style: code or 128+signal; -1 unknown */
 	uint64_t sample_period_ns; /* CPU sampling period, 0: off */
 	uint64_t osrt_threshold_ns; /* with osrt traced */
+	int perfmap_ours;        /* gpuscope turned CPython's perf maps on: remove them once copied */
 };
 
 struct gs_assemble_stats {

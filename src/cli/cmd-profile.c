@@ -358,6 +358,9 @@ static int run(int argc, char **argv)
 				     .osrt_threshold_ns = strtoull(osrt_threshold, NULL, 10),
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
 				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1};
+	/* Sampling names Python frames through CPython's (>= 3.12) perf map: turned on unless the
+	 * user set PYTHONPERFSUPPORT either way; the maps it makes are removed once in the trace */
+	si.perfmap_ours = !strcmp(sample, "cpu") && !getenv("PYTHONPERFSUPPORT");
 
 	/* The child waits on `go` for the session directory, so a name with %p can be expanded
 	 * with its pid before anything of it runs. */
@@ -401,6 +404,8 @@ static int run(int argc, char **argv)
 			}
 		}
 		setenv("GPUSCOPE_SAMPLE", sample, 1);
+		if (si.perfmap_ours)
+			setenv("PYTHONPERFSUPPORT", "1", 1);
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);
 		setenv("GPUSCOPE_SAMPLING_FREQUENCY", sampling_hz, 1);
 		if (preload || host) { /* after what the user preloads (a sanitizer runtime must be first) */
@@ -631,7 +636,8 @@ const struct gs_command gs_cmd_profile = {
 	"      --osrt-threshold=T   with --trace osrt: record blocking libc calls that take at\n"
 	"                           least T (ns, or 1us, 2ms; default 1000 ns)\n"
 	"  -s, --sample=S           cpu (default): sample each thread's native call stack every\n"
-	"                           1/HZ s of its CPU time; none: no sampling\n"
+	"                           1/HZ s of its CPU time (Python >= 3.12 frames by name:\n"
+	"                           PYTHONPERFSUPPORT=1 unless set); none: no sampling\n"
 	"      --sampling-frequency=HZ  samples per second of CPU time (default 1000)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"

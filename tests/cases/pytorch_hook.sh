@@ -58,3 +58,21 @@ eq "pytorch names: a backward op" 1 "$(csv_field "$T/py/names.csv" ":AddmmBackwa
 eq "pytorch names: a record_function range" 1 "$(csv_field "$T/py/names.csv" ":enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" Instances)"
 eq "pytorch names: other names whole" "1 1 1" "$(csv_field "$T/py/names.csv" ":user, seq = x" Instances) $(csv_field "$T/py/names.csv" ":a, op_id = 3, extra" Instances) $(csv_field "$T/py/names.csv" ":, op_id = 4" Instances)"
 eq "pytorch names: 7 rows" 7 "$(($(wc -l <"$T/py/names.csv") - 1))"
+# CPU sampling names Python frames through CPython's perf map: `profile` sets PYTHONPERFSUPPORT=1
+# unless the user set it, and removes the maps CPython wrote for it once they are in the trace.
+eq "perf maps: PYTHONPERFSUPPORT=1 under sampling" 1 "$($GS profile -f -o "$T/py/pp" sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: not set with --sample none" "" "$($GS profile -f -o "$T/py/pp" --sample none sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: the user's own setting kept" 0 "$(PYTHONPERFSUPPORT=0 $GS profile -f -o "$T/py/pp" sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+# a map as CPython writes it (the shell's pid is the process's), and one of another JIT
+printf 'echo "7f0000001000 40 py::train_step:/srv/train.py" >/tmp/perf-$$.map; echo $$; sleep 0.05\n' >"$T/py/pymap.sh"
+printf 'echo "7f0000001000 40 jit_fn" >/tmp/perf-$$.map; echo $$; sleep 0.05\n' >"$T/py/jitmap.sh"
+p=$($GS profile -f -o "$T/py/pm" sh "$T/py/pymap.sh" 2>/dev/null)
+eq "perf maps: CPython's map is in the trace" 1 "$($GS dump --format jsonl "$T/py/pm.gst" | grep -c '"chunk":"perfmap"')"
+eq "perf maps: CPython's map removed once copied" no "$([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
+p=$($GS profile -f -o "$T/py/pm" sh "$T/py/jitmap.sh" 2>/dev/null)
+eq "perf maps: another JIT's map copied" 1 "$($GS dump --format jsonl "$T/py/pm.gst" | grep -c '"chunk":"perfmap"')"
+eq "perf maps: another JIT's map left in place" yes "$([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
+rm -f "/tmp/perf-$p.map"
+p=$(PYTHONPERFSUPPORT=1 $GS profile -f -o "$T/py/pm" sh "$T/py/pymap.sh" 2>/dev/null)
+eq "perf maps: left in place when the user turned them on" yes "$([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
+rm -f "/tmp/perf-$p.map"

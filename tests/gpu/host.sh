@@ -30,6 +30,7 @@ if [ -n "$PY" ]; then
 	eq "python: the perf map is in the trace" 1 "$($GS dump --format jsonl "$T/py.gst" | grep -c '"chunk":"perfmap"')"
 	$GS stats -r cpu_sample_sum --format csv -o "$T/py.csv" "$T/py.gst"
 	head -12 "$T/py.csv"
+	grep ',py::' "$T/py.csv" | head -8
 	s=$(grep ',py::hot_python_seventy' "$T/py.csv" | head -1 | cut -d, -f3)
 	t=$(grep ',py::hot_python_thirty' "$T/py.csv" | head -1 | cut -d, -f3)
 	between "python: py::hot_python_seventy on ~70% of stacks" 55 85 "$s"
