@@ -180,8 +180,10 @@ static void text_finding(const struct gs_finding *f, size_t i, const struct gs_r
 		gs_strbuf_reset(&t);
 		for (size_t k = 0; k < f->nex; k++) {
 			const struct gs_an_example *e = &f->ex[k];
-			gs_strbuf_addf(&t, "%s%.3f-%.3f ms pid %d", k ? "; " : "", (double)e->start / 1e6,
-				       (double)e->end / 1e6, (int)e->pid);
+			gs_strbuf_addf(&t, "%s%.3f-%.3f ms", k ? "; " : "", (double)e->start / 1e6,
+				       (double)e->end / 1e6);
+			if (e->pid) /* 0: every process (the whole run as the one step) */
+				gs_strbuf_addf(&t, " pid %d", (int)e->pid);
 			if (e->tid >= 0)
 				gs_strbuf_addf(&t, " tid %d", (int)e->tid);
 			if (e->device >= 0)
