@@ -1,7 +1,7 @@
 /* sqlite.c: the model as an SQLite database in nsys's export schema (gpuscope export --type
  * sqlite), so that queries written for `nsys export --type sqlite` run on it: StringIds,
- * CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _RUNTIME, NVTX_EVENTS, TARGET_INFO_GPU,
- * ThreadNames, META_DATA_EXPORT and the ENUM_* tables those reference, with nsys's column
+ * CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _RUNTIME, NVTX_EVENTS, OSRT_API, CPU samples
+ * (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS), TARGET_INFO_GPU, ThreadNames, META_DATA_EXPORT and the ENUM_* tables those reference, with nsys's column
  * names and enum values (a subset of each table's columns: those the model has; the others
  * NULL).
  * The file is written by sqlfile.c, SQLite's file format laid out directly, not through the
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../format/gst.h"
 #include "../util/alloc.h"
 #include "../util/u64map.h"
 #include "sqlfile.h"
@@ -43,6 +44,9 @@ enum {
 	T_CUPTI_ACTIVITY_KIND_MEMSET,
 	T_CUPTI_ACTIVITY_KIND_RUNTIME,
 	T_NVTX_EVENTS,
+	T_OSRT_API,
+	T_COMPOSITE_EVENTS,
+	T_SAMPLING_CALLCHAINS,
 	T__N,
 };
 static const char *const create[T__N] = {
@@ -111,6 +115,18 @@ static const char *const create[T__N] = {
 		"uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value "
 		"INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText "
 		"TEXT, binaryData TEXT, eventId INTEGER NOT NULL PRIMARY KEY)",
+	[T_OSRT_API] =
+		"CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass "
+		"INTEGER NOT NULL, globalTid INTEGER, nameId INTEGER NOT NULL, returnValue "
+		"INTEGER, nestingLevel INTEGER, callchainId INTEGER, argumentsId INTEGER)",
+	[T_COMPOSITE_EVENTS] =
+		"CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT "
+		"NULL, cpu INTEGER, threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT "
+		"NULL)",
+	[T_SAMPLING_CALLCHAINS] =
+		"CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, "
+		"module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER, stackDepth "
+		"INTEGER NOT NULL)",
 };
 
 /* nsys's enum values (nsight.md §2); names are nsys's short names, labels for people. */
@@ -488,6 +504,64 @@ static void nvtx(struct sx *x)
 	}
 }
 
+#define OSRT_EVENT_CLASS 27 /* nsys's eventClass of OS runtime calls */
+
+/* --trace osrt: OSRT_API, one row per recorded call (return values and call chains are not
+ * recorded: NULL). */
+static void osrt(struct sx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_sqlf_table *t = x->t[T_OSRT_API];
+	if (x->f->by_device)
+		return;
+	for (size_t i = 0; i < m->osrt.n; i++) {
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (!gs_filter_keep(m, x->f, o->pid, -1, o->start) || o->call >= GS_OSRT__N)
+			continue;
+		const char *n = gs_osrt_names[o->call];
+		uint32_t id = extra_string(x, 4ull << 56 | o->call, n, strlen(n));
+		gs_sqlf_row(t);
+		/* start, end, eventClass, globalTid, nameId, returnValue, nestingLevel,
+		 * callchainId, argumentsId */
+		I(o->start), I(o->end), I(OSRT_EVENT_CLASS), I(gtid(o->pid, o->tid)), I(id);
+		N(), I(0), N(), N();
+		row(x, T_OSRT_API);
+	}
+}
+
+/* CPU samples as nsys stores them: a COMPOSITE_EVENTS row per sample (cpuCycles: the sampling
+ * periods it stands for) and its stack in SAMPLING_CALLCHAINS, one row
+ * per frame from the leaf (stackDepth 0) out; symbol and module are StringIds (the function's
+ * name, "[module]" when it has no symbol, and the module's file name). */
+static void samples(struct sx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_sqlf_table *t = x->t[T_COMPOSITE_EVENTS];
+	if (x->f->by_device)
+		return;
+	int64_t id = 0;
+	for (size_t i = 0; i < m->samples.n; i++) {
+		const struct gs_cpu_sample *s = &m->samples.v[i];
+		if (!gs_filter_keep(m, x->f, s->pid, -1, s->ts))
+			continue;
+		t = x->t[T_COMPOSITE_EVENTS];
+		gs_sqlf_row(t);
+		/* id (the key), start, cpu, threadState, globalTid, cpuCycles */
+		N(), I(s->ts), N(), N(), I(gtid(s->pid, s->tid)), I(s->weight);
+		row_key(x, T_COMPOSITE_EVENTS, ++id);
+		t = x->t[T_SAMPLING_CALLCHAINS];
+		for (uint32_t d = 0; d < s->nframes; d++) {
+			const struct gs_frame *fr = &m->frames.v[m->sample_frames.v[s->stack + d]];
+			const char *fn = gs_model_str(m, fr->func);
+			gs_sqlf_row(t);
+			/* id, symbol, module, unresolved, originalIP, stackDepth */
+			I(id), I(fr->func), I(fr->module), I(fn[0] == '[');
+			I(fr->addr), I(d);
+			row(x, T_SAMPLING_CALLCHAINS);
+		}
+	}
+}
+
 static void devices_threads(struct sx *x)
 {
 	const struct gs_model *m = x->m;
@@ -555,6 +629,8 @@ static void fill(struct sx *x)
 	memsets(x);
 	apis(x);
 	nvtx(x);
+	osrt(x);
+	samples(x);
 	devices_threads(x);
 }
 

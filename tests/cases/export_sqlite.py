@@ -9,7 +9,8 @@ names of every table. Prints the number of checks; exit 1 on the first mismatch.
 import collections, json, sqlite3, subprocess, sys
 
 gs, trace, out = sys.argv[1:4]
-st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum',
+st = json.loads(subprocess.run([gs, 'stats', '-r',
+                                'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum,osrt_sum,cpu_sample_sum',
                                 '--format', 'json', trace],
                                check=True, capture_output=True, text=True).stdout)
 db = sqlite3.connect(out)
@@ -31,7 +32,8 @@ same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER',
                        'ENUM_NSYS_EVENT_TYPE', 'ENUM_NSYS_EVENT_CLASS',
                        'ENUM_CUDA_KERNEL_LAUNCH_TYPE', 'TARGET_INFO_GPU', 'ThreadNames',
                        'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
-                       'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']),
+                       'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS',
+                       'OSRT_API', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS']),
      sorted(cols))
 same('kernel columns', 'start end deviceId contextId greenContextId streamId correlationId '
      'globalPid demangledName shortName mangledName launchType cacheConfig registersPerThread '
@@ -83,4 +85,30 @@ same('memory operations', sorted(r['Operation'] for r in rows), sorted(mem))
 for r in rows:
     same(r['Operation'], (r['Count'], r['Total (MB)'], r['Min (MB)'], r['Max (MB)']),
          mem[r['Operation']])
+
+# OS runtime calls as nsys's osrt_sum reads them: per name through StringIds
+osrt = {name: (n, total, lo, hi) for name, n, total, lo, hi in db.execute(
+    'SELECT s.value, COUNT(*), SUM(o.end - o.start), MIN(o.end - o.start), MAX(o.end - o.start) '
+    'FROM OSRT_API AS o JOIN StringIds AS s ON o.nameId = s.id WHERE o.eventClass = 27 '
+    'GROUP BY s.value')}
+rows = st['osrt_sum']['rows']
+same('osrt names', sorted(r['Name'] for r in rows), sorted(osrt))
+for r in rows:
+    same('osrt ' + r['Name'], (r['Num Calls'], r['Total Time (ns)'], r['Min (ns)'], r['Max (ns)']),
+         osrt[r['Name']])
+# CPU samples: a function's self samples on a thread are the samples whose leaf frame
+# (stackDepth 0) it is, its total those with it anywhere in the stack (once per sample)
+gt = lambda p, t: (p << 24) | t
+selfs = {(g, name): n for g, name, n in db.execute(
+    'SELECT e.globalTid, s.value, SUM(e.cpuCycles) FROM COMPOSITE_EVENTS AS e '
+    'JOIN SAMPLING_CALLCHAINS AS c ON c.id = e.id AND c.stackDepth = 0 '
+    'JOIN StringIds AS s ON c.symbol = s.id GROUP BY e.globalTid, s.value')}
+totals = {(g, name): n for g, name, n in db.execute(
+    'SELECT g, v, SUM(w) FROM (SELECT DISTINCT e.id, e.globalTid AS g, s.value AS v, '
+    'e.cpuCycles AS w FROM COMPOSITE_EVENTS AS e JOIN SAMPLING_CALLCHAINS AS c ON c.id = e.id '
+    'JOIN StringIds AS s ON c.symbol = s.id) GROUP BY g, v')}
+for r in st['cpu_sample_sum']['rows']:
+    k = (gt(r['PID'], r['TID']), r['Function'])
+    same('samples self ' + r['Function'][:40], r['Self Samples'], selfs.get(k, 0))
+    same('samples total ' + r['Function'][:40], r['Total Samples'], totals.get(k, 0))
 print(checks)
