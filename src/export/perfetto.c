@@ -8,6 +8,9 @@
  *   process (they may overlap);
  * - per device a track, under it a track per (process, stream) holding kernels, copies and
  *   memsets as slices with debug annotations (grid, block, bytes, correlation);
+ * - OS runtime calls (--trace osrt) as slices on their thread's track, with its ranges and calls;
+ * - CPU samples as PerfSample packets (pid, tid, an interned callstack of interned frames,
+ *   function names and mappings), one per sampling period, on the same sequence;
  * - a flow from each API call to the first GPU operation it launched;
  * - counter tracks per device: memory in use (from allocations and releases) and GPU busy
  *   (100 while any operation runs on it, else 0).
@@ -25,6 +28,8 @@
 #include <string.h>
 
 #include "../analysis/order.h"
+#include "../format/gst.h"
+#include "../util/intern.h"
 #include "../util/alloc.h"
 #include "../util/u64map.h"
 #include "../util/varint.h"
@@ -41,6 +46,10 @@ enum {
 	TE_ANNOT = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_COUNTER = 30, TE_FLOW = 47,
 	TE_TERM_FLOW = 48,
 	ID_EVENT_NAMES = 2, ID_ANNOT_NAMES = 3, IN_IID = 1, IN_NAME = 2,
+	PK_PERF_SAMPLE = 66, PS_PID = 2, PS_TID = 3, PS_CALLSTACK = 4,
+	ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7, ID_MAPPING_PATHS = 17,
+	ID_MAPPINGS = 19, FR_IID = 1, FR_FUNCTION = 2, FR_MAPPING = 3, FR_REL_PC = 4, CS_IID = 1,
+	CS_FRAMES = 2, MP_IID = 1, MP_PATHS = 7,
 	DA_NAME_IID = 1, DA_UINT = 3, DA_STRING = 6,
 };
 enum { SLICE_BEGIN = 1, SLICE_END = 2, COUNTER = 4 };
@@ -186,7 +195,7 @@ struct px {
 };
 
 /* The interning keys of names that are not model strings. */
-enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3 };
+enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3, NAME_OSRT = 4 };
 
 static void begin_packet(struct px *x, uint64_t ts)
 {
@@ -669,6 +678,19 @@ static void put_api(struct px *x, const struct gs_api *a, size_t i)
 	lane_push(x, l, end);
 }
 
+static void put_osrt(struct px *x, const struct gs_osrt *o)
+{
+	uint64_t end = o->end < o->start ? o->start : o->end;
+	size_t l = lane_pick(x, thread_lane(x, o->pid, o->tid), o->start, end);
+	uint64_t uuid = lane_uuid(x, l);
+	const char *n = o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "osrt";
+	slice_begin(x, uuid, o->start, (uint64_t)NAME_OSRT << 32 | o->call, n, 0, 0, NULL, 0,
+		    NULL, 0);
+	lane_push(x, l, end);
+}
+
+/* Ranges, API calls and OS runtime calls, merged by start (at equal starts in that order: a
+ * range is the outer one, a call inside it the inner one). */
 static void cpu_side(struct px *x)
 {
 	const struct gs_model *m = x->m;
@@ -679,25 +701,166 @@ static void cpu_side(struct px *x)
 		gs_cursor_sort(&rc);
 	if (!gs_cursor_check(&ac))
 		gs_cursor_sort(&ac);
-	/* a range before a call that starts with it: the range is the outer one */
-	while (rc.i < rc.n || ac.i < ac.n) {
-		int range = ac.i >= ac.n ||
-			    (rc.i < rc.n && gs_cursor_start(&rc) <= gs_cursor_start(&ac));
-		struct gs_cursor *c = range ? &rc : &ac;
-		size_t i = gs_cursor_row(c);
-		gs_cursor_next(c);
-		if (range) {
+	size_t oi = 0, on = x->f->by_device ? 0 : m->osrt.n; /* sorted by start */
+	while (rc.i < rc.n || ac.i < ac.n || oi < on) {
+		uint64_t rs = rc.i < rc.n ? gs_cursor_start(&rc) : UINT64_MAX;
+		uint64_t as = ac.i < ac.n ? gs_cursor_start(&ac) : UINT64_MAX;
+		uint64_t os = oi < on ? m->osrt.v[oi].start : UINT64_MAX;
+		if (rc.i < rc.n && rs <= as && rs <= os) {
+			size_t i = gs_cursor_row(&rc);
+			gs_cursor_next(&rc);
 			const struct gs_range *r = &m->ranges.v[i];
 			if (gs_filter_range(m, x->f, r))
 				put_range(x, r);
-		} else {
+		} else if (ac.i < ac.n && as <= os) {
+			size_t i = gs_cursor_row(&ac);
+			gs_cursor_next(&ac);
 			const struct gs_api *a = &m->apis.v[i];
 			if (gs_filter_keep(m, x->f, a->pid, -1, a->start))
 				put_api(x, a, i);
+		} else {
+			const struct gs_osrt *o = &m->osrt.v[oi++];
+			if (gs_filter_keep(m, x->f, o->pid, -1, o->start))
+				put_osrt(x, o);
 		}
 	}
 	gs_cursor_release(&rc);
 	gs_cursor_release(&ac);
+}
+
+/* ---- CPU samples: PerfSample packets, their stacks interned ---- */
+
+struct stacks {
+	uint32_t *fn_iid;    /* per model string: its iid as a function name */
+	uint32_t *path_iid;  /* per model string: its iid as a mapping path */
+	uint32_t *map_iid;   /* per model string (a module's name): its mapping's iid */
+	uint8_t *frame_sent; /* per model frame */
+	struct gs_u64map cs; /* hash of a stack's frames -> index into cs_first */
+	GS_VEC(uint32_t) cs_first; /* per callstack iid - 1: a sample holding that stack */
+	uint32_t next_fn, next_path, next_map;
+};
+
+static uint64_t stack_hash(const struct gs_model *m, const struct gs_cpu_sample *s)
+{
+	return gs_hash_bytes(m->sample_frames.v + s->stack, s->nframes * sizeof(uint32_t)) | 1;
+}
+
+static int same_stack(const struct gs_model *m, const struct gs_cpu_sample *a,
+		      const struct gs_cpu_sample *b)
+{
+	return a->nframes == b->nframes &&
+	       !memcmp(m->sample_frames.v + a->stack, m->sample_frames.v + b->stack,
+		       a->nframes * sizeof(uint32_t));
+}
+
+/* An interned string of function_names or mapping_paths (field), sent when new. */
+static uint32_t stack_str(struct px *x, struct stacks *st, uint32_t id, uint32_t field,
+			  int *opened, size_t *idm)
+{
+	uint32_t *iids = field == ID_FUNCTION_NAMES ? st->fn_iid : st->path_iid;
+	if (iids[id])
+		return iids[id];
+	if (!*opened)
+		*idm = pb_open(&x->p, PK_INTERNED), *opened = 1;
+	uint32_t iid = iids[id] = field == ID_FUNCTION_NAMES ? ++st->next_fn : ++st->next_path;
+	size_t e = pb_open(&x->p, field);
+	pb_varint(&x->p, IN_IID, iid);
+	pb_str(&x->p, IN_NAME, gs_model_str(x->m, id));
+	pb_close(&x->p, e);
+	return iid;
+}
+
+/* The callstack iid of sample s, interning what it needs in the packet being built. */
+static uint32_t stack_iid(struct px *x, struct stacks *st, size_t si, int *opened, size_t *idm)
+{
+	const struct gs_model *m = x->m;
+	const struct gs_cpu_sample *s = &m->samples.v[si];
+	uint64_t h = stack_hash(m, s);
+	for (uint32_t *v = gs_u64map_get(&st->cs, h); v;) {
+		if (same_stack(m, s, &m->samples.v[st->cs_first.v[*v]]))
+			return *v + 1;
+		break; /* a hash shared by two stacks: the later one is sent on its own */
+	}
+	for (uint32_t d = 0; d < s->nframes; d++) {
+		uint32_t fi = m->sample_frames.v[s->stack + d];
+		if (st->frame_sent[fi])
+			continue;
+		const struct gs_frame *fr = &m->frames.v[fi];
+		if (!*opened)
+			*idm = pb_open(&x->p, PK_INTERNED), *opened = 1;
+		uint32_t fn = stack_str(x, st, fr->func, ID_FUNCTION_NAMES, opened, idm);
+		uint32_t map = 0;
+		if (fr->module && !(map = st->map_iid[fr->module])) {
+			uint32_t path = stack_str(x, st, fr->module, ID_MAPPING_PATHS, opened, idm);
+			map = st->map_iid[fr->module] = ++st->next_map;
+			size_t e = pb_open(&x->p, ID_MAPPINGS);
+			pb_varint(&x->p, MP_IID, map);
+			pb_varint(&x->p, MP_PATHS, path);
+			pb_close(&x->p, e);
+		}
+		size_t e = pb_open(&x->p, ID_FRAMES);
+		pb_varint(&x->p, FR_IID, (uint64_t)fi + 1);
+		pb_varint(&x->p, FR_FUNCTION, fn);
+		if (map)
+			pb_varint(&x->p, FR_MAPPING, map);
+		pb_varint(&x->p, FR_REL_PC, fr->rel);
+		pb_close(&x->p, e);
+		st->frame_sent[fi] = 1;
+	}
+	if (!*opened)
+		*idm = pb_open(&x->p, PK_INTERNED), *opened = 1;
+	GS_VEC_PUSH(&st->cs_first, (uint32_t)si);
+	uint32_t iid = (uint32_t)st->cs_first.n;
+	if (!gs_u64map_get(&st->cs, h))
+		gs_u64map_put(&st->cs, h, iid - 1);
+	size_t e = pb_open(&x->p, ID_CALLSTACKS);
+	pb_varint(&x->p, CS_IID, iid);
+	for (uint32_t d = s->nframes; d > 0; d--) /* the outermost frame first */
+		pb_varint(&x->p, CS_FRAMES, (uint64_t)m->sample_frames.v[s->stack + d - 1] + 1);
+	pb_close(&x->p, e);
+	return iid;
+}
+
+static void samples_side(struct px *x)
+{
+	const struct gs_model *m = x->m;
+	if (!m->samples.n || x->f->by_device)
+		return;
+	if (x->first) { /* the sequence's first packet clears its state */
+		event_head(x, 0, 0, NULL);
+		end_packet(x);
+	}
+	struct stacks st = {.fn_iid = gs_xcalloc(m->nstrings + 1, sizeof(uint32_t)),
+			    .path_iid = gs_xcalloc(m->nstrings + 1, sizeof(uint32_t)),
+			    .map_iid = gs_xcalloc(m->nstrings + 1, sizeof(uint32_t)),
+			    .frame_sent = gs_xcalloc(m->frames.n + 1, 1)};
+	gs_u64map_init(&st.cs);
+	for (size_t i = 0; i < m->samples.n; i++) {
+		const struct gs_cpu_sample *s = &m->samples.v[i];
+		if (!gs_filter_keep(m, x->f, s->pid, -1, s->ts))
+			continue;
+		for (uint32_t w = 0; w < GS_MAX(s->weight, 1u); w++) { /* one per period */
+			begin_packet(x, s->ts);
+			pb_varint(&x->p, PK_SEQ_FLAGS, SEQ_NEEDS);
+			int opened = 0;
+			size_t idm = 0;
+			uint32_t cs = stack_iid(x, &st, i, &opened, &idm);
+			if (opened)
+				pb_close(&x->p, idm);
+			size_t ps = pb_open(&x->p, PK_PERF_SAMPLE);
+			pb_varint(&x->p, PS_PID, (uint64_t)(uint32_t)s->pid);
+			pb_varint(&x->p, PS_TID, (uint64_t)(uint32_t)s->tid);
+			pb_varint(&x->p, PS_CALLSTACK, cs);
+			pb_close(&x->p, ps);
+			end_packet(x);
+		}
+	}
+	free(st.fn_iid);
+	free(st.path_iid);
+	free(st.map_iid);
+	free(st.frame_sent);
+	free(st.cs_first.v);
+	gs_u64map_release(&st.cs);
 }
 
 /* ---- GPU side: kernels, copies, memsets merged by start; busy and memory counters ---- */
@@ -983,6 +1146,7 @@ int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, cons
 			process_track(x, m->processes.v[i].pid);
 	mark_launches(x);
 	cpu_side(x);
+	samples_side(x);
 	gpu_side(x);
 	memory_side(x);
 	lanes_close(x);

@@ -40,6 +40,7 @@ def varint(b, i):
 
 def read(path):
     names, stacks = {}, collections.defaultdict(list)
+    fnames, frames, callstacks, samples = {}, {}, {}, []
     slices = collections.defaultdict(lambda: [0, 0])  # (kind, name) -> [count, total ns]
     for f, packet in fields(open(path, 'rb').read()):
         assert f == 1, 'a Trace holds only packets'
@@ -47,13 +48,26 @@ def read(path):
         for g, v in fields(packet):
             if g == 8:
                 ts = v
-            elif g == 12:  # interned data: event names
+            elif g == 12:  # interned data: event names; function names, frames, callstacks
                 for h, e in fields(v):
                     if h == 2:
                         d = dict(fields(e))
                         names[d[1]] = d[2].decode()
+                    elif h == 5:
+                        d = dict(fields(e))
+                        assert d[1] not in fnames, 'function name %d interned twice' % d[1]
+                        fnames[d[1]] = d[2].decode()
+                    elif h == 6:
+                        d = dict(fields(e))
+                        frames[d[1]] = d[2]
+                    elif h == 7:
+                        ids = [v for k, v in fields(e) if k == 2]
+                        callstacks[dict(fields(e))[1]] = ids
             elif g == 11:
                 ev = v
+            elif g == 66:  # a CPU sample: pid, tid, callstack
+                d = dict(fields(v))
+                samples.append((d[2], d[3], d[4]))
         if ev is None:
             continue
         e = collections.defaultdict(list)
@@ -70,14 +84,23 @@ def read(path):
             s[1] += ts - t0
     left = [x for st in stacks.values() for x in st]
     assert not any(annotated for _, _, annotated in left), 'a call or GPU operation left open'
-    return slices, len(left)
+    # per (pid, tid, function): samples with it as the leaf (the callstack's last frame: the
+    # outermost comes first), and with it anywhere (once per sample)
+    self_, total = collections.Counter(), collections.Counter()
+    for pid, tid, cs in samples:
+        fns = [fnames[frames[f]] for f in callstacks[cs]]
+        self_[(pid, tid, fns[-1])] += 1
+        for fn in set(fns):
+            total[(pid, tid, fn)] += 1
+    return slices, len(left), self_, total
 
 
 def main():
     gs, trace, out = sys.argv[1:4]
-    got, never_ended = read(out)
+    got, never_ended, self_, total = read(out)
     st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,'
-                                    'cuda_api_sum,nvtx_sum', '--format', 'json', trace],
+                                    'cuda_api_sum,nvtx_sum,osrt_sum,cpu_sample_sum', '--format',
+                                    'json', trace],
                                    check=True, capture_output=True, text=True).stdout)
     want = collections.defaultdict(lambda: [0, 0])
     for r in st['cuda_gpu_kern_sum']['rows']:
@@ -90,6 +113,10 @@ def main():
         w = want[(False, r['Range'].split(':', 1)[1])]
         w[0] += r['Instances']
         w[1] += r['Total Time (ns)']
+    for r in st['osrt_sum']['rows']:  # OS runtime calls: slices without annotations, as ranges
+        w = want[(False, r['Name'])]
+        w[0] += r['Num Calls']
+        w[1] += r['Total Time (ns)']
     api = collections.defaultdict(lambda: [0, 0])
     for (annotated, name), v in got.items():  # cuda_api_sum strips the _vNNNN suffix
         k = (annotated, re.sub(r'_v[0-9]+$', '', name) if annotated else name)
@@ -99,6 +126,13 @@ def main():
     for k in sorted(set(want) | set(api)):
         if want[k] != api[k]:
             print('FAIL %s %r: stats %s, perfetto %s' % ('op' if k[0] else 'range', k[1], want[k], api[k]))
+            sys.exit(1)
+        checks += 1
+    for r in st['cpu_sample_sum']['rows']:
+        k = (r['PID'], r['TID'], r['Function'])
+        if (r['Self Samples'], r['Total Samples']) != (self_[k], total[k]):
+            print('FAIL samples %r: stats %s %s, perfetto %s %s' % (k, r['Self Samples'],
+                  r['Total Samples'], self_[k], total[k]))
             sys.exit(1)
         checks += 1
     print(checks, never_ended)
