@@ -1851,7 +1851,19 @@ static void idle_attribution(struct ctx *x)
 		tops_init(&t[c]);
 	tops_init(&w);
 	idle_range_names(x, t);
-	for (size_t k = 0; k < x->sc.n; k++) {
+	for (size_t k = 0; k < x->sc.n && !id->host_data; k++) { /* no host data: no sweep */
+		const struct scope *sc = &x->sc.v[k];
+		for (size_t i = 0; i < sc->steps.n; i++) {
+			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[i]];
+			uint64_t busy = ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], st->start, st->end);
+			uint64_t in = ulist_measure(&sc->lv[GS_AN_INPUT], st->start, st->end) - busy;
+			uint64_t idle = (st->end - st->start) - busy;
+			id->ns[GS_IDLE_LOADER_RANGE] += in;
+			id->ns[GS_IDLE_UNKNOWN] += idle - in;
+			id->idle_ns += idle;
+		}
+	}
+	for (size_t k = 0; k < x->sc.n && id->host_data; k++) {
 		struct scope *sc = &x->sc.v[k];
 		h.mpid = h.mtid = -1;
 		h.ms.n = h.mo.n = 0;
