@@ -234,6 +234,11 @@ struct scope {
 	GS_VEC(size_t) steps; /* indices into a->steps, by start */
 };
 
+struct dl_ex {
+	int32_t pid, tid;
+	uint64_t s, e;
+};
+
 struct ctx {
 	const struct gs_model *m;
 	const struct gs_filter *f;
@@ -243,6 +248,9 @@ struct ctx {
 	uint8_t *is_step;   /* by range index */
 	uint64_t *sync_corr; /* (pid, correlation) of sync records, sorted */
 	size_t nsync;
+	/* the DataLoader time found by the idle attribution, merged per scope: input-bound's
+	 * examples */
+	GS_VEC(struct dl_ex) dlx;
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -906,6 +914,11 @@ static void rule_input(struct ctx *x)
 		num(f, "worker_samples", (double)id->others_samples, 1);
 		num(f, "worker_top_share", wshare, 0);
 	}
+	if (by_samples > id->ns[GS_IDLE_LOADER_RANGE]) { /* the samples' DataLoader time */
+		f->nex = 0;
+		for (size_t i = 0; i < x->dlx.n; i++)
+			ex_offer(x, f, x->dlx.v[i].s, x->dlx.v[i].e, x->dlx.v[i].pid, x->dlx.v[i].tid, -1, -1);
+	}
 	if (id->nothers && (by_samples > id->ns[GS_IDLE_LOADER_RANGE] || !t.v.n)) {
 		struct gs_finding tmp;
 		memset(&tmp, 0, sizeof(tmp));
@@ -1463,6 +1476,7 @@ static void frame_label(const char *n, char *buf, size_t cap)
 /* What one idle pass needs: the frames' flags and the main thread's samples and calls. */
 struct hostx {
 	uint8_t *fl;   /* by frame index: FR_PY, FR_DL */
+	uint8_t *sfl;  /* by sample index: the flags of its frames */
 	uint64_t period, maxw; /* maxw: the largest sample weight */
 	int32_t mpid, mtid;
 	GS_VEC(size_t) ms; /* the main thread's samples (indices into m->samples, by time) */
@@ -1472,10 +1486,7 @@ struct hostx {
 
 static uint8_t sample_flags(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s)
 {
-	uint8_t f = 0;
-	for (uint32_t i = 0; i < s->nframes; i++)
-		f |= h->fl[x->m->sample_frames.v[s->stack + i]];
-	return f;
+	return h->sfl[s - x->m->samples.v];
 }
 
 static const char *frame_name(const struct ctx *x, const struct gs_cpu_sample *s, uint32_t i)
@@ -1846,6 +1857,12 @@ static void idle_attribution(struct ctx *x)
 		const char *n = gs_model_str(m, m->frames.v[i].func);
 		h.fl[i] = (uint8_t)((py_frame(n) ? FR_PY : 0) | (loader_frame(n) ? FR_DL : 0));
 	}
+	h.sfl = gs_xcalloc(m->samples.n + 1, 1);
+	for (size_t i = 0; i < m->samples.n; i++) {
+		const struct gs_cpu_sample *s = &m->samples.v[i];
+		for (uint32_t k = 0; k < s->nframes; k++)
+			h.sfl[i] |= h.fl[m->sample_frames.v[s->stack + k]];
+	}
 	struct tops t[GS_IDLE__N], w;
 	for (int c = 0; c < GS_IDLE__N; c++)
 		tops_init(&t[c]);
@@ -1886,8 +1903,16 @@ static void idle_attribution(struct ctx *x)
 				GS_VEC_PUSH(&h.mo, i);
 		ivl_vec dl = {0};
 		idle_scope(x, &h, sc, t, &w, &dl);
-		if (dl.n)
+		if (dl.n) {
 			levels_add(sc, &dl);
+			struct ulist u;
+			ulist_build(&u, &dl);
+			for (size_t i = 0; i < u.n; i++) {
+				struct dl_ex e = {h.mpid, h.mtid, u.s[i], u.e[i]};
+				GS_VEC_PUSH(&x->dlx, e);
+			}
+			ulist_free(&u);
+		}
 		free(dl.v);
 		ulist_free(&h.wdl);
 	}
@@ -1895,6 +1920,7 @@ static void idle_attribution(struct ctx *x)
 	free(h.ms.v);
 	free(h.mo.v);
 	free(h.fl);
+	free(h.sfl);
 }
 
 static int cmp_finding(const void *p, const void *q)
@@ -1950,6 +1976,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		free(x.sc.v[k].steps.v);
 	}
 	free(x.sc.v);
+	free(x.dlx.v);
 	free(x.is_step);
 	free(x.sync_corr);
 }

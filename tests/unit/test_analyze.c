@@ -888,6 +888,11 @@ static void test_idle_attribution(void **state)
 		assert_string_equal(f->top[0].name, "Images.__getitem__ (train.py) > decode (train.py)");
 		assert_non_null(strstr(f->title, "spent 82% of their samples in Images.__getitem__ (train.py) > decode"));
 		assert_non_null(strstr(f->pytorch, "num_workers"));
+		/* its example: the DataLoader time of the main thread, 35 (or 40)..90 ms */
+		assert_int_equal(f->nex, 1);
+		assert_int_equal(f->ex[0].start, (flags & IDLE_DL_BEFORE ? 35 : 40) * MS);
+		assert_int_equal(f->ex[0].end, 90 * MS);
+		assert_int_equal(f->ex[0].tid, 100);
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
 		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
