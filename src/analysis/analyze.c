@@ -903,7 +903,7 @@ static void rule_input(struct ctx *x)
 		snprintf(tail, sizeof(tail), "; the other threads and processes (DataLoader workers) spent "
 			 "%.0f%% of their samples in %.140s", 100.0 * wshare, id->others[0].name);
 	snprintf(f->title, sizeof(f->title),
-		 "Input-bound: the GPU idles %.1f%% of the step while the host loads data%s",
+		 "Input-bound: the GPU idles %.1f%% of the step while the host loads data%.235s",
 		 share(a, GS_AN_INPUT), tail);
 	num(f, "input_pipeline_share", a->breakdown[GS_AN_INPUT], 0);
 	num(f, "input_pipeline_ms_per_step", ms(a->part[GS_AN_INPUT]) / (double)a->steps.n, 0);
