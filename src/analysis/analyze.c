@@ -1747,11 +1747,11 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				snprintf(name, sizeof(name), "off CPU");
 			} else {
 				cls = GS_IDLE_UNKNOWN;
-				snprintf(name, sizeof(name), "-");
+				name[0] = '\0';
 			}
 			id->ns[cls] += a1 - a0;
 			id->idle_ns += a1 - a0;
-			if (cls != GS_IDLE_LOADER_RANGE)
+			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
 				idle_top(t, cls, name, a1 - a0);
 			if (!gs_an_idle_is_input(cls))
 				continue;

@@ -127,6 +127,8 @@ t=$(COLUMNS=100 LC_ALL=C $GS analyze "$T/ldr.gst")
 has "analyze loader: text table" "GPU idle, by host activity (per step, mean; main thread pid 4242 tid 4242):
   loader_wait       50.000 ms  71.4%  poll" "$t"
 has "analyze loader: text, the workers" "     81.6%  Images.__getitem__ (train.py) > decode (train.py)" "$t"
+eq "stats -r idle_host_sum: the same classes, per step" "loader_wait:50000000:poll loader_code:5000000 off_cpu:5333333 python:6000000 native:3000000 unknown:666666:" \
+	"$($GS stats -r idle_host_sum --format csv "$T/ldr.gst" | python3 -c "import csv,sys; print(' '.join('%s:%s%s' % (r['Class'], r['Per Step (ns)'], ':' + r['Top'] if r['Class'] in ('loader_wait', 'unknown') else '') for r in csv.DictReader(sys.stdin)))")"
 # no host data: the table is left out, the JSON says so, the verdict is the ranges' alone
 hasnt "analyze hand: no idle table without host data" "GPU idle, by host activity" "$($GS analyze "$K/hand.json")"
 eq "analyze resnet50: idle_attribution without host data" "False 0 0" \
