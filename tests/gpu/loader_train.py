@@ -1,8 +1,8 @@
 """loader_train.py: a training loop bound by its DataLoader, for tests/gpu/loader.sh.
 
 A small MLP trains on 3x32x32 images that a Dataset makes on the CPU in Python and numpy
-(Images.__getitem__ > decode: a stand-in for JPEG decoding and augmentation, about 1 ms per
-image); a DataLoader with 2 worker processes makes batches of 16, so a batch takes ~8 ms of
+(Images.__getitem__ > decode: a stand-in for JPEG decoding and augmentation, 1-2 ms per
+image); a DataLoader with 2 worker processes makes batches of 16, so a batch takes 15-30 ms of
 worker time per worker while the GPU step takes well under 1 ms: the main thread waits for
 data most of the step. No data-loading range is written: each iteration is one NVTX range
 "step" (the fetch included), so `gpuscope analyze --step step` sees the steps, and only the
@@ -20,7 +20,7 @@ STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 150
 
 def decode(raw):
     x = raw.astype(np.float32) / 255.0
-    for _ in range(40):  # the CPU work, in Python calling numpy
+    for _ in range(80):  # the CPU work, in Python calling numpy
         x = np.tanh(x * 1.01 + 0.001)
     if raw[0, 0, 0] & 1:
         x = x[:, :, ::-1].copy()
