@@ -378,14 +378,14 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		jparts(sb, s->part);
 		gs_strbuf_addc(sb, '}');
 	}
-	gs_strbuf_adds(sb, "]");
-	json_idle(a, sb);
-	gs_strbuf_adds(sb, ",\n \"findings\": [");
+	gs_strbuf_adds(sb, "],\n \"findings\": [");
 	for (size_t i = 0; i < a->findings.n; i++) {
 		gs_strbuf_adds(sb, i ? ",\n" : "\n");
 		json_finding(&a->findings.v[i], sb);
 	}
-	gs_strbuf_adds(sb, "]}\n");
+	gs_strbuf_adds(sb, "]");
+	json_idle(a, sb); /* after the findings: the page's step cut looks for "steps" then "findings" */
+	gs_strbuf_adds(sb, "}\n");
 }
 
 void gs_render_analysis(const struct gs_model *m, const struct gs_analysis *a, enum gs_format f,
