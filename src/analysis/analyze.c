@@ -7,6 +7,10 @@
  * any other range but a step itself (host_compute), none (other). With P_k the union of the
  * intervals of classes 0..k of the step's process, part k = |P_k ∩ step| - |P_(k-1) ∩ step|
  * and other = duration - |P_5 ∩ step|: the parts add up to the duration exactly in integer ns.
+ * With host data (CPU samples, OS-runtime calls), the idle time is also split by what the
+ * process's main thread did (idle_attribution, below the rules), and its DataLoader time is
+ * added to P_4 and P_5 before the parts are measured: input_pipeline is exactly that split's
+ * DataLoader classes.
  * Each P_k is built as a sorted list of disjoint intervals with prefix sums of their lengths,
  * so |P_k ∩ [a, b)| is two binary searches: O(n log n) for n records, fine for a command
  * that runs once per trace (the overview needs the single sweep of step_sum.c; this does not).

@@ -4,6 +4,8 @@
  * defines every class, rule, threshold and saving formula; this header only the data.
  * Invariants of a gs_analysis: for every step, the parts sum to its duration (integer ns);
  * breakdown[] sums to 1 when total > 0; findings are sorted by saving, most first (ties by id);
+ * idle.ns[] sums to idle.idle_ns, the steps' input_pipeline + host_compute + other, and its
+ * DataLoader classes (gs_an_idle_is_input) sum to part[GS_AN_INPUT];
  * every string a finding points to is static or owned by the analysis. */
 #ifndef GS_ANALYSIS_ANALYZE_H
 #define GS_ANALYSIS_ANALYZE_H

@@ -43,7 +43,8 @@ has "loader: the advice stays (num_workers)" "num_workers" "$ev"
 between "loader: the workers' top entry is __getitem__ in >= 50% of their samples" 0.5 1 \
 	"$(q "[t['share'] for t in a['idle_attribution']['others_while_loading']['top'] if t['name'].startswith('Images.__getitem__')][0]")"
 has "loader: text table" "GPU idle, by host activity" "$(cat "$T/analyze.txt")"
-python3 tests/cases/analyze_check.py "$GS" "$T/loader.gst" --step step 2>&1 | tail -1
+out=$(python3 tests/cases/analyze_check.py "$GS" "$T/loader.gst" --step step 2>&1)
+eq "loader: schema, sums and step_sum agree ($out)" 0 $?
 rm -rf "$T"
 echo "loader: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
