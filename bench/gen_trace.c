@@ -7,6 +7,8 @@
  *                            any load of FILE
  *        gen_trace -t IN OUT   copy the trace IN to OUT with its CUPTI_RAW chunks transcoded
  *                            as `gpuscope profile` writes them now (CUDA chunks): for tests
+ *        gen_trace -l FILE   a hand-sized DataLoader-bound trace with host data, for
+ *                            tests/cases/analyze.sh (see loader_trace below)
  *
  * The trace is what `gpuscope profile` would write for a PyTorch-like training loop in one
  * process with two threads, laid out as the assembler lays it out (src/capture/assemble.c,
@@ -50,6 +52,7 @@
 #include "../src/format/events.h"
 #include "../src/format/file.h"
 #include "../src/format/gst.h"
+#include "../src/format/host.h"
 #include "../src/format/tlv.h"
 #include "../src/util/alloc.h"
 #include "../src/util/intern.h"
@@ -417,8 +420,206 @@ static int read_only(const char *path)
 	return bad;
 }
 
+/* --- -l: a DataLoader-bound loop with host data ------------------------------------------ */
+
+/* Three 100 ms steps (ProfilerStep#1..3) of the main thread (pid PID, tid PID), each, in ms
+ * from the step's start (tests/unit/test_analyze.c's idle_model, written through the real
+ * format writers: EVENTS, CUDA, OSRT, SAMPLES and PERFMAP chunks):
+ *   [0, 30)   a kernel (its launch call [0, 10 us))
+ *   samples of the main thread (1 ms period, a sample at t stands for [t - 1 ms, t)):
+ *     31..35 in train_step, 36..40 in DataLoader's _next_data, 91..93 in memcpy, 98 in train_step
+ *   [40, 90)  the main thread in poll (an OSRT record)
+ *   a worker process (pid PID + 58): samples 41..80 in Images.__getitem__ > decode under
+ *   torch/utils/data's fetch, 81..90 in ForkingPickler.dumps under _worker_loop.
+ * The functions are named by the processes' perf maps (0x100 bytes each from LDR_CODE). */
+#define LDR_WORKER (PID + 58)
+#define LDR_CODE 0x7f0000100000ull
+#define LDR_MS 1000000ull
+
+static const char *const ldr_funcs[] = {
+	"py::<module>:/home/u/train.py", "py::train_step:/home/u/train.py", "_PyEval_EvalFrameDefault",
+	"py::_MultiProcessingDataLoaderIter._next_data:/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py",
+	"__memcpy_avx_unaligned", "PyArray_Resize", "py::decode:/home/u/train.py",
+	"py::Images.__getitem__:/home/u/train.py",
+	"py::_MapDatasetFetcher.fetch:/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py",
+	"py::_worker_loop:/usr/lib/python3/dist-packages/torch/utils/data/_utils/worker.py",
+	"_pickle_dumps", "py::ForkingPickler.dumps:/usr/lib/python3.12/multiprocessing/reduction.py",
+};
+enum { F_MOD, F_STEP, F_EVAL, F_NEXT, F_MEMCPY, F_NP, F_DECODE, F_GET, F_FETCH, F_LOOP, F_PICKLE,
+       F_DUMPS };
+
+static uint64_t ldr_addr(int f)
+{
+	return LDR_CODE + (uint64_t)f * 0x100 + 0x10;
+}
+
+/* samples at from, from + 1 ms, ... < to */
+static void ldr_samples(struct gs_hostbuild *b, uint64_t from, uint64_t to, const int *fr, uint32_t n)
+{
+	uint64_t a[8];
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = ldr_addr(fr[i]) + (i ? 1 : 0); /* callers: return addresses */
+	for (uint64_t t = from; t < to; t += LDR_MS)
+		gs_sample_add(b, t, 1, a, n);
+}
+
+static int loader_trace(const char *path)
+{
+	static struct gen g;
+	struct gs_err err;
+	if (gs_writer_open(&g.w, path, &err) < 0) {
+		fprintf(stderr, "gen_trace: %s\n", err.msg);
+		return 1;
+	}
+	gs_intern_init(&g.strings);
+	sid(&g, "");
+	struct gs_strbuf m;
+	gs_strbuf_init(&m);
+	static const char cmd[] = "python3\0train.py";
+	gs_tlv_str(&m, GS_SK_VERSION, GS_VERSION, strlen(GS_VERSION));
+	gs_tlv_str(&m, GS_SK_COMMAND, cmd, sizeof(cmd));
+	gs_tlv_str(&m, GS_SK_HOST, "synthetic", 9);
+	gs_tlv_u64(&m, GS_SK_START_REAL, 1796233140000000000ull);
+	gs_tlv_u64(&m, GS_SK_START_MONO, T0);
+	gs_tlv_str(&m, GS_SK_TRACE, "cuda,nvtx,osrt", 14);
+	gs_tlv_str(&m, GS_SK_CLOCK, "tsc", 3);
+	gs_tlv_u64(&m, GS_SK_SAMPLE_PERIOD, LDR_MS);
+	gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, 1000);
+	gs_writer_chunk(&g.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
+
+	/* the steps, as NVTX ranges of the main thread */
+	struct ev_out *o = &g.th[0];
+	o->tid = TID_MAIN;
+	gs_evbuild_init(&o->b);
+	char name[32];
+	for (int s = 0; s < 3; s++) {
+		snprintf(name, sizeof(name), "ProfilerStep#%d", s + 1);
+		uint64_t t = T0 + (uint64_t)s * 100 * LDR_MS;
+		const struct gs_event e = {.kind = GS_EV_RANGE, .start = t, .dur = 100 * LDR_MS,
+					   .name = sid(&g, name)};
+		gs_evbuild_add(&o->b, &e);
+	}
+	o->first = T0;
+	o->last = T0 + 300 * LDR_MS;
+	o->total = 3;
+	flush_strings(&g);
+	gs_evbuild_flush(&o->b, &g.w, PID, TID_MAIN);
+	thread_chunk(&g, o, "python3");
+	process(&g, 1, T0 + 300 * LDR_MS);
+
+	/* host data: the main thread's poll calls and samples, the worker's samples */
+	struct gs_hostbuild os, ms, ws;
+	gs_hostbuild_init(&os);
+	gs_hostbuild_init(&ms);
+	gs_hostbuild_init(&ws);
+	static const int s_py[] = {F_EVAL, F_STEP, F_MOD}, s_dl[] = {F_EVAL, F_NEXT, F_MOD},
+			 s_nat[] = {F_MEMCPY}, s_get[] = {F_NP, F_DECODE, F_GET, F_FETCH, F_LOOP},
+			 s_put[] = {F_PICKLE, F_DUMPS, F_LOOP};
+	for (int s = 0; s < 3; s++) {
+		uint64_t t = T0 + (uint64_t)s * 100 * LDR_MS;
+		gs_osrt_add(&os, GS_OSRT_POLL, t + 40 * LDR_MS, 50 * LDR_MS);
+		ldr_samples(&ms, t + 31 * LDR_MS, t + 36 * LDR_MS, s_py, 3);
+		ldr_samples(&ms, t + 36 * LDR_MS, t + 41 * LDR_MS, s_dl, 3);
+		ldr_samples(&ms, t + 91 * LDR_MS, t + 94 * LDR_MS, s_nat, 1);
+		ldr_samples(&ms, t + 98 * LDR_MS, t + 99 * LDR_MS, s_py, 3);
+		ldr_samples(&ws, t + 41 * LDR_MS, t + 81 * LDR_MS, s_get, 5);
+		ldr_samples(&ws, t + 81 * LDR_MS, t + 91 * LDR_MS, s_put, 3);
+	}
+	gs_hostbuild_flush(&os, &g.w, GS_CHUNK_OSRT, PID, TID_MAIN);
+	gs_hostbuild_flush(&ms, &g.w, GS_CHUNK_SAMPLES, PID, TID_MAIN);
+	gs_hostbuild_flush(&ws, &g.w, GS_CHUNK_SAMPLES, LDR_WORKER, LDR_WORKER);
+	gs_hostbuild_release(&os);
+	gs_hostbuild_release(&ms);
+	gs_hostbuild_release(&ws);
+	for (int pid = 0; pid < 2; pid++) { /* both processes' perf maps name every function */
+		gs_strbuf_reset(&m);
+		gs_put_varint(&m, pid ? LDR_WORKER : PID);
+		for (size_t f = 0; f < GS_ARRAY_SIZE(ldr_funcs); f++)
+			gs_strbuf_addf(&m, "%llx 100 %s\n", (unsigned long long)(LDR_CODE + f * 0x100),
+				       ldr_funcs[f]);
+		gs_writer_chunk(&g.w, GS_CHUNK_PERFMAP, m.buf, m.len, 1);
+	}
+
+	/* the CUPTI ring: a kernel name, the device, then a launch and its kernel per step */
+	struct gs_strbuf names;
+	gs_strbuf_init(&names);
+	gs_put_varint(&names, NAME_PTR0);
+	gs_put_varint(&names, sid(&g, "vectorized_elementwise_kernel"));
+	gs_put_varint(&names, DEVICE_NAME_PTR);
+	gs_put_varint(&names, sid(&g, "NVIDIA H200"));
+	flush_strings(&g);
+	const uint64_t head[] = {PID, 2};
+	gs_writer_chunk_head(&g.w, GS_CHUNK_CUPTI_NAMES, head, 2, names.buf, names.len, 1);
+	gs_transcoder_init(&g.cuda);
+	struct gs_strbuf payload;
+	gs_strbuf_init(&payload);
+	gs_put_varint(&payload, head[0]);
+	gs_put_varint(&payload, head[1]);
+	gs_strbuf_add(&payload, names.buf, names.len);
+	gs_transcoder_names(&g.cuda, (const uint8_t *)payload.buf, payload.len);
+	gs_strbuf_release(&payload);
+	gs_strbuf_release(&names);
+	g.buf = gs_xmalloc(CUPTI_BUF);
+	CUpti_ActivityDevice5 d;
+	memset(&d, 0, sizeof(d));
+	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	d.computeCapabilityMajor = 9;
+	d.numMultiprocessors = 132;
+	d.name = (const char *)(uintptr_t)DEVICE_NAME_PTR;
+	cupti_put(&g, &d, sizeof(d));
+	for (int s = 0; s < 3; s++) {
+		uint64_t t = T0 + (uint64_t)s * 100 * LDR_MS;
+		CUpti_ActivityAPI api;
+		memset(&api, 0, sizeof(api));
+		api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+		api.start = t;
+		api.end = t + 10000;
+		api.processId = PID;
+		api.threadId = TID_MAIN;
+		api.correlationId = 100 + (uint32_t)s;
+		cupti_put(&g, &api, sizeof(api));
+		CUpti_ActivityKernel10 k;
+		memset(&k, 0, sizeof(k));
+		k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		k.start = t;
+		k.end = t + 30 * LDR_MS;
+		k.completed = k.end;
+		k.contextId = 1;
+		k.streamId = 7;
+		k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+		k.correlationId = 100 + (uint32_t)s;
+		k.gridId = s + 1;
+		k.name = (const char *)(uintptr_t)NAME_PTR0;
+		k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+		cupti_put(&g, &k, sizeof(k));
+	}
+	cupti_flush(&g);
+	process(&g, 0, 0);
+
+	gs_strbuf_reset(&m);
+	gs_tlv_u64(&m, GS_EK_END_REAL, 1796233140000000000ull + 300 * LDR_MS);
+	gs_tlv_u64(&m, GS_EK_END_MONO, T0 + 300 * LDR_MS);
+	gs_tlv_u64(&m, GS_EK_EVENTS, 3);
+	gs_tlv_u64(&m, GS_EK_EXIT, 0);
+	gs_writer_chunk(&g.w, GS_CHUNK_END, m.buf, m.len, 0);
+	gs_strbuf_release(&m);
+	int rc = gs_writer_close(&g.w, path, &err);
+	gs_evbuild_release(&o->b);
+	gs_intern_release(&g.strings);
+	gs_transcoder_release(&g.cuda);
+	free(g.buf);
+	if (rc < 0) {
+		fprintf(stderr, "gen_trace: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "-l"))
+		return loader_trace(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "-r"))
 		return read_only(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "-t")) {

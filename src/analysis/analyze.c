@@ -7,6 +7,10 @@
  * any other range but a step itself (host_compute), none (other). With P_k the union of the
  * intervals of classes 0..k of the step's process, part k = |P_k ∩ step| - |P_(k-1) ∩ step|
  * and other = duration - |P_5 ∩ step|: the parts add up to the duration exactly in integer ns.
+ * With host data (CPU samples, OS-runtime calls), the idle time is also split by what the
+ * process's main thread did (idle_attribution, below the rules), and its DataLoader time is
+ * added to P_4 and P_5 before the parts are measured: input_pipeline is exactly that split's
+ * DataLoader classes.
  * Each P_k is built as a sorted list of disjoint intervals with prefix sums of their lengths,
  * so |P_k ∩ [a, b)| is two binary searches: O(n log n) for n records, fine for a command
  * that runs once per trace (the overview needs the single sweep of step_sum.c; this does not).
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/gst.h"
 #include "../util/alloc.h"
 #include "../util/intern.h"
 #include "../util/select.h"
@@ -233,6 +238,11 @@ struct scope {
 	GS_VEC(size_t) steps; /* indices into a->steps, by start */
 };
 
+struct dl_ex {
+	int32_t pid, tid;
+	uint64_t s, e;
+};
+
 struct ctx {
 	const struct gs_model *m;
 	const struct gs_filter *f;
@@ -242,6 +252,9 @@ struct ctx {
 	uint8_t *is_step;   /* by range index */
 	uint64_t *sync_corr; /* (pid, correlation) of sync records, sorted */
 	size_t nsync;
+	/* the DataLoader time found by the idle attribution, merged per scope: input-bound's
+	 * examples */
+	GS_VEC(struct dl_ex) dlx;
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -871,6 +884,7 @@ static void rule_input(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
+	const struct gs_an_idle *id = &a->idle;
 	if (share(a, GS_AN_INPUT) < 5.0) /* TensorBoard's DataLoader threshold */
 		return;
 	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n);
@@ -884,12 +898,44 @@ static void rule_input(struct ctx *x)
 		tops_add(&t, gs_model_str(m, r->name), r->end - r->start);
 		ex_offer(x, f, r->start, r->end, r->pid, r->tid, -1, -1);
 	}
+	/* DataLoader time found by the samples: the workers' top functions name it */
+	uint64_t by_samples = id->ns[GS_IDLE_LOADER_WAIT] + id->ns[GS_IDLE_LOADER];
+	double wshare = id->nothers && id->others_samples ?
+				(double)id->others[0].count / (double)id->others_samples : 0.0;
+	char tail[400] = "";
+	if (id->nothers)
+		snprintf(tail, sizeof(tail), "; the other threads and processes (DataLoader workers) spent "
+			 "%.0f%% of their samples in %.140s", 100.0 * wshare, id->others[0].name);
 	snprintf(f->title, sizeof(f->title),
-		 "Input-bound: the GPU idles %.1f%% of the step while the host loads data",
-		 share(a, GS_AN_INPUT));
+		 "Input-bound: the GPU idles %.1f%% of the step while the host loads data%.235s",
+		 share(a, GS_AN_INPUT), tail);
 	num(f, "input_pipeline_share", a->breakdown[GS_AN_INPUT], 0);
 	num(f, "input_pipeline_ms_per_step", ms(a->part[GS_AN_INPUT]) / (double)a->steps.n, 0);
-	tops_done(&t, f, "data-loading ranges");
+	if (id->host_data) {
+		num(f, "loader_range_ms_per_step", ms(id->ns[GS_IDLE_LOADER_RANGE]) / (double)a->steps.n, 0);
+		num(f, "loader_wait_ms_per_step", ms(id->ns[GS_IDLE_LOADER_WAIT]) / (double)a->steps.n, 0);
+		num(f, "loader_code_ms_per_step", ms(id->ns[GS_IDLE_LOADER]) / (double)a->steps.n, 0);
+		num(f, "worker_samples", (double)id->others_samples, 1);
+		num(f, "worker_top_share", wshare, 0);
+	}
+	if (by_samples > id->ns[GS_IDLE_LOADER_RANGE]) { /* the samples' DataLoader time */
+		f->nex = 0;
+		for (size_t i = 0; i < x->dlx.n; i++)
+			ex_offer(x, f, x->dlx.v[i].s, x->dlx.v[i].e, x->dlx.v[i].pid, x->dlx.v[i].tid, -1, -1);
+	}
+	if (id->nothers && (by_samples > id->ns[GS_IDLE_LOADER_RANGE] || !t.v.n)) {
+		struct gs_finding tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tops_drop(&t, &tmp);
+		f->top_what = "worker functions (samples while the main thread waited for data)";
+		for (size_t i = 0; i < id->nothers; i++) {
+			f->top[i] = id->others[i];
+			f->top[i].name = gs_xstrdup(id->others[i].name);
+		}
+		f->ntop = id->nothers;
+	} else {
+		tops_done(&t, f, "data-loading ranges");
+	}
 	f->cuda = "Load and decode the next batch on other threads while the GPU computes; copy it "
 		  "with cudaMemcpyAsync from pinned memory on a side stream.";
 	f->pytorch = "DataLoader(num_workers=N, persistent_workers=True, pin_memory=True, "
@@ -1365,6 +1411,522 @@ static void rule_dominant(struct ctx *x)
 		     "(F.scaled_dot_product_attention); profile the top kernels with ncu.";
 }
 
+/* ---- GPU idle by host activity ---- */
+
+static const char *const idle_names[GS_IDLE__N] = {
+	"loader_range", "loader_wait", "loader_code", "blocked", "off_cpu", "python", "native",
+	"unknown",
+};
+
+const char *gs_an_idle_name(int cls)
+{
+	return cls >= 0 && cls < GS_IDLE__N ? idle_names[cls] : "unknown";
+}
+
+int gs_an_idle_is_input(int cls)
+{
+	return cls == GS_IDLE_LOADER_RANGE || cls == GS_IDLE_LOADER_WAIT || cls == GS_IDLE_LOADER;
+}
+
+/* 1 when t lies in an interval of u */
+static int ulist_covers(const struct ulist *u, uint64_t t)
+{
+	uint64_t n = ulist_next(u, t);
+	return n == t;
+}
+
+enum { FR_PY = 1, FR_DL = 2 };
+
+/* A frame named through CPython's perf map: "py::QUALNAME:FILENAME". */
+static int py_frame(const char *n)
+{
+	return !strncmp(n, "py::", 4);
+}
+
+/* DataLoader code: a Python function of PyTorch's torch/utils/data package (dataloader.py's
+ * iterators, the worker loop, fetch and collate), of torchdata, or whose qualified name says
+ * DataLoader (_MultiProcessingDataLoaderIter.__next__). */
+static int loader_frame(const char *n)
+{
+	if (!py_frame(n))
+		return 0;
+	const char *file = strchr(n + 4, ':');
+	if (file && (strstr(file, "/torch/utils/data/") || strstr(file, "\\torch\\utils\\data\\") ||
+		     strstr(file, "/torchdata/")))
+		return 1;
+	size_t ql = file ? (size_t)(file - (n + 4)) : strlen(n + 4);
+	char q[256];
+	snprintf(q, sizeof(q), "%.*s", (int)GS_MIN(ql, sizeof(q) - 1), n + 4);
+	return strcasestr(q, "dataloader") != NULL;
+}
+
+/* "QUALNAME (FILE)" of a Python frame, the file without its directory; other names as they are */
+static void frame_label(const char *n, char *buf, size_t cap)
+{
+	if (!py_frame(n)) {
+		snprintf(buf, cap, "%s", n);
+		return;
+	}
+	const char *q = n + 4, *file = strchr(q, ':');
+	if (!file) {
+		snprintf(buf, cap, "%s", q);
+		return;
+	}
+	const char *base = strrchr(file + 1, '/');
+	base = base ? base + 1 : file + 1;
+	snprintf(buf, cap, "%.*s (%s)", (int)(file - q), q, base);
+}
+
+/* What one idle pass needs: the frames' flags and the main thread's samples and calls. */
+struct hostx {
+	uint8_t *fl;   /* by frame index: FR_PY, FR_DL */
+	uint8_t *sfl;  /* by sample index: the flags of its frames */
+	uint64_t period, maxw; /* maxw: the largest sample weight */
+	int32_t mpid, mtid;
+	GS_VEC(size_t) ms; /* the main thread's samples (indices into m->samples, by time) */
+	GS_VEC(size_t) mo; /* its OS-runtime calls (indices into m->osrt, by start) */
+	struct ulist wdl;  /* when another thread or process ran DataLoader code */
+};
+
+static uint8_t sample_flags(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s)
+{
+	return h->sfl[s - x->m->samples.v];
+}
+
+static const char *frame_name(const struct ctx *x, const struct gs_cpu_sample *s, uint32_t i)
+{
+	const struct gs_model *m = x->m;
+	return gs_model_str(m, m->frames.v[m->sample_frames.v[s->stack + i]].func);
+}
+
+/* The name of what a sample shows running: its innermost Python function, else its leaf. */
+static void sample_label(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s,
+			 char *buf, size_t cap)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (h->fl[x->m->sample_frames.v[s->stack + i]] & FR_PY) {
+			frame_label(frame_name(x, s, i), buf, cap);
+			return;
+		}
+	frame_label(s->nframes ? frame_name(x, s, 0) : "[unknown]", buf, cap);
+}
+
+/* The name of a DataLoader worker's sample: "ENTRY > LEAF", where ENTRY is the Python function
+ * that the innermost DataLoader frame called (the dataset's __getitem__, a collate_fn) and
+ * LEAF the innermost Python function under it; without such an entry, sample_label. */
+static void worker_label(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s,
+			 char *buf, size_t cap)
+{
+	const uint32_t *fr = &x->m->sample_frames.v[s->stack];
+	uint32_t d = 0, leaf = UINT32_MAX, entry = UINT32_MAX;
+	while (d < s->nframes && !(h->fl[fr[d]] & FR_DL)) /* frames are leaf first */
+		d++;
+	for (uint32_t i = 0; i < d && d < s->nframes; i++)
+		if (h->fl[fr[i]] & FR_PY) {
+			if (leaf == UINT32_MAX)
+				leaf = i;
+			entry = i;
+		}
+	if (entry == UINT32_MAX) {
+		sample_label(x, h, s, buf, cap);
+		return;
+	}
+	char a[200], b[200];
+	frame_label(frame_name(x, s, entry), a, sizeof(a));
+	if (leaf == entry) {
+		snprintf(buf, cap, "%s", a);
+		return;
+	}
+	frame_label(frame_name(x, s, leaf), b, sizeof(b));
+	snprintf(buf, cap, "%s > %s", a, b);
+}
+
+/* The span of CPU time a sample stands for: [ts - weight x period, ts) (the timer fires after
+ * each period of the thread's CPU time, so the sample ends the stretch it measured). */
+static uint64_t sample_from(const struct hostx *h, const struct gs_cpu_sample *s)
+{
+	uint64_t d = (uint64_t)s->weight * h->period;
+	return s->ts > d ? s->ts - d : 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The main thread of scope pid (0: every process): the thread with the most CUDA API calls,
+ * else the one with the most CPU samples, else the most OS-runtime calls; 0 when none. */
+static int main_thread(const struct ctx *x, int32_t pid, int32_t *mp, int32_t *mt)
+{
+	const struct gs_model *m = x->m;
+	GS_VEC(uint64_t) k = {0};
+	for (size_t i = 0; i < m->apis.n; i++)
+		if (!pid || m->apis.v[i].pid == pid) {
+			uint64_t key = (uint64_t)(uint32_t)m->apis.v[i].pid << 32 | (uint32_t)m->apis.v[i].tid;
+			GS_VEC_PUSH(&k, key);
+		}
+	if (!k.n)
+		for (size_t i = 0; i < m->samples.n; i++)
+			if (!pid || m->samples.v[i].pid == pid) {
+				uint64_t key = (uint64_t)(uint32_t)m->samples.v[i].pid << 32 |
+					       (uint32_t)m->samples.v[i].tid;
+				GS_VEC_PUSH(&k, key);
+			}
+	if (!k.n)
+		for (size_t i = 0; i < m->osrt.n; i++)
+			if (!pid || m->osrt.v[i].pid == pid) {
+				uint64_t key = (uint64_t)(uint32_t)m->osrt.v[i].pid << 32 |
+					       (uint32_t)m->osrt.v[i].tid;
+				GS_VEC_PUSH(&k, key);
+			}
+	if (!k.n)
+		return 0;
+	qsort(k.v, k.n, sizeof(*k.v), cmp_key);
+	uint64_t best = k.v[0];
+	size_t bn = 0;
+	for (size_t i = 0; i < k.n;) {
+		size_t j = i;
+		while (j < k.n && k.v[j] == k.v[i])
+			j++;
+		if (j - i > bn)
+			bn = j - i, best = k.v[i];
+		i = j;
+	}
+	free(k.v);
+	*mp = (int32_t)(uint32_t)(best >> 32);
+	*mt = (int32_t)(uint32_t)best;
+	return 1;
+}
+
+/* The first main-thread sample (index into h->ms) with ts > t; h->ms.n when none. */
+static size_t ms_after(const struct ctx *x, const struct hostx *h, uint64_t t)
+{
+	size_t lo = 0, hi = h->ms.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->m->samples.v[h->ms.v[mid]].ts <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The main thread's call covering t (index into m->osrt), or -1. */
+static long mo_at(const struct ctx *x, const struct hostx *h, uint64_t t)
+{
+	size_t lo = 0, hi = h->mo.n; /* the first call starting after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->m->osrt.v[h->mo.v[mid]].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && x->m->osrt.v[h->mo.v[lo - 1]].end > t)
+		return (long)h->mo.v[lo - 1];
+	return -1;
+}
+
+/* DataLoader frames on the main thread's stack around a wait [s, e): its last sample at or
+ * before s or its first at or after e shows them. */
+static int wait_in_loader(const struct ctx *x, const struct hostx *h, uint64_t s, uint64_t e)
+{
+	const struct gs_model *m = x->m;
+	size_t j = ms_after(x, h, s); /* samples <= s are before j */
+	if (j && (sample_flags(x, h, &m->samples.v[h->ms.v[j - 1]]) & FR_DL))
+		return 1;
+	j = e ? ms_after(x, h, e - 1) : 0; /* the first with ts >= e */
+	return j < h->ms.n && (sample_flags(x, h, &m->samples.v[h->ms.v[j]]) & FR_DL);
+}
+
+static void idle_top(struct tops t[GS_IDLE__N], int cls, const char *name, uint64_t ns)
+{
+	uint32_t id = gs_intern(&t[cls].names, name, strlen(name));
+	if (id == t[cls].v.n) {
+		struct gs_an_top z = {0};
+		GS_VEC_PUSH(&t[cls].v, z);
+	}
+	t[cls].v.v[id].ns += ns;
+	t[cls].v.v[id].count++;
+}
+
+typedef GS_VEC(uint64_t) u64_vec;
+
+static void push_bounds(u64_vec *b, uint64_t v, uint64_t s, uint64_t e)
+{
+	if (v > s && v < e)
+		GS_VEC_PUSH(b, v);
+}
+
+/* The ulist's bounds inside (s, e) */
+static void ulist_bounds(u64_vec *b, const struct ulist *u, uint64_t s, uint64_t e)
+{
+	size_t lo = 0, hi = u->n; /* the first interval ending after s */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->e[mid] <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < u->n && u->s[i] < e; i++) {
+		push_bounds(b, u->s[i], s, e);
+		push_bounds(b, u->e[i], s, e);
+	}
+}
+
+/* Split the idle time of scope sc's steps by host activity into x->a->idle (names into t,
+ * workers' samples into w), and push the DataLoader time onto dl. Each step is cut at every
+ * bound of the intervals that decide the class, and each piece is classed at its start. */
+static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct tops t[GS_IDLE__N],
+		       struct tops *w, ivl_vec *dl)
+{
+	const struct gs_model *m = x->m;
+	struct gs_an_idle *id = &x->a->idle;
+	u64_vec b = {0};
+	char name[440];
+	for (size_t k = 0; k < sc->steps.n; k++) {
+		const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[k]];
+		uint64_t s = st->start, e = st->end;
+		if (e <= s)
+			continue;
+		b.n = 0;
+		GS_VEC_PUSH(&b, s);
+		GS_VEC_PUSH(&b, e);
+		ulist_bounds(&b, &sc->lv[GS_AN_HOST_LAUNCH], s, e);
+		ulist_bounds(&b, &sc->lv[GS_AN_INPUT], s, e);
+		ulist_bounds(&b, &h->wdl, s, e);
+		for (size_t j = ms_after(x, h, s); j < h->ms.n; j++) { /* samples ending after s */
+			const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];
+			if (cs->ts >= e + h->maxw * h->period)
+				break;
+			push_bounds(&b, sample_from(h, cs), s, e);
+			push_bounds(&b, cs->ts, s, e);
+		}
+		long c0 = mo_at(x, h, s);
+		if (c0 >= 0)
+			push_bounds(&b, m->osrt.v[c0].end, s, e);
+		size_t lo = 0, hi = h->mo.n; /* the calls starting in [s, e) */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->osrt.v[h->mo.v[mid]].start < s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j < h->mo.n && m->osrt.v[h->mo.v[j]].start < e; j++) {
+			push_bounds(&b, m->osrt.v[h->mo.v[j]].start, s, e);
+			push_bounds(&b, m->osrt.v[h->mo.v[j]].end, s, e);
+		}
+		qsort(b.v, b.n, sizeof(*b.v), cmp_key);
+		for (size_t i = 0; i + 1 < b.n; i++) {
+			uint64_t a0 = b.v[i], a1 = b.v[i + 1];
+			if (a1 <= a0 || ulist_covers(&sc->lv[GS_AN_HOST_LAUNCH], a0))
+				continue;
+			int cls;
+			long c;
+			size_t j;
+			if (ulist_covers(&sc->lv[GS_AN_INPUT], a0)) {
+				cls = GS_IDLE_LOADER_RANGE;
+				snprintf(name, sizeof(name), "data-loading range");
+			} else if ((c = mo_at(x, h, a0)) >= 0) {
+				const struct gs_osrt *o = &m->osrt.v[c];
+				cls = wait_in_loader(x, h, o->start, o->end) || ulist_covers(&h->wdl, a0)
+					      ? GS_IDLE_LOADER_WAIT : GS_IDLE_BLOCKED;
+				snprintf(name, sizeof(name), "%s",
+					 o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "[unknown call]");
+			} else if ((j = ms_after(x, h, a0)) < h->ms.n &&
+				   sample_from(h, &m->samples.v[h->ms.v[j]]) <= a0) {
+				const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];
+				uint8_t f = sample_flags(x, h, cs);
+				cls = f & FR_DL ? GS_IDLE_LOADER : f & FR_PY ? GS_IDLE_PYTHON : GS_IDLE_NATIVE;
+				sample_label(x, h, cs, name, sizeof(name));
+			} else if (j < h->ms.n && j > 0) { /* between two samples: off CPU */
+				uint64_t ws = m->samples.v[h->ms.v[j - 1]].ts;
+				uint64_t we = sample_from(h, &m->samples.v[h->ms.v[j]]);
+				cls = wait_in_loader(x, h, ws, we) || ulist_covers(&h->wdl, a0)
+					      ? GS_IDLE_LOADER_WAIT : GS_IDLE_OFF_CPU;
+				snprintf(name, sizeof(name), "off CPU");
+			} else {
+				cls = GS_IDLE_UNKNOWN;
+				name[0] = '\0';
+			}
+			id->ns[cls] += a1 - a0;
+			id->idle_ns += a1 - a0;
+			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
+				idle_top(t, cls, name, a1 - a0);
+			if (!gs_an_idle_is_input(cls))
+				continue;
+			push(dl, a0, a1);
+			/* the other threads' samples taken in this piece */
+			size_t lo = 0, hi = m->samples.n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (m->samples.v[mid].ts < a0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t q = lo; q < m->samples.n && m->samples.v[q].ts < a1; q++) {
+				const struct gs_cpu_sample *cs = &m->samples.v[q];
+				if (cs->pid == h->mpid && cs->tid == h->mtid)
+					continue;
+				worker_label(x, h, cs, name, sizeof(name));
+				uint32_t wi = gs_intern(&w->names, name, strlen(name));
+				if (wi == w->v.n) {
+					struct gs_an_top z = {0};
+					GS_VEC_PUSH(&w->v, z);
+				}
+				w->v.v[wi].ns += (uint64_t)cs->weight * h->period;
+				w->v.v[wi].count += cs->weight;
+				id->others_samples += cs->weight;
+			}
+		}
+	}
+	free(b.v);
+}
+
+/* The data-loading ranges' names, by the idle time they hold in the steps */
+static void idle_range_names(struct ctx *x, struct tops *t)
+{
+	const struct gs_model *m = x->m;
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *r = &m->ranges.v[i];
+		long st;
+		if ((r->flags & GS_RANGE_OPEN) || x->is_step[i] ||
+		    !input_range(gs_model_str(m, r->name), x->o) || (st = step_of(x, r->pid, r->start)) < 0)
+			continue;
+		const struct gs_an_step *s = &x->a->steps.v[st];
+		const struct scope *sc = scope_of_step(x, s);
+		uint64_t a0 = GS_MAX(r->start, s->start), a1 = GS_MIN(r->end, s->end);
+		uint64_t idle = a1 > a0 ? (a1 - a0) - ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], a0, a1) : 0;
+		if (idle)
+			idle_top(t, GS_IDLE_LOADER_RANGE, gs_model_str(m, r->name), idle);
+	}
+}
+
+/* The top name of each class and of the workers into a->idle; t and w released. */
+static void idle_tops(struct gs_an_idle *id, struct tops t[GS_IDLE__N], struct tops *w)
+{
+	for (int c = 0; c < GS_IDLE__N; c++) {
+		struct gs_finding tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tops_done(&t[c], &tmp, NULL);
+		if (tmp.ntop) {
+			id->top[c] = tmp.top[0].name;
+			id->top_ns[c] = tmp.top[0].ns;
+		}
+		for (size_t i = 1; i < tmp.ntop; i++)
+			free(tmp.top[i].name);
+	}
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tops_done(w, &tmp, NULL);
+	for (size_t i = 0; i < tmp.ntop; i++)
+		id->others[i] = tmp.top[i];
+	id->nothers = tmp.ntop;
+}
+
+/* Add dl to P_4 and P_5 of sc: DataLoader time is input_pipeline. */
+static void levels_add(struct scope *sc, const ivl_vec *dl)
+{
+	for (int c = GS_AN_INPUT; c < NLEVELS; c++) {
+		ivl_vec v = {0};
+		const struct ulist *u = &sc->lv[c];
+		for (size_t i = 0; i < u->n; i++)
+			push(&v, u->s[i], u->e[i]);
+		for (size_t i = 0; i < dl->n; i++)
+			push(&v, dl->v[i].s, dl->v[i].e);
+		ulist_free(&sc->lv[c]);
+		ulist_build(&sc->lv[c], &v);
+		free(v.v);
+	}
+}
+
+/* GPU idle by host activity, for every scope; DataLoader time moved into input_pipeline. */
+static void idle_attribution(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_an_idle *id = &x->a->idle;
+	id->main_pid = id->main_tid = -1;
+	id->host_data = m->samples.n || m->osrt.n;
+	struct hostx h;
+	memset(&h, 0, sizeof(h));
+	h.period = m->sample_period ? m->sample_period : 1000000; /* the default, 1 kHz */
+	id->sample_period = h.period;
+	h.fl = gs_xcalloc(m->frames.n + 1, 1);
+	for (size_t i = 0; i < m->frames.n; i++) {
+		const char *n = gs_model_str(m, m->frames.v[i].func);
+		h.fl[i] = (uint8_t)((py_frame(n) ? FR_PY : 0) | (loader_frame(n) ? FR_DL : 0));
+	}
+	h.sfl = gs_xcalloc(m->samples.n + 1, 1);
+	for (size_t i = 0; i < m->samples.n; i++) {
+		const struct gs_cpu_sample *s = &m->samples.v[i];
+		for (uint32_t k = 0; k < s->nframes; k++)
+			h.sfl[i] |= h.fl[m->sample_frames.v[s->stack + k]];
+	}
+	struct tops t[GS_IDLE__N], w;
+	for (int c = 0; c < GS_IDLE__N; c++)
+		tops_init(&t[c]);
+	tops_init(&w);
+	idle_range_names(x, t);
+	for (size_t k = 0; k < x->sc.n && !id->host_data; k++) { /* no host data: no sweep */
+		const struct scope *sc = &x->sc.v[k];
+		for (size_t i = 0; i < sc->steps.n; i++) {
+			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[i]];
+			uint64_t busy = ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], st->start, st->end);
+			uint64_t in = ulist_measure(&sc->lv[GS_AN_INPUT], st->start, st->end) - busy;
+			uint64_t idle = (st->end - st->start) - busy;
+			id->ns[GS_IDLE_LOADER_RANGE] += in;
+			id->ns[GS_IDLE_UNKNOWN] += idle - in;
+			id->idle_ns += idle;
+		}
+	}
+	for (size_t k = 0; k < x->sc.n && id->host_data; k++) {
+		struct scope *sc = &x->sc.v[k];
+		h.mpid = h.mtid = -1;
+		h.ms.n = h.mo.n = 0;
+		int have = main_thread(x, sc->pid, &h.mpid, &h.mtid);
+		if (have && id->main_pid < 0)
+			id->main_pid = h.mpid, id->main_tid = h.mtid;
+		ivl_vec wv = {0};
+		for (size_t i = 0; i < m->samples.n; i++) {
+			const struct gs_cpu_sample *cs = &m->samples.v[i];
+			h.maxw = GS_MAX(h.maxw, (uint64_t)cs->weight);
+			if (have && cs->pid == h.mpid && cs->tid == h.mtid)
+				GS_VEC_PUSH(&h.ms, i);
+			else if (sample_flags(x, &h, cs) & FR_DL)
+				push(&wv, sample_from(&h, cs), cs->ts);
+		}
+		ulist_build(&h.wdl, &wv);
+		free(wv.v);
+		for (size_t i = 0; have && i < m->osrt.n; i++)
+			if (m->osrt.v[i].pid == h.mpid && m->osrt.v[i].tid == h.mtid)
+				GS_VEC_PUSH(&h.mo, i);
+		ivl_vec dl = {0};
+		idle_scope(x, &h, sc, t, &w, &dl);
+		if (dl.n) {
+			levels_add(sc, &dl);
+			struct ulist u;
+			ulist_build(&u, &dl);
+			for (size_t i = 0; i < u.n; i++) {
+				struct dl_ex e = {h.mpid, h.mtid, u.s[i], u.e[i]};
+				GS_VEC_PUSH(&x->dlx, e);
+			}
+			ulist_free(&u);
+		}
+		free(dl.v);
+		ulist_free(&h.wdl);
+	}
+	idle_tops(id, t, &w);
+	free(h.ms.v);
+	free(h.mo.v);
+	free(h.fl);
+	free(h.sfl);
+}
+
 static int cmp_finding(const void *p, const void *q)
 {
 	const struct gs_finding *x = p, *y = q;
@@ -1391,6 +1953,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	take_steps(&x);
 	for (size_t k = 0; k < x.sc.n; k++)
 		scope_build(&x, &x.sc.v[k]);
+	idle_attribution(&x);
 	verdict(&x);
 	if (a->steps.n) {
 		rule_launch(&x);
@@ -1417,6 +1980,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		free(x.sc.v[k].steps.v);
 	}
 	free(x.sc.v);
+	free(x.dlx.v);
 	free(x.is_step);
 	free(x.sync_corr);
 }
@@ -1428,5 +1992,9 @@ void gs_analysis_release(struct gs_analysis *a)
 			free(a->findings.v[i].top[j].name);
 	free(a->findings.v);
 	free(a->steps.v);
+	for (int c = 0; c < GS_IDLE__N; c++)
+		free(a->idle.top[c]);
+	for (size_t i = 0; i < a->idle.nothers; i++)
+		free(a->idle.others[i].name);
 	memset(a, 0, sizeof(*a));
 }

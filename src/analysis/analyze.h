@@ -4,6 +4,8 @@
  * defines every class, rule, threshold and saving formula; this header only the data.
  * Invariants of a gs_analysis: for every step, the parts sum to its duration (integer ns);
  * breakdown[] sums to 1 when total > 0; findings are sorted by saving, most first (ties by id);
+ * idle.ns[] sums to idle.idle_ns, the steps' input_pipeline + host_compute + other, and its
+ * DataLoader classes (gs_an_idle_is_input) sum to part[GS_AN_INPUT];
  * every string a finding points to is static or owned by the analysis. */
 #ifndef GS_ANALYSIS_ANALYZE_H
 #define GS_ANALYSIS_ANALYZE_H
@@ -74,6 +76,41 @@ struct gs_finding {
 	const char *cuda, *pytorch; /* recommendations */
 };
 
+/* GPU idle time by what the host did (docs/gpuscope-analyze.md, "GPU idle, by host activity"):
+ * each idle instant of a step (step_sum's Idle: the classes input_pipeline, host_compute and
+ * other) goes to the first that holds, for the process's main thread (the one with the most
+ * CUDA API calls). The first three are DataLoader time and count as input_pipeline. */
+enum gs_an_idle_class {
+	GS_IDLE_LOADER_RANGE, /* a data-loading range is open on a thread of the process */
+	GS_IDLE_LOADER_WAIT,  /* the main thread waits (in a call or off CPU) for the DataLoader */
+	GS_IDLE_LOADER,       /* the main thread runs DataLoader code (its samples) */
+	GS_IDLE_BLOCKED,      /* the main thread is in a recorded OS-runtime call */
+	GS_IDLE_OFF_CPU,      /* off CPU between two of its samples, no call recorded */
+	GS_IDLE_PYTHON,       /* it runs Python code (a sample with Python frames) */
+	GS_IDLE_NATIVE,       /* it runs native code */
+	GS_IDLE_UNKNOWN,      /* none of these: no samples of the main thread around */
+	GS_IDLE__N
+};
+
+struct gs_an_idle {
+	int host_data;              /* the trace has CPU samples or OS-runtime calls */
+	int32_t main_pid, main_tid; /* the first scope's main thread; -1 when none */
+	uint64_t sample_period;     /* ns a sample of weight 1 stands for */
+	uint64_t idle_ns;           /* the steps' idle time, summed: the sum of ns[] */
+	uint64_t ns[GS_IDLE__N];
+	char *top[GS_IDLE__N];      /* the name that took most of a class's time, or NULL */
+	uint64_t top_ns[GS_IDLE__N];
+	/* while the main thread was in DataLoader time (the first three classes): the samples of
+	 * the other threads and processes (DataLoader workers), by name */
+	uint64_t others_samples;    /* summed weights */
+	struct gs_an_top others[GS_AN_TOPS]; /* count: summed weights; ns: count x period */
+	size_t nothers;
+};
+
+const char *gs_an_idle_name(int cls);
+/* 1 for the classes that count as input_pipeline */
+int gs_an_idle_is_input(int cls);
+
 struct gs_an_opts {
 	const char *const *input_ranges; /* more range names that are data loading */
 	size_t ninput;
@@ -88,6 +125,7 @@ struct gs_analysis {
 	int primary;                  /* enum gs_an_class */
 	uint8_t steps_by;             /* enum gs_steps_by */
 	GS_VEC(struct gs_finding) findings;
+	struct gs_an_idle idle;       /* GPU idle by host activity */
 };
 
 /* Analyze m's steps (gs_model_steps done, or the whole run) under f. Never fails. */

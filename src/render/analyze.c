@@ -128,6 +128,35 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 	}
 }
 
+/* The idle time by host activity: only for traces with host data (CPU samples, OS calls). */
+static void text_idle(const struct gs_analysis *a, const struct gs_render_opts *o,
+		      struct gs_strbuf *sb)
+{
+	const struct gs_an_idle *id = &a->idle;
+	if (!id->host_data || !id->idle_ns || !a->steps.n)
+		return;
+	const char *b = o->color ? BOLD : "", *r = o->color ? RESET : "";
+	gs_strbuf_addf(sb, "\n%sGPU idle, by host activity%s (per step, mean", b, r);
+	if (id->main_tid >= 0)
+		gs_strbuf_addf(sb, "; main thread pid %d tid %d", (int)id->main_pid, (int)id->main_tid);
+	gs_strbuf_adds(sb, "):\n");
+	for (int c = 0; c < GS_IDLE__N; c++)
+		if (id->ns[c])
+			gs_strbuf_addf(sb, "  %-13s %10.3f ms %5.1f%%  %s\n", gs_an_idle_name(c),
+				       (double)id->ns[c] / 1e6 / (double)a->steps.n,
+				       100.0 * (double)id->ns[c] / (double)id->idle_ns,
+				       id->top[c] ? id->top[c] : "");
+	gs_strbuf_adds(sb, "  (loader_range, loader_wait and loader_code are input_pipeline)\n");
+	if (!id->nothers || !id->others_samples)
+		return;
+	gs_strbuf_addf(sb, "  while the main thread waited for data, the other threads and processes "
+			   "(%llu samples) ran:\n", (unsigned long long)id->others_samples);
+	for (size_t k = 0; k < id->nothers; k++)
+		gs_strbuf_addf(sb, "    %5.1f%%  %s\n",
+			       100.0 * (double)id->others[k].count / (double)id->others_samples,
+			       id->others[k].name);
+}
+
 static void text_num(struct gs_strbuf *sb, const struct gs_an_num *n)
 {
 	if (n->integer)
@@ -205,6 +234,7 @@ static void render_text(const struct gs_model *m, const struct gs_analysis *a,
 			const struct gs_render_opts *o, struct gs_strbuf *sb)
 {
 	text_verdict(m, a, o, sb);
+	text_idle(a, o, sb);
 	const char *b = o->color ? BOLD : "", *r = o->color ? RESET : "";
 	if (!a->findings.n) {
 		gs_strbuf_addf(sb, "\n%sFindings:%s none.\n", b, r);
@@ -232,6 +262,47 @@ static void jparts(struct gs_strbuf *sb, const uint64_t *part)
 		gs_strbuf_addf(sb, "%s\"%s\": %llu", c ? ", " : "", gs_an_class_name(c),
 			       (unsigned long long)part[c]);
 	gs_strbuf_addc(sb, '}');
+}
+
+static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
+{
+	const struct gs_an_idle *id = &a->idle;
+	double per = a->steps.n ? 1e6 * (double)a->steps.n : 1e6;
+	gs_strbuf_addf(sb, ",\n \"idle_attribution\": {\"host_data\": %s, \"main_pid\": ",
+		       id->host_data ? "true" : "false");
+	if (id->main_tid >= 0)
+		gs_strbuf_addf(sb, "%d, \"main_tid\": %d", (int)id->main_pid, (int)id->main_tid);
+	else
+		gs_strbuf_adds(sb, "null, \"main_tid\": null");
+	uint64_t in = 0;
+	for (int c = 0; c < GS_IDLE__N; c++)
+		in += gs_an_idle_is_input(c) ? id->ns[c] : 0;
+	gs_strbuf_addf(sb, ", \"sample_period_ns\": %llu, \"idle_ns\": %llu, \"input_ns\": %llu,\n  \"classes\": {",
+		       (unsigned long long)id->sample_period, (unsigned long long)id->idle_ns,
+		       (unsigned long long)in);
+	for (int c = 0; c < GS_IDLE__N; c++) {
+		gs_strbuf_addf(sb, "%s\"%s\": {\"ns\": %llu, \"ms_per_step\": %.6f, \"share\": %.9g, "
+				   "\"input\": %s, \"top\": ",
+			       c ? ",\n   " : "", gs_an_idle_name(c), (unsigned long long)id->ns[c],
+			       (double)id->ns[c] / per,
+			       id->idle_ns ? (double)id->ns[c] / (double)id->idle_ns : 0.0,
+			       gs_an_idle_is_input(c) ? "true" : "false");
+		if (id->top[c])
+			jstr(sb, id->top[c]);
+		else
+			gs_strbuf_adds(sb, "null");
+		gs_strbuf_adds(sb, "}");
+	}
+	gs_strbuf_addf(sb, "},\n  \"others_while_loading\": {\"samples\": %llu, \"top\": [",
+		       (unsigned long long)id->others_samples);
+	for (size_t k = 0; k < id->nothers; k++) {
+		gs_strbuf_adds(sb, k ? ", {\"name\": " : "{\"name\": ");
+		jstr(sb, id->others[k].name);
+		gs_strbuf_addf(sb, ", \"samples\": %llu, \"share\": %.9g}",
+			       (unsigned long long)id->others[k].count,
+			       id->others_samples ? (double)id->others[k].count / (double)id->others_samples : 0.0);
+	}
+	gs_strbuf_adds(sb, "]}}");
 }
 
 static void json_finding(const struct gs_finding *f, struct gs_strbuf *sb)
@@ -314,7 +385,9 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		gs_strbuf_adds(sb, i ? ",\n" : "\n");
 		json_finding(&a->findings.v[i], sb);
 	}
-	gs_strbuf_adds(sb, "]}\n");
+	gs_strbuf_adds(sb, "]");
+	json_idle(a, sb); /* after the findings: the page's step cut looks for "steps" then "findings" */
+	gs_strbuf_adds(sb, "}\n");
 }
 
 void gs_render_analysis(const struct gs_model *m, const struct gs_analysis *a, enum gs_format f,

@@ -96,6 +96,61 @@ else
 	bad "analyze demo: profile the demo program"
 fi
 
+# GPU idle by host activity: gen_trace -l writes, through the format's writers, three 100 ms
+# steps in which a kernel runs 30 ms, the main thread runs train_step (31..35 ms), DataLoader's
+# _next_data (36..40), blocks in poll (40..90), runs memcpy (91..93) and train_step (98), and a
+# worker process runs Images.__getitem__ > decode (41..80) and ForkingPickler.dumps (81..90);
+# a sample at t stands for [t - 1 ms, t). By hand, per step: loader_wait 50 ms (poll, DataLoader
+# frames before it), loader_code 5, python 5 + 1, native 3, off CPU 93..97; 98..100 is off CPU
+# in the first two steps (the next step's first sample follows) and unknown in the third (no
+# sample after it): off_cpu 6 + 6 + 4, unknown 2 in all. input_pipeline = 55 ms per step; the
+# worker's samples in the DataLoader time (35..90 ms) are 40 in __getitem__ > decode and 9 in
+# dumps per step.
+"$ROOT/$BUILD_DIR/bench/gen_trace" -l "$T/ldr.gst"
+eq "analyze loader: gen_trace -l exit 0" 0 $?
+j=$($GS analyze --format json "$T/ldr.gst")
+ia() { printf '%s' "$j" | python3 -c "import json,sys; a=json.load(sys.stdin); i=a['idle_attribution']; print($1)"; }
+eq "analyze loader: verdict input_pipeline, 55 ms of 100 per step" "input_pipeline 3 55000000 30000000 15000000" \
+	"$(ia "a['verdict']['primary'], a['verdict']['steps'], a['steps'][1]['parts_ns']['input_pipeline'], a['steps'][1]['parts_ns']['gpu_compute'], a['steps'][1]['parts_ns']['other']" | tr -d "(),'")"
+eq "analyze loader: idle ns by host activity (hand-computed)" "0 150000000 15000000 0 16000000 18000000 9000000 2000000 210000000 165000000" \
+	"$(ia "*[i['classes'][c]['ns'] for c in ['loader_range', 'loader_wait', 'loader_code', 'blocked', 'off_cpu', 'python', 'native', 'unknown']], i['idle_ns'], i['input_ns']" | tr -d "(),'")"
+eq "analyze loader: the top names" "poll|_MultiProcessingDataLoaderIter._next_data (dataloader.py)|train_step (train.py)|__memcpy_avx_unaligned" \
+	"$(ia "'|'.join(i['classes'][c]['top'] for c in ['loader_wait', 'loader_code', 'python', 'native'])")"
+eq "analyze loader: main thread, others' samples" "4242 4242 147" "$(ia "i['main_pid'], i['main_tid'], i['others_while_loading']['samples']" | tr -d "(),'")"
+eq "analyze loader: the workers' top functions" "Images.__getitem__ (train.py) > decode (train.py):120:0.816 ForkingPickler.dumps (reduction.py):27:0.184" \
+	"$(ia "' '.join('%s:%d:%.3f' % (t['name'], t['samples'], t['share']) for t in i['others_while_loading']['top'])")"
+eq "analyze loader: input-bound first, names __getitem__ > decode, 82%" "input-bound 55.0 Images.__getitem__ (train.py) > decode (train.py) True" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; f=json.load(sys.stdin)['findings'][0]; print(f['id'], round(f['saving_ms_per_step'], 3), f['evidence']['top'][0]['name'], 'spent 82% of their samples in Images.__getitem__' in f['title'])")"
+out=$(python3 "$CHECK" "$GS" "$T/ldr.gst" 2>&1)
+eq "analyze loader: schema, sums and step_sum agree ($out)" 0 $?
+t=$(COLUMNS=100 LC_ALL=C $GS analyze "$T/ldr.gst")
+has "analyze loader: text table" "GPU idle, by host activity (per step, mean; main thread pid 4242 tid 4242):
+  loader_wait       50.000 ms  71.4%  poll" "$t"
+has "analyze loader: text, the workers" "     81.6%  Images.__getitem__ (train.py) > decode (train.py)" "$t"
+eq "stats -r idle_host_sum: the same classes, per step" "loader_wait:50000000:poll loader_code:5000000 off_cpu:5333333 python:6000000 native:3000000 unknown:666666:" \
+	"$($GS stats -r idle_host_sum --format csv "$T/ldr.gst" | python3 -c "import csv,sys; print(' '.join('%s:%s%s' % (r['Class'], r['Per Step (ns)'], ':' + r['Top'] if r['Class'] in ('loader_wait', 'unknown') else '') for r in csv.DictReader(sys.stdin)))")"
+# no host data: the table is left out, the JSON says so, the verdict is the ranges' alone
+hasnt "analyze hand: no idle table without host data" "GPU idle, by host activity" "$($GS analyze "$K/hand.json")"
+eq "analyze resnet50: idle_attribution without host data" "False 0 0" \
+	"$(analyze_field "$D/cuda_resnet50.gst" "a['idle_attribution']['host_data'], a['idle_attribution']['input_ns'], a['idle_attribution']['others_while_loading']['samples']" | tr -d "(),'")"
+# a real program recorded with OS runtime calls (tests/data/host_block.gst): its main thread
+# sleeps (nanosleep) and no GPU runs: blocked, named
+eq "analyze host_block: the idle time is blocked in nanosleep, no input" "nanosleep 0" \
+	"$(analyze_field "$D/host_block.gst" "a['idle_attribution']['classes']['blocked']['top'], a['verdict']['breakdown_ns']['input_pipeline']" | tr -d "(),'")"
+# damaged: cut inside its chunks, analyze reads what is whole and does not crash
+head -c $(($(stat -c %s "$T/ldr.gst") * 2 / 3)) "$T/ldr.gst" >"$T/ldr_cut.gst"
+$GS analyze --format json "$T/ldr_cut.gst" >"$T/cut.json" 2>"$T/cut.err"
+between "analyze loader cut short: exit 0 or 1, no crash" 0 1 $?
+for n in 1 2 3 4 5 6 7 8; do # a byte flipped anywhere: never a crash
+	cp "$T/ldr.gst" "$T/ldr_flip.gst"
+	off=$(($(stat -c %s "$T/ldr.gst") * n / 9))
+	printf '\377' | dd of="$T/ldr_flip.gst" bs=1 seek=$off conv=notrunc 2>/dev/null
+	$GS analyze "$T/ldr_flip.gst" >/dev/null 2>&1
+	rc=$?
+	[ $rc -le 1 ] || bad "analyze loader, byte $off flipped: exit $rc"
+done
+ok "analyze loader: flipped bytes never crash analyze"
+
 # options and bad input
 $GS analyze --format csv "$K/hand.json" >/dev/null 2>"$T/err"
 eq "analyze --format csv: usage error 2" 2 $?

@@ -3,7 +3,8 @@ against `gpuscope stats -r step_sum` on the same trace and options: every step's
 sum to its duration, the breakdown sums to 1 and is the summed parts over the summed durations,
 and where the definitions coincide the parts equal step_sum's columns (gpu_compute = Kernel,
 gpu_transfer = Memcpy + Memset, host_sync = Sync Wait, host_launch = Runtime API,
-input_pipeline + host_compute + other = Idle). Prints "match (N steps)" or what differs, and
+input_pipeline + host_compute + other = Idle), and the idle time by host activity sums to that
+idle time with its DataLoader classes equal to input_pipeline. Prints "match (N steps)" or what differs, and
 exits 1 then.
 usage: analyze_check.py GPUSCOPE TRACE [OPTIONS...]"""
 import csv
@@ -47,6 +48,22 @@ for f in a["findings"]:
         bad.append("finding %s: class %r severity %r" % (f["id"], f["class"], f["severity"]))
     if set(f["recommendation"]) != {"cuda", "pytorch"} or len(f["evidence"]["examples"]) > 3:
         bad.append("finding %s: recommendation or examples" % f["id"])
+# the idle time by host activity: its classes sum to the steps' idle time (input_pipeline +
+# host_compute + other), and its DataLoader classes are input_pipeline
+IDLE = ["loader_range", "loader_wait", "loader_code", "blocked", "off_cpu", "python", "native",
+        "unknown"]
+ia = a.get("idle_attribution", {})
+if list(ia.get("classes", {})) != IDLE:
+    bad.append("idle_attribution classes %r" % list(ia.get("classes", {})))
+else:
+    idle = sum(v["breakdown_ns"][c] for c in ("input_pipeline", "host_compute", "other"))
+    if sum(x["ns"] for x in ia["classes"].values()) != ia["idle_ns"] or ia["idle_ns"] != idle:
+        bad.append("idle_attribution: idle_ns %d, classes sum %d, steps' idle %d" % (
+            ia["idle_ns"], sum(x["ns"] for x in ia["classes"].values()), idle))
+    loader = sum(ia["classes"][c]["ns"] for c in IDLE[:3])
+    if loader != ia["input_ns"] or loader != v["breakdown_ns"]["input_pipeline"]:
+        bad.append("idle_attribution: DataLoader time %d, input_ns %d, input_pipeline %d" % (
+            loader, ia["input_ns"], v["breakdown_ns"]["input_pipeline"]))
 savings = [f["saving_ms_per_step"] for f in a["findings"]]
 if savings != sorted(savings, reverse=True):
     bad.append("findings not most expensive first")

@@ -3,9 +3,9 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
-#   env: SECTIONS="nvtx cuda resnet kineto pytorch overhead" (which to run), OUT (where fixtures go)
+#   env: SECTIONS="nvtx cuda resnet kineto pytorch loader overhead" (which to run), OUT (where fixtures go)
 set -u
-SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch overhead}
+SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch loader overhead}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -36,6 +36,13 @@ if on cuda; then
 echo "cuda programs:"
 bash tests/gpu/cuda.sh "$BUILD" | tee "$T/cuda.txt"
 p=$(tail -1 "$T/cuda.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+fi
+
+if on loader; then
+echo "dataloader-bound loop (analyze from CPU samples):"
+bash tests/gpu/loader.sh "$BUILD" | tee "$T/loader.txt"
+p=$(tail -1 "$T/loader.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
 fi
 

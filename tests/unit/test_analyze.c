@@ -15,6 +15,7 @@
 #include "../../src/analysis/analyze.h"
 #include "../../src/analysis/reports.h"
 #include "../../src/analysis/table.h"
+#include "../../src/format/gst.h"
 #include "../../src/model/model.h"
 #include "../../src/render/analyze.h"
 #include "../../src/util/alloc.h"
@@ -745,6 +746,202 @@ static void test_rule_outliers_and_gaps(void **state)
 
 /* ---- output ---- */
 
+/* ---- GPU idle by host activity ---- */
+
+#define MS 1000000ull
+
+/* A frame named n of pid, its index. */
+static uint32_t hframe(struct gs_model *m, int32_t pid, const char *n)
+{
+	struct gs_frame f;
+	memset(&f, 0, sizeof(f));
+	f.pid = pid;
+	f.addr = 0x1000 + m->frames.n;
+	f.func = gs_model_add_string(m, n, strlen(n));
+	GS_VEC_PUSH(&m->frames, f);
+	return (uint32_t)m->frames.n - 1;
+}
+
+/* Samples of (pid, tid) at ts = from, from + 1 ms, ... < to, weight 1, the stack fr (leaf first). */
+static void hsamples(struct gs_model *m, int32_t pid, int32_t tid, uint64_t from, uint64_t to,
+		     const uint32_t *fr, uint32_t n)
+{
+	for (uint64_t t = from; t < to; t += MS) {
+		struct gs_cpu_sample s = {.ts = t, .pid = pid, .tid = tid, .weight = 1,
+					  .stack = (uint32_t)m->sample_frames.n, .nframes = n};
+		for (uint32_t i = 0; i < n; i++)
+			GS_VEC_PUSH(&m->sample_frames, fr[i]);
+		GS_VEC_PUSH(&m->samples, s);
+	}
+}
+
+static int cmp_ts(const void *p, const void *q)
+{
+	const struct gs_cpu_sample *x = p, *y = q;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+enum { IDLE_POLL = 1, IDLE_DL_BEFORE = 2 };
+
+/* One 100 ms step of pid 100 (main thread 100, which launches the kernel); a DataLoader worker,
+ * pid 200. Sampling period 1 ms; a sample at t stands for [t - 1 ms, t).
+ *   [0, 30)   a kernel                                                    gpu_compute 30
+ *   [30, 35)  main samples in train_step (Python)                         python 5
+ *   [35, 40)  main samples in DataLoader code (dataloader.py _next_data)  loader_code 5
+ *             (IDLE_DL_BEFORE off: Python train_step instead: python 10)
+ *   [40, 90)  main blocked in poll (IDLE_POLL), else off CPU between its samples; DataLoader
+ *             frames on its stack before, or the worker running DataLoader code: loader_wait 50
+ *   [90, 93)  main samples in native memcpy                               native 3
+ *   [93, 97)  off CPU, no DataLoader next to it, no worker then           off_cpu 4
+ *   [97, 98)  main sample in train_step                                   python 1
+ *   [98, 100) after its last sample                                       unknown 2
+ * The worker: samples 41..80 ms in Images.__getitem__ > decode under fetch.py, 81..90 ms in
+ * ForkingPickler.dumps under worker.py's _worker_loop. */
+static void idle_model(struct gs_model *m, int flags)
+{
+	model_init(m);
+	m->end_mono = 100 * MS;
+	m->sample_period = MS;
+	range(m, 0, 100 * MS, S_P1, 100, 100);
+	int32_t k = api(m, 0, 10000, 100, 100, RT_LAUNCH, 1);
+	kernel(m, 0, 30 * MS, 100, S_SMALL, k);
+	const char *lib = "/usr/lib/python3/dist-packages/torch/utils/data/";
+	char dl_next[200], fetch[200], wloop[200];
+	snprintf(dl_next, sizeof(dl_next), "py::_MultiProcessingDataLoaderIter._next_data:%sdataloader.py", lib);
+	snprintf(fetch, sizeof(fetch), "py::_MapDatasetFetcher.fetch:%s_utils/fetch.py", lib);
+	snprintf(wloop, sizeof(wloop), "py::_worker_loop:%s_utils/worker.py", lib);
+	uint32_t mod = hframe(m, 100, "py::<module>:/x/train.py");
+	uint32_t step = hframe(m, 100, "py::train_step:/x/train.py");
+	uint32_t eval = hframe(m, 100, "_PyEval_EvalFrameDefault");
+	uint32_t next = hframe(m, 100, dl_next);
+	uint32_t memcpy_ = hframe(m, 100, "__memcpy_avx_unaligned");
+	uint32_t s_py[] = {eval, step, mod}, s_dl[] = {eval, next, mod}, s_nat[] = {memcpy_};
+	hsamples(m, 100, 100, 31 * MS, 36 * MS, s_py, 3);
+	hsamples(m, 100, 100, 36 * MS, 41 * MS, flags & IDLE_DL_BEFORE ? s_dl : s_py, 3);
+	hsamples(m, 100, 100, 91 * MS, 94 * MS, s_nat, 1);
+	hsamples(m, 100, 100, 98 * MS, 99 * MS, s_py, 3);
+	uint32_t w_np = hframe(m, 200, "PyArray_Resize");
+	uint32_t w_dec = hframe(m, 200, "py::decode:/x/train.py");
+	uint32_t w_get = hframe(m, 200, "py::Images.__getitem__:/x/train.py");
+	uint32_t w_fetch = hframe(m, 200, fetch);
+	uint32_t w_loop = hframe(m, 200, wloop);
+	uint32_t w_pk = hframe(m, 200, "py::ForkingPickler.dumps:/usr/lib/python3.12/multiprocessing/reduction.py");
+	uint32_t s_get[] = {w_np, w_dec, w_get, w_fetch, w_loop}, s_put[] = {eval, w_pk, w_loop};
+	s_put[0] = hframe(m, 200, "_pickle_dumps");
+	hsamples(m, 200, 200, 41 * MS, 81 * MS, s_get, 5);
+	hsamples(m, 200, 200, 81 * MS, 91 * MS, s_put, 3);
+	qsort(m->samples.v, m->samples.n, sizeof(*m->samples.v), cmp_ts);
+	if (flags & IDLE_POLL) {
+		struct gs_osrt o = {40 * MS, 90 * MS, 100, 100, GS_OSRT_POLL};
+		GS_VEC_PUSH(&m->osrt, o);
+	}
+}
+
+static void test_idle_attribution(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 3; v++) {
+		/* 0: poll, DataLoader frames before it; 1: no poll recorded (off CPU between two
+		 * samples); 2: poll, no DataLoader frames before it, only the worker's samples */
+		int flags = v == 0 ? IDLE_POLL | IDLE_DL_BEFORE : v == 1 ? IDLE_DL_BEFORE : IDLE_POLL;
+		struct gs_model m;
+		idle_model(&m, flags);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		const struct gs_an_idle *id = &a.idle;
+		assert_int_equal(a.steps.n, 1);
+		assert_true(id->host_data);
+		assert_int_equal(id->main_pid, 100);
+		assert_int_equal(id->main_tid, 100);
+		uint64_t want[GS_IDLE__N] = {0, 50 * MS, 5 * MS, 0, 4 * MS, 6 * MS, 3 * MS, 2 * MS};
+		if (!(flags & IDLE_DL_BEFORE))
+			want[GS_IDLE_LOADER] = 0, want[GS_IDLE_PYTHON] = 11 * MS;
+		for (int c = 0; c < GS_IDLE__N; c++)
+			assert_int_equal(id->ns[c], want[c]);
+		assert_int_equal(id->idle_ns, 70 * MS);
+		assert_string_equal(id->top[GS_IDLE_LOADER_WAIT], flags & IDLE_POLL ? "poll" : "off CPU");
+		assert_string_equal(id->top[GS_IDLE_PYTHON], "train_step (train.py)");
+		assert_string_equal(id->top[GS_IDLE_NATIVE], "__memcpy_avx_unaligned");
+		if (flags & IDLE_DL_BEFORE)
+			assert_string_equal(id->top[GS_IDLE_LOADER],
+					    "_MultiProcessingDataLoaderIter._next_data (dataloader.py)");
+		/* the worker's samples in the DataLoader time: at 41..80 ms (40) and 81..89 ms (9),
+		 * the one at 90 ms is past it */
+		assert_int_equal(id->others_samples, 49);
+		assert_int_equal(id->nothers, 2);
+		assert_string_equal(id->others[0].name, "Images.__getitem__ (train.py) > decode (train.py)");
+		assert_int_equal(id->others[0].count, 40);
+		assert_int_equal(id->others[0].ns, 40 * MS);
+		assert_string_equal(id->others[1].name, "ForkingPickler.dumps (reduction.py)");
+		assert_int_equal(id->others[1].count, 9);
+		/* the verdict: DataLoader time is input_pipeline, the rest of the idle time other */
+		uint64_t in = want[GS_IDLE_LOADER_WAIT] + want[GS_IDLE_LOADER];
+		assert_int_equal(a.steps.v[0].part[GS_AN_GPU_COMPUTE], 30 * MS);
+		assert_int_equal(a.steps.v[0].part[GS_AN_INPUT], in);
+		assert_int_equal(a.steps.v[0].part[GS_AN_HOST_COMPUTE], 0);
+		assert_int_equal(a.steps.v[0].part[GS_AN_OTHER], 70 * MS - in);
+		assert_sums(&a);
+		assert_int_equal(a.primary, GS_AN_INPUT);
+		const struct gs_finding *f = find(&a, "input-bound");
+		assert_non_null(f);
+		assert_int_equal(f->saving_ns, in);
+		assert_string_equal(f->top[0].name, "Images.__getitem__ (train.py) > decode (train.py)");
+		assert_non_null(strstr(f->title, "spent 82% of their samples in Images.__getitem__ (train.py) > decode"));
+		assert_non_null(strstr(f->pytorch, "num_workers"));
+		/* its example: the DataLoader time of the main thread, 35 (or 40)..90 ms */
+		assert_int_equal(f->nex, 1);
+		assert_int_equal(f->ex[0].start, (flags & IDLE_DL_BEFORE ? 35 : 40) * MS);
+		assert_int_equal(f->ex[0].end, 90 * MS);
+		assert_int_equal(f->ex[0].tid, 100);
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
+		assert_non_null(strstr(sb.buf, "GPU idle, by host activity (per step, mean; main thread pid 100 tid 100):"));
+		assert_non_null(strstr(sb.buf, "  off_cpu            4.000 ms   5.7%  off CPU\n"));
+		assert_non_null(strstr(sb.buf, flags & IDLE_POLL ? "  loader_wait       50.000 ms  71.4%  poll\n" :
+							 "  loader_wait       50.000 ms  71.4%  off CPU\n"));
+		assert_non_null(strstr(sb.buf, "   81.6%  Images.__getitem__ (train.py) > decode (train.py)\n"));
+		gs_strbuf_reset(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_JSON, NULL, &sb);
+		assert_non_null(strstr(sb.buf, "\"idle_attribution\": {\"host_data\": true, \"main_pid\": 100, \"main_tid\": 100"));
+		assert_non_null(strstr(sb.buf, "\"loader_wait\": {\"ns\": 50000000, \"ms_per_step\": 50.000000"));
+		gs_strbuf_release(&sb);
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
+/* Without samples, a blocked call is named but is no DataLoader time; with no host data at all
+ * the idle time is unknown and the verdict is the one of ranges alone. */
+static void test_idle_no_samples(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	idle_model(&m, IDLE_POLL);
+	m.samples.n = 0;
+	struct gs_analysis a;
+	run(&m, &a, NULL, 0);
+	assert_int_equal(a.idle.ns[GS_IDLE_BLOCKED], 50 * MS);
+	assert_string_equal(a.idle.top[GS_IDLE_BLOCKED], "poll");
+	assert_int_equal(a.idle.ns[GS_IDLE_UNKNOWN], 20 * MS);
+	assert_int_equal(a.steps.v[0].part[GS_AN_INPUT], 0);
+	assert_int_equal(a.steps.v[0].part[GS_AN_OTHER], 70 * MS);
+	assert_null(find(&a, "input-bound"));
+	gs_analysis_release(&a);
+	m.osrt.n = 0;
+	run(&m, &a, NULL, 0);
+	assert_false(a.idle.host_data);
+	assert_int_equal(a.idle.ns[GS_IDLE_UNKNOWN], 70 * MS);
+	assert_int_equal(a.idle.nothers, 0);
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
+	assert_null(strstr(sb.buf, "GPU idle, by host activity"));
+	gs_strbuf_release(&sb);
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 static void test_render(void **state)
 {
 	(void)state;
@@ -805,6 +1002,8 @@ int main(void)
 		cmocka_unit_test(test_rule_alloc),
 		cmocka_unit_test(test_rule_outliers_and_gaps),
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_idle_attribution),
+		cmocka_unit_test(test_idle_no_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

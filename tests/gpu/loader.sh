@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# tests/gpu/loader.sh: a DataLoader-bound PyTorch loop (tests/gpu/loader_train.py: 2 worker
+# processes whose Images.__getitem__ > decode makes the GPU wait) profiled with plain
+# `gpuscope profile` (default sources, CPU sampling on, no data-loading range, no osrt): analyze
+# must find input_pipeline from the CPU samples alone and name the dataset's __getitem__.
+# Needs Python >= 3.12 (perf maps name Python frames), torch with CUDA, numpy; the tree built
+# and carried. With OUT set, the trace is saved as $OUT/loader.gst (a CI fixture).
+#   usage: tests/gpu/loader.sh [BUILD_DIR]
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+GS=$BUILD/bin/gpuscope
+T=$(mktemp -d)
+echo "loader: $(python3 -V 2>&1), torch $(python3 -c 'import torch; print(torch.__version__)' 2>&1)"
+
+# PYTHONPERFSUPPORT=1: gpuscope profile does not set it; without it Python frames have no names
+PYTHONPERFSUPPORT=1 PYTHONUNBUFFERED=1 $GS profile -o "$T/loader" -- python3 tests/gpu/loader_train.py 150 \
+	>"$T/out" 2>"$T/err"
+eq "loader: profile exit 0" 0 $?
+tail -1 "$T/out"
+tail -3 "$T/err"
+[ -n "${OUT:-}" ] && cp "$T/loader.gst" "$OUT/loader.gst"
+$GS info "$T/loader.gst" | grep -E "cpu samples|os runtime|processes|duration"
+maps=$($GS dump --format jsonl "$T/loader.gst" | grep -c '"chunk":"perfmap"')
+between "loader: perf maps of the main process and its 2 workers in the trace" 3 100 "$maps"
+$GS stats -r cpu_sample_sum --format csv -o "$T/cpu.csv" "$T/loader.gst"
+has "loader: the workers' samples name Images.__getitem__" "py::Images.__getitem__" "$(cat "$T/cpu.csv")"
+grep -E 'py::(Images|decode|_worker_loop)' "$T/cpu.csv" | head -6
+
+$GS analyze --step step "$T/loader.gst" | tee "$T/analyze.txt"
+$GS analyze --step step --format json -o "$T/analyze.json" "$T/loader.gst"
+eq "loader: analyze --format json exit 0" 0 $?
+q() { python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print($1)" "$T/analyze.json"; }
+eq "loader: verdict input_pipeline" input_pipeline "$(q "a['verdict']['primary']")"
+between "loader: input_pipeline share >= 50%" 0.5 1 "$(q "a['verdict']['breakdown']['input_pipeline']")"
+between "loader: steps" 100 150 "$(q "a['verdict']['steps']")"
+eq "loader: input-bound finding" 1 "$(q "sum(f['id'] == 'input-bound' for f in a['findings'])")"
+ev=$(q "[f for f in a['findings'] if f['id'] == 'input-bound'][0]")
+has "loader: input-bound names Images.__getitem__" "Images.__getitem__ (loader_train.py)" "$ev"
+has "loader: ... and decode under it" "> decode (loader_train.py)" "$ev"
+has "loader: the advice stays (num_workers)" "num_workers" "$ev"
+between "loader: the workers' top entry is __getitem__ in >= 50% of their samples" 0.5 1 \
+	"$(q "[t['share'] for t in a['idle_attribution']['others_while_loading']['top'] if t['name'].startswith('Images.__getitem__')][0]")"
+has "loader: text table" "GPU idle, by host activity" "$(cat "$T/analyze.txt")"
+out=$(python3 tests/cases/analyze_check.py "$GS" "$T/loader.gst" --step step 2>&1)
+eq "loader: schema, sums and step_sum agree ($out)" 0 $?
+rm -rf "$T"
+echo "loader: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
