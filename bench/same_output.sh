@@ -59,6 +59,7 @@ args=(
 	"stats -f csv --time 0.5s:" "stats -f csv --time :1s" "stats -f json --time 10ms:2s"
 	"stats -f csv --device 0" "stats -f csv --device 1" "stats -f csv --pid 4242"
 	"stats -f csv --step ProfilerStep#1" "stats -f csv --step fwd" "stats -f csv --step nope"
+	"stats -f json --step aten::scaled_dot_product_attention"
 	"stats -f csv -r step_sum,gpu_util,cuda_gpu_kern_sum,nvtx_sum"
 	"stats -f csv -r cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,stream_sum"
 	"stats -f json -r launch_sum,memory_sum,nvtx_kern_sum"

@@ -394,17 +394,23 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 	struct gs_chunk c;
 	struct load_state ls;
 	memset(&ls, 0, sizeof(ls));
+	m->ranges_unsorted = (m->skip & GS_LOAD_RANGES_UNSORTED) != 0;
 	m->format_major = r->major;
 	m->format_minor = r->minor;
 	m->exit_status = -1;
 	while (!m->damaged && gs_reader_next(r, &c) > 0) {
 		switch (c.type) {
 		case GS_CHUNK_STRINGS: load_strings(m, &c); break;
-		case GS_CHUNK_EVENTS:
+		case GS_CHUNK_EVENTS: {
+			size_t from = m->ranges.n;
 			load_events(m, &c);
-			sort_ranges(m->ranges.v, m->ranges.n, &ls.ranges);
+			if (m->ranges_unsorted) /* the chunk's run alone, as sort_ranges sorts it */
+				sort_ranges_run(m->ranges.v + from, m->ranges.n - from, &ls.ranges);
+			else
+				sort_ranges(m->ranges.v, m->ranges.n, &ls.ranges);
 			sort_marks(m->marks.v, m->marks.n, &ls.marks);
 			break;
+		}
 		case GS_CHUNK_CATEGORIES: load_categories(m, &c); break;
 		case GS_CHUNK_OSRT:
 			if (gs_model_load_osrt(m, c.data, c.len) < 0)
