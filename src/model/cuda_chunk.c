@@ -337,10 +337,13 @@ static int load_kernels(struct gs_model *m, int32_t pid, uint64_t base, const ui
 	ROOM(m->kernels, n);
 	struct gs_kernel *k = m->kernels.v + m->kernels.n;
 	STARTS(k);
-	COLUMN(if (v >= s->def.n) return -1;
-	       if (s->index[v] == NONE) /* forgotten (gs_model_gpu_clear) */
-		       s->index[v] = gs_model_kshape(m, &s->def.v[v]);
-	       k[i].shape = s->index[v]);
+	/* the shape table in locals: the rows' stores could alias its fields */
+	uint32_t *index = s->index;
+	const size_t ndef = s->def.n;
+	COLUMN(if (v >= ndef) return -1;
+	       if (index[v] == NONE) /* forgotten (gs_model_gpu_clear) */
+		       index[v] = gs_model_kshape(m, &s->def.v[v]);
+	       k[i].shape = index[v]);
 	CORRELATIONS(k);
 	COLUMN(k[i].stream = (uint32_t)v);
 	COLUMN(k[i].device = (uint32_t)v & 0xFF);
@@ -384,7 +387,9 @@ static const uint8_t *skip_varints(const uint8_t *p, const uint8_t *end, size_t 
 		uint64_t stops = ~load64(p) & ONE_BYTE; /* 0x80 in each byte that ends a varint */
 		if (!stops || carry + ((unsigned)__builtin_ctzll(stops) >> 3) >= 9)
 			break; /* a varint of 10 bytes or more: checked one by one */
-		size_t k = (size_t)__builtin_popcountll(stops);
+		/* how many: the stop bits summed into the top byte (a libgcc call, popcount,
+		 * without -mpopcnt) */
+		size_t k = (size_t)(((stops >> 7) * 0x0101010101010101ull) >> 56);
 		if (k >= n)
 			break; /* the last one ends in this word */
 		n -= k;
