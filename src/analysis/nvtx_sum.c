@@ -80,24 +80,29 @@ static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int sp
 	GS_VEC(struct gs_sum) sums = {0};
 	const struct gs_filter lf = *f;
 	const uint64_t sm = m->start_mono;
+	/* the table and the string count in locals: the sums' stores could alias m's fields */
+	const struct gs_range *rv = m->ranges.v;
+	const size_t rn = m->ranges.n;
+	const uint32_t nstr = (uint32_t)m->nstrings;
+	const int plain = !lf.by_device && !lf.pid && !lf.t0 && !lf.t1; /* keeps every range */
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass && (!spread || gs_groups_replay(&g)))
 			break;
-		for (size_t i = 0; i < m->ranges.n; i++) {
-			const struct gs_range *r = &m->ranges.v[i];
+		for (size_t i = 0; i < rn; i++) {
+			const struct gs_range *r = &rv[i];
 			if (r->flags & GS_RANGE_OPEN)
 				continue;
 			if (spread) {
 				if (!gs_filter_range(m, f, r))
 					continue;
-			} else {
+			} else if (!plain) {
 				uint64_t rel = r->start >= sm ? r->start - sm : 0;
 				if (lf.by_device || (lf.pid && r->pid != lf.pid) || rel < lf.t0 ||
 				    (lf.t1 && rel >= lf.t1)) /* as gs_filter_range */
 					continue;
 			}
 			int se = (r->flags & GS_RANGE_STARTEND) != 0;
-			uint32_t name = r->name < m->nstrings ? r->name : (uint32_t)m->nstrings;
+			uint32_t name = r->name < nstr ? r->name : nstr;
 			uint32_t id = by_name[name], prev = 0; /* ids + 1; prev: the key linking to id */
 			while (id && (keys.v[id - 1].name != r->name || keys.v[id - 1].domain != r->domain ||
 				      keys.v[id - 1].startend != se)) {

@@ -409,66 +409,128 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 			uint64_t lcs = one ? one->lv[L_KERNEL].cs : 0, lce = one ? one->lv[L_KERNEL].ce : 0;
 			int have = 0; /* bcs..bbusy hold dev.v[last]'s union */
 			uint64_t bcs = 0, bce = 0, blast = 0, bn = 0, bbusy = 0;
-			do {
-				const struct gs_kernel *k = &kv[i++];
-				uint64_t s = k->start, e = k->end;
-				int32_t pid = k->pid;
-				uint32_t device = k->device;
-				unsorted |= s < prev;
-				prev = s;
-				if (lf.pid && pid != lf.pid)
-					continue; /* in no scope, passes neither filter */
-				int dev_ok = !lf.by_device || device == lf.device;
-				if (!dev_ok)
-					continue;
-				if (!one) {
-					feed(x, pid, L_KERNEL, s, e);
-				} else if ((one_all || (pid == one_pid && pid)) && e > s) {
-					/* scope_feed at the kernel level alone */
-					if (!lopen) {
-						lopen = 1;
-						lcs = s;
-						lce = e;
-					} else if (e <= lce) {
-						/* inside the open segment */
-					} else if (s <= lce) {
-						lce = e;
-					} else {
-						level_emit(one, L_KERNEL, lcs, lce);
-						lcs = s;
-						lce = e;
-					}
-				}
-				if (s < w1 && e > w0) {
-					uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
-					if (have && device == dev.v[last].device) { /* gs_busy_take's */
-						bn++;
-						if (b > blast)
-							blast = b;
-						if (a > bce) {
-							bbusy += bce - bcs;
-							bcs = a;
-							bce = b;
-						} else if (b > bce) {
-							bce = b;
+			uint32_t bdev = 0; /* dev.v[last].device when have */
+			/* no filter and one scope (`stats` alone): the same steps with the tests
+			 * that cannot fail left out, fewer values live in the loop */
+			if (one && !lf.pid && !lf.by_device && !lf.t0 && !lf.t1) {
+				do {
+					const struct gs_kernel *k = &kv[i++];
+					uint64_t s = k->start, e = k->end;
+					int32_t pid = k->pid;
+					uint32_t device = k->device;
+					unsorted |= s < prev;
+					prev = s;
+					if ((one_all || (pid == one_pid && pid)) && e > s) {
+						if (!lopen) {
+							lopen = 1;
+							lcs = s;
+							lce = e;
+						} else if (e <= lce) {
+							/* inside the open segment */
+						} else if (s <= lce) {
+							lce = e;
+						} else {
+							level_emit(one, L_KERNEL, lcs, lce);
+							lcs = s;
+							lce = e;
 						}
-					} else {
-						if (have) {
-							struct gs_busy *bx = &dev.v[last];
-							bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
-							bx->n = bn, bx->busy = bbusy;
-						}
-						gs_busy_take(&dev, &last, &none, a, b, device);
-						struct gs_busy *bx = &dev.v[last];
-						bcs = bx->cs, bce = bx->ce, blast = bx->last_end;
-						bn = bx->n, bbusy = bx->busy;
-						have = 1;
 					}
-				}
-				uint64_t rel = s >= sm ? s - sm : 0;
-				if (rel >= lf.t0 && (!lf.t1 || rel < lf.t1))
+					if (s < w1 && e > w0) {
+						uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
+						if (have && device == bdev) {
+							bn++;
+							if (b > blast)
+								blast = b;
+							if (a > bce) {
+								bbusy += bce - bcs;
+								bcs = a;
+								bce = b;
+							} else if (b > bce) {
+								bce = b;
+							}
+						} else {
+							struct gs_busy *bx;
+							if (have) {
+								bx = &dev.v[last];
+								bx->cs = bcs, bx->ce = bce;
+								bx->last_end = blast;
+								bx->n = bn, bx->busy = bbusy;
+							}
+							gs_busy_take(&dev, &last, &none, a, b,
+								     device);
+							bx = &dev.v[last];
+							bcs = bx->cs, bce = bx->ce;
+							blast = bx->last_end;
+							bn = bx->n, bbusy = bx->busy;
+							bdev = device;
+							have = 1;
+						}
+					}
+					/* rel >= 0 and no t1: every kernel counts */
 					gs_sum_add(&by_shape[k->shape], e - s);
-			} while (i < n && kv[i].start <= lim);
+				} while (i < n && kv[i].start <= lim);
+			} else {
+				do {
+					const struct gs_kernel *k = &kv[i++];
+					uint64_t s = k->start, e = k->end;
+					int32_t pid = k->pid;
+					uint32_t device = k->device;
+					unsorted |= s < prev;
+					prev = s;
+					if (lf.pid && pid != lf.pid)
+						continue; /* in no scope, passes neither filter */
+					int dev_ok = !lf.by_device || device == lf.device;
+					if (!dev_ok)
+						continue;
+					if (!one) {
+						feed(x, pid, L_KERNEL, s, e);
+					} else if ((one_all || (pid == one_pid && pid)) && e > s) {
+						/* scope_feed at the kernel level alone */
+						if (!lopen) {
+							lopen = 1;
+							lcs = s;
+							lce = e;
+						} else if (e <= lce) {
+							/* inside the open segment */
+						} else if (s <= lce) {
+							lce = e;
+						} else {
+							level_emit(one, L_KERNEL, lcs, lce);
+							lcs = s;
+							lce = e;
+						}
+					}
+					if (s < w1 && e > w0) {
+						uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
+						if (have && device == dev.v[last].device) { /* gs_busy_take's */
+							bn++;
+							if (b > blast)
+								blast = b;
+							if (a > bce) {
+								bbusy += bce - bcs;
+								bcs = a;
+								bce = b;
+							} else if (b > bce) {
+								bce = b;
+							}
+						} else {
+							if (have) {
+								struct gs_busy *bx = &dev.v[last];
+								bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
+								bx->n = bn, bx->busy = bbusy;
+							}
+							gs_busy_take(&dev, &last, &none, a, b, device);
+							struct gs_busy *bx = &dev.v[last];
+							bcs = bx->cs, bce = bx->ce, blast = bx->last_end;
+							bn = bx->n, bbusy = bx->busy;
+							have = 1;
+						}
+					}
+					uint64_t rel = s >= sm ? s - sm : 0;
+					if (rel >= lf.t0 && (!lf.t1 || rel < lf.t1))
+						gs_sum_add(&by_shape[k->shape], e - s);
+				} while (i < n && kv[i].start <= lim);
+			}
 			if (have) {
 				struct gs_busy *bx = &dev.v[last];
 				bx->cs = bcs, bx->ce = bce, bx->last_end = blast;

@@ -45,8 +45,9 @@ static int run(int argc, char **argv)
 		return gs_usage_error(&gs_cmd_info, optind >= argc ? "no trace given" : "one trace at a time");
 	struct gs_model m;
 	struct gs_err err;
-	/* it shows no join, and of the API calls only their count */
-	if (gs_model_load_unjoined_skip(&m, argv[optind], GS_LOAD_NO_APIS, &err) < 0) {
+	/* it shows no join, of the API calls only their count, and counts the ranges in any order */
+	if (gs_model_load_unjoined_skip(&m, argv[optind], GS_LOAD_NO_APIS | GS_LOAD_RANGES_UNSORTED,
+					&err) < 0) {
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}

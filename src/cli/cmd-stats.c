@@ -81,8 +81,10 @@ static int run(int argc, char **argv)
 	struct gs_err err;
 	/* the overview reads no join (model.h) and of the API calls only their span (the trace's
 	 * end without an END chunk, the whole run as the step): they are counted, not loaded; the
-	 * reports may read both */
-	if (gs_model_load_unjoined_skip(&m, argv[optind], n ? 0 : GS_LOAD_NO_APIS, &err) < 0) {
+	 * reports may read both; nor does it read the ranges in order (gs_model_steps sorts the
+	 * steps it finds) */
+	unsigned skip = n ? 0 : GS_LOAD_NO_APIS | GS_LOAD_RANGES_UNSORTED;
+	if (gs_model_load_unjoined_skip(&m, argv[optind], skip, &err) < 0) {
 		gs_cli_error("%s", err.msg);
 		return 1;
 	}

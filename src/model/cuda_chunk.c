@@ -21,6 +21,8 @@ struct gs_cuda_shapes { /* the file's kernel shapes, while loading */
 	GS_VEC(struct gs_kshape) def; /* by file shape id */
 	uint32_t *index;              /* file shape id -> index in m->kshapes; NONE: not yet */
 	size_t cap;
+	uint64_t *scratch; /* skip_apis's starts */
+	size_t scratch_cap;
 };
 
 static void put(struct gs_strbuf *b, uint64_t v)
@@ -335,10 +337,13 @@ static int load_kernels(struct gs_model *m, int32_t pid, uint64_t base, const ui
 	ROOM(m->kernels, n);
 	struct gs_kernel *k = m->kernels.v + m->kernels.n;
 	STARTS(k);
-	COLUMN(if (v >= s->def.n) return -1;
-	       if (s->index[v] == NONE) /* forgotten (gs_model_gpu_clear) */
-		       s->index[v] = gs_model_kshape(m, &s->def.v[v]);
-	       k[i].shape = s->index[v]);
+	/* the shape table in locals: the rows' stores could alias its fields */
+	uint32_t *index = s->index;
+	const size_t ndef = s->def.n;
+	COLUMN(if (v >= ndef) return -1;
+	       if (index[v] == NONE) /* forgotten (gs_model_gpu_clear) */
+		       index[v] = gs_model_kshape(m, &s->def.v[v]);
+	       k[i].shape = index[v]);
 	CORRELATIONS(k);
 	COLUMN(k[i].stream = (uint32_t)v);
 	COLUMN(k[i].device = (uint32_t)v & 0xFF);
@@ -369,36 +374,75 @@ static int load_apis(struct gs_model *m, int32_t pid, uint64_t base, const uint8
 	return 0;
 }
 
+/* Past the n varints at p: the end of the n-th, NULL where gs_varint_get would fail on one of
+ * them (cut short by end, or longer than 10 bytes). Eight bytes at a time while none of the
+ * varints met can be longer than 9 bytes (it then has no 64-bit overflow to check) and the
+ * n-th ends beyond the word: the varints ending in a word are its bytes without the
+ * continuation bit. The rest, and any longer run of continuation bytes, one varint at a time
+ * from the start of the one in progress. */
+static const uint8_t *skip_varints(const uint8_t *p, const uint8_t *end, size_t n)
+{
+	unsigned carry = 0; /* continuation bytes at the end of the words passed */
+	while (end - p >= 8) {
+		uint64_t stops = ~load64(p) & ONE_BYTE; /* 0x80 in each byte that ends a varint */
+		if (!stops || carry + ((unsigned)__builtin_ctzll(stops) >> 3) >= 9)
+			break; /* a varint of 10 bytes or more: checked one by one */
+		/* how many: the stop bits summed into the top byte (a libgcc call, popcount,
+		 * without -mpopcnt) */
+		size_t k = (size_t)(((stops >> 7) * 0x0101010101010101ull) >> 56);
+		if (k >= n)
+			break; /* the last one ends in this word */
+		n -= k;
+		carry = (unsigned)__builtin_clzll(stops) >> 3;
+		p += 8;
+	}
+	p -= carry;
+	for (; n; n--) {
+		uint64_t v;
+		if (!(p = gs_varint_get_fast(p, end, &v)))
+			return NULL;
+	}
+	return p;
+}
+
 /* GS_LOAD_NO_APIS: the columns of load_apis read and checked as it reads them, the rows only
- * counted with their first start and last end. The starts are read a second time beside the
- * durations (each call's end is its start plus its duration). */
+ * counted with their first start and last end. The starts go to a scratch array (a chunk's
+ * few thousand), read back beside the durations (each call's end is its start plus its
+ * duration); the other columns are only walked past (skip_varints). */
 static int skip_apis(struct gs_model *m, uint64_t base, const uint8_t *p, const uint8_t *end,
 		     size_t n)
 {
+	struct gs_cuda_shapes *sh = shapes_of(m);
+	if (sh->scratch_cap < n) {
+		free(sh->scratch);
+		sh->scratch = gs_xmalloc(n * sizeof(*sh->scratch));
+		sh->scratch_cap = n;
+	}
+	uint64_t *st = sh->scratch;
 	uint64_t mode, v, d, prev = base, lo = UINT64_MAX, hi = 0;
 	GETV(mode);
 	if (mode != GS_CUDA_COL_VARINTS)
 		return -1;
-	const uint8_t *s = p;
 	for (size_t i = 0; i < n; i++) {
 		GETV(v);
 		prev += (uint64_t)gs_unzigzag(v);
 		lo = GS_MIN(lo, prev);
+		st[i] = prev;
 	}
-	const uint8_t *send = p;
 	GETV(mode);
 	if (mode != GS_CUDA_COL_VARINTS)
 		return -1;
-	prev = base;
 	for (size_t i = 0; i < n; i++) {
 		GETV(d);
-		if (!(s = gs_varint_get_fast(s, send, &v))) /* read above: cannot fail */
-			return -1;
-		prev += (uint64_t)gs_unzigzag(v);
-		hi = GS_MAX(hi, prev + d);
+		hi = GS_MAX(hi, st[i] + d);
 	}
-	for (int c = 0; c < 5; c++) /* correlations, callback ids, threads, processes, results */
-		COLUMN((void)v);
+	for (int c = 0; c < 5; c++) { /* correlations, callback ids, threads, processes, results */
+		GETV(mode);
+		if (mode == GS_CUDA_COL_SAME)
+			GETV(v);
+		else if (mode != GS_CUDA_COL_VARINTS || !(p = skip_varints(p, end, n)))
+			return -1;
+	}
 	if (p != end)
 		return -1;
 	if (!m->apis_skipped || lo < m->apis_skipped_first)
@@ -522,6 +566,7 @@ void gs_cuda_chunk_release(struct gs_model *m)
 		return;
 	free(s->def.v);
 	free(s->index);
+	free(s->scratch);
 	free(s);
 	m->cuda_shapes = NULL;
 }

@@ -418,6 +418,8 @@ void gs_model_demangle(struct gs_model *m)
 
 void gs_model_join(struct gs_model *m)
 {
+	if (m->ranges_unsorted)
+		abort(); /* GS_LOAD_RANGES_UNSORTED: the joins need the ranges in order (a bug) */
 	corr_vec ix = {0};
 	join_ranges(m, &ix);
 	join_correlation(m, &ix);

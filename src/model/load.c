@@ -109,7 +109,49 @@ static void load_events(struct gs_model *m, const struct gs_chunk *c)
 		gs_prefault(m->ranges.v + m->ranges.n, count * sizeof(*m->ranges.v));
 	struct gs_range *rv = m->ranges.v;
 	size_t rn = m->ranges.n, rcap = m->ranges.cap;
-	while ((rc = gs_evchunk_next(&ec, &e)) > 0) {
+	const uint8_t *const end = ec.end;
+	for (;;) {
+		/* the usual record, a push/pop range that ended, with no attributes: decoded
+		 * here with fewer values live than gs_evchunk_next's, as it decodes it (the
+		 * 64 bytes left hold the longest such record: no varint can run out) */
+		const uint8_t *p = ec.p;
+		if (ec.index < ec.count && end - p >= 64 && p[0] < 0x80 &&
+		    (p[0] & 3) == GS_EV_RANGE &&
+		    !((p[0] >> 2) & (GS_EVF_STARTEND | GS_EVF_ATTR | GS_EVF_OPEN))) {
+			unsigned tflags = p[0] >> 2;
+			uint64_t delta, dur, name, domain = 0, last;
+			if (!(p = gs_varint_get_fast(p + 1, end, &delta)) ||
+			    !(p = gs_varint_get_fast(p, end, &dur)) ||
+			    !(p = gs_varint_get_fast(p, end, &name)) ||
+			    ((tflags & GS_EVF_DOMAIN) && !(p = gs_varint_get_fast(p, end, &domain))) ||
+			    !(p = gs_varint_get_fast(p, end, &last)))
+				goto bad;
+			if (name >= nstrings || domain >= nstrings)
+				goto bad;
+			if (rn == rcap) {
+				gs_grow((void **)&m->ranges.v, &m->ranges.cap, rn + 1, sizeof(*m->ranges.v));
+				rv = m->ranges.v;
+				rcap = m->ranges.cap;
+			}
+			uint64_t start = ec.prev + (uint64_t)gs_unzigzag(delta);
+			struct gs_range *r = &rv[rn];
+			r->start = start;
+			r->end = start + dur;
+			r->name = (uint32_t)name;
+			r->domain = (uint32_t)domain;
+			r->pid = pid;
+			r->tid = tid;
+			r->parent = -1;
+			r->level = last < UINT16_MAX ? (uint16_t)last : UINT16_MAX;
+			r->flags = (uint8_t)(tflags & ~GS_EVF_DOMAIN);
+			m->ranges.n = ++rn;
+			ec.p = p;
+			ec.prev = start;
+			ec.index++;
+			continue;
+		}
+		if ((rc = gs_evchunk_next(&ec, &e)) <= 0)
+			break;
 		if (e.name >= nstrings || e.domain >= nstrings)
 			goto bad;
 		uint8_t flags = (uint8_t)(e.flags & ~GS_EVF_DOMAIN);
@@ -394,17 +436,23 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 	struct gs_chunk c;
 	struct load_state ls;
 	memset(&ls, 0, sizeof(ls));
+	m->ranges_unsorted = (m->skip & GS_LOAD_RANGES_UNSORTED) != 0;
 	m->format_major = r->major;
 	m->format_minor = r->minor;
 	m->exit_status = -1;
 	while (!m->damaged && gs_reader_next(r, &c) > 0) {
 		switch (c.type) {
 		case GS_CHUNK_STRINGS: load_strings(m, &c); break;
-		case GS_CHUNK_EVENTS:
+		case GS_CHUNK_EVENTS: {
+			size_t from = m->ranges.n;
 			load_events(m, &c);
-			sort_ranges(m->ranges.v, m->ranges.n, &ls.ranges);
+			if (m->ranges_unsorted) /* the chunk's run alone, as sort_ranges sorts it */
+				sort_ranges_run(m->ranges.v + from, m->ranges.n - from, &ls.ranges);
+			else
+				sort_ranges(m->ranges.v, m->ranges.n, &ls.ranges);
 			sort_marks(m->marks.v, m->marks.n, &ls.marks);
 			break;
+		}
 		case GS_CHUNK_CATEGORIES: load_categories(m, &c); break;
 		case GS_CHUNK_OSRT:
 			if (gs_model_load_osrt(m, c.data, c.len) < 0)

@@ -1,6 +1,7 @@
 /* model.h: the in-memory model every command works on, loaded once from a trace.
  *
- * Invariants after gs_model_load: ranges are sorted by (start, pid, tid, level), GPU tables by
+ * Invariants after gs_model_load: ranges are sorted by (start, pid, tid, level) (unless loaded
+ * with GS_LOAD_RANGES_UNSORTED: then each chunk's are, in chunk order), GPU tables by
  * start (ties in the order the trace holds them), range_attrs by range, a range has an entry
  * there exactly when flagged GS_RANGE_SIDE, and the joins are done (parent, range, api,
  * dname; after gs_model_load_unjoined only dname, with parent, range and api -1 until
@@ -312,6 +313,7 @@ struct gs_model {
 	uint8_t joined;               /* range parents, calls' ranges, GPU ops' calls are set */
 	uint8_t demangled;            /* kernel shapes' dname are set */
 	uint8_t skip;                 /* GS_LOAD_* options the loader was given */
+	uint8_t ranges_unsorted;      /* GS_LOAD_RANGES_UNSORTED: ranges in chunk order */
 	/* GS_LOAD_NO_APIS: the API calls of CUDA chunks, checked as if loaded but not kept: how
 	 * many, the first start and the last end (gs_model_span counts them) */
 	uint64_t apis_skipped, apis_skipped_first, apis_skipped_last;
@@ -382,6 +384,12 @@ int gs_model_load_unjoined(struct gs_model *m, const char *path, struct gs_err *
  * chunks and imported traces. For what reads no API call but their count and span (info, the
  * overview); such a model is never joined (its GPU operations would find no call). */
 #define GS_LOAD_NO_APIS 0x1u
+/* GS_LOAD_RANGES_UNSORTED: the ranges are left in the order the chunks gave them, each chunk's
+ * sorted (ranges_unsorted is set), not merged into one order by start: for what reads the
+ * ranges in no order (info's counts, the overview's nvtx totals) or sorts what it takes from
+ * them (gs_model_steps); at 50M events the merges of the threads' chunks cost a tenth of the
+ * load. Such a model is never joined. */
+#define GS_LOAD_RANGES_UNSORTED 0x2u
 int gs_model_load_unjoined_skip(struct gs_model *m, const char *path, unsigned skip,
 				struct gs_err *err);
 /* Load from memory (for tests and fuzzing); name is used in messages. */

@@ -7,7 +7,8 @@
  *   - else the whole run, from the first recorded event to the last, is the one step.
  * Steps of every process and thread are kept (a data-parallel job has one per rank), sorted
  * by (start, pid, tid). Ranges still open when the trace ended are not steps: their end is
- * unknown. */
+ * unknown. The ranges may be in chunk order (GS_LOAD_RANGES_UNSORTED): the steps are sorted
+ * and numbered by the ranges' order all the same. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,28 +46,48 @@ static int named(const struct gs_model *m, const struct gs_range *r, const char 
 	return !strncmp(name, dom, dl) && name[dl] == ':' && !strcmp(name + dl + 1, rn);
 }
 
-static int cmp_step(const void *a, const void *b)
+/* The ranges' order, (start, pid, tid, level), and then the order they were appended in,
+ * which is that of their indices in chunk order too (model.h, GS_LOAD_RANGES_UNSORTED):
+ * sorted ranges give the same order by (start, pid, tid, range). */
+static int cmp_step(const void *a, const void *b, void *arg)
 {
 	const struct gs_step *x = a, *y = b;
+	const struct gs_range *r = arg;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (r[x->range].level != r[y->range].level)
+		return r[x->range].level < r[y->range].level ? -1 : 1;
 	return (x->range > y->range) - (x->range < y->range);
 }
 
-/* The ordinal of the next step on (pid, tid): a linear list, as a program has few step threads. */
-struct thread_count {
-	int32_t pid, tid;
-	uint64_t n;
-};
+/* A thread's steps in its ranges' order, to number them: (pid, tid) first. */
+static int cmp_thread_step(const void *a, const void *b, void *arg)
+{
+	const struct gs_step *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return cmp_step(a, b, arg);
+}
+
+/* Whether v[0..n) is in cmp's order already (the ranges' order is mostly the steps'). */
+static int in_order(const struct gs_step *v, size_t n,
+		    int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	for (size_t j = 1; j < n; j++)
+		if (cmp(&v[j - 1], &v[j], arg) > 0)
+			return 0;
+	return 1;
+}
 
 size_t gs_model_steps(struct gs_model *m, const char *name)
 {
 	gs_model_steps_release(m);
-	GS_VEC(struct thread_count) counts = {0};
 	/* by name id: 1 when no range of that name is a step (whatever its domain), as the
 	 * answer depends on the name alone unless `name` has a colon (a "domain:name" label) */
 	uint8_t *never = gs_xcalloc(m->nstrings + 1, 1);
@@ -85,31 +106,30 @@ size_t gs_model_steps(struct gs_model *m, const char *name)
 				never[nid] = (uint8_t)by_name_only;
 				continue;
 			}
-			/* ranges come sorted by start: the ordinal is the count so far on the thread */
-			size_t k = 0;
-			while (k < counts.n && (counts.v[k].pid != r->pid || counts.v[k].tid != r->tid))
-				k++;
-			if (k == counts.n) {
-				struct thread_count c = {r->pid, r->tid, 0};
-				GS_VEC_PUSH(&counts, c);
-			}
-			s.number = counts.v[k].n++;
 		} else if (!profiler_step(gs_model_str(m, r->name), &s.number)) {
 			never[nid] = 1;
 			continue;
 		}
 		GS_VEC_PUSH(&m->steps, s);
 	}
-	free(counts.v);
 	free(never);
 	size_t found = m->steps.n;
+	struct gs_step *v = m->steps.v;
+	void *rv = m->ranges.v;
+	if (found && name) {
+		/* each the ordinal of its range on its thread, in the ranges' order */
+		if (!in_order(v, found, cmp_thread_step, rv))
+			qsort_r(v, found, sizeof(*v), cmp_thread_step, rv);
+		for (size_t i = 0, k = 0; i < found; i++) {
+			if (i && (v[i].pid != v[i - 1].pid || v[i].tid != v[i - 1].tid))
+				k = 0;
+			v[i].number = k++;
+		}
+	}
 	if (found) {
 		m->steps_by = name ? GS_STEPS_NAMED : GS_STEPS_PROFILER;
-		size_t j = 1; /* found in the ranges' order, (start, pid, tid): mostly sorted */
-		while (j < m->steps.n && cmp_step(&m->steps.v[j - 1], &m->steps.v[j]) < 0)
-			j++;
-		if (j < m->steps.n)
-			qsort(m->steps.v, m->steps.n, sizeof(*m->steps.v), cmp_step);
+		if (!in_order(v, found, cmp_step, rv))
+			qsort_r(v, found, sizeof(*v), cmp_step, rv);
 	} else {
 		struct gs_step s = {.range = -1};
 		gs_model_span(m, &s.start, &s.end);

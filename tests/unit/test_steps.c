@@ -216,6 +216,48 @@ static void test_named_steps(void **state)
 	model_free(&m);
 }
 
+/* Ranges in chunk order (GS_LOAD_RANGES_UNSORTED): two threads' chunks, each sorted, the
+ * second thread's overlapping the first's, and a thread's later chunk holding a range that
+ * starts before its earlier chunk's last (an outer range ended after a flush). The steps come
+ * out as from the sorted table: by (start, pid, tid, level), numbered in their thread's order,
+ * nested ranges of one start by level. */
+static void test_steps_chunk_order(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	model_init(&m, step_strs, GS_ARRAY_SIZE(step_strs));
+	m.ranges_unsorted = 1;
+	range(&m, 1200, 1300, S_ITER, 0, 10, 10, 0); /* thread 10, chunk 1 */
+	range(&m, 1400, 1500, S_ITER, 0, 10, 10, 0);
+	range(&m, 1100, 1250, S_ITER, 0, 10, 12, 0); /* thread 12, chunk 1 */
+	range(&m, 1450, 1460, S_ITER, 0, 10, 12, 0);
+	range(&m, 1000, 1600, S_ITER, 0, 10, 10, 0); /* thread 10, chunk 2: the outer one */
+	range(&m, 1700, 1800, S_ITER, 0, 10, 10, 0);
+	range(&m, 1700, 1750, S_ITER, 0, 10, 10, 0);
+	m.ranges.v[6].level = 1;                      /* nested in the one before, same start */
+	assert_int_equal(gs_model_steps(&m, "iter"), 7);
+	const uint64_t want_start[] = {1000, 1100, 1200, 1400, 1450, 1700, 1700};
+	const uint64_t want_num[] = {0, 0, 1, 2, 1, 3, 4};
+	const int32_t want_tid[] = {10, 12, 10, 10, 12, 10, 10};
+	const int32_t want_range[] = {4, 2, 0, 1, 3, 5, 6};
+	for (size_t i = 0; i < 7; i++) {
+		assert_int_equal(m.steps.v[i].start, want_start[i]);
+		assert_int_equal(m.steps.v[i].number, want_num[i]);
+		assert_int_equal(m.steps.v[i].tid, want_tid[i]);
+		assert_int_equal(m.steps.v[i].range, want_range[i]);
+	}
+	/* the nested one first in the table: still after its parent (level 0) */
+	m.ranges.v[5].level = 1;
+	m.ranges.v[6].level = 0;
+	assert_int_equal(gs_model_steps(&m, NULL), 0);
+	assert_int_equal(gs_model_steps(&m, "iter"), 7);
+	assert_int_equal(m.steps.v[5].range, 6);
+	assert_int_equal(m.steps.v[5].number, 3);
+	assert_int_equal(m.steps.v[6].range, 5);
+	assert_int_equal(m.steps.v[6].number, 4);
+	model_free(&m);
+}
+
 static void test_whole_run_step(void **state)
 {
 	(void)state;
@@ -871,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_profiler_steps),
 		cmocka_unit_test(test_named_steps),
 		cmocka_unit_test(test_whole_run_step),
+		cmocka_unit_test(test_steps_chunk_order),
 		cmocka_unit_test(test_step_sum_split),
 		cmocka_unit_test(test_step_sum_whole_run),
 		cmocka_unit_test(test_step_sum_brute_force),

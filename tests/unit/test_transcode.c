@@ -204,6 +204,87 @@ static void test_damaged(void **s)
 	unlink(out);
 }
 
+/* One CUDA chunk payload loaded twice, the API calls kept and skipped (GS_LOAD_NO_APIS): the
+ * same result, and when it loads, the skipped calls' count, first start and last end are
+ * those of the kept ones. 1 when it loaded. */
+static int kept_and_skipped(const uint8_t *p, size_t len, size_t nstrings)
+{
+	struct gs_model a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.nstrings = b.nstrings = nstrings; /* the kernel names' ids are checked, not read */
+	b.skip = GS_LOAD_NO_APIS;
+	int ra = gs_cuda_chunk_load(&a, p, len), rb = gs_cuda_chunk_load(&b, p, len);
+	assert_int_equal(ra, rb);
+	if (!ra) {
+		assert_int_equal(b.apis.n, 0);
+		assert_int_equal(b.apis_skipped, a.apis.n);
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (size_t i = 0; i < a.apis.n; i++) {
+			lo = a.apis.v[i].start < lo ? a.apis.v[i].start : lo;
+			hi = a.apis.v[i].end > hi ? a.apis.v[i].end : hi;
+		}
+		if (a.apis.n) {
+			assert_true(b.apis_skipped_first == lo);
+			assert_true(b.apis_skipped_last == hi);
+		}
+		assert_int_equal(a.kernels.n, b.kernels.n);
+	}
+	a.nstrings = b.nstrings = 0;
+	gs_model_release(&a);
+	gs_model_release(&b);
+	return !ra;
+}
+
+/* The API-call columns walked past (GS_LOAD_NO_APIS) are checked as strictly as loaded ones:
+ * the first CUDA chunk of each transcoded fixture (it defines the kernel shapes the later
+ * ones refer to), whole, cut at every length and with every byte bent (four ways in turn;
+ * every 13th of a large chunk). */
+static void test_skipped_apis(void **s)
+{
+	(void)s;
+	static const char *const fixtures[] = {"tests/data/cuda_resnet50.gst", "tests/data/cuda_copies.gst"};
+	for (size_t f = 0; f < GS_ARRAY_SIZE(fixtures); f++) {
+		char out[] = "/tmp/gpuscope-transcode-XXXXXX";
+		int fd = mkstemp(out);
+		assert_true(fd >= 0);
+		close(fd);
+		struct gs_err err;
+		assert_int_equal(gs_transcode_file(fixtures[f], out, &err), 0);
+		struct gs_model m;
+		assert_int_equal(gs_model_load(&m, out, &err), 0);
+		size_t nstrings = m.nstrings;
+		assert_true(m.apis.n > 0);
+		gs_model_release(&m);
+		struct gs_reader r;
+		struct gs_chunk c;
+		assert_int_equal(gs_reader_open(&r, out, &err), 0);
+		int chunks = 0, loaded = 0, refused = 0;
+		while (gs_reader_next(&r, &c) > 0 && !chunks) {
+			if (c.type != GS_CHUNK_CUDA)
+				continue;
+			chunks++;
+			uint8_t *p = malloc(c.len);
+			memcpy(p, c.data, c.len);
+			assert_int_equal(kept_and_skipped(p, c.len, nstrings), 1);
+			size_t step = c.len > 4096 ? 13 : 1; /* a large chunk: every 13th byte */
+			for (size_t cut = 0; cut < c.len; cut += step)
+				kept_and_skipped(p, cut, nstrings) ? loaded++ : refused++;
+			static const uint8_t bends[] = {0xFF, 0x80, 0x01, 0x7F};
+			for (size_t i = 0; i < c.len; i += step) {
+				p[i] ^= bends[i % 4];
+				kept_and_skipped(p, c.len, nstrings) ? loaded++ : refused++;
+				p[i] ^= bends[i % 4];
+			}
+			free(p);
+		}
+		gs_reader_close(&r);
+		unlink(out);
+		assert_true(chunks > 0);
+		assert_true(loaded > 0 && refused > 0); /* both outcomes were met */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_spin),
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_skipped_apis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
