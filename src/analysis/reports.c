@@ -25,6 +25,7 @@ const struct gs_report_def gs_reports[] = {
 	{"step_sum", "Each step's wall time split into kernel, copy, set, sync wait, API and idle time", gs_report_step_sum},
 	{"osrt_sum", "OS runtime: blocking libc calls (locks, sleeps, I/O, polls) per function", gs_report_osrt_sum},
 	{"cpu_sample_sum", "CPU samples: top functions per thread by self and total samples", gs_report_cpu_sample_sum},
+	{"gpu_metrics_sum", "GPU counters (--gpu-metrics): samples, min, time-weighted mean, median, max per device and metric", gs_report_gpu_metrics_sum},
 };
 const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
 
