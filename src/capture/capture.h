@@ -18,6 +18,8 @@
 #include "../util/err.h"
 #include "../util/strbuf.h"
 
+struct gs_gpumetrics;
+
 struct gs_ringfile {
 	char *path;
 	struct gs_ring_header *h;
@@ -64,6 +66,7 @@ struct gs_session_info {
 	int root_status;         /* shell-style: code or 128+signal; -1 unknown */
 	uint64_t sample_period_ns; /* CPU sampling period, 0: off */
 	uint64_t osrt_threshold_ns; /* with osrt traced */
+	struct gs_gpumetrics *gpu_metrics; /* --gpu-metrics: its tracks become COUNTERS chunks */
 };
 
 struct gs_assemble_stats {
