@@ -121,6 +121,7 @@ struct gs_counter_track {
 	char *name, *unit; /* owned */
 	size_t first, n;
 };
+#define GS_COUNTER_NAME_ROOM 600 /* "GPU N name (unit)": names and units are at most 255 bytes */
 struct gs_counter_sample {
 	uint64_t ts;     /* CLOCK_MONOTONIC ns */
 	int64_t value;   /* in the track's unit */
