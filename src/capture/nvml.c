@@ -19,6 +19,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -295,7 +296,12 @@ int gs_gpumetrics_start(struct gs_gpumetrics *g, uint64_t t_start, uint64_t t_st
 	g->t_start = t_start;
 	g->t_stop = t_stop;
 	g->stop = 0;
+	/* signals sent to gpuscope (forwarded to the program) stay with the main thread */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = pthread_create(&g->thread, NULL, sampler, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e)
 		return gs_errf(err, -e, "cannot start the GPU counter sampler: %s", strerror(e));
 	g->running = 1;
