@@ -57,7 +57,15 @@ between "nvml: gpu_util mean > 50% while the matmuls ran" 50 100 "$(field "$T/bu
 between "nvml: gpu_util mean < 20% in the idle second before" 0 20 "$(field "$T/idle.csv" gpu_util Avg)"
 
 # sample count: 50 per second of the session, within 20%
-dur=$($GS info "$T/nvml.gst" | awk '/^duration:/ {print $2; exit}')
+# the session's span (SESSION key 5 to END key 2, CLOCK_MONOTONIC ns), in ms
+dur=$($GS dump --format jsonl "$T/nvml.gst" | python3 -c '
+import json, sys
+s = e = None
+for l in sys.stdin:
+    d = json.loads(l)
+    if d.get("chunk") == "session": s = d["k5"]
+    if d.get("chunk") == "end": e = d["k2"]
+print("%.1f" % ((e - s) / 1e6))')
 n=$(field "$T/all.csv" gpu_util Samples)
 want=$(awk -v d="$dur" 'BEGIN { printf "%d", d / 1000 * 50 }')
 echo "gpu_util samples: $n over $dur ms (50 Hz: $want)"

@@ -1,5 +1,6 @@
-"""nvml_load.py MODE: the workload of tests/gpu/nvml.sh. CUDA is set up and 1 GiB of tensors
-allocated, then the GPU idles for 2 s, then fp32 matmuls of 8192 x 8192 run for RUN seconds
+"""nvml_load.py [RUN]: the workload of tests/gpu/nvml.sh. CUDA is set up and 16 GiB of tensors
+allocated (large against the few hundred MiB that NVML's and nvidia-smi's "used" may count
+differently: the driver's reserved memory), then the GPU idles for 2 s, then fp32 matmuls of 8192 x 8192 run for RUN seconds
 (default 4) in steps of 10 (synchronized), then nvidia-smi is asked how much memory is used
 while the tensors still live. Prints one JSON line: the CLOCK_MONOTONIC ns (the trace's clock:
 Python's time.monotonic_ns reads it) of the idle and busy windows, the tensors' bytes, what
@@ -14,7 +15,7 @@ dev = torch.device("cuda:0")
 a = torch.randn(n, n, device=dev)
 b = torch.randn(n, n, device=dev)
 c = torch.empty(n, n, device=dev)
-pad = torch.empty(int(1 << 30) // 4 - 3 * n * n, device=dev)  # 1 GiB in all
+pad = torch.empty((16 << 30) // 4 - 3 * n * n, device=dev)  # 16 GiB in all
 torch.cuda.synchronize()
 tensor_bytes = (a.numel() + b.numel() + c.numel() + pad.numel()) * 4
 idle0 = time.monotonic_ns()
