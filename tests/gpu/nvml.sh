@@ -111,7 +111,7 @@ for l in open(sys.argv[1]):
 off, on = statistics.median(v["off"]), statistics.median(v["on"])
 print("median of 3: without %.3f ms, with %.3f ms, ratio %.4f" % (off, on, on / off), file=sys.stderr)
 print("%.4f" % (on / off))' "$T/ovh.txt")
-between "nvml: step time with --gpu-metrics within 3% of without" 0 1.03 "$r"
+between "nvml: step time with --gpu-metrics within 5% of without" 0 1.05 "$r"
 rm -rf "$T"
 echo
 echo "$PASS passed, $FAIL failed"
