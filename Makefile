@@ -50,11 +50,12 @@ UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
+GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
 	$(BUILD)/tests/programs/libhost_hot.so \
-	$(GEN_TRACE)
+	$(GEN_TRACE) $(GEN_COUNTERS)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -166,6 +167,11 @@ $(BUILD)/tests/programs/osrt_calls: bench/osrt_calls.c | $(DEPS_OK)
 $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lm
+
+# GPU counter tracks of known values, written through the format's writer (tests/cases/gpu_metrics.sh).
+$(GEN_COUNTERS): tests/tools/gen_counters.c $(CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lm
 
 # libFuzzer targets (clang only): make fuzz; tests/run.sh runs them for a bounded time.
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)

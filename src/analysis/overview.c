@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/counters.h"
 #include "../format/gst.h"
 #include "../util/alloc.h"
 #include "../util/strbuf.h"
@@ -138,6 +139,31 @@ static void gpu_section(const struct gs_table *u, struct gs_table *t)
 	}
 }
 
+/* One line under the GPU section when the trace has GPU counters (--gpu-metrics): per device,
+ * the time-weighted mean of gpu_util and of power, e.g. "GPU counters: GPU 0 gpu_util avg
+ * 71.8%, power avg 412.3 W". */
+static void counters_note(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t)
+{
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	for (size_t i = 0; i < m->counter_tracks.n; i++) {
+		const struct gs_counter_track *k = &m->counter_tracks.v[i];
+		size_t a, b;
+		if ((k->metric != GS_GM_GPU_UTIL && k->metric != GS_GM_POWER) ||
+		    !gs_counter_window(m, f, k, &a, &b))
+			continue;
+		double avg = gs_counter_twmean(m->counter_samples.v + a, b - a);
+		gs_strbuf_adds(&sb, sb.len ? ", " : "GPU counters: ");
+		if (k->metric == GS_GM_GPU_UTIL)
+			gs_strbuf_addf(&sb, "GPU %u gpu_util avg %.1f%%", k->device, avg);
+		else
+			gs_strbuf_addf(&sb, "GPU %u power avg %.1f W", k->device, avg / 1000.0);
+	}
+	if (sb.len)
+		t->note = gs_strbuf_detach(&sb);
+	gs_strbuf_release(&sb);
+}
+
 static void kernel_section(const struct gs_table *k, struct gs_table *t)
 {
 	INIT(t, "kernels", "Top kernels by GPU time", kern_cols);
@@ -233,6 +259,7 @@ int gs_overview(const struct gs_model *m, const struct gs_filter *f,
 	}
 	step_section(m, &st, nsteps, &sec[1]);
 	gpu_section(&ut, &sec[2]);
+	counters_note(m, f, &sec[2]);
 	kernel_section(&kt, &sec[3]);
 	gs_table_release(&st);
 	gs_table_release(&ut);

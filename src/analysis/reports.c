@@ -26,6 +26,7 @@ const struct gs_report_def gs_reports[] = {
 	{"osrt_sum", "OS runtime: blocking libc calls (locks, sleeps, I/O, polls) per function", gs_report_osrt_sum},
 	{"cpu_sample_sum", "CPU samples: top functions per thread by self and total samples", gs_report_cpu_sample_sum},
 	{"idle_host_sum", "GPU idle time in the steps by what the main thread did (DataLoader, blocked, Python, ...)", gs_report_idle_host_sum},
+	{"gpu_metrics_sum", "GPU counters (--gpu-metrics): samples, min, time-weighted mean, median, max per device and metric", gs_report_gpu_metrics_sum},
 };
 const size_t gs_nreports = sizeof(gs_reports) / sizeof(gs_reports[0]);
 

@@ -95,6 +95,16 @@ int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f
 /* analyze's GPU idle time by host activity, one row per class (idle_host_sum.c). */
 int gs_report_idle_host_sum(const struct gs_model *m, const struct gs_filter *f,
 			    struct gs_table *out, struct gs_err *err);
+/* GPU counters (gpu_metrics_sum.c): per device and metric, samples, min, time-weighted mean,
+ * median, max. The time-weighted mean of n time-sorted samples: each value holds until the next
+ * sample's time, the last for no time; the plain mean when they span no time; NaN when n = 0. */
+int gs_report_gpu_metrics_sum(const struct gs_model *m, const struct gs_filter *f,
+			      struct gs_table *out, struct gs_err *err);
+double gs_counter_twmean(const struct gs_counter_sample *s, size_t n);
+/* The samples of track t that pass f (its device; taken inside the --time window; --pid does
+ * not apply): counter_samples.v[*from .. *to); 0 when none. */
+int gs_counter_window(const struct gs_model *m, const struct gs_filter *f,
+		      const struct gs_counter_track *t, size_t *from, size_t *to);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

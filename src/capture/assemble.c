@@ -20,6 +20,7 @@
 #include "../format/gst.h"
 #include "../format/host.h"
 #include "../format/tlv.h"
+#include "nvml.h"
 #include "transcode.h"
 #include "../util/alloc.h"
 #include "../util/intern.h"
@@ -885,6 +886,8 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 		gs_tlv_u64(&m, GS_SK_SAMPLE_PERIOD, si->sample_period_ns);
 	if (si->trace && strstr(si->trace, "osrt"))
 		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, si->osrt_threshold_ns);
+	if (si->gpu_metrics)
+		gs_tlv_u64(&m, GS_SK_GPU_METRICS_HZ, si->gpu_metrics->hz);
 	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
 
 	if (d->nrings > 1) /* none when no process recorded anything */
@@ -892,6 +895,8 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 	c.root_last_image = last_image_of(&c, si->root_pid);
 	for (size_t i = 0; i < d->nrings && rc >= 0; i++)
 		rc = assemble_ring(&c, d->rings[i], si, err);
+	if (rc >= 0 && si->gpu_metrics) /* the CLI's own GPU counter tracks */
+		gs_gpumetrics_write(si->gpu_metrics, &c.w);
 	flush_strings(&c);
 
 	gs_strbuf_reset(&m);

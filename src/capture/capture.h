@@ -18,6 +18,8 @@
 #include "../util/err.h"
 #include "../util/strbuf.h"
 
+struct gs_gpumetrics;
+
 struct gs_ringfile {
 	char *path;
 	struct gs_ring_header *h;
@@ -65,6 +67,7 @@ struct gs_session_info {
 	uint64_t sample_period_ns; /* CPU sampling period, 0: off */
 	uint64_t osrt_threshold_ns; /* with osrt traced */
 	int perfmap_ours;        /* gpuscope turned CPython's perf maps on: remove them once copied */
+	struct gs_gpumetrics *gpu_metrics; /* --gpu-metrics: its tracks become COUNTERS chunks */
 };
 
 struct gs_assemble_stats {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/counters.h"
 #include "../format/events.h"
 #include "../format/file.h"
 #include "../format/gst.h"
@@ -32,6 +33,7 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_SAMPLES: return "samples";
 	case GS_CHUNK_MAPS: return "maps";
 	case GS_CHUNK_PERFMAP: return "perfmap";
+	case GS_CHUNK_COUNTERS: return "counters";
 	case GS_CHUNK_END: return "end";
 	default: return "unknown";
 	}
@@ -248,7 +250,8 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 					       k, a, b);
 			else if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
 			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO &&
-			      key != GS_SK_SAMPLE_PERIOD && key != GS_SK_OSRT_THRESHOLD) &&
+			      key != GS_SK_SAMPLE_PERIOD && key != GS_SK_OSRT_THRESHOLD &&
+			      key != GS_SK_GPU_METRICS_HZ) &&
 			    !(c->type == GS_CHUNK_PROCESS && (key == GS_PK_CMDLINE || key == GS_PK_EXE)) &&
 			    !(c->type == GS_CHUNK_THREAD && (key == GS_TK_NAME || key == GS_TK_NVTX_NAME)))
 				num(d, k, v);
@@ -390,6 +393,31 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 			gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
 		}
 		free(r);
+		return rc;
+	}
+	case GS_CHUNK_COUNTERS: {
+		struct gs_counterchunk cc;
+		struct gs_counter_rec r;
+		if (gs_counterchunk_open(&cc, c->data, c->len) < 0) {
+			rc = -1;
+			break;
+		}
+		num(d, "device", cc.device);
+		num(d, "metric", cc.metric);
+		gs_strbuf_adds(sb, d->json ? ",\"name\":" : " name=");
+		str_val(d, cc.name, cc.name_len);
+		gs_strbuf_adds(sb, d->json ? ",\"unit\":" : " unit=");
+		str_val(d, cc.unit, cc.unit_len);
+		num(d, "count", cc.count);
+		num(d, "base", cc.base);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		while ((rc = gs_counter_next(&cc, &r)) > 0) {
+			if (d->json)
+				gs_strbuf_addf(sb, "{\"counter\":%" PRIu64 ",\"device\":%" PRIu64 ",\"ts\":%" PRIu64
+					       ",\"value\":%" PRId64 "}\n", cc.metric, cc.device, r.ts, r.value);
+			else
+				gs_strbuf_addf(sb, "  counter ts=%" PRIu64 " value=%" PRId64 "\n", r.ts, r.value);
+		}
 		return rc;
 	}
 	case GS_CHUNK_MAPS: {

@@ -163,6 +163,18 @@ static int run(int argc, char **argv)
 		gs_strbuf_adds(&sb, "\n  stack frames (distinct)   ");
 		gs_fmt_count(&sb, m.frames.n);
 	}
+	if (m.counter_samples.n || m.gpu_metrics_hz) {
+		size_t devs = 0;
+		for (size_t i = 0; i < m.counter_tracks.n; i++)
+			devs += !i || m.counter_tracks.v[i].device != m.counter_tracks.v[i - 1].device;
+		gs_strbuf_adds(&sb, "\n  gpu counter samples       ");
+		gs_fmt_count(&sb, m.counter_samples.n);
+		gs_strbuf_addf(&sb, " (%zu track%s on %zu device%s", m.counter_tracks.n,
+			       m.counter_tracks.n == 1 ? "" : "s", devs, devs == 1 ? "" : "s");
+		if (m.gpu_metrics_hz)
+			gs_strbuf_addf(&sb, ", %llu Hz", (unsigned long long)m.gpu_metrics_hz);
+		gs_strbuf_adds(&sb, ")");
+	}
 	gs_strbuf_adds(&sb, "\n\nlost records: ");
 	lost_line(&sb, m.lost);
 	gs_strbuf_addf(&sb, "\n\nprocesses (%zu):\n", m.processes.n);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../capture/capture.h"
+#include "../capture/nvml.h"
 #include "../format/gst.h"
 #include "../util/alloc.h"
 #include "cli.h"
@@ -180,6 +181,9 @@ static int run(int argc, char **argv)
 		{"osrt-threshold", required_argument, NULL, 'O'},
 		{"sample", required_argument, NULL, 's'},
 		{"sampling-frequency", required_argument, NULL, 'F'},
+		{"gpu-metrics", no_argument, NULL, 'M'},
+		{"gpu-metrics-frequency", required_argument, NULL, 'R'},
+		{"gpu-metrics-devices", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -189,6 +193,9 @@ static int run(int argc, char **argv)
 	uint64_t delay = 0, duration = 0;
 	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000";
 	char *end;
+	int gpu_metrics = 0;
+	unsigned gm_hz = 10;
+	uint64_t gm_mask = ~0ull;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:s:h", opts)) != -1) {
 		switch (o) {
 		case 'O': { /* nanoseconds, or a time with its unit */
@@ -219,6 +226,22 @@ static int run(int argc, char **argv)
 			sampling_hz = optarg;
 			break;
 		}
+		case 'M': gpu_metrics = 1; break;
+		case 'R': {
+			errno = 0;
+			unsigned long long hz = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' || hz < 1 || hz > 1000)
+				return gs_usage_error(&gs_cmd_profile, "--gpu-metrics-frequency takes 1 to 1000 "
+						      "(samples per second), not '%s'", optarg);
+			gm_hz = (unsigned)hz;
+			break;
+		}
+		case 'D': /* as nsys: naming devices turns the counters on, "none" off */
+			if (gs_gpumetrics_parse_devices(optarg, &gm_mask) < 0)
+				return gs_usage_error(&gs_cmd_profile, "--gpu-metrics-devices takes all, none or "
+						      "a list of GPU indices (0,1), not '%s'", optarg);
+			gpu_metrics = gm_mask != 0;
+			break;
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
@@ -350,6 +373,20 @@ static int run(int argc, char **argv)
 		}
 	}
 
+	/* --gpu-metrics: NVML is started here, before the program, so its start-up (tens of ms)
+	 * is not inside the run; without it the run goes on without counters */
+	struct gs_gpumetrics gm;
+	memset(&gm, 0, sizeof(gm));
+	if (gpu_metrics && gm_mask) {
+		struct gs_err gerr = {0};
+		if (gs_gpumetrics_open(&gm, GS_NVML_LIB, gm_mask, gm_hz, &gerr) < 0)
+			gs_cli_error("--gpu-metrics: %s: no GPU counters", gerr.msg);
+	}
+	if (gm.notes.len) {
+		fprintf(stderr, "gpuscope: %s", gm.notes.buf);
+		gs_strbuf_reset(&gm.notes);
+	}
+
 	struct gs_timemap tm;
 	gs_timemap_begin(&tm);
 	struct gs_session_info si = {.argv = (const char *const *)prog, .trace = trace,
@@ -357,7 +394,8 @@ static int run(int argc, char **argv)
 								strtoull(sampling_hz, NULL, 10),
 				     .osrt_threshold_ns = strtoull(osrt_threshold, NULL, 10),
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
-				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1};
+				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1,
+				     .gpu_metrics = gm.api ? &gm : NULL};
 	/* Sampling names Python frames through CPython's (>= 3.12) perf map: turned on unless the
 	 * user set PYTHONPERFSUPPORT either way; the maps it makes are removed once in the trace */
 	si.perfmap_ours = !strcmp(sample, "cpu") && !getenv("PYTHONPERFSUPPORT");
@@ -511,9 +549,17 @@ static int run(int argc, char **argv)
 		return shell_status(st);
 	}
 
+	struct gs_err err = {0};
+	if (gm.api) { /* the collectors take the same window from GPUSCOPE_CAPTURE_START/STOP */
+		uint64_t t0 = delay || duration ? now_ns(CLOCK_MONOTONIC) + delay : 0;
+		if (gs_gpumetrics_start(&gm, t0, duration ? t0 + duration : 0, &err) < 0) {
+			gs_cli_warn("%s; no GPU counters", err.msg);
+			gs_gpumetrics_release(&gm);
+			si.gpu_metrics = NULL;
+		}
+	}
 	struct gs_drain drain;
 	gs_drain_init(&drain, session);
-	struct gs_err err = {0};
 	int status = 0, drain_failed = 0;
 	for (;;) {
 		long moved = drain_failed ? 0 : gs_drain_poll(&drain, &err);
@@ -543,6 +589,12 @@ static int run(int argc, char **argv)
 	child_pid = 0;
 	for (size_t i = 0; i < GS_ARRAY_SIZE(fwd); i++)
 		sigaction(fwd[i], &old[i], NULL);
+	gs_gpumetrics_stop(&gm);
+	if (gm.notes.len)
+		fprintf(stderr, "gpuscope: %s", gm.notes.buf);
+	if (gm.failed)
+		gs_cli_warn("--gpu-metrics: %llu NVML queries failed (their samples are missing)",
+			    (unsigned long long)gm.failed);
 	int code = shell_status(status);
 	si.root_pid = pid;
 	si.root_status = code;
@@ -562,6 +614,7 @@ static int run(int argc, char **argv)
 	if (gs_assemble(&drain, &tm, &si, out, &st, &err) < 0) {
 		gs_cli_error("%s; the raw session is kept in '%s'", err.msg, session);
 		gs_drain_release(&drain);
+		gs_gpumetrics_release(&gm);
 		return code ? code : 1;
 	}
 	gs_drain_release(&drain);
@@ -592,6 +645,13 @@ static int run(int argc, char **argv)
 			}
 		gs_strbuf_addc(&sb, ')');
 	}
+	if (si.gpu_metrics) {
+		uint64_t n = gs_gpumetrics_samples(&gm);
+		gs_strbuf_adds(&sb, "; ");
+		gs_fmt_count(&sb, n);
+		gs_strbuf_addf(&sb, " GPU counter sample%s", n == 1 ? "" : "s");
+	}
+	gs_gpumetrics_release(&gm);
 	if (st.cupti_buffers)
 		gs_strbuf_addf(&sb, "; %llu CUDA activity buffer%s", (unsigned long long)st.cupti_buffers,
 			       st.cupti_buffers == 1 ? "" : "s");
@@ -639,6 +699,13 @@ const struct gs_command gs_cmd_profile = {
 	"                           1/HZ s of its CPU time (Python >= 3.12 frames by name:\n"
 	"                           PYTHONPERFSUPPORT=1 unless set); none: no sampling\n"
 	"      --sampling-frequency=HZ  samples per second of CPU time (default 1000)\n"
+	"      --gpu-metrics        sample GPU counters through NVML from gpuscope's own thread:\n"
+	"                           utilization, memory, clocks, power, temperature, PCIe\n"
+	"                           (off by default; without NVML, a note and no counters)\n"
+	"      --gpu-metrics-frequency=HZ  counter samples per second, 1 to 1000 (default 10;\n"
+	"                           10 to 100 is the useful range)\n"
+	"      --gpu-metrics-devices=D  all (default), none, or NVML indices (0,2); naming\n"
+	"                           devices turns --gpu-metrics on\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

@@ -185,6 +185,30 @@ static void osrt(struct cx *x)
 	}
 }
 
+/* --gpu-metrics: counter events ("C") on the device's row (pid = device, as its kernels),
+ * one series per metric, named "name (unit)", the sample in args.value */
+static void counters(struct cx *x)
+{
+	const struct gs_model *m = x->m;
+	char name[GS_COUNTER_NAME_ROOM];
+	for (size_t i = 0; i < m->counter_tracks.n; i++) {
+		const struct gs_counter_track *t = &m->counter_tracks.v[i];
+		size_t a, b;
+		if (!gs_counter_window(m, x->f, t, &a, &b))
+			continue;
+		snprintf(name, sizeof(name), "%s (%s)", t->name, t->unit);
+		for (size_t k = a; k < b; k++) {
+			const struct gs_counter_sample *s = &m->counter_samples.v[k];
+			ev_begin(x, "C", "gpu_metrics", name);
+			ev_where(x, t->device, 0, s->ts);
+			int first = 1;
+			arg_i(x, "value", s->value, &first);
+			args_end(x, first);
+			ev_end(x);
+		}
+	}
+}
+
 static void marks(struct cx *x)
 {
 	const struct gs_model *m = x->m;
@@ -603,6 +627,7 @@ int gs_export_chrome(const struct gs_model *m, const struct gs_filter *f, const 
 	syncs(&x);
 	memops(&x);
 	osrt(&x);
+	counters(&x);
 	marks(&x);
 	cpu_rows(&x);
 	gpu_rows(&x);

@@ -1075,6 +1075,24 @@ static void memory_side(struct px *x)
 	free(sizes.v);
 }
 
+/* GPU counters (--gpu-metrics): a counter track per device and metric, under the device's
+ * track, named "GPU N name (unit)", with every sample the filter keeps (model/counters.c). */
+static void counters_side(struct px *x)
+{
+	const struct gs_model *m = x->m;
+	for (size_t i = 0; i < m->counter_tracks.n; i++) {
+		const struct gs_counter_track *t = &m->counter_tracks.v[i];
+		size_t a, b;
+		if (!gs_counter_window(m, x->f, t, &a, &b))
+			continue;
+		char name[GS_COUNTER_NAME_ROOM];
+		snprintf(name, sizeof(name), "GPU %u %s (%s)", t->device, t->name, t->unit);
+		uint64_t uuid = counter_track(x, device_track(x, t->device), name);
+		for (size_t k = a; k < b; k++)
+			counter(x, uuid, m->counter_samples.v[k].ts, m->counter_samples.v[k].value);
+	}
+}
+
 /* Which API calls launched a GPU operation that passes the filter: those get a flow. */
 static void mark_launches(struct px *x)
 {
@@ -1149,6 +1167,7 @@ int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, cons
 	samples_side(x);
 	gpu_side(x);
 	memory_side(x);
+	counters_side(x);
 	lanes_close(x);
 	out_flush(&x->o, &x->p);
 	int e = x->o.failed;

@@ -47,6 +47,8 @@ enum {
 	T_OSRT_API,
 	T_COMPOSITE_EVENTS,
 	T_SAMPLING_CALLCHAINS,
+	T_TARGET_INFO_GPU_METRICS,
+	T_GPU_METRICS,
 	T__N,
 };
 static const char *const create[T__N] = {
@@ -127,6 +129,13 @@ static const char *const create[T__N] = {
 		"CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, "
 		"module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER, stackDepth "
 		"INTEGER NOT NULL)",
+	[T_TARGET_INFO_GPU_METRICS] =
+		"CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER NOT NULL, sourceId INTEGER "
+		"NOT NULL, typeName TEXT NOT NULL, metricId INTEGER NOT NULL, metricName TEXT NOT "
+		"NULL)",
+	[T_GPU_METRICS] =
+		"CREATE TABLE GPU_METRICS (rawTimestamp INTEGER, timestamp INTEGER NOT NULL, "
+		"typeId INTEGER NOT NULL, metricId INTEGER NOT NULL, value INTEGER NOT NULL)",
 };
 
 /* nsys's enum values (nsight.md §2); names are nsys's short names, labels for people. */
@@ -595,6 +604,37 @@ static void devices_threads(struct sx *x)
 	}
 }
 
+/* --gpu-metrics counters as nsys's GPU metrics tables: typeId and sourceId are the device
+ * (nsys: a GPU and its metric set), typeName "GPU N", metricId the trace's metric id,
+ * metricName "name (unit)"; GPU_METRICS holds every sample the filter keeps, track by track. */
+static void gpu_metrics(struct sx *x)
+{
+	const struct gs_model *m = x->m;
+	char name[GS_COUNTER_NAME_ROOM];
+	for (size_t i = 0; i < m->counter_tracks.n; i++) {
+		const struct gs_counter_track *c = &m->counter_tracks.v[i];
+		size_t a, b;
+		if (!gs_counter_window(m, x->f, c, &a, &b))
+			continue;
+		struct gs_sqlf_table *t = x->t[T_TARGET_INFO_GPU_METRICS];
+		gs_sqlf_row(t);
+		I(c->device), I(c->device);
+		int n = snprintf(name, sizeof(name), "GPU %u", c->device);
+		gs_sqlf_text(t, name, (size_t)n);
+		I(c->metric);
+		n = snprintf(name, sizeof(name), "%s (%s)", c->name, c->unit);
+		gs_sqlf_text(t, name, (size_t)n);
+		row(x, T_TARGET_INFO_GPU_METRICS);
+		t = x->t[T_GPU_METRICS];
+		for (size_t k = a; k < b; k++) {
+			const struct gs_counter_sample *s = &m->counter_samples.v[k];
+			gs_sqlf_row(t);
+			I(s->ts), I(s->ts), I(c->device), I(c->metric), I(s->value);
+			row(x, T_GPU_METRICS);
+		}
+	}
+}
+
 static void fill(struct sx *x)
 {
 	const struct gs_model *m = x->m;
@@ -632,6 +672,7 @@ static void fill(struct sx *x)
 	osrt(x);
 	samples(x);
 	devices_threads(x);
+	gpu_metrics(x);
 }
 
 int gs_export_sqlite(const struct gs_model *m, const struct gs_filter *f, const char *out,

@@ -21,6 +21,7 @@
 const char *const gs_export_tables[] = {
 	"processes", "threads",  "devices", "streams",	   "ranges",	 "api_calls",
 	"kernels",   "copies",	 "memsets", "syncs",	   "memory_ops", "marks",
+	"gpu_metrics",
 };
 const size_t gs_export_ntables = sizeof(gs_export_tables) / sizeof(gs_export_tables[0]);
 
@@ -474,6 +475,31 @@ static void t_marks(struct tw *w)
 static const char *const marks_cols[] = {
 	"index", "pid", "tid", "domain", "name", "ts_ns", "ts_abs_ns", NULL};
 
+/* --gpu-metrics counter samples, track by track (device, metric), each track by time */
+static void t_gpu_metrics(struct tw *w)
+{
+	const struct gs_model *m = w->m;
+	for (size_t i = 0; i < m->counter_tracks.n; i++) {
+		const struct gs_counter_track *t = &m->counter_tracks.v[i];
+		size_t a, b;
+		if (!gs_counter_window(m, w->f, t, &a, &b))
+			continue;
+		for (size_t k = a; k < b; k++) {
+			row(w);
+			c_u(w, k);
+			c_u(w, t->device);
+			c_u(w, t->metric);
+			c_s(w, t->name);
+			c_s(w, t->unit);
+			c_t(w, m->counter_samples.v[k].ts);
+			c_i(w, m->counter_samples.v[k].value);
+			row_end(w);
+		}
+	}
+}
+static const char *const gpu_metrics_cols[] = {
+	"index", "device", "metric_id", "metric", "unit", "ts_ns", "ts_abs_ns", "value", NULL};
+
 /* In the order of gs_export_tables. */
 static const struct {
 	void (*fn)(struct tw *w);
@@ -483,6 +509,7 @@ static const struct {
 	{t_streams, streams_cols},     {t_ranges, ranges_cols},   {t_apis, apis_cols},
 	{t_kernels, kernels_cols},     {t_copies, copies_cols},   {t_memsets, memsets_cols},
 	{t_syncs, syncs_cols},	       {t_memops, memops_cols},   {t_marks, marks_cols},
+	{t_gpu_metrics, gpu_metrics_cols},
 };
 _Static_assert(sizeof(tables) / sizeof(tables[0]) == sizeof(gs_export_tables) / sizeof(gs_export_tables[0]),
 	       "a writer per table name");

@@ -14,8 +14,8 @@
 
 #define GS_FILE_MAGIC "GPUSCOPE"
 #define GS_FILE_MAJOR 1
-#define GS_FILE_MINOR 4 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
-                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP */
+#define GS_FILE_MINOR 5 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
+                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP; 1.5: COUNTERS */
 #define GS_FILE_HEADER_SIZE 64
 #define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
 #define GS_CHUNK_HEADER_SIZE 32
@@ -46,6 +46,9 @@ enum gs_chunk_type {
 	                          * executable mappings of a process, to symbolize its samples */
 	GS_CHUNK_PERFMAP = 13,   /* pid, then the text of /tmp/perf-PID.map as the process left it
 	                          * (JIT and CPython -X perf frame names: "START SIZE name" lines) */
+	GS_CHUNK_COUNTERS = 14,  /* device, metric id, name, unit, count, base time, then (time
+	                          * delta, value delta)*: one counter track's samples (GPU metrics
+	                          * sampled through NVML, format/counters.h) */
 	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
 };
 
@@ -60,6 +63,7 @@ enum gs_session_key {
 	GS_SK_CLOCK = 7,      /* string: how collector time was read (tsc, monotonic) */
 	GS_SK_SAMPLE_PERIOD = 8, /* ns of CPU time between CPU samples (0 or absent: none taken) */
 	GS_SK_OSRT_THRESHOLD = 9,/* ns: the shortest OS runtime call recorded */
+	GS_SK_GPU_METRICS_HZ = 10, /* --gpu-metrics: GPU counter samples per second (absent: off) */
 };
 
 enum gs_process_key {

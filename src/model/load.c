@@ -238,6 +238,7 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			case GS_SK_START_MONO: if (!gs_tlv_get_u64(val, len, &v)) m->start_mono = v; break;
 			case GS_SK_SAMPLE_PERIOD: if (!gs_tlv_get_u64(val, len, &v)) m->sample_period = v; break;
 			case GS_SK_OSRT_THRESHOLD: if (!gs_tlv_get_u64(val, len, &v)) m->osrt_threshold = v; break;
+			case GS_SK_GPU_METRICS_HZ: if (!gs_tlv_get_u64(val, len, &v)) m->gpu_metrics_hz = v; break;
 			default: break;
 			}
 		}
@@ -462,6 +463,10 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 			if (gs_model_load_samples(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CPU sample chunk", c.offset);
 			break;
+		case GS_CHUNK_COUNTERS:
+			if (gs_model_load_counters(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed counter chunk", c.offset);
+			break;
 		case GS_CHUNK_MAPS:
 			if (gs_model_load_maps(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed mapping chunk", c.offset);
@@ -508,6 +513,7 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 	finish_ranges(m, &ls);
 	gs_model_pytorch_names(m);
 	gs_model_host_finish(m);
+	gs_model_counters_finish(m);
 	gs_model_sort_gpu(m);
 	gs_cupti_release(m);
 	gs_cuda_chunk_release(m);
@@ -604,6 +610,7 @@ void gs_model_release(struct gs_model *m)
 	}
 	gs_model_gpu_release(m);
 	gs_model_host_release(m);
+	gs_model_counters_release(m);
 	free(m->ranges.v);
 	free(m->range_attrs.v);
 	free(m->marks.v);

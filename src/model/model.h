@@ -113,6 +113,22 @@ struct gs_perfsym { /* a line of a process's perf map: JIT code (CPython -X perf
 	char *name; /* owned */
 };
 
+/* GPU counters (`gpuscope profile --gpu-metrics`, COUNTERS chunks; model/counters.c): one track
+ * per (device, metric, name); its samples are counter_samples.v[first .. first + n), sorted by
+ * time. Tracks are sorted by (device, metric, name). */
+struct gs_counter_track {
+	uint32_t device;
+	uint32_t metric; /* enum gs_gpu_metric, or an id this build does not know */
+	char *name, *unit; /* owned */
+	size_t first, n;
+};
+#define GS_COUNTER_NAME_ROOM 600 /* "GPU N name (unit)": names and units are at most 255 bytes */
+struct gs_counter_sample {
+	uint64_t ts;     /* CLOCK_MONOTONIC ns */
+	int64_t value;   /* in the track's unit */
+	uint32_t track;  /* index into counter_tracks */
+};
+
 struct gs_cupti_names;
 struct gs_cuda_shapes;
 struct gs_frame_index;
@@ -306,7 +322,10 @@ struct gs_model {
 	GS_VEC(struct gs_perfsym) perfsyms;       /* sorted by (pid, start) once loaded */
 	uint64_t sample_period;                   /* ns of CPU time per sample weight, 0: unknown */
 	uint64_t osrt_threshold;                  /* ns, from the session */
+	uint64_t gpu_metrics_hz;                  /* --gpu-metrics frequency, 0: off or unknown */
 	struct gs_frame_index *frame_index;       /* (pid, addr) -> frame, while loading */
+	GS_VEC(struct gs_counter_track) counter_tracks;
+	GS_VEC(struct gs_counter_sample) counter_samples; /* by (track, ts) once loaded */
 
 	GS_VEC(struct gs_step) steps; /* sorted by (start, pid, tid); filled by gs_model_steps */
 	uint8_t steps_by;             /* enum gs_steps_by */
@@ -372,6 +391,15 @@ void gs_model_host_release(struct gs_model *m);
 uint32_t gs_model_frame(struct gs_model *m, int32_t pid, uint64_t addr);
 /* Name the frames from m's mappings and perf maps (done by gs_model_host_finish). */
 void gs_model_symbolize(struct gs_model *m);
+
+/* COUNTERS chunks (model/counters.c): one chunk's track and samples into m; -1 when malformed.
+ * gs_model_counters_finish sorts tracks and samples (once, by the loader). */
+int gs_model_load_counters(struct gs_model *m, const uint8_t *data, size_t len);
+void gs_model_counters_finish(struct gs_model *m);
+void gs_model_counters_release(struct gs_model *m);
+/* The track of (device, metric id), NULL when the trace has none. */
+const struct gs_counter_track *gs_model_counter_track(const struct gs_model *m, uint32_t device,
+						     uint32_t metric);
 
 int gs_model_load(struct gs_model *m, const char *path, struct gs_err *err);
 /* gs_model_load without the range and correlation joins (a tenth of loading a large trace):

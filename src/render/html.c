@@ -193,8 +193,39 @@ static const struct {
 	{"step_sum", 0},          {"gpu_util", 0},         {"gpu_util_timeline", 0},
 	{"cuda_gpu_kern_sum", TOP_ROWS}, {"nvtx_sum", TOP_ROWS}, {"cuda_api_sum", TOP_ROWS},
 	{"cuda_gpu_mem_time_sum", 0}, {"cuda_gpu_mem_size_sum", 0}, {"memory_sum", 0},
-	{"memory_timeline", 0},
+	{"memory_timeline", 0}, {"gpu_metrics_sum", 0},
 };
+
+/* GPU counters (--gpu-metrics) for the page's chart: per track that passes f, its samples as
+ * [ns from the session start, value], every k-th one so a track sends at most
+ * GS_HTML_COUNTER_POINTS (the chart is a few hundred pixels wide). */
+#define GS_HTML_COUNTER_POINTS 1000
+static void counters_json(const struct gs_model *m, const struct gs_filter *f, struct gs_strbuf *sb)
+{
+	gs_strbuf_adds(sb, "[");
+	int first = 1;
+	for (size_t i = 0; i < m->counter_tracks.n; i++) {
+		const struct gs_counter_track *t = &m->counter_tracks.v[i];
+		size_t a, b;
+		if (!gs_counter_window(m, f, t, &a, &b))
+			continue;
+		gs_strbuf_addf(sb, "%s\n{\"device\": %u, \"metric\": ", first ? "" : ",", t->device);
+		gs_strbuf_addc(sb, '"');
+		gs_strbuf_add_json(sb, t->name, strlen(t->name));
+		gs_strbuf_adds(sb, "\", \"unit\": \"");
+		gs_strbuf_add_json(sb, t->unit, strlen(t->unit));
+		gs_strbuf_adds(sb, "\", \"pts\": [");
+		size_t k = (b - a + GS_HTML_COUNTER_POINTS - 1) / GS_HTML_COUNTER_POINTS;
+		for (size_t j = a; j < b; j += k) {
+			const struct gs_counter_sample *s = &m->counter_samples.v[j];
+			gs_strbuf_addf(sb, "%s[%lld, %lld]", j == a ? "" : ", ",
+				       (long long)(s->ts - m->start_mono), (long long)s->value);
+		}
+		gs_strbuf_adds(sb, "]}");
+		first = 0;
+	}
+	gs_strbuf_adds(sb, "]");
+}
 
 static int reports_json(const struct gs_model *m, const struct gs_filter *f, struct gs_strbuf *sb,
 			struct gs_err *err)
@@ -326,6 +357,8 @@ int gs_render_html_report(const struct gs_model *m, const struct gs_analysis *a,
 	if (!rc) {
 		gs_strbuf_adds(&js, ",\n\"copies\": ");
 		copies_json(m, f, &js);
+		gs_strbuf_adds(&js, ",\n\"counters\": ");
+		counters_json(m, f, &js);
 		struct gs_html_timeline tl;
 		gs_html_timeline_build(m, f, GS_HTML_BINS, GS_HTML_MAX_EVENTS, &tl);
 		gs_strbuf_adds(&js, ",\n\"timeline\": ");

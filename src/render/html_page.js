@@ -384,7 +384,7 @@
 
 	function deviceRows(T) { return T ? T.rows.filter(function (r) { return r.kind === 'device'; }) : []; }
 
-	function utilSection(R, T) {
+	function utilSection(R, T, C) {
 		var s = section('utilization', 'GPU utilization over time');
 		var devs = deviceRows(T);
 		if (devs.length) {
@@ -413,6 +413,24 @@
 			s.appendChild(el('h3', {text: R.gpu_util.title + ' (gpuscope stats -r gpu_util)'}));
 			s.appendChild(reportTable(R.gpu_util, [{col: 'Device'}, {col: 'Name'}, {col: 'GPU Ops', type: 'count'},
 				{col: 'Busy (ns)'}, {col: 'Wall (ns)'}, {col: 'Utilization (%)'}]));
+		}
+		/* --gpu-metrics: NVML's percent counters over time, and every counter's summary */
+		var pct = (C || []).filter(function (c) { return c.unit === '%' && c.pts.length; });
+		if (pct.length) {
+			var cpal = ['c-gpu_compute', 'c-gpu_transfer', 'c-host_launch', 'c-input_pipeline', 'c-host_sync', 'bar'];
+			s.appendChild(el('h3', {text: 'GPU counters (profile --gpu-metrics, NVML)'}));
+			var ct0 = T.start_ns, ct1 = T.end_ns;
+			lines(s, pct.map(function (c, i) {
+				var pts = c.pts.filter(function (p) { return p[0] >= ct0 && p[0] <= ct1; });
+				if (pts.length && pts[pts.length - 1][0] < ct1) pts.push([ct1, pts[pts.length - 1][1]]);
+				return {label: 'GPU ' + c.device + ' ' + c.metric, color: color(cpal[i % cpal.length]), pts: pts};
+			}), ct0, ct1, 100, function (v) { return v.toFixed(0) + '%'; }, true);
+			note(s, 'As NVML reports them: gpu_util is the share of its last sample period in which a kernel ran, not SM occupancy.');
+		}
+		if (R.gpu_metrics_sum && R.gpu_metrics_sum.rows && R.gpu_metrics_sum.rows.length) {
+			s.appendChild(el('h3', {text: R.gpu_metrics_sum.title + ' (gpuscope stats -r gpu_metrics_sum)'}));
+			s.appendChild(reportTable(R.gpu_metrics_sum, [{col: 'Device'}, {col: 'Metric'}, {col: 'Samples', type: 'count'},
+				{col: 'Min', num: true}, {col: 'Avg', num: true}, {col: 'Med', num: true}, {col: 'Max', num: true}, {col: 'Unit'}]));
 		}
 	}
 
@@ -746,7 +764,7 @@
 		verdictSection(A);
 		findingsSection(A);
 		stepsSection(A, R);
-		utilSection(R, T);
+		utilSection(R, T, D.counters);
 		timelineSection(T);
 		topSection('kernels', 'Top kernels', R.cuda_gpu_kern_sum, R.rows_total.cuda_gpu_kern_sum, 'Name',
 			'gpuscope stats -r cuda_gpu_kern_sum');

@@ -341,6 +341,8 @@ void gs_render_overview(const struct gs_table *sec, size_t n, enum gs_format f,
 		gs_strbuf_addf(out, "%s%s%s", o->color ? BOLD : "", t->title, o->color ? RESET : "");
 		if (!t->nrows) {
 			gs_strbuf_adds(out, ": none\n");
+			if (t->note)
+				gs_strbuf_addf(out, "  %s\n", t->note);
 			continue;
 		}
 		gs_strbuf_addc(out, '\n');

@@ -33,7 +33,8 @@ same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER',
                        'ENUM_CUDA_KERNEL_LAUNCH_TYPE', 'TARGET_INFO_GPU', 'ThreadNames',
                        'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
                        'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS',
-                       'OSRT_API', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS']),
+                       'OSRT_API', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS',
+                       'TARGET_INFO_GPU_METRICS', 'GPU_METRICS']),
      sorted(cols))
 same('kernel columns', 'start end deviceId contextId greenContextId streamId correlationId '
      'globalPid demangledName shortName mangledName launchType cacheConfig registersPerThread '

@@ -45,6 +45,13 @@ for r in step_sum gpu_util cuda_gpu_mem_time_sum memory_sum; do
 	eq "report: the blob holds stats -r $r" True \
 		"$(blob "$R/lb.html" "d['reports']['$r'] == json.loads(__import__('subprocess').check_output(['$GS', 'stats', '-r', '$r', '--format', 'json', '$R/lb.gst']))")"
 done
+# GPU counters (--gpu-metrics): the blob's tracks and gpu_metrics_sum, as stats gives them
+$GS report -o "$R/counters.html" "$D/counters.gst"
+eq "report counters: the blob holds stats -r gpu_metrics_sum" True \
+	"$(blob "$R/counters.html" "d['reports']['gpu_metrics_sum'] == json.loads(__import__('subprocess').check_output(['$GS', 'stats', '-r', 'gpu_metrics_sum', '--format', 'json', '$D/counters.gst']))")"
+eq "report counters: the chart's points, from the session start" "4 [[0, 10], [1000000000, 20], [3000000000, 60]]" \
+	"$(blob "$R/counters.html" "str(len(d['counters'])) + ' ' + str([c for c in d['counters'] if c['device'] == 0 and c['metric'] == 'gpu_util'][0]['pts'])")"
+eq "report: no counters, an empty list" "[]" "$(blob "$R/lb.html" "d['counters']")"
 eq "report: timeline rows of lb.gst (threads, API, stream, copies, device)" \
 	"thread:1 api:1 stream:1 copies:1 device:1" \
 	"$(blob "$R/lb.html" "' '.join(k + ':' + str(sum(r['kind'] == k for r in d['timeline']['rows'])) for k in ('thread', 'api', 'stream', 'copies', 'device'))")"
@@ -192,6 +199,7 @@ else
 	$GS report -o "$R/sb.html" "$R/sb.gst"
 	browse "native launch_bound.gst" report "$R/lb.html" "$R/lb.gst"
 	browse "native sync_bound.gst" report "$R/sb.html" "$R/sb.gst"
+	browse "GPU counters counters.gst" report "$R/counters.html" "$D/counters.gst"
 	browse "imported kineto train" report "$R/train.pt.trace.html" "$R/train.pt.trace.json.gz"
 	browse "hostile names" report "$R/evil.html" "$R/evil.json"
 	browse "200k-event trace" report "$R/gen.html" "$R/gen.gst"
@@ -205,5 +213,5 @@ else
 	between "browser: a screenshot in dark mode (bytes)" 20000 100000000 "$(stat -c %s "$R/shots/dark.png" 2>/dev/null)"
 	eq "browser: light mode: a light background" "255 255 255" "$(python3 "$CHECK" pixel "$R/shots/train.pt.trace.html.png" 2>&1)"
 	eq "browser: dark mode: a dark background" "21 24 29" "$(python3 "$CHECK" pixel "$R/shots/dark.png" 2>&1)"
-	eq "browser: screenshots of every page" 9 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
+	eq "browser: screenshots of every page" 10 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
 fi
