@@ -4,6 +4,7 @@
  * exits with its status (128+N when it died of signal N). */
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -180,6 +181,10 @@ static int run(int argc, char **argv)
 		{"osrt-threshold", required_argument, NULL, 'O'},
 		{"sample", required_argument, NULL, 's'},
 		{"sampling-frequency", required_argument, NULL, 'F'},
+		{"kernel-metrics", optional_argument, NULL, 'K'},
+		{"kernel-filter", required_argument, NULL, 'R'},
+		{"kernel-skip", required_argument, NULL, 'S'},
+		{"kernel-count", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -188,6 +193,7 @@ static int run(int argc, char **argv)
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
 	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000";
+	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10";
 	char *end;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:s:h", opts)) != -1) {
 		switch (o) {
@@ -217,6 +223,37 @@ static int run(int argc, char **argv)
 				return gs_usage_error(&gs_cmd_profile, "--sampling-frequency takes 1 to 20000 "
 						      "(samples per second of CPU time), not '%s'", optarg);
 			sampling_hz = optarg;
+			break;
+		}
+		case 'K':
+			if (optarg && !one_of("--kernel-metrics", optarg, (const char *[]){"default", "full", NULL}))
+				return 2;
+			kmetrics = optarg ? optarg : "default";
+			break;
+		case 'R': {
+			regex_t re;
+			if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB))
+				return gs_usage_error(&gs_cmd_profile, "--kernel-filter: '%s' is not an "
+						      "extended regular expression", optarg);
+			regfree(&re);
+			if (strlen(optarg) > 511)
+				return gs_usage_error(&gs_cmd_profile, "--kernel-filter: at most 511 bytes");
+			kfilter = optarg;
+			break;
+		}
+		case 'S':
+		case 'C': {
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' ||
+			    (o == 'C' && (v < 1 || v > 1000000)) || v > 1000000000)
+				return gs_usage_error(&gs_cmd_profile, "%s takes a count (%s), not '%s'",
+						      o == 'S' ? "--kernel-skip" : "--kernel-count",
+						      o == 'S' ? "0 or more" : "1 to 1000000", optarg);
+			if (o == 'S')
+				kskip = optarg;
+			else
+				kcount = optarg;
 			break;
 		}
 		case 'o': out_pattern = optarg; break;
@@ -270,6 +307,12 @@ static int run(int argc, char **argv)
 		trace = "cuda,nvtx";
 	if (check_sources(&gs_cmd_profile, trace))
 		return 2;
+	if ((kfilter[0] || strcmp(kskip, "0") || strcmp(kcount, "10")) && !kmetrics)
+		return gs_usage_error(&gs_cmd_profile, "--kernel-filter, --kernel-skip and "
+				      "--kernel-count select kernels for --kernel-metrics: add it");
+	if (kmetrics && !has_source(trace, "cuda"))
+		return gs_usage_error(&gs_cmd_profile, "--kernel-metrics measures CUDA kernels: add "
+				      "cuda to --trace");
 	char **prog = argv + optind;
 	int annotate = strcmp(pytorch, "none") != 0;
 	if (annotate && !has_source(trace, "nvtx"))
@@ -390,6 +433,12 @@ static int run(int argc, char **argv)
 		setenv("GPUSCOPE_CUDA_API", cuda_api, 1);
 		setenv("GPUSCOPE_CUDA_GRAPH_TRACE", graph_trace, 1);
 		setenv("GPUSCOPE_CAPTURE_RANGE", capture, 1);
+		if (kmetrics) {
+			setenv("GPUSCOPE_KERNEL_METRICS", kmetrics, 1);
+			setenv("GPUSCOPE_KERNEL_FILTER", kfilter, 1);
+			setenv("GPUSCOPE_KERNEL_SKIP", kskip, 1);
+			setenv("GPUSCOPE_KERNEL_COUNT", kcount, 1);
+		}
 		if (delay || duration) { /* one window for every process of the session */
 			char v[32];
 			uint64_t t0 = now_ns(CLOCK_MONOTONIC) + delay;
@@ -633,6 +682,14 @@ const struct gs_command gs_cmd_profile = {
 	"  -s, --sample=S           cpu (default): sample each thread's native call stack every\n"
 	"                           1/HZ s of its CPU time; none: no sampling\n"
 	"      --sampling-frequency=HZ  samples per second of CPU time (default 1000)\n"
+	"      --kernel-metrics[=SET]  hardware counters of selected kernels, replayed by\n"
+	"                           CUPTI's range profiler: default (11 passes on H100/H200:\n"
+	"                           SM, memory and DRAM throughput, L1/L2 hit rates, occupancy,\n"
+	"                           coalescing, tensor pipe, FLOPs) or full (more sections)\n"
+	"      --kernel-filter=RE   measure only kernels whose name (as CUDA reports it, mangled\n"
+	"                           for C++) matches the extended regex RE (default: all)\n"
+	"      --kernel-skip=N      let the first N matching launches pass (default 0)\n"
+	"      --kernel-count=N     then measure the next N matching launches (default 10)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"
