@@ -45,8 +45,8 @@ int gs_model_load_kmetrics(struct gs_model *m, const uint8_t *data, size_t len)
 	if (!(p = gs_varint_get(p, end, &count)) || count > len)
 		goto out;
 	for (uint64_t r = 0; r < count; r++) {
-		uint64_t f[14];
-		for (int k = 0; k < 14; k++)
+		uint64_t f[13];
+		for (int k = 0; k < 13; k++)
 			if (!(p = gs_varint_get(p, end, &f[k])))
 				goto out;
 		if (f[2] >= m->nstrings || (size_t)(end - p) < n * 8)
@@ -60,7 +60,6 @@ int gs_model_load_kmetrics(struct gs_model *m, const uint8_t *data, size_t len)
 			.passes = (uint32_t)f[11], .time = f[12], .kernel = -1,
 			.first = m->kmetric_vals.n, .n = (uint32_t)n,
 		};
-		(void)f[13];
 		for (uint64_t i = 0; i < n; i++, p += 8) {
 			struct gs_kmetric_val kv = {cols[i], 0};
 			memcpy(&kv.v, p, 8);
