@@ -20,9 +20,12 @@ for f in tests/gpu/programs/km_*.cu; do
 done
 wait
 METRICS=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum
-NCU_OPTS=${NCU_OPTS:---clock-control none --cache-control none}
+# ncu's defaults (clocks locked to base, caches flushed before each pass) unless NCU_OPTS says
+# otherwise (e.g. "--clock-control none --cache-control none")
+NCU_OPTS=${NCU_OPTS:-}
 # case | kernel filter | gpuscope options | program
 CASES=${CASES:-"copy|km_copy|--kernel-count=4|$G/km_copy
+copy_skip|km_copy|--kernel-skip=1 --kernel-count=2|$G/km_copy
 fma|km_fma|--kernel-count=2|$G/km_fma
 lowocc|km_low|--kernel-count=2|$G/km_lowocc
 convt|.|--kernel-skip=0 --kernel-count=40|python3 $PWD/tests/gpu/km_convt.py"}
@@ -50,6 +53,39 @@ done <<<"$CASES"
 	--kernel-metrics --kernel-count=4 --kernel-filter=km_copy -- "$G/km_copy" >"$T/copy_early.out" 2>"$T/copy_early.err")
 "$GS" dump --format jsonl "$T/copy_early.gst" >"$T/copy_early.jsonl" 2>>"$T/copy_early.err"
 echo "# copy_early: $(grep -c '"kmetric"' "$T/copy_early.jsonl") measured"
+# the full set: every metric of it valid on this GPU
+(cd "$G" && "$GS" profile -f -o "$T/copy_full" --kernel-metrics=full --kernel-count=2 \
+	--kernel-filter=km_copy -- "$G/km_copy" >"$T/copy_full.out" 2>"$T/copy_full.err")
+"$GS" dump --format jsonl "$T/copy_full.gst" >"$T/copy_full.jsonl" 2>>"$T/copy_full.err"
+full=$(python3 -c "
+import json, math, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{\"kmetric\"')]
+print(len(rows), len(rows[0]['metrics']) if rows else 0, sum(1 for r in rows for v in r['metrics'].values() if v is None or (isinstance(v, float) and math.isnan(v))))" "$T/copy_full.jsonl")
+eq "full set: 2 launches, 40 metrics, none missing" "2 40 0" "$full"
+total_p=$((total_p + PASS)); total_f=$((total_f + FAIL)); PASS=0 FAIL=0
+# the cost: wall time of the copies alone, traced, with metrics (4 launches of 11 passes), ncu
+for i in 1 2 3 4 5; do
+	for v in plain trace metrics ncu; do
+		t0=$(date +%s%N)
+		case $v in
+		plain) "$G/km_copy" >/dev/null ;;
+		trace) (cd "$G" && "$GS" profile -f -o "$T/ov" -- ./km_copy >/dev/null 2>&1) ;;
+		metrics) (cd "$G" && "$GS" profile -f -o "$T/ov" --kernel-metrics --kernel-count=4 -- ./km_copy >/dev/null 2>&1) ;;
+		ncu) (cd "$G" && ncu --metrics "$METRICS" -c 4 ./km_copy >/dev/null 2>&1) ;;
+		esac
+		echo "$v $(( ($(date +%s%N) - t0) / 1000000 ))" >>"$T/overhead.txt"
+	done
+done
+python3 - "$T/overhead.txt" <<'PY'
+import statistics, sys
+d = {}
+for l in open(sys.argv[1]):
+    k, v = l.split()
+    d.setdefault(k, []).append(int(v))
+for k in ('plain', 'trace', 'metrics', 'ncu'):
+    v = sorted(d.get(k, [0]))
+    print('# overhead %-8s median %6d ms  min %6d  max %6d  (n=%d)' % (k, statistics.median(v), v[0], v[-1], len(v)))
+PY
 tar czf "$OUT/kmetrics.tar.gz" -C "$T" . 2>/dev/null
 cat "$T"/*.cmp | grep -v ' ok$' | head -60
 echo "--- all rows:"
