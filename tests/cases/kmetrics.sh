@@ -102,3 +102,13 @@ out=$(python3 "$ROOT/tests/gpu/kmetrics_compare.py" copy <($GS dump --format jso
 eq "km vs ncu: copies (the coalesced copy's DRAM % is 5.5 points above ncu's)" "copy: 40 passed, 4 failed" "$out"
 out=$(python3 "$ROOT/tests/gpu/kmetrics_compare.py" lowocc <($GS dump --format jsonl "$KD/lowocc.gst") "$KD/lowocc.ncu.csv" km_low | tail -1)
 eq "km vs ncu: low occupancy" "lowocc: 22 passed, 0 failed" "$out"
+# --kernel-skip=1 --kernel-count=2 measured the 2nd and 3rd matching launches, as ncu -s 1 -c 2
+$GS stats -r kernel_metrics --format csv -o km_skip.csv "$KD/copy_skip.gst" 2>/dev/null
+eq "km skip: ordinals" "1 2" "$(col km_skip.csv 0 Launch) $(col km_skip.csv 1 Launch)"
+eq "km skip: kernels" "km_copy_strided km_copy_coalesced" "$(col km_skip.csv 0 Name) $(col km_skip.csv 1 Name)"
+# --kernel-metrics=full: 40 metrics a launch, all measured
+out=$($GS dump --format jsonl "$KD/copy_full.gst" 2>/dev/null)
+eq "km full: metrics per launch" "40 40" "$(printf '%s\n' "$out" | python3 -c "
+import json, sys
+print(*[len(json.loads(l)['metrics']) for l in sys.stdin if l.startswith('{\"kmetric\"')])")"
+has "km full: an extra metric" '"smsp__warps_eligible.avg.per_cycle_active":' "$out"
