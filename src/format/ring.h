@@ -24,8 +24,9 @@
 #include <stdint.h>
 
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 4 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
-                           * SAMPLE records, MAP registry records, sample_skipped */
+#define GS_RING_VERSION 5 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
+                           * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC
+                           * registry records */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
