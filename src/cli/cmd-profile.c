@@ -166,6 +166,26 @@ static int one_of(const char *option, const char *value, const char *const *choi
 	return ok;
 }
 
+/* --kernel-metrics: whether the driver restricts GPU counters to administrators and this
+ * process is not root (the collector would then say so at the first selected launch; saying
+ * it before the program runs saves a wasted run). CAP_SYS_ADMIN alone also suffices, so this
+ * is a warning. */
+static int counters_restricted(void)
+{
+	if (geteuid() == 0)
+		return 0;
+	FILE *f = fopen("/proc/driver/nvidia/params", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	int restricted = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "RmProfilingAdminOnly: ", 22))
+			restricted = atoi(line + 22) == 1;
+	fclose(f);
+	return restricted;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -313,6 +333,11 @@ static int run(int argc, char **argv)
 	if (kmetrics && !has_source(trace, "cuda"))
 		return gs_usage_error(&gs_cmd_profile, "--kernel-metrics measures CUDA kernels: add "
 				      "cuda to --trace");
+	if (kmetrics && counters_restricted())
+		gs_cli_warn("--kernel-metrics: the driver restricts GPU counters to administrators "
+			    "(RmProfilingAdminOnly: 1): run as root or with CAP_SYS_ADMIN, or load the "
+			    "nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+			    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM); recording the timeline");
 	char **prog = argv + optind;
 	int annotate = strcmp(pytorch, "none") != 0;
 	if (annotate && !has_source(trace, "nvtx"))

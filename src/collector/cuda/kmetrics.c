@@ -108,7 +108,7 @@ static regex_t filter;
 static int have_filter;
 static int on;            /* set up and launches still to be measured */
 static uint32_t matched;  /* matching launches seen (under lock) */
-static int warned, profiler_ready;
+static int warned, profiler_ready, done_disabling;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int depth, held;
 static _Thread_local struct km_ctx *pending; /* this thread's selected launch in flight */
@@ -299,42 +299,56 @@ static int setup(struct km_ctx *k, CUcontext ctx)
 	return 0;
 }
 
+/* Undo what setup did, all of it or the part that succeeded. */
 static void disable(struct km_ctx *k)
 {
-	if (k->state != 1)
-		return;
-	if (k->started) {
-		CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-		sp.pRangeProfilerObject = k->obj;
-		cuptiRangeProfilerStop(&sp);
-		k->started = 0;
+	if (k->obj) {
+		if (k->started) {
+			CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+			sp.pRangeProfilerObject = k->obj;
+			cuptiRangeProfilerStop(&sp);
+		}
+		CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+		d.pRangeProfilerObject = k->obj;
+		cuptiRangeProfilerDisable(&d);
 	}
-	CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-	d.pRangeProfilerObject = k->obj;
-	cuptiRangeProfilerDisable(&d);
-	CUpti_Profiler_Host_Deinitialize_Params hd = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-	hd.pHostObject = k->host;
-	cuptiProfilerHostDeinitialize(&hd);
+	if (k->host) {
+		CUpti_Profiler_Host_Deinitialize_Params hd = {
+			.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+		hd.pHostObject = k->host;
+		cuptiProfilerHostDeinitialize(&hd);
+	}
 	free(k->config);
 	free(k->cdi);
 	free(k->avail);
-	k->config = k->cdi = k->avail = NULL;
-	k->state = 0;
-	k->ctx = NULL;
+	memset(k, 0, sizeof(*k));
+}
+
+/* Metrics are over (all measured, or a failure): every context's profiler off, so the rest
+ * of the run is not serialized. */
+static void disable_all(void)
+{
+	on = 0;
+	for (int i = 0; i < KM_MAX_CTX; i++)
+		if (ctxs[i].state)
+			disable(&ctxs[i]);
 }
 
 static struct km_ctx *find_ctx(CUcontext ctx, int create)
 {
 	for (int i = 0; i < KM_MAX_CTX; i++)
 		if (ctxs[i].ctx == ctx && ctxs[i].state)
-			return &ctxs[i];
+			return ctxs[i].state == 1 ? &ctxs[i] : NULL;
 	if (!create)
 		return NULL;
 	for (int i = 0; i < KM_MAX_CTX; i++)
 		if (!ctxs[i].state) {
-			setup(&ctxs[i], ctx);
-			if (ctxs[i].state != 1)
+			if (setup(&ctxs[i], ctx)) {
+				disable(&ctxs[i]);
+				ctxs[i].state = -1; /* not retried: one message is enough */
+				ctxs[i].ctx = ctx;
 				return NULL;
+			}
 			if (gs_cfg.kstart_early && start(&ctxs[i]))
 				return NULL;
 			return &ctxs[i];
@@ -464,14 +478,16 @@ void gs_km_callback(uint32_t cbid, const CUpti_CallbackData *cb)
 		return;
 	if (pending && on) {
 		harvest(pending);
-		if (matched >= gs_cfg.kskip + gs_cfg.kcount) {
-			on = 0;
-			for (int i = 0; i < KM_MAX_CTX; i++)
-				disable(&ctxs[i]);
+		if (on && matched >= gs_cfg.kskip + gs_cfg.kcount) {
+			disable_all();
 			gs_log("kernel metrics: all %u selected launches measured", gs_cfg.kcount);
-		} else if (gs_cfg.kstart_early) {
+		} else if (on && gs_cfg.kstart_early) {
 			start(pending);
 		}
+	}
+	if (!on && !done_disabling) {
+		done_disabling = 1;
+		disable_all();
 	}
 	pending = NULL;
 	pending_name = NULL;
@@ -483,7 +499,7 @@ void gs_km_context_destroy(CUcontext ctx)
 {
 	pthread_mutex_lock(&lock);
 	struct km_ctx *k = find_ctx(ctx, 0);
-	if (k)
+	if (k && k->state == 1)
 		disable(k);
 	pthread_mutex_unlock(&lock);
 }
