@@ -358,7 +358,7 @@ static void kmetrics(struct sx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_sqlf_table *t = x->t[T_KERNEL_METRICS];
-	for (size_t i = 0; i < m->kmetrics.n; i++) {
+	for (size_t i = 0; t && i < m->kmetrics.n; i++) {
 		const struct gs_kmetric *k = &m->kmetrics.v[i];
 		if (!gs_filter_keep(m, x->f, k->pid, k->device, k->time))
 			continue;
@@ -558,6 +558,8 @@ static void fill(struct sx *x)
 {
 	const struct gs_model *m = x->m;
 	for (int i = 0; i < T__N; i++) {
+		if (i == T_KERNEL_METRICS && !m->kmetrics.n)
+			continue; /* gpuscope's own table: only in the export of a trace that has them */
 		const char *name = create[i] + strlen("CREATE TABLE ");
 		char buf[64];
 		size_t n = (size_t)(strchr(name, ' ') - name);
