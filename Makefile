@@ -113,7 +113,7 @@ $(LIB): $(LIB_OBJ)
 # The CUDA library's calls into CUPTI must return into its own code: the CUPTI guard of
 # libgpuscope-preload.so lets a call through by its return address, and a sibling (tail) call
 # would return into the caller's library (libgpuscope-inject.so, on a capture range's end).
-$(CUDA_LIB_OBJ): CFLAGS += -fno-optimize-sibling-calls
+$(CUDA_LIB_OBJ): CFLAGS += -fno-optimize-sibling-calls -Isrc/collector/cuda/shim
 
 # The CUDA side: links libgpuscope-inject.so (found beside it), libcupti and libcuda; a RUNPATH
 # names the toolkit's library folders so libcupti is found where the toolkit put it.

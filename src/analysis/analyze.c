@@ -29,6 +29,7 @@
 #include "../util/intern.h"
 #include "../util/select.h"
 #include "analyze.h"
+#include "kmetrics.h"
 #include "gpu_ops.h"
 
 #define SHORT_LAUNCH_NS 50000ull /* HTA runtime_cutoff: a launch call <= 50 us */
@@ -1927,6 +1928,212 @@ static void idle_attribution(struct ctx *x)
 	free(h.sfl);
 }
 
+/* --kernel-metrics: what the measured kernels' counters say, per kernel name (means over the
+ * measured launches), for the names that take the most kernel time. Four rules (thresholds in
+ * docs/gpuscope-analyze.md): uncoalesced global access, low achieved occupancy (with its
+ * limiter from the launch shape, on sm_90 limits), low L2 hit rate in a memory-heavy kernel,
+ * and memory latency (memory ahead of SM but both under 60% of peak). */
+struct kname {
+	const char *name;
+	uint64_t n, time; /* launches measured; kernel time of the name in the steps */
+	double sum[8];    /* sm, mem, dram, l2, occ, ld, st, dur */
+	uint64_t cnt[8];
+	uint32_t regs, smem, threads;
+};
+
+static double kmean(const struct kname *k, int j)
+{
+	return k->cnt[j] ? k->sum[j] / (double)k->cnt[j] : NAN;
+}
+
+/* Theoretical occupancy (% of 64 warps) of a block shape on sm_90, and what limits it. */
+static double theo_occupancy(uint32_t threads, uint32_t regs, uint32_t smem, const char **limiter,
+			     uint32_t *blocks_out)
+{
+	uint32_t wpb = (threads + 31) / 32;
+	if (!wpb)
+		return NAN;
+	uint32_t by[4] = {64 / wpb, 32, UINT32_MAX, UINT32_MAX};
+	if (regs) {
+		uint32_t per_warp = (regs * 32 + 255) / 256 * 256;
+		by[2] = 65536 / (per_warp * wpb);
+	}
+	if (smem)
+		by[3] = 233472 / (smem + 1024);
+	static const char *const names[] = {"warps per block", "blocks per SM", "registers",
+					    "shared memory"};
+	int lim = 0;
+	for (int i = 1; i < 4; i++)
+		if (by[i] < by[lim])
+			lim = i;
+	*limiter = names[lim];
+	*blocks_out = by[lim];
+	return 100.0 * (double)(by[lim] * wpb) / 64.0;
+}
+
+static void rule_kmetrics(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (!m->kmetrics.n)
+		return;
+	GS_VEC(struct kname) kn = {0};
+	for (size_t i = 0; i < m->kmetrics.n; i++) {
+		if (!gpu_keep(x, m->kmetrics.v[i].device))
+			continue;
+		struct gs_kmview v;
+		gs_kmetrics_view(m, i, &v);
+		struct kname *k = NULL;
+		for (size_t j = 0; j < kn.n && !k; j++)
+			if (!strcmp(kn.v[j].name, v.name))
+				k = &kn.v[j];
+		if (!k) {
+			struct kname z = {.name = v.name};
+			GS_VEC_PUSH(&kn, z);
+			k = &kn.v[kn.n - 1];
+		}
+		const double vals[8] = {v.sm, v.mem, v.dram, v.l2_hit, v.occupancy, v.ld_spr, v.st_spr,
+					v.dur_ns};
+		for (int j = 0; j < 8; j++)
+			if (!isnan(vals[j])) {
+				k->sum[j] += vals[j];
+				k->cnt[j]++;
+			}
+		k->n++;
+		const struct gs_kmetric *r = &m->kmetrics.v[i];
+		k->threads = (uint32_t)(r->block[0] * r->block[1] * r->block[2]);
+		k->regs = v.registers;
+		k->smem = v.static_smem + v.dynamic_smem;
+	}
+	/* each name's kernel time in the steps (measured durations when none is in a step) */
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gpu_keep(x, k->device) || step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
+			continue;
+		const char *nm = kernel_name(m, k);
+		for (size_t j = 0; j < kn.n; j++)
+			if (!strcmp(kn.v[j].name, nm))
+				kn.v[j].time += k->end - k->start;
+	}
+	for (size_t j = 0; j < kn.n; j++)
+		if (!kn.v[j].time && !isnan(kmean(&kn.v[j], 7)))
+			kn.v[j].time = (uint64_t)llround(kmean(&kn.v[j], 7) * (double)kn.v[j].n);
+
+	for (int rule = 0; rule < 4; rule++) {
+		struct tops t;
+		tops_init(&t);
+		double save = 0;
+		const struct kname *worst = NULL;
+		double worst_v = 0;
+		for (size_t j = 0; j < kn.n; j++) {
+			const struct kname *k = &kn.v[j];
+			double sm = kmean(k, 0), mem = kmean(k, 1), l2 = kmean(k, 3), occ = kmean(k, 4);
+			double spr = fmax(isnan(kmean(k, 5)) ? 0 : kmean(k, 5), isnan(kmean(k, 6)) ? 0 : kmean(k, 6));
+			int fire = 0;
+			double gain = 0, key = 0;
+			if (rule == 0 && spr > 8) {
+				/* sectors beyond the 4 of a fully used 128-byte request are wasted
+				 * bandwidth; a memory-heavy kernel would lose that share */
+				fire = 1;
+				gain = (1.0 - 4.0 / spr) * (isnan(mem) ? 0 : mem / 100.0);
+				key = spr;
+			} else if (rule == 1 && occ < 30) {
+				fire = 1;
+				key = -occ;
+			} else if (rule == 2 && l2 < 50 && mem >= 40) {
+				fire = 1;
+				key = -l2;
+			} else if (rule == 3 && mem > sm && mem < 60 && sm < 60 && mem >= 20) {
+				fire = 1;
+				key = mem;
+			}
+			if (!fire)
+				continue;
+			save += gain * (double)k->time;
+			tops_add(&t, k->name, k->time);
+			if (!worst || key > worst_v || (key == worst_v && k->time > worst->time)) {
+				worst = k;
+				worst_v = key;
+			}
+		}
+		if (!worst) {
+			struct gs_finding tmp;
+			memset(&tmp, 0, sizeof(tmp));
+			tops_drop(&t, &tmp);
+			continue;
+		}
+		static const char *const ids[] = {"uncoalesced-global", "low-occupancy", "low-l2-hit",
+						  "memory-latency"};
+		struct gs_finding *f = finding(x, ids[rule], GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
+					       a->steps.n);
+		tops_done(&t, f, "kernels");
+		double sm = kmean(worst, 0), mem = kmean(worst, 1), dram = kmean(worst, 2),
+		       l2 = kmean(worst, 3), occ = kmean(worst, 4), ld = kmean(worst, 5), st = kmean(worst, 6);
+		num(f, "kernels", (double)f->ntop, 1);
+		num(f, "sm_pct", sm, 0);
+		num(f, "memory_pct", mem, 0);
+		num(f, "dram_pct", dram, 0);
+		char what[160];
+		snprintf(what, sizeof(what), "%.100s", worst->name);
+		if (rule == 0) {
+			num(f, "ld_sectors_per_request", ld, 0);
+			num(f, "st_sectors_per_request", st, 0);
+			snprintf(f->title, sizeof(f->title),
+				 "uncoalesced global memory access: %s moves %.1f sectors per load request "
+				 "and %.1f per store (4 when a warp reads 128 contiguous bytes)", what,
+				 isnan(ld) ? 0.0 : ld, isnan(st) ? 0.0 : st);
+			f->cuda = "Make consecutive threads touch consecutive addresses (index with "
+				  "threadIdx.x in the fastest dimension, structure of arrays instead of "
+				  "array of structures); stage strided accesses through shared memory.";
+			f->pytorch = "Call .contiguous() on permuted/transposed tensors before heavy ops, or "
+				     "use channels_last consistently; avoid strided views in custom kernels.";
+		} else if (rule == 1) {
+			const char *lim = "unknown";
+			uint32_t blocks = 0;
+			double theo = worst->threads ? theo_occupancy(worst->threads, worst->regs, worst->smem,
+								      &lim, &blocks) : NAN;
+			num(f, "achieved_occupancy_pct", occ, 0);
+			num(f, "theoretical_occupancy_pct", theo, 0);
+			num(f, "registers_per_thread", worst->regs, 1);
+			num(f, "shared_memory_per_block", worst->smem, 1);
+			num(f, "threads_per_block", worst->threads, 1);
+			if (!isnan(theo) && theo < 60)
+				snprintf(f->title, sizeof(f->title),
+					 "low occupancy: %s keeps %.1f%% of warp slots busy; limited by %s "
+					 "(%u block%s of %u threads per SM, theoretical %.1f%%)", what, occ, lim,
+					 blocks, blocks == 1 ? "" : "s", worst->threads, theo);
+			else
+				snprintf(f->title, sizeof(f->title),
+					 "low occupancy: %s keeps %.1f%% of warp slots busy (theoretical %.1f%%: "
+					 "a small grid, a tail or imbalance)", what, occ, theo);
+			f->cuda = "Lower registers (__launch_bounds__, -maxrregcount) or shared memory per "
+				  "block, use larger blocks, or launch more blocks than SMs x resident blocks.";
+			f->pytorch = "Larger batches or fused ops (torch.compile) give kernels more parallel "
+				     "work; check custom kernels' launch configuration.";
+		} else if (rule == 2) {
+			num(f, "l2_hit_pct", l2, 0);
+			snprintf(f->title, sizeof(f->title),
+				 "low L2 hit rate: %s hits L2 for %.1f%% of sectors at %.1f%% memory throughput",
+				 what, l2, mem);
+			f->cuda = "Reuse data while it is in cache: tile loops so a block works on a block of "
+				  "data, fuse kernels that read the same tensors, and use L2 persistence "
+				  "(cudaAccessPolicyWindow) for hot buffers.";
+			f->pytorch = "Fuse elementwise chains (torch.compile) so intermediates stay on chip; "
+				     "keep the working set small (activation checkpointing trades it).";
+		} else {
+			snprintf(f->title, sizeof(f->title),
+				 "memory latency-bound: %s runs memory at %.1f%% and SM at %.1f%% of peak "
+				 "(DRAM %.1f%%): too few bytes in flight", what, mem, sm, dram);
+			f->cuda = "Keep more loads in flight: more warps (occupancy), several independent "
+				  "loads per thread (unrolling, vector loads such as float4), or asynchronous "
+				  "copies (cp.async / TMA) into shared memory.";
+			f->pytorch = "Bigger batches or fused kernels (torch.compile) give each kernel more "
+				     "memory parallelism.";
+		}
+	}
+	free(kn.v);
+}
+
 static int cmp_finding(const void *p, const void *q)
 {
 	const struct gs_finding *x = p, *y = q;
@@ -1970,6 +2177,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		rule_alloc(&x);
 		rule_variance(&x);
 		rule_dominant(&x);
+		rule_kmetrics(&x);
 	}
 	if (a->findings.n > 1)
 		qsort(a->findings.v, a->findings.n, sizeof(*a->findings.v), cmp_finding);

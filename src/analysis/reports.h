@@ -105,6 +105,11 @@ double gs_counter_twmean(const struct gs_counter_sample *s, size_t n);
  * not apply): counter_samples.v[*from .. *to); 0 when none. */
 int gs_counter_window(const struct gs_model *m, const struct gs_filter *f,
 		      const struct gs_counter_track *t, size_t *from, size_t *to);
+/* --kernel-metrics (kernel_metrics.c). */
+int gs_report_kernel_metrics(const struct gs_model *m, const struct gs_filter *f,
+			     struct gs_table *out, struct gs_err *err);
+int gs_report_kernel_metrics_sum(const struct gs_model *m, const struct gs_filter *f,
+				 struct gs_table *out, struct gs_err *err);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

@@ -543,6 +543,69 @@ static void process_identity(struct gs_strbuf *m, const struct gs_ring_header *h
 	gs_tlv_u64(m, GS_PK_START, h->start_mono_ns);
 }
 
+/* --kernel-metrics: the registry's metric set, notes and measured launches become one
+ * KMETRICS chunk (docs/trace-format.md). */
+static void kmetrics_chunk(struct ctx *c, const struct gs_ring_header *h)
+{
+	struct gs_strbuf names, notes, rows;
+	gs_strbuf_init(&names);
+	gs_strbuf_init(&notes);
+	gs_strbuf_init(&rows);
+	uint64_t nnames = 0, nnotes = 0, nrows = 0;
+	struct reg_iter it = reg_begin(h);
+	struct gs_reg_rec r;
+	const uint8_t *text;
+	while (reg_next(&it, &r, &text)) {
+		if (r.kind == GS_REG_KMETRIC_SET && !nnames) {
+			for (size_t i = 0; i < r.len;) {
+				const uint8_t *z = memchr(text + i, 0, r.len - i);
+				size_t n = z ? (size_t)(z - text) - i : r.len - i;
+				gs_put_varint(&names, sid(c, text + i, n));
+				nnames++;
+				i += n + 1;
+			}
+		} else if (r.kind == GS_REG_KMETRIC_NOTE) {
+			gs_put_varint(&notes, sid(c, text, r.len));
+			nnotes++;
+		} else if (r.kind == GS_REG_KMETRIC && r.len >= sizeof(struct gs_kmetric_rec)) {
+			struct gs_kmetric_rec k;
+			memcpy(&k, text, sizeof(k));
+			if (k.nvalues != nnames || sizeof(k) + (size_t)k.nvalues * 8 + k.name_len != r.len)
+				continue; /* not of the set: cannot happen with one set per process */
+			gs_put_varint(&rows, k.correlation);
+			gs_put_varint(&rows, k.device);
+			gs_put_varint(&rows, sid(c, text + sizeof(k) + (size_t)k.nvalues * 8, k.name_len));
+			for (int d = 0; d < 3; d++)
+				gs_put_varint(&rows, k.grid[d]);
+			for (int d = 0; d < 3; d++)
+				gs_put_varint(&rows, k.block[d]);
+			gs_put_varint(&rows, k.dynamic_smem);
+			gs_put_varint(&rows, k.ordinal);
+			gs_put_varint(&rows, k.passes);
+			gs_put_varint(&rows, k.start_ns);
+			gs_strbuf_add(&rows, (const char *)text + sizeof(k), (size_t)k.nvalues * 8);
+			nrows++;
+		}
+	}
+	if (nnames || nnotes) {
+		flush_strings(c);
+		struct gs_strbuf m;
+		gs_strbuf_init(&m);
+		gs_put_varint(&m, (uint64_t)h->pid);
+		gs_put_varint(&m, nnames);
+		gs_strbuf_add(&m, names.buf, names.len);
+		gs_put_varint(&m, nnotes);
+		gs_strbuf_add(&m, notes.buf, notes.len);
+		gs_put_varint(&m, nrows);
+		gs_strbuf_add(&m, rows.buf, rows.len);
+		gs_writer_chunk(&c->w, GS_CHUNK_KMETRICS, m.buf, m.len, 1);
+		gs_strbuf_release(&m);
+	}
+	gs_strbuf_release(&names);
+	gs_strbuf_release(&notes);
+	gs_strbuf_release(&rows);
+}
+
 /* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, through
  * the transcoder (CUDA chunks, and CUPTI_RAW for the rest).
  * Buffers CUPTI still held when the process ended (killed, or exec) are not readable: their
@@ -575,6 +638,8 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 		gs_strbuf_release(&payload);
 	}
 	gs_strbuf_release(&names);
+
+	kmetrics_chunk(c, h);
 
 	piece_vec pieces = {0};
 	uint64_t unfinished = 0;

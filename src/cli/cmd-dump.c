@@ -1,6 +1,7 @@
 /* cmd-dump.c: `gpuscope dump`: every chunk and record of a trace as stored, as text or JSON
  * lines, for debugging the format. Strings are shown by id and resolved where known. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_MAPS: return "maps";
 	case GS_CHUNK_PERFMAP: return "perfmap";
 	case GS_CHUNK_COUNTERS: return "counters";
+	case GS_CHUNK_KMETRICS: return "kmetrics";
 	case GS_CHUNK_END: return "end";
 	default: return "unknown";
 	}
@@ -351,6 +353,57 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		num(d, "base", base);
 		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
 		return dump_gpu(d, c);
+	}
+	case GS_CHUNK_KMETRICS: {
+		/* decoded as the model decodes it, into a scratch model sharing the strings */
+		struct gs_model km;
+		memset(&km, 0, sizeof(km));
+		km.strings = d->strs.v;
+		km.nstrings = d->strs.n;
+		if (gs_model_load_kmetrics(&km, c->data, c->len) < 0) {
+			gs_model_kmetrics_release(&km);
+			rc = -1;
+			break;
+		}
+		num(d, "launches", km.kmetrics.n);
+		num(d, "metrics", km.kmetric_cols.n);
+		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		for (size_t i = 0; i < km.kmetric_notes.n; i++) {
+			gs_strbuf_adds(sb, d->json ? "{\"kmetrics_note\":" : "  note ");
+			str_val(d, km.strings[km.kmetric_notes.v[i]], strlen(km.strings[km.kmetric_notes.v[i]]));
+			gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
+		}
+		for (size_t i = 0; i < km.kmetrics.n; i++) {
+			const struct gs_kmetric *k = &km.kmetrics.v[i];
+			if (d->json)
+				gs_strbuf_addf(sb, "{\"kmetric\":%zu", i);
+			else
+				gs_strbuf_addf(sb, "  kmetric %zu", i);
+			num(d, "pid", (uint64_t)k->pid);
+			num(d, "correlation", k->correlation);
+			num(d, "device", k->device);
+			num(d, "ordinal", k->ordinal);
+			num(d, "passes", k->passes);
+			num(d, "time", k->time);
+			gs_strbuf_addf(sb, d->json ? ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d]" : " grid=%d,%d,%d block=%d,%d,%d",
+				       k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+			num(d, "dynamic_smem", k->dynamic_smem);
+			sref(d, "name", k->name);
+			gs_strbuf_adds(sb, d->json ? ",\"metrics\":{" : "\n");
+			for (uint32_t j = 0; j < k->n; j++) {
+				const struct gs_kmetric_val *v = &km.kmetric_vals.v[k->first + j];
+				const char *name = km.strings[km.kmetric_cols.v[v->col]];
+				if (d->json)
+					gs_strbuf_addf(sb, isfinite(v->v) ? "%s\"%s\":%.17g" : "%s\"%s\":null",
+						       j ? "," : "", name, v->v);
+				else
+					gs_strbuf_addf(sb, "    %s=%.17g\n", name, v->v);
+			}
+			if (d->json)
+				gs_strbuf_adds(sb, "}}\n");
+		}
+		gs_model_kmetrics_release(&km);
+		return 0;
 	}
 	case GS_CHUNK_OSRT:
 	case GS_CHUNK_SAMPLES: {

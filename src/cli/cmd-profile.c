@@ -4,6 +4,7 @@
  * exits with its status (128+N when it died of signal N). */
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -166,6 +167,26 @@ static int one_of(const char *option, const char *value, const char *const *choi
 	return ok;
 }
 
+/* --kernel-metrics: whether the driver restricts GPU counters to administrators and this
+ * process is not root (the collector would then say so at the first selected launch; saying
+ * it before the program runs saves a wasted run). CAP_SYS_ADMIN alone also suffices, so this
+ * is a warning. */
+static int counters_restricted(void)
+{
+	if (geteuid() == 0)
+		return 0;
+	FILE *f = fopen("/proc/driver/nvidia/params", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	int restricted = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "RmProfilingAdminOnly: ", 22))
+			restricted = atoi(line + 22) == 1;
+	fclose(f);
+	return restricted;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -184,6 +205,10 @@ static int run(int argc, char **argv)
 		{"gpu-metrics", no_argument, NULL, 'M'},
 		{"gpu-metrics-frequency", required_argument, NULL, 'R'},
 		{"gpu-metrics-devices", required_argument, NULL, 'D'},
+		{"kernel-metrics", optional_argument, NULL, 'K'},
+		{"kernel-filter", required_argument, NULL, 'X'},
+		{"kernel-skip", required_argument, NULL, 'S'},
+		{"kernel-count", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -192,6 +217,7 @@ static int run(int argc, char **argv)
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
 	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000";
+	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10";
 	char *end;
 	int gpu_metrics = 0;
 	unsigned gm_hz = 10;
@@ -242,6 +268,37 @@ static int run(int argc, char **argv)
 						      "a list of GPU indices (0,1), not '%s'", optarg);
 			gpu_metrics = gm_mask != 0;
 			break;
+		case 'K':
+			if (optarg && !one_of("--kernel-metrics", optarg, (const char *[]){"default", "full", NULL}))
+				return 2;
+			kmetrics = optarg ? optarg : "default";
+			break;
+		case 'X': {
+			regex_t re;
+			if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB))
+				return gs_usage_error(&gs_cmd_profile, "--kernel-filter: '%s' is not an "
+						      "extended regular expression", optarg);
+			regfree(&re);
+			if (strlen(optarg) > 511)
+				return gs_usage_error(&gs_cmd_profile, "--kernel-filter: at most 511 bytes");
+			kfilter = optarg;
+			break;
+		}
+		case 'S':
+		case 'C': {
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' ||
+			    (o == 'C' && (v < 1 || v > 1000000)) || v > 1000000000)
+				return gs_usage_error(&gs_cmd_profile, "%s takes a count (%s), not '%s'",
+						      o == 'S' ? "--kernel-skip" : "--kernel-count",
+						      o == 'S' ? "0 or more" : "1 to 1000000", optarg);
+			if (o == 'S')
+				kskip = optarg;
+			else
+				kcount = optarg;
+			break;
+		}
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
@@ -293,6 +350,17 @@ static int run(int argc, char **argv)
 		trace = "cuda,nvtx";
 	if (check_sources(&gs_cmd_profile, trace))
 		return 2;
+	if ((kfilter[0] || strcmp(kskip, "0") || strcmp(kcount, "10")) && !kmetrics)
+		return gs_usage_error(&gs_cmd_profile, "--kernel-filter, --kernel-skip and "
+				      "--kernel-count select kernels for --kernel-metrics: add it");
+	if (kmetrics && !has_source(trace, "cuda"))
+		return gs_usage_error(&gs_cmd_profile, "--kernel-metrics measures CUDA kernels: add "
+				      "cuda to --trace");
+	if (kmetrics && counters_restricted())
+		gs_cli_warn("--kernel-metrics: the driver restricts GPU counters to administrators "
+			    "(RmProfilingAdminOnly: 1): run as root or with CAP_SYS_ADMIN, or load the "
+			    "nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+			    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM); recording the timeline");
 	char **prog = argv + optind;
 	int annotate = strcmp(pytorch, "none") != 0;
 	if (annotate && !has_source(trace, "nvtx"))
@@ -431,6 +499,12 @@ static int run(int argc, char **argv)
 		setenv("GPUSCOPE_CUDA_API", cuda_api, 1);
 		setenv("GPUSCOPE_CUDA_GRAPH_TRACE", graph_trace, 1);
 		setenv("GPUSCOPE_CAPTURE_RANGE", capture, 1);
+		if (kmetrics) {
+			setenv("GPUSCOPE_KERNEL_METRICS", kmetrics, 1);
+			setenv("GPUSCOPE_KERNEL_FILTER", kfilter, 1);
+			setenv("GPUSCOPE_KERNEL_SKIP", kskip, 1);
+			setenv("GPUSCOPE_KERNEL_COUNT", kcount, 1);
+		}
 		if (delay || duration) { /* one window for every process of the session */
 			char v[32];
 			uint64_t t0 = now_ns(CLOCK_MONOTONIC) + delay;
@@ -706,6 +780,14 @@ const struct gs_command gs_cmd_profile = {
 	"                           10 to 100 is the useful range)\n"
 	"      --gpu-metrics-devices=D  all (default), none, or NVML indices (0,2); naming\n"
 	"                           devices turns --gpu-metrics on\n"
+	"      --kernel-metrics[=SET]  hardware counters of selected kernels, replayed by\n"
+	"                           CUPTI's range profiler: default (11 passes on H100/H200:\n"
+	"                           SM, memory and DRAM throughput, L1/L2 hit rates, occupancy,\n"
+	"                           coalescing, tensor pipe, FLOPs) or full (more sections)\n"
+	"      --kernel-filter=RE   measure only kernels whose name (as CUDA reports it, mangled\n"
+	"                           for C++) matches the extended regex RE (default: all)\n"
+	"      --kernel-skip=N      let the first N matching launches pass (default 0)\n"
+	"      --kernel-count=N     then measure the next N matching launches (default 10)\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

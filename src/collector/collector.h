@@ -130,6 +130,10 @@ struct gs_config {
 	uint64_t osrt_threshold_ns;
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
+	int kmetrics;          /* GPUSCOPE_KERNEL_METRICS: 0 off, 1 default, 2 full */
+	char kfilter[512];     /* GPUSCOPE_KERNEL_FILTER: extended regex, "" = every kernel */
+	uint32_t kskip, kcount;/* GPUSCOPE_KERNEL_SKIP, GPUSCOPE_KERNEL_COUNT */
+	int kstart_early;      /* GPUSCOPE_KERNEL_METRICS_START=early */
 };
 extern GS_API struct gs_config gs_cfg;
 GS_API int gs_collector_init(void); /* once; 1 when recording */

@@ -168,6 +168,12 @@ static void init_once(void)
 	gs_cfg.osrt_threshold_ns = env_size(env_GPUSCOPE_OSRT_THRESHOLD, 0, 1000000000000ull, 1000);
 	gs_cfg.sample_cpu = !strcmp(env_GPUSCOPE_SAMPLE, "cpu");
 	gs_cfg.sample_hz = (uint32_t)env_size(env_GPUSCOPE_SAMPLING_FREQUENCY, 1, 20000, 1000);
+	gs_cfg.kmetrics = !strcmp(env_GPUSCOPE_KERNEL_METRICS, "default") ? 1
+			  : !strcmp(env_GPUSCOPE_KERNEL_METRICS, "full") ? 2 : 0;
+	snprintf(gs_cfg.kfilter, sizeof(gs_cfg.kfilter), "%s", env_GPUSCOPE_KERNEL_FILTER);
+	gs_cfg.kskip = (uint32_t)env_size(env_GPUSCOPE_KERNEL_SKIP, 0, 1000000000, 0);
+	gs_cfg.kcount = (uint32_t)env_size(env_GPUSCOPE_KERNEL_COUNT, 1, 1000000, 10);
+	gs_cfg.kstart_early = !strcmp(env_GPUSCOPE_KERNEL_METRICS_START, "early");
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);

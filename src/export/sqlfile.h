@@ -109,6 +109,17 @@ static inline void gs_sqlf_int(struct gs_sqlf_table *t, int64_t v)
 	t->blen += n;
 }
 
+/* A REAL value: an IEEE 754 double, big-endian (serial type 7). */
+static inline void gs_sqlf_real(struct gs_sqlf_table *t, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	t->hdr[t->hlen++] = 7;
+	u = __builtin_bswap64(u);
+	memcpy(t->body + t->blen, &u, 8);
+	t->blen += 8;
+}
+
 /* A TEXT value (UTF-8, n bytes). */
 void gs_sqlf_text(struct gs_sqlf_table *t, const char *s, size_t n);
 

@@ -16,6 +16,7 @@
 #include "export.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ enum {
 	T_SAMPLING_CALLCHAINS,
 	T_TARGET_INFO_GPU_METRICS,
 	T_GPU_METRICS,
+	T_KERNEL_METRICS,
 	T__N,
 };
 static const char *const create[T__N] = {
@@ -136,6 +138,12 @@ static const char *const create[T__N] = {
 	[T_GPU_METRICS] =
 		"CREATE TABLE GPU_METRICS (rawTimestamp INTEGER, timestamp INTEGER NOT NULL, "
 		"typeId INTEGER NOT NULL, metricId INTEGER NOT NULL, value INTEGER NOT NULL)",
+	/* gpuscope's own (nsys has no such table): --kernel-metrics, one row per measured
+	 * launch and metric; metricId and nameId are StringIds */
+	[T_KERNEL_METRICS] =
+		"CREATE TABLE GPUSCOPE_KERNEL_METRICS (correlationId INTEGER NOT NULL, globalPid "
+		"INTEGER, deviceId INTEGER, launch INTEGER NOT NULL, nameId INTEGER NOT NULL, "
+		"metricId INTEGER NOT NULL, value REAL)",
 };
 
 /* nsys's enum values (nsight.md §2); names are nsys's short names, labels for people. */
@@ -368,6 +376,31 @@ static void kernels(struct sx *x)
 		else
 			N(), N();
 		row(x, T_CUPTI_ACTIVITY_KIND_KERNEL);
+	}
+}
+
+static void kmetrics(struct sx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_sqlf_table *t = x->t[T_KERNEL_METRICS];
+	for (size_t i = 0; t && i < m->kmetrics.n; i++) {
+		const struct gs_kmetric *k = &m->kmetrics.v[i];
+		if (!gs_filter_keep(m, x->f, k->pid, k->device, k->time))
+			continue;
+		uint32_t name = k->name;
+		if (k->kernel >= 0)
+			name = gs_kshape(m, &m->kernels.v[k->kernel])->dname;
+		for (uint32_t j = 0; j < k->n; j++) {
+			const struct gs_kmetric_val *v = &m->kmetric_vals.v[k->first + j];
+			gs_sqlf_row(t);
+			I(k->correlation), I(gpid(k->pid)), I(k->device), I(k->ordinal), I(name);
+			I(m->kmetric_cols.v[v->col]);
+			if (isnan(v->v))
+				N();
+			else
+				gs_sqlf_real(t, v->v);
+			row(x, T_KERNEL_METRICS);
+		}
 	}
 }
 
@@ -639,6 +672,8 @@ static void fill(struct sx *x)
 {
 	const struct gs_model *m = x->m;
 	for (int i = 0; i < T__N; i++) {
+		if (i == T_KERNEL_METRICS && !m->kmetrics.n)
+			continue; /* gpuscope's own table: only in the export of a trace that has them */
 		const char *name = create[i] + strlen("CREATE TABLE ");
 		char buf[64];
 		size_t n = (size_t)(strchr(name, ' ') - name);
@@ -665,6 +700,7 @@ static void fill(struct sx *x)
 		row(x, T_META_DATA_EXPORT);
 	}
 	kernels(x);
+	kmetrics(x);
 	copies(x);
 	memsets(x);
 	apis(x);

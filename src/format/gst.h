@@ -14,8 +14,8 @@
 
 #define GS_FILE_MAGIC "GPUSCOPE"
 #define GS_FILE_MAJOR 1
-#define GS_FILE_MINOR 5 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
-                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP; 1.5: COUNTERS */
+#define GS_FILE_MINOR 6 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
+                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP; 1.5: COUNTERS; 1.6: KMETRICS */
 #define GS_FILE_HEADER_SIZE 64
 #define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
 #define GS_CHUNK_HEADER_SIZE 32
@@ -49,6 +49,11 @@ enum gs_chunk_type {
 	GS_CHUNK_COUNTERS = 14,  /* device, metric id, name, unit, count, base time, then (time
 	                          * delta, value delta)*: one counter track's samples (GPU metrics
 	                          * sampled through NVML, format/counters.h) */
+	GS_CHUNK_KMETRICS = 16,  /* pid, n metric names (string ids), n notes (string ids), count,
+	                          * then per measured launch: correlation, device, kernel name
+	                          * string id, grid xyz, block xyz, dynamic shared memory,
+	                          * ordinal, passes, time (ns), then n little-endian doubles (NaN:
+	                          * not measured): --kernel-metrics */
 	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
 };
 

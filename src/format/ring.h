@@ -24,8 +24,9 @@
 #include <stdint.h>
 
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 4 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
-                           * SAMPLE records, MAP registry records, sample_skipped */
+#define GS_RING_VERSION 5 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
+                           * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC
+                           * registry records */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
@@ -169,6 +170,24 @@ enum gs_reg_kind {
 	                         * CUPTI records (kernel names); text: the name */
 	GS_REG_MAP = 6,         /* an executable mapping of the process: text is u64 start, u64
 	                         * end, u64 file offset (little-endian), then the file's path */
+	GS_REG_KMETRIC_SET = 7, /* id: metric set; text: the metric names, each ended by a NUL */
+	GS_REG_KMETRIC = 8,     /* id: metric set; text: struct gs_kmetric_rec, then nvalues
+	                         * doubles (NaN: not measured), then the kernel's name */
+	GS_REG_KMETRIC_NOTE = 9,/* text: why kernel metrics were not (all) collected */
+};
+
+/* One kernel launch measured by the range profiler (--kernel-metrics). */
+struct gs_kmetric_rec {
+	uint32_t correlation;   /* CUPTI correlation id of the launch (joins the kernel record) */
+	uint32_t device;        /* CUDA device index */
+	uint32_t grid[3], block[3];
+	uint32_t dynamic_smem;  /* bytes, from the launch call */
+	uint32_t nvalues;       /* doubles after this struct: one per name of the set */
+	uint32_t name_len;      /* bytes of kernel name after the values */
+	uint32_t ordinal;       /* this launch's position among the launches the filter matched */
+	uint32_t passes;        /* replay passes the set took */
+	uint32_t reserved;
+	uint64_t start_ns;      /* CLOCK_MONOTONIC at the launch call's exit, after the replay */
 };
 
 struct gs_reg_rec {
@@ -184,5 +203,6 @@ _Static_assert(sizeof(struct gs_ring_desc) == 16, "descriptor is 16 bytes");
 _Static_assert(sizeof(struct gs_raw_hdr) == 8, "record header is 8 bytes");
 _Static_assert(sizeof(struct gs_raw_ext) == 24, "ext is 24 bytes");
 _Static_assert(sizeof(struct gs_reg_rec) == 16, "registry record is 16 bytes");
+_Static_assert(sizeof(struct gs_kmetric_rec) == 64, "kernel metric record is 64 bytes");
 
 #endif

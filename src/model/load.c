@@ -475,6 +475,10 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 			if (gs_model_load_perfmap(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed perf map chunk", c.offset);
 			break;
+		case GS_CHUNK_KMETRICS:
+			if (gs_model_load_kmetrics(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed kernel metrics chunk", c.offset);
+			break;
 		case GS_CHUNK_CUPTI_NAMES:
 			if (gs_cupti_names(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CUPTI name table", c.offset);
@@ -515,6 +519,7 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 	gs_model_host_finish(m);
 	gs_model_counters_finish(m);
 	gs_model_sort_gpu(m);
+	gs_model_kmetrics_join(m);
 	gs_cupti_release(m);
 	gs_cuda_chunk_release(m);
 	if (join)
@@ -611,6 +616,7 @@ void gs_model_release(struct gs_model *m)
 	gs_model_gpu_release(m);
 	gs_model_host_release(m);
 	gs_model_counters_release(m);
+	gs_model_kmetrics_release(m);
 	free(m->ranges.v);
 	free(m->range_attrs.v);
 	free(m->marks.v);

@@ -172,6 +172,24 @@ struct gs_kernel { /* 40 bytes */
 	int32_t api;    /* the API call that launched it (index into apis), -1: not recorded */
 };
 
+/* One kernel launch measured by --kernel-metrics (a KMETRICS chunk row). Its values are
+ * vals[first .. first + n) of m->kmetric_vals, each naming a column of m->kmetric_cols. */
+struct gs_kmetric {
+	int32_t pid;
+	uint32_t correlation, device;
+	uint32_t name;     /* string id of the kernel name as CUDA reported it */
+	int32_t grid[3], block[3];
+	uint32_t dynamic_smem, ordinal, passes;
+	uint64_t time;     /* CLOCK_MONOTONIC ns after the replay */
+	int64_t kernel;    /* index into m->kernels (same pid and correlation), -1: none */
+	size_t first;
+	uint32_t n;
+};
+struct gs_kmetric_val {
+	uint32_t col;      /* index into m->kmetric_cols */
+	double v;
+};
+
 struct gs_copy { /* a memcpy (peer copies too) */
 	uint64_t start, end, bytes;
 	int32_t pid;
@@ -314,6 +332,11 @@ struct gs_model {
 	struct gs_cupti_names *cupti_names; /* (pid, pointer) -> string, while loading */
 	struct gs_cuda_shapes *cuda_shapes; /* CUDA chunks' kernel shapes, while loading */
 
+	GS_VEC(struct gs_kmetric) kmetrics;       /* in the trace's order */
+	GS_VEC(struct gs_kmetric_val) kmetric_vals;
+	GS_VEC(uint32_t) kmetric_cols;            /* string ids of metric names, first seen first */
+	GS_VEC(uint32_t) kmetric_notes;           /* string ids: why metrics are missing */
+
 	GS_VEC(struct gs_osrt) osrt;              /* sorted by (start, pid, tid) */
 	GS_VEC(struct gs_cpu_sample) samples;     /* sorted by (ts, pid, tid) */
 	GS_VEC(uint32_t) sample_frames;           /* frame indices of the samples' stacks */
@@ -387,6 +410,14 @@ void gs_model_host_finish(struct gs_model *m);
  * operator ("aten::mm[, sizes = ...]"), so that reports group them (model/pytorch_names.c). */
 void gs_model_pytorch_names(struct gs_model *m);
 void gs_model_host_release(struct gs_model *m);
+/* kmetrics.c: a KMETRICS chunk; the measured launches' kernels (by pid and correlation, once
+ * the GPU tables are final); a metric's column (-1: none in this trace) and one launch's value
+ * of it (NaN: not measured). */
+int gs_model_load_kmetrics(struct gs_model *m, const uint8_t *data, size_t len);
+void gs_model_kmetrics_join(struct gs_model *m);
+int gs_kmetric_col(const struct gs_model *m, const char *name);
+double gs_kmetric_value(const struct gs_model *m, size_t row, int col);
+void gs_model_kmetrics_release(struct gs_model *m);
 /* The frame index of (pid, addr), added (unsymbolized) when new. */
 uint32_t gs_model_frame(struct gs_model *m, int32_t pid, uint64_t addr);
 /* Name the frames from m's mappings and perf maps (done by gs_model_host_finish). */

@@ -22,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gs_model_add_string(&m, "kernel", 6);
 	for (int i = 0; i < 2; i++) /* twice: the second time, shapes are defined already */
 		(void)gs_cuda_chunk_load(&m, data, size);
+	(void)gs_model_load_kmetrics(&m, data, size); /* a KMETRICS payload, as raw bytes */
 	gs_model_release(&m);
 	if (gs_model_load_mem(&m, "fuzz.gst", data, size, &err) < 0)
 		return 0;
@@ -33,6 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gs_render_table(&t, GS_FMT_TABLE, &sb);
 		gs_render_table(&t, GS_FMT_CSV, &sb);
 		gs_render_table(&t, GS_FMT_JSON, &sb);
+		gs_strbuf_release(&sb);
+		gs_table_release(&t);
+	}
+	if (gs_report_kernel_metrics(&m, &f, &t, &err) == 0) {
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_table(&t, GS_FMT_CSV, &sb);
 		gs_strbuf_release(&sb);
 		gs_table_release(&t);
 	}

@@ -30,10 +30,12 @@
 #include <unistd.h>
 
 #include "../collector.h"
+#include "kmetrics.h"
 
 static struct gs_ring_header *cring;
 static CUpti_SubscriberHandle subscriber;
 static int active; /* 0 in a fork child: CUPTI does not work there */
+static int km_on;  /* --kernel-metrics: launch callbacks go to kmetrics.c */
 static pid_t owner_pid;
 
 static uint64_t CUPTIAPI mono_ns(void)
@@ -107,6 +109,8 @@ static void api_flush(void);
 static void flush_at_exit(void)
 {
 	if (active) {
+		if (km_on)
+			gs_km_at_exit();
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		api_flush();
 	}
@@ -348,7 +352,8 @@ static void enable_api_callbacks(int on)
 {
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < ndiag[d]; i++)
-			if (cuptiEnableCallback((uint32_t)on, subscriber,
+			if (!(d && km_on && !on && gs_km_is_launch(diag_ids[d][i])) &&
+			    cuptiEnableCallback((uint32_t)on, subscriber,
 						d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 						diag_ids[d][i]) != CUPTI_SUCCESS)
 				gs_log("CUPTI refused the callback of API id %u", diag_ids[d][i]);
@@ -403,6 +408,23 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 	if (!active)
 		return;
 	int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		if (km_on && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+			gs_km_context_destroy(((const CUpti_ResourceData *)data)->context);
+		return;
+	}
+	if (driver && km_on && gs_km_is_launch(cbid)) {
+		/* the metrics' setup before the call is timed, their harvest after it */
+		int saved = errno;
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			gs_km_callback(cbid, cb);
+		if (api_on)
+			api_callback(driver, cbid, cb);
+		if (cb->callbackSite == CUPTI_API_EXIT)
+			gs_km_callback(cbid, cb);
+		errno = saved;
+		return;
+	}
 	if (driver && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) {
 		if (cb->callbackSite == CUPTI_API_EXIT)
 			gs_capture_switch(1);
@@ -501,6 +523,8 @@ GS_EXPORT int InitializeInjection(void)
 	 * with a capture range, graph launches outside it are recorded too (one record each). */
 	if (!gs_cfg.cuda_graph_node)
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+	if (gs_cfg.kmetrics && gs_km_init(subscriber, cring) == 0)
+		km_on = 1;
 	if (gs_capture_set_hook(capture_hook))
 		enable_kinds(1, 0);
 	atexit(flush_at_exit);

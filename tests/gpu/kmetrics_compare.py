@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# kmetrics_compare.py: compare gpuscope's --kernel-metrics values (from `gpuscope dump --format
+# jsonl`) with ncu's (`ncu --metrics ... --csv --page raw`) for the same program, kernel by
+# kernel in launch order. Percentages must agree within 5 points, ratios (sectors per request)
+# within 10%, and the ncu-style classification must be the same. Prints a table and
+# "CASE: N passed, M failed".   usage: kmetrics_compare.py CASE DUMP.jsonl NCU.csv [NAME_RE]
+import csv, json, math, re, sys
+
+case, dump, ncu_csv = sys.argv[1:4]
+name_re = re.compile(sys.argv[4]) if len(sys.argv) > 4 else re.compile('')
+
+PCT = ['sm__throughput.avg.pct_of_peak_sustained_elapsed',
+       'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed',
+       'dram__throughput.avg.pct_of_peak_sustained_elapsed',
+       'l1tex__t_sector_hit_rate.pct', 'lts__t_sector_hit_rate.pct',
+       'sm__warps_active.avg.pct_of_peak_sustained_active',
+       'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed']
+SHORT = {PCT[0]: 'SM%', PCT[1]: 'Mem%', PCT[2]: 'DRAM%', PCT[3]: 'L1hit%', PCT[4]: 'L2hit%',
+         PCT[5]: 'Occ%', PCT[6]: 'Tensor%', 'ld_spr': 'ld sec/req', 'st_spr': 'st sec/req',
+         'flops': 'FLOP'}
+
+
+def ratios(m):
+    def div(a, b):
+        a, b = m.get(a), m.get(b)
+        return a / b if a is not None and b else None
+    m['ld_spr'] = div('l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
+                      'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum')
+    m['st_spr'] = div('l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
+                      'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum')
+    fl = 0.0
+    for p in 'fdh':
+        for op, w in (('add', 1), ('mul', 1), ('fma', 2)):
+            v = m.get('sm__sass_thread_inst_executed_op_%s%s_pred_on.sum' % (p, op))
+            fl += (v or 0) * w
+    m['flops'] = fl
+    return m
+
+
+def classify(m):
+    sm, mem = m.get(PCT[0]), m.get(PCT[1])
+    if sm is None or mem is None:
+        return '-'
+    if sm >= 80 or mem >= 80:
+        return 'compute-bound' if sm >= mem else 'memory-bound'
+    if sm < 60 and mem < 60:
+        return 'latency-bound'
+    if abs(sm - mem) >= 10:
+        return 'compute-bound' if sm > mem else 'memory-bound'
+    return 'balanced'
+
+
+ours = []
+for line in open(dump):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if 'kmetric' in o and name_re.search(o.get('name', '')):
+        ours.append((o['ordinal'], o['name'],
+                     ratios({k: v for k, v in o['metrics'].items() if v is not None})))
+ours.sort(key=lambda t: t[0])
+
+theirs = []
+rows = [l for l in open(ncu_csv, errors='replace') if l.startswith('"')]
+rd = list(csv.reader(rows))
+if rd:
+    head = rd[0]
+    for r in rd[2:] if len(rd) > 1 and rd[1][0] == '' else rd[1:]:
+        d = dict(zip(head, r))
+        if not name_re.search(d.get('Kernel Name', '')):
+            continue
+        m = {}
+        for k in head:
+            if '__' in k:
+                try:
+                    m[k] = float(d[k].replace(',', ''))
+                except (ValueError, KeyError):
+                    pass
+        theirs.append((d.get('ID'), d.get('Kernel Name', ''), ratios(m)))
+
+passed = failed = 0
+print('%-10s %-28s %-10s %12s %12s  %s' % ('case', 'kernel', 'metric', 'gpuscope', 'ncu', 'check'))
+if not ours or not theirs or len(ours) != len(theirs):
+    print('%s: %d gpuscope launches, %d ncu launches' % (case, len(ours), len(theirs)))
+    failed += 1
+for (oi, oname, om), (ti, tname, tm) in zip(ours, theirs):
+    short = re.sub(r'\(.*', '', tname)[:28]
+    for k in PCT + ['ld_spr', 'st_spr', 'flops']:
+        a, b = om.get(k), tm.get(k)
+        if a is None or b is None:
+            print('%-10s %-28s %-10s %12s %12s  %s' % (case, short, SHORT[k], a, b, 'missing'))
+            if k in PCT[:6]:
+                failed += 1
+            continue
+        if k in PCT:
+            ok = abs(a - b) <= 5.0
+        else:
+            ok = abs(a - b) <= 0.10 * max(abs(b), 1e-9) or (a == b)
+        print('%-10s %-28s %-10s %12.3f %12.3f  %s' % (case, short, SHORT[k], a, b, 'ok' if ok else 'FAIL'))
+        passed += ok
+        failed += not ok
+    ca, cb = classify(om), classify(tm)
+    print('%-10s %-28s %-10s %12s %12s  %s' % (case, short, 'class', ca, cb, 'ok' if ca == cb else 'FAIL'))
+    passed += ca == cb
+    failed += ca != cb
+print('%s: %d passed, %d failed' % (case, passed, failed))
