@@ -14,7 +14,12 @@
  * program nothing but the driver's own work to answer (measured on an H200: ~40 us of queries
  * per device per tick), covers every process of the session, and stamps samples with
  * CLOCK_MONOTONIC, the trace's time base. It waits on a condition variable with absolute
- * deadlines (period 1/hz, no drift; a late tick is not made up), so stop is immediate. */
+ * deadlines (period 1/hz, no drift; a late tick is not made up), so stop is immediate.
+ * nvmlDeviceGetPcieThroughput measures over 20 ms before it returns (NVML API reference), so
+ * the two PCIe counters would hold each tick ~40 ms per device (a 50 Hz sampler measured 16 Hz
+ * on the H200): a second thread takes them back to back, as often as they answer (~25 Hz),
+ * and stops within one query after the program ends. Memory used is nvmlDeviceGetMemoryInfo_v2's
+ * where the driver has it (without the driver's reserved memory, as nvidia-smi shows it). */
 #include "nvml.h"
 
 #include <dlfcn.h>
@@ -38,6 +43,15 @@ typedef struct {
 	unsigned long long free;
 	unsigned long long used;
 } nvmlMemory_t;
+typedef struct { /* nvmlMemory_v2_t; version = sizeof | 2 << 24 (NVML_STRUCT_VERSION) */
+	unsigned int version;
+	unsigned long long total;
+	unsigned long long reserved;
+	unsigned long long free;
+	unsigned long long used;
+} nvmlMemory_v2_t;
+_Static_assert(sizeof(nvmlMemory_v2_t) == 40 && offsetof(nvmlMemory_v2_t, used) == 32,
+	       "nvmlMemory_v2_t is a version, then total, reserved, free, used");
 _Static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t is two unsigned ints");
 _Static_assert(sizeof(nvmlMemory_t) == 24 && offsetof(nvmlMemory_t, used) == 16,
 	       "nvmlMemory_t (v1) is total, free, used: unsigned long long each");
@@ -61,6 +75,7 @@ struct gs_nvml_api {
 	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
 	nvmlReturn_t (*util)(nvmlDevice_t, nvmlUtilization_t *);
 	nvmlReturn_t (*mem)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*mem2)(nvmlDevice_t, nvmlMemory_v2_t *); /* NULL on older drivers */
 	nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int *);
 	nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*temp)(nvmlDevice_t, int, unsigned int *);
@@ -139,6 +154,7 @@ int gs_gpumetrics_open(struct gs_gpumetrics *g, const char *lib, uint64_t mask, 
 	SYM(power, "nvmlDeviceGetPowerUsage");
 	SYM(temp, "nvmlDeviceGetTemperature");
 	SYM(pcie, "nvmlDeviceGetPcieThroughput");
+	*(void **)&a->mem2 = dlsym(h, "nvmlDeviceGetMemoryInfo_v2");
 	int rc = 0;
 	nvmlReturn_t r;
 	unsigned int n = 0;
@@ -181,6 +197,7 @@ int gs_gpumetrics_open(struct gs_gpumetrics *g, const char *lib, uint64_t mask, 
 		return rc;
 	}
 	pthread_mutex_init(&g->mu, NULL);
+	pthread_mutex_init(&g->pm, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -230,6 +247,7 @@ static void poll_device(struct gs_gpumetrics *g, struct gs_gpumetrics_dev *d)
 	const struct gs_nvml_api *a = g->api;
 	uint64_t t = now_ns();
 	unsigned int v;
+	pthread_mutex_lock(&g->pm);
 	if (!d->dropped[GS_GM_GPU_UTIL]) {
 		nvmlUtilization_t u;
 		if (ok(g, d, a->util(d->handle, &u), GS_GM_GPU_UTIL, GS_GM_MEM_UTIL)) {
@@ -238,8 +256,12 @@ static void poll_device(struct gs_gpumetrics *g, struct gs_gpumetrics_dev *d)
 		}
 	}
 	if (!d->dropped[GS_GM_MEM_USED]) {
+		nvmlMemory_v2_t m2 = {.version = (unsigned)sizeof(m2) | 2u << 24};
 		nvmlMemory_t mi;
-		if (ok(g, d, a->mem(d->handle, &mi), GS_GM_MEM_USED, GS_GM_MEM_TOTAL)) {
+		if (a->mem2 && a->mem2(d->handle, &m2) == NVML_SUCCESS) {
+			put(g, d, GS_GM_MEM_USED, t, m2.used);
+			put(g, d, GS_GM_MEM_TOTAL, t, m2.total);
+		} else if (ok(g, d, a->mem(d->handle, &mi), GS_GM_MEM_USED, GS_GM_MEM_TOTAL)) {
 			put(g, d, GS_GM_MEM_USED, t, mi.used);
 			put(g, d, GS_GM_MEM_TOTAL, t, mi.total);
 		}
@@ -255,12 +277,63 @@ static void poll_device(struct gs_gpumetrics *g, struct gs_gpumetrics_dev *d)
 	if (!d->dropped[GS_GM_TEMP] &&
 	    ok(g, d, a->temp(d->handle, NVML_TEMPERATURE_GPU, &v), GS_GM_TEMP, 0))
 		put(g, d, GS_GM_TEMP, t, v);
-	if (!d->dropped[GS_GM_PCIE_TX] &&
-	    ok(g, d, a->pcie(d->handle, NVML_PCIE_UTIL_TX_BYTES, &v), GS_GM_PCIE_TX, 0))
-		put(g, d, GS_GM_PCIE_TX, t, v);
-	if (!d->dropped[GS_GM_PCIE_RX] &&
-	    ok(g, d, a->pcie(d->handle, NVML_PCIE_UTIL_RX_BYTES, &v), GS_GM_PCIE_RX, 0))
-		put(g, d, GS_GM_PCIE_RX, t, v);
+	pthread_mutex_unlock(&g->pm);
+}
+
+static int should_stop(struct gs_gpumetrics *g)
+{
+	pthread_mutex_lock(&g->mu);
+	int s = g->stop;
+	pthread_mutex_unlock(&g->mu);
+	return s;
+}
+
+/* PCIe TX and RX of every device, back to back: each query measures over 20 ms, so this
+ * thread samples them at --gpu-metrics-frequency or as often as they answer if that is less
+ * (about 25 Hz for one GPU); a sample is stamped when its interval began. */
+static void *pcie_sampler(void *arg)
+{
+	struct gs_gpumetrics *g = arg;
+	const struct gs_nvml_api *a = g->api;
+	static const int what[2] = {NVML_PCIE_UTIL_TX_BYTES, NVML_PCIE_UTIL_RX_BYTES};
+	static const uint32_t metric[2] = {GS_GM_PCIE_TX, GS_GM_PCIE_RX};
+	pthread_mutex_lock(&g->mu);
+	while (!g->stop && g->t_start && now_ns() < g->t_start) {
+		struct timespec ts = {(time_t)(g->t_start / 1000000000u),
+				      (long)(g->t_start % 1000000000u)};
+		pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+	}
+	pthread_mutex_unlock(&g->mu);
+	int any = 1;
+	uint64_t period = 1000000000ull / g->hz, next = now_ns();
+	while (any && !should_stop(g)) {
+		any = 0;
+		pthread_mutex_lock(&g->mu); /* no faster than --gpu-metrics-frequency */
+		while (!g->stop && now_ns() < next) {
+			struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+			pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+		}
+		pthread_mutex_unlock(&g->mu);
+		next = GS_MAX(next + period, now_ns());
+		for (size_t i = 0; i < g->ndevs; i++) {
+			struct gs_gpumetrics_dev *d = &g->devs[i];
+			for (int k = 0; k < 2; k++) {
+				if (d->dropped[metric[k]] || should_stop(g))
+					continue;
+				uint64_t t = now_ns();
+				if (g->t_stop && t >= g->t_stop)
+					return NULL;
+				unsigned int v;
+				nvmlReturn_t r = a->pcie(d->handle, what[k], &v);
+				pthread_mutex_lock(&g->pm);
+				if (ok(g, d, r, metric[k], 0))
+					put(g, d, metric[k], t, v);
+				pthread_mutex_unlock(&g->pm);
+				any = 1;
+			}
+		}
+	}
+	return NULL;
 }
 
 static void *sampler(void *arg)
@@ -301,6 +374,8 @@ int gs_gpumetrics_start(struct gs_gpumetrics *g, uint64_t t_start, uint64_t t_st
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = pthread_create(&g->thread, NULL, sampler, g);
+	if (!e)
+		g->pcie_running = !pthread_create(&g->pcie_thread, NULL, pcie_sampler, g);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e)
 		return gs_errf(err, -e, "cannot start the GPU counter sampler: %s", strerror(e));
@@ -314,9 +389,12 @@ void gs_gpumetrics_stop(struct gs_gpumetrics *g)
 		return;
 	pthread_mutex_lock(&g->mu);
 	g->stop = 1;
-	pthread_cond_signal(&g->cv);
+	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 	pthread_join(g->thread, NULL);
+	if (g->pcie_running)
+		pthread_join(g->pcie_thread, NULL);
+	g->pcie_running = 0;
 	g->running = -1;
 }
 
@@ -344,6 +422,7 @@ void gs_gpumetrics_release(struct gs_gpumetrics *g)
 	if (g->running) {
 		pthread_cond_destroy(&g->cv);
 		pthread_mutex_destroy(&g->mu);
+		pthread_mutex_destroy(&g->pm);
 	}
 	for (size_t i = 0; i < g->ntracks; i++) {
 		gs_counterbuild_release(g->tracks[i]);

@@ -40,8 +40,10 @@ struct gs_gpumetrics {
 	uint64_t t_start, t_stop;    /* samples only in [t_start, t_stop); t_stop 0: no end */
 	struct gs_counterbuild **tracks; /* in order of creation; owned */
 	size_t ntracks, tracks_cap;
-	pthread_t thread;
+	pthread_t thread, pcie_thread; /* PCIe throughput has its own thread: each query blocks */
 	pthread_mutex_t mu;
+	pthread_mutex_t pm;          /* the tracks, notes and counts, shared by the two threads */
+	int pcie_running;
 	pthread_cond_t cv;
 	int running, stop;
 	struct gs_strbuf notes;      /* lines for stderr, one per dropped counter or problem */
