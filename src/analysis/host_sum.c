@@ -86,12 +86,13 @@ static const struct gs_column cpu_cols[] = {
 	{"Module", GS_COL_STR},
 };
 
-#define CPU_TOP 25 /* rows per thread */
+#define CPU_TOP 25 /* rows per thread: the top 25 by self samples, and those by total */
 
 struct fn_row {
 	uint32_t thread; /* index into the thread list below */
 	uint32_t func, module;
 	uint64_t self, total;
+	uint8_t keep;
 };
 
 struct thr {
@@ -116,6 +117,17 @@ static int cmp_fn_row(const void *a, const void *b)
 		return x->self > y->self ? -1 : 1;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+/* Within one thread's rows: most total samples first (then self, then name). */
+static int cmp_fn_total(const void *a, const void *b)
+{
+	const struct fn_row *x = *(const struct fn_row *const *)a, *y = *(const struct fn_row *const *)b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
 	return (x->func > y->func) - (x->func < y->func);
 }
 
@@ -162,7 +174,7 @@ int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f
 			if (ri) {
 				r = *ri;
 			} else {
-				struct fn_row z = {t, fr->func, fr->module, 0, 0};
+				struct fn_row z = {t, fr->func, fr->module, 0, 0, 0};
 				GS_VEC_PUSH(&rows, z);
 				r = (uint32_t)rows.n - 1;
 				gs_u64map_put(&row_ix, rk, r);
@@ -175,14 +187,24 @@ int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f
 	sort_thr = thrs.v;
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_fn_row);
-	uint32_t shown = 0, cur = UINT32_MAX;
+	/* per thread: the CPU_TOP rows with most self samples (leaves: where the time went) and
+	 * the CPU_TOP with most total samples (callers: Python functions, whose frames are never
+	 * leaves), in self order */
+	struct fn_row **by_total = gs_xmalloc((rows.n + 1) * sizeof(*by_total));
+	for (size_t a = 0, b; a < rows.n; a = b) {
+		for (b = a; b < rows.n && rows.v[b].thread == rows.v[a].thread; b++) {
+			rows.v[b].keep = b - a < CPU_TOP;
+			by_total[b - a] = &rows.v[b];
+		}
+		qsort(by_total, b - a, sizeof(*by_total), cmp_fn_total);
+		for (size_t k = 0; k < b - a && k < CPU_TOP; k++)
+			by_total[k]->keep = 1;
+	}
+	free(by_total);
 	for (size_t i = 0; i < rows.n; i++) {
 		const struct fn_row *r = &rows.v[i];
-		if (r->thread != cur)
-			cur = r->thread, shown = 0;
-		if (shown >= CPU_TOP)
+		if (!r->keep)
 			continue;
-		shown++;
 		const struct thr *th = &thrs.v[r->thread];
 		const struct gs_thread *mt = gs_model_thread(m, th->pid, th->tid);
 		union gs_cell *c = gs_table_row(out);

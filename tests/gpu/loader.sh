@@ -14,10 +14,12 @@ GS=$BUILD/bin/gpuscope
 T=$(mktemp -d)
 echo "loader: $(python3 -V 2>&1), torch $(python3 -c 'import torch; print(torch.__version__)' 2>&1)"
 
-# PYTHONPERFSUPPORT=1: gpuscope profile does not set it; without it Python frames have no names
-PYTHONPERFSUPPORT=1 PYTHONUNBUFFERED=1 $GS profile -o "$T/loader" -- python3 tests/gpu/loader_train.py 150 \
+# plain `gpuscope profile`: with sampling on it sets PYTHONPERFSUPPORT=1 itself (Python frames
+# by name)
+PYTHONUNBUFFERED=1 $GS profile -o "$T/loader" -- python3 tests/gpu/loader_train.py 150 \
 	>"$T/out" 2>"$T/err"
-eq "loader: profile exit 0" 0 $?
+rc=$?
+eq "loader: profile exit 0" 0 $rc
 tail -1 "$T/out"
 tail -3 "$T/err"
 [ -n "${OUT:-}" ] && cp "$T/loader.gst" "$OUT/loader.gst"

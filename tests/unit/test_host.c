@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "../../src/analysis/reports.h"
+#include "../../src/analysis/table.h"
 #include "../../src/export/formats.h"
 #include "../../src/format/gst.h"
 #include "../../src/format/host.h"
@@ -217,6 +219,58 @@ static void test_symbolize(void **state)
 	gs_model_release(&m);
 }
 
+/* cpu_sample_sum keeps, per thread, the 25 functions with most self samples and the 25 with
+ * most total samples: a Python caller has no self samples (its frame is never the leaf), and
+ * under 30 leaves of one sample or more it would be cut by self order alone. */
+static void test_cpu_sample_sum_totals(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	gs_model_add_string(&m, "", 0);
+	struct gs_perfsym caller = {1, 0x10000, 0x100, strdup("py::caller:/x/a.py")};
+	GS_VEC_PUSH(&m.perfsyms, caller);
+	for (int k = 0; k < 30; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "leaf%02d", k);
+		struct gs_perfsym ps = {1, 0x20000 + 0x100 * (uint64_t)k, 0x100, strdup(name)};
+		GS_VEC_PUSH(&m.perfsyms, ps);
+	}
+	uint32_t jit = gs_model_frame(&m, 1, 0x10010);
+	uint64_t all = 0;
+	for (int k = 0; k < 30; k++) {
+		uint32_t leaf = gs_model_frame(&m, 1, 0x20010 + 0x100 * (uint64_t)k);
+		struct gs_cpu_sample s = {.ts = 10 + (uint64_t)k, .pid = 1, .tid = 1,
+					  .weight = (uint32_t)k + 1, .stack = (uint32_t)m.sample_frames.n,
+					  .nframes = 2};
+		GS_VEC_PUSH(&m.sample_frames, leaf);
+		GS_VEC_PUSH(&m.sample_frames, jit);
+		GS_VEC_PUSH(&m.samples, s);
+		all += (uint64_t)k + 1;
+	}
+	m.sample_period = 1000000;
+	gs_model_host_finish(&m);
+	struct gs_filter f = {0};
+	struct gs_err err = {0};
+	struct gs_table t;
+	assert_int_equal(gs_report_cpu_sample_sum(&m, &f, &t, &err), 0);
+	assert_int_equal(t.nrows, 26); /* the 25 heaviest leaves, and the caller by its total */
+	int found = 0;
+	for (size_t r = 0; r < t.nrows; r++) {
+		const union gs_cell *c = &t.cells[r * t.ncols];
+		if (!strcmp(c[8].s, "py::caller:/x/a.py")) {
+			found = 1;
+			assert_int_equal(c[1].i, 0);
+			assert_int_equal(c[3].i, (int64_t)all);
+		}
+		assert_string_not_equal(c[8].s, "leaf00"); /* the lightest leaves are cut */
+		assert_string_not_equal(c[8].s, "leaf04");
+	}
+	assert_true(found);
+	gs_table_release(&t);
+	gs_model_release(&m);
+}
+
 static char *slurp(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "rb");
@@ -313,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_maps_roundtrip),
 		cmocka_unit_test(test_symbolize),
 		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_cpu_sample_sum_totals),
 		cmocka_unit_test(test_pprof),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
