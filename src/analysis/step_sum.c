@@ -145,6 +145,71 @@ static inline void level_emit(struct scope *sc, int l, uint64_t a, uint64_t b)
 	L->acc += b - a;
 }
 
+/* The kernel walk's state in locals (step_sum_gpu): the one scope's open kernel-level segment,
+ * merged as scope_feed does, and the busy union of the device of the kernel before, as
+ * gs_busy_take keeps it in dev.v[last]. Inlined: the compiler keeps them in registers. */
+struct seg {
+	int open;
+	uint64_t cs, ce;
+};
+
+static inline __attribute__((always_inline)) void seg_add(struct scope *one, struct seg *g, uint64_t s, uint64_t e)
+{
+	if (!g->open) {
+		g->open = 1;
+		g->cs = s;
+		g->ce = e;
+	} else if (e <= g->ce) {
+		/* inside the open segment */
+	} else if (s <= g->ce) {
+		g->ce = e;
+	} else {
+		level_emit(one, L_KERNEL, g->cs, g->ce);
+		g->cs = s;
+		g->ce = e;
+	}
+}
+
+struct busy_local {
+	int have; /* the fields hold dev.v[last]'s union */
+	uint32_t device;
+	uint64_t cs, ce, last_end, n, busy;
+};
+
+static inline __attribute__((always_inline)) void busy_store(gs_busy_vec *dev, size_t last, const struct busy_local *b)
+{
+	if (!b->have)
+		return;
+	struct gs_busy *bx = &dev->v[last];
+	bx->cs = b->cs, bx->ce = b->ce, bx->last_end = b->last_end;
+	bx->n = b->n, bx->busy = b->busy;
+}
+
+/* [a, e) of device into its union: in the locals while the device stays the same, else
+ * through gs_busy_take (the locals written back first, then loaded from the new device's). */
+static inline __attribute__((always_inline)) void busy_add(gs_busy_vec *dev, size_t *last, struct busy_local *b,
+			    const struct gs_slices *none, uint64_t a, uint64_t e, uint32_t device)
+{
+	if (b->have && device == b->device) {
+		b->n++;
+		if (e > b->last_end)
+			b->last_end = e;
+		if (a > b->ce) {
+			b->busy += b->ce - b->cs;
+			b->cs = a;
+			b->ce = e;
+		} else if (e > b->ce) {
+			b->ce = e;
+		}
+		return;
+	}
+	busy_store(dev, *last, b);
+	gs_busy_take(dev, last, none, a, e, device);
+	const struct gs_busy *bx = &dev->v[*last];
+	*b = (struct busy_local){1, device, bx->cs, bx->ce, bx->last_end, bx->n, bx->busy};
+}
+
+
 /* Interval [s, e) of category c, in order of s: into P_c..P_4. Empty (or reversed) intervals
  * cover nothing. */
 static inline __attribute__((always_inline)) void scope_feed(struct scope *sc, const int8_t *next,
@@ -404,12 +469,13 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 			 * the only one kernels feed (no copies, no memsets): its open segment in
 			 * locals, as gs_busy_take's for the device of the kernel before */
 			struct scope *one = x->nsc == 1 && x->next[L_KERNEL] == NLEVELS ? &x->sc[0] : NULL;
-			int one_all = one && x->all == one, lopen = one ? one->lv[L_KERNEL].open : 0;
+			int one_all = one && x->all == one;
 			int32_t one_pid = one ? one->pid : 0;
-			uint64_t lcs = one ? one->lv[L_KERNEL].cs : 0, lce = one ? one->lv[L_KERNEL].ce : 0;
-			int have = 0; /* bcs..bbusy hold dev.v[last]'s union */
-			uint64_t bcs = 0, bce = 0, blast = 0, bn = 0, bbusy = 0;
-			uint32_t bdev = 0; /* dev.v[last].device when have */
+			struct seg g = {0};
+			if (one)
+				g = (struct seg){one->lv[L_KERNEL].open, one->lv[L_KERNEL].cs,
+						 one->lv[L_KERNEL].ce};
+			struct busy_local bl = {0};
 			/* no filter and one scope (`stats` alone): the same steps with the tests
 			 * that cannot fail left out, fewer values live in the loop */
 			if (one && !lf.pid && !lf.by_device && !lf.t0 && !lf.t1) {
@@ -417,55 +483,13 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 					const struct gs_kernel *k = &kv[i++];
 					uint64_t s = k->start, e = k->end;
 					int32_t pid = k->pid;
-					uint32_t device = k->device;
 					unsorted |= s < prev;
 					prev = s;
-					if ((one_all || (pid == one_pid && pid)) && e > s) {
-						if (!lopen) {
-							lopen = 1;
-							lcs = s;
-							lce = e;
-						} else if (e <= lce) {
-							/* inside the open segment */
-						} else if (s <= lce) {
-							lce = e;
-						} else {
-							level_emit(one, L_KERNEL, lcs, lce);
-							lcs = s;
-							lce = e;
-						}
-					}
-					if (s < w1 && e > w0) {
-						uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
-						if (have && device == bdev) {
-							bn++;
-							if (b > blast)
-								blast = b;
-							if (a > bce) {
-								bbusy += bce - bcs;
-								bcs = a;
-								bce = b;
-							} else if (b > bce) {
-								bce = b;
-							}
-						} else {
-							struct gs_busy *bx;
-							if (have) {
-								bx = &dev.v[last];
-								bx->cs = bcs, bx->ce = bce;
-								bx->last_end = blast;
-								bx->n = bn, bx->busy = bbusy;
-							}
-							gs_busy_take(&dev, &last, &none, a, b,
-								     device);
-							bx = &dev.v[last];
-							bcs = bx->cs, bce = bx->ce;
-							blast = bx->last_end;
-							bn = bx->n, bbusy = bx->busy;
-							bdev = device;
-							have = 1;
-						}
-					}
+					if ((one_all || (pid == one_pid && pid)) && e > s)
+						seg_add(one, &g, s, e);
+					if (s < w1 && e > w0)
+						busy_add(&dev, &last, &bl, &none, GS_MAX(s, w0), GS_MIN(e, w1),
+							 k->device);
 					/* rel >= 0 and no t1: every kernel counts */
 					gs_sum_add(&by_shape[k->shape], e - s);
 				} while (i < n && kv[i].start <= lim);
@@ -482,64 +506,23 @@ static void sweep_gpu(struct ctx *x, struct gs_cursor *cur, struct extra *ex)
 					int dev_ok = !lf.by_device || device == lf.device;
 					if (!dev_ok)
 						continue;
-					if (!one) {
+					if (!one)
 						feed(x, pid, L_KERNEL, s, e);
-					} else if ((one_all || (pid == one_pid && pid)) && e > s) {
-						/* scope_feed at the kernel level alone */
-						if (!lopen) {
-							lopen = 1;
-							lcs = s;
-							lce = e;
-						} else if (e <= lce) {
-							/* inside the open segment */
-						} else if (s <= lce) {
-							lce = e;
-						} else {
-							level_emit(one, L_KERNEL, lcs, lce);
-							lcs = s;
-							lce = e;
-						}
-					}
-					if (s < w1 && e > w0) {
-						uint64_t a = GS_MAX(s, w0), b = GS_MIN(e, w1);
-						if (have && device == dev.v[last].device) { /* gs_busy_take's */
-							bn++;
-							if (b > blast)
-								blast = b;
-							if (a > bce) {
-								bbusy += bce - bcs;
-								bcs = a;
-								bce = b;
-							} else if (b > bce) {
-								bce = b;
-							}
-						} else {
-							if (have) {
-								struct gs_busy *bx = &dev.v[last];
-								bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
-								bx->n = bn, bx->busy = bbusy;
-							}
-							gs_busy_take(&dev, &last, &none, a, b, device);
-							struct gs_busy *bx = &dev.v[last];
-							bcs = bx->cs, bce = bx->ce, blast = bx->last_end;
-							bn = bx->n, bbusy = bx->busy;
-							have = 1;
-						}
-					}
+					else if ((one_all || (pid == one_pid && pid)) && e > s)
+						seg_add(one, &g, s, e); /* scope_feed at the kernel level alone */
+					if (s < w1 && e > w0)
+						busy_add(&dev, &last, &bl, &none, GS_MAX(s, w0), GS_MIN(e, w1),
+							 device);
 					uint64_t rel = s >= sm ? s - sm : 0;
 					if (rel >= lf.t0 && (!lf.t1 || rel < lf.t1))
 						gs_sum_add(&by_shape[k->shape], e - s);
 				} while (i < n && kv[i].start <= lim);
 			}
-			if (have) {
-				struct gs_busy *bx = &dev.v[last];
-				bx->cs = bcs, bx->ce = bce, bx->last_end = blast;
-				bx->n = bn, bx->busy = bbusy;
-			}
+			busy_store(&dev, last, &bl);
 			if (one) {
-				one->lv[L_KERNEL].open = lopen;
-				one->lv[L_KERNEL].cs = lcs;
-				one->lv[L_KERNEL].ce = lce;
+				one->lv[L_KERNEL].open = g.open;
+				one->lv[L_KERNEL].cs = g.cs;
+				one->lv[L_KERNEL].ce = g.ce;
 			}
 			c->i = i;
 			c->last = prev;
