@@ -776,11 +776,10 @@ static uint32_t stack_iid(struct px *x, struct stacks *st, size_t si, int *opene
 	const struct gs_model *m = x->m;
 	const struct gs_cpu_sample *s = &m->samples.v[si];
 	uint64_t h = stack_hash(m, s);
-	for (uint32_t *v = gs_u64map_get(&st->cs, h); v;) {
-		if (same_stack(m, s, &m->samples.v[st->cs_first.v[*v]]))
-			return *v + 1;
-		break; /* a hash shared by two stacks: the later one is sent on its own */
-	}
+	/* a hash shared by two stacks: the later one is sent on its own, each time */
+	uint32_t *v = gs_u64map_get(&st->cs, h);
+	if (v && same_stack(m, s, &m->samples.v[st->cs_first.v[*v]]))
+		return *v + 1;
 	for (uint32_t d = 0; d < s->nframes; d++) {
 		uint32_t fi = m->sample_frames.v[s->stack + d];
 		if (st->frame_sent[fi])
