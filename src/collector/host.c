@@ -118,9 +118,16 @@ static void *next_fn(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
+/* Whether this call is clocked: osrt on, not inside the collector, and inside the capture
+ * range (outside it a wrapper costs two loads and a branch more than the call, as with osrt
+ * off, so the range's on/off blocks measure what osrt costs). */
+#define OSRT_LIVE()                                                                          \
+	(GS_LIKELY(gs_osrt_on) && !gs_tls.busy &&                                            \
+	 !atomic_load_explicit(&gs_paused, memory_order_relaxed))
+
 /* The clocked part of a wrapper: f is the next definition, args its arguments. */
 #define OSRT_TIMED(ret, call, f, args)                                                       \
-	if (GS_LIKELY(!gs_osrt_on) || gs_tls.busy)                                           \
+	if (!OSRT_LIVE())                                                                    \
 		return f args;                                                               \
 	uint64_t t0_ = gs_clock_now();                                                       \
 	ret res_ = f args;                                                                   \
@@ -159,7 +166,7 @@ static void *next_fn(const char *name)
 	GS_EXPORT int name params                                                            \
 	{                                                                                    \
 		OSRT_NEXT(int(*) params, #name, next_)                                       \
-		if (GS_LIKELY(gs_osrt_on) && !gs_tls.busy) {                                 \
+		if (OSRT_LIVE()) {                                                           \
 			int t_ = tryname args;                                               \
 			if (t_ != (busyrc))                                                  \
 				return t_;                                                   \
@@ -186,7 +193,7 @@ OSRT(int, pthread_join, GS_OSRT_PTHREAD_JOIN, (pthread_t th, void **ret), (th, r
 GS_EXPORT int sem_wait(sem_t *s)
 {
 	OSRT_NEXT(int (*)(sem_t *), "sem_wait", next_)
-	if (GS_LIKELY(gs_osrt_on) && !gs_tls.busy) {
+	if (OSRT_LIVE()) {
 		int saved = errno;
 		if (sem_trywait(s) == 0)
 			return 0; /* it was posted: no wait */
@@ -458,6 +465,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	(void)sig;
 	if (!si || si->si_code != SI_TIMER)
 		return; /* not our timer (sent by kill): nothing to do */
+	if (atomic_load_explicit(&gs_paused, memory_order_relaxed))
+		return; /* outside the capture range: no stack walk, nothing recorded */
 	int saved = errno;
 	struct gs_tls *t = &gs_tls;
 	uint64_t ts = gs_clock_now();

@@ -52,6 +52,16 @@ eq "osrt threshold: 30 and 40 ms sleeps kept" 5 "$(osrt_field hs_blk25.csv nanos
 eq "osrt threshold: mutex waits kept" 3 "$(osrt_field hs_blk25.csv pthread_mutex_lock 'Num Calls')"
 has "osrt threshold: recorded in the trace" "(at least 25000000 ns)" "$($GS info hs_blk25.gst)"
 $GS profile -o hs_bad -t osrt --osrt-threshold x true 2>/dev/null; eq "osrt threshold: bad value is a usage error" 2 $?
+# inside a capture range only: nvtx_sleep's two outer_50ms ranges hold 3 sleeps each (20, 20
+# and 10 ms); its 8 sleeps before them are not recorded, nor any CPU sample
+$GS profile -o hs_cap -t nvtx,osrt -c nvtx:outer_50ms "$P/nvtx_sleep" 2>/dev/null; eq "osrt capture range: exit 0" 0 $?
+$GS stats -r osrt_sum --format csv -o hs_cap.csv hs_cap.gst 2>/dev/null
+eq "osrt capture range: the 6 sleeps inside outer_50ms, not the 8 before" 6 "$(osrt_field hs_cap.csv clock_nanosleep 'Num Calls')"
+eq "osrt capture range: every recorded call inside an outer_50ms range" 6 "$($GS dump --format jsonl hs_cap.gst | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+outer = [(e["start"], e["start"] + e["dur"]) for e in ev if e.get("event") == "range" and e.get("name") == "outer_50ms"]
+print(sum(1 for e in ev if e.get("event") == "osrt" and any(a <= e["start"] and e["start"] + e["dur"] <= b for a, b in outer)))')"
 $GS profile -o hs_nos --sample none "$P/host_block" 2>/dev/null; eq "no osrt: exit 7" 7 $?
 eq "no osrt: no calls recorded" 0 "$($GS dump --format jsonl hs_nos.gst | grep -c '"event":"osrt"')"
 
