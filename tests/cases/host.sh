@@ -142,6 +142,22 @@ eq "sample fork: hot_seventy in both processes" 2 "$(grep ',hot_seventy,' hs_for
 
 # a library loaded with dlopen after the start, the process then killed (SIGKILL: no exit
 # path): its mappings were read from /proc while it ran, so its function is named
+# JIT frames (tests/programs/host_jit.c: 30 calls through a trampoline in anonymous memory, no
+# unwind information, like CPython's perf trampolines): every stack reaches main through them;
+# the program's own sigprocmask calls work (it exits 3 if not)
+$GS profile -o hs_jit -t nvtx "$P/host_jit" 30 2>/dev/null; eq "sample jit: exit 0 (the program's sigprocmask works)" 0 $?
+$GS export -t folded -o hs_jit.folded hs_jit.gst 2>/dev/null
+if [ "$(uname -m)" = x86_64 ]; then
+	between "sample jit: the samples' stacks go through the 30 JIT frames to main (31 recurse), %" 95 100 "$(python3 -c '
+import sys
+tot = full = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    fr = st.split(";")
+    tot += int(c)
+    full += int(c) if fr.count("recurse") == 31 and "main" in fr else 0
+print(round(100 * full / tot) if tot else 0)' hs_jit.folded)"
+fi
 $GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null
 eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost_hot.so" "$(sed -n 2p hs_dl.csv | cut -d, -f9,10)"
