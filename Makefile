@@ -143,6 +143,9 @@ $(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
 
+# the CPU-bound function walks back into a JIT'ed frame that only %rbp chains
+$(BUILD)/tests/programs/host_jitfork: CFLAGS += -fno-omit-frame-pointer
+
 $(BUILD)/tests/programs/libnvtx_peer.so: tests/programs/peer/nvtx_peer.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -I$(NVTX_INC) -o $@ $< -ldl

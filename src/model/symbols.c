@@ -3,7 +3,8 @@
  * its process; the mapped file's ELF symbol tables (.symtab, else .dynsym) are read once per
  * file and give the function whose [value, value + size) holds the address, translated to the
  * file's virtual addresses through its PT_LOAD segments. Addresses outside any file (JIT code)
- * are looked up in the process's perf map (CPython 3.12 -X perf writes one). What has no
+ * are looked up in the process's perf map (CPython 3.12 -X perf writes one), then, for a fork
+ * child that never exec'd, in its parent's (the code it inherited at the fork). What has no
  * symbol is named after its module, "[libfoo.so]", or "[unknown]".
  *
  * The ELF reading is hand-written: two section tables and the program headers of 64-bit
@@ -197,6 +198,80 @@ static const struct gs_perfsym *perf_lookup(const struct gs_model *m, int32_t pi
 	return s->pid == pid && a >= s->start && a - s->start < s->size ? s : NULL;
 }
 
+/* A fork child runs on the memory its parent had at the fork, JIT'ed code included, while its
+ * own perf map (if it writes one) names only the code it made itself. A link says that pid's
+ * image was forked from the image of its parent running then and never exec'd: its only image
+ * is the first (image 0; an exec adds one), and it has the parent image's executable and
+ * command line (an exec'd child, a posix_spawn'ed one included, has its own). Links are
+ * sorted by pid; the chain of links is walked while each process is such a fork. */
+struct fork_link {
+	int32_t pid, parent;
+};
+
+struct proc_ref {
+	int32_t pid;
+	uint64_t start;
+	const struct gs_process *p;
+};
+
+static int cmp_proc_ref(const void *a, const void *b)
+{
+	const struct proc_ref *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static size_t fork_links(const struct gs_model *m, struct fork_link **out)
+{
+	size_t n = m->processes.n, nl = 0;
+	*out = NULL;
+	if (n < 2)
+		return 0;
+	struct proc_ref *r = gs_xcalloc(n, sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct proc_ref){m->processes.v[i].pid, m->processes.v[i].start,
+					 &m->processes.v[i]};
+	qsort(r, n, sizeof(*r), cmp_proc_ref);
+	struct fork_link *l = gs_xcalloc(n, sizeof(*l));
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_process *c = r[i].p;
+		if (c->image != 0 || (i > 0 && r[i - 1].pid == c->pid) ||
+		    (i + 1 < n && r[i + 1].pid == c->pid) || c->ppid == c->pid || !c->exe[0])
+			continue; /* exec'd (more than one image), or nothing to compare */
+		size_t lo = 0, hi = n;
+		while (lo < hi) { /* the first entry after (ppid, the child's start) */
+			size_t mid = lo + (hi - lo) / 2;
+			if (r[mid].pid < c->ppid || (r[mid].pid == c->ppid && r[mid].start <= c->start))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || r[lo - 1].pid != c->ppid)
+			continue; /* the parent was not recorded, or started later (a reused pid) */
+		const struct gs_process *p = r[lo - 1].p;
+		if (!strcmp(p->exe, c->exe) && !strcmp(p->cmdline, c->cmdline))
+			l[nl++] = (struct fork_link){c->pid, c->ppid};
+	}
+	free(r);
+	*out = l;
+	return nl;
+}
+
+/* The pid whose memory pid's image was forked from; -1: none. */
+static int32_t fork_parent(const struct fork_link *l, size_t n, int32_t pid)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && l[lo].pid == pid ? l[lo].parent : -1;
+}
+
 static const struct gs_mapping *map_lookup(const struct gs_model *m, int32_t pid, uint64_t a)
 {
 	const struct gs_mapping *best = NULL;
@@ -212,6 +287,8 @@ void gs_model_symbolize(struct gs_model *m)
 {
 	if (m->perfsyms.n > 1)
 		qsort(m->perfsyms.v, m->perfsyms.n, sizeof(*m->perfsyms.v), cmp_perfsym);
+	struct fork_link *links = NULL;
+	size_t nlinks = m->perfsyms.n ? fork_links(m, &links) : 0;
 	GS_VEC(struct elf_file) files = {0};
 	struct gs_intern names; /* function and module names -> model string ids */
 	gs_intern_init(&names);
@@ -234,6 +311,13 @@ void gs_model_symbolize(struct gs_model *m)
 		fr->rel = fr->addr;
 		const struct gs_perfsym *ps = perf_lookup(m, fr->pid, fr->addr);
 		const struct gs_mapping *mp = ps ? NULL : map_lookup(m, fr->pid, fr->addr);
+		/* outside the process's own JIT code and files: code a fork inherited, named in the
+		 * perf map of the process (up the chain of forks) that made it */
+		for (int32_t p = fr->pid, depth = 0; !ps && !mp && depth < 64; depth++) {
+			if ((p = fork_parent(links, nlinks, p)) < 0)
+				break;
+			ps = perf_lookup(m, p, fr->addr);
+		}
 		if (ps) {
 			size_t pl = strlen(ps->name);
 			fr->func = NAME_ID(ps->name, pl);
@@ -277,6 +361,7 @@ void gs_model_symbolize(struct gs_model *m)
 	for (size_t k = 0; k < files.n; k++)
 		elf_close(&files.v[k]);
 	free(files.v);
+	free(links);
 	free(ids.v);
 	gs_intern_release(&names);
 }

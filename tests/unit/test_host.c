@@ -1,8 +1,9 @@
 /* test_host.c: the host-side pieces that need no profiled program: the OSRT, SAMPLES and MAPS
  * chunk codecs (round trips, malformed input), the symbolizer on this test binary's own
- * mapping (a known function by address, an unmapped address, a perf map entry), and the
- * folded and pprof writers on a model built by hand (exact folded text; the pprof message
- * walked field by field). */
+ * mapping (a known function by address, an unmapped address, a perf map entry), a fork
+ * child's inherited JIT code named from its parent's perf map, and the folded and pprof
+ * writers on a model built by hand (exact folded text; the pprof message walked field by
+ * field). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -219,6 +220,52 @@ static void test_symbolize(void **state)
 	gs_model_release(&m);
 }
 
+static void add_process(struct gs_model *m, int32_t pid, int32_t ppid, uint32_t image,
+			uint64_t start, const char *cmdline)
+{
+	struct gs_process p = {.pid = pid, .ppid = ppid, .image = image, .start = start,
+			       .cmdline = strdup(cmdline), .exe = strdup("/usr/bin/python3"),
+			       .exit_status = -1};
+	GS_VEC_PUSH(&m->processes, p);
+}
+
+/* A fork child's address outside its own perf map and files is named from its parent's map,
+ * up the chain of forks; not for a child that exec'd (a second image, or another command
+ * line) or one that started before the parent (a reused pid), and its own map comes first. */
+static void test_symbolize_fork(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	gs_model_add_string(&m, "", 0);
+	add_process(&m, 10, 1, 0, 100, "python3 train.py");   /* the main process */
+	add_process(&m, 11, 10, 0, 200, "python3 train.py");  /* a DataLoader worker */
+	add_process(&m, 12, 11, 0, 300, "python3 train.py");  /* its fork */
+	add_process(&m, 13, 10, 0, 200, "python3 -c pass");   /* spawned: exec'd at once */
+	add_process(&m, 14, 10, 0, 200, "python3 train.py");  /* forked, then exec'd */
+	add_process(&m, 14, 10, 1, 250, "python3 train.py");
+	add_process(&m, 15, 10, 0, 200, "python3 train.py");  /* a map of its own */
+	add_process(&m, 16, 10, 0, 50, "python3 train.py");   /* older than pid 10's image */
+	struct gs_perfsym ps = {10, 0x40000, 0x100, strdup("py::worker_loop:/x/train.py")};
+	GS_VEC_PUSH(&m.perfsyms, ps);
+	struct gs_perfsym own = {15, 0x40000, 0x40, strdup("py::own:/x/train.py")};
+	GS_VEC_PUSH(&m.perfsyms, own);
+	static const int32_t pids[] = {10, 11, 12, 13, 14, 15, 15, 16};
+	static const uint64_t addrs[] = {0x40008, 0x40010, 0x40020, 0x40010, 0x40010, 0x40010,
+					 0x40080, 0x40010};
+	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++)
+		assert_int_equal(gs_model_frame(&m, pids[i], addrs[i]), i);
+	gs_model_host_finish(&m);
+	static const char *const want[] = {
+		"py::worker_loop:/x/train.py", "py::worker_loop:/x/train.py",
+		"py::worker_loop:/x/train.py", "[unknown]", "[unknown]", "py::own:/x/train.py",
+		"py::worker_loop:/x/train.py", "[unknown]"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(gs_model_str(&m, m.frames.v[i].func), want[i]);
+	assert_int_equal(m.frames.v[2].rel, 0x20); /* the offset in the parent's entry */
+	gs_model_release(&m);
+}
+
 /* cpu_sample_sum keeps, per thread, the 25 functions with most self samples and the 25 with
  * most total samples: a Python caller has no self samples (its frame is never the leaf), and
  * under 30 leaves of one sample or more it would be cut by self order alone. */
@@ -366,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_sample_roundtrip),
 		cmocka_unit_test(test_maps_roundtrip),
 		cmocka_unit_test(test_symbolize),
+		cmocka_unit_test(test_symbolize_fork),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_cpu_sample_sum_totals),
 		cmocka_unit_test(test_pprof),

@@ -1,0 +1,39 @@
+# perfmap_fork.sh: CPU samples of a fork child that runs JIT'ed code its parent made before the
+# fork (a DataLoader worker under CPython's perf trampolines): the child has no perf map of its
+# own, so its trampoline frames are named from the parent's; a map of the child's own wins.
+# The program is x86-64 code; skipped elsewhere.
+echo "perfmap_fork:"
+cd "$T" || exit 1
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "  skip (the trampoline is x86-64 code)"
+else
+	# the row of FUNCTION for pid PID in cpu_sample_sum's CSV: its Total (%)
+	total_pct() { awk -F, -v pid="$2" -v fn="$3" '$6 == pid && $9 == fn { print $3; exit }' "$1"; }
+
+	pids=$($GS profile -o pf -- "$P/host_jitfork" 2>pf.err); eq "fork: exit 0" 0 $?
+	set -- $pids; parent=${1:-0} child=${2:-0}
+	eq "fork: the parent's map is in the trace" 1 "$($GS dump --format jsonl pf.gst | grep -c '"chunk":"perfmap"')"
+	eq "fork: a JIT's own map is left in place" yes "$([ -e "/tmp/perf-$parent.map" ] && echo yes || echo no)"
+	rm -f "/tmp/perf-$parent.map"
+	has "fork: info lists the child under its parent" "pid $child  ppid $parent" "$($GS info pf.gst)"
+	$GS stats -r cpu_sample_sum --format csv -o pf.csv pf.gst 2>/dev/null
+	# every sample of the child is in spin() called through the trampoline, but for the few
+	# in the loop's CPU-clock reads (outside the trampoline)
+	between "fork: the child's stacks go through jit::worker_trampoline (>= 90% total)" 90 100 \
+		"$(total_pct pf.csv "$child" jit::worker_trampoline)"
+	eq "fork: no unnamed frame in the child" "" "$(total_pct pf.csv "$child" '[unknown]')"
+	$GS export -t folded -o pf.folded pf.gst 2>/dev/null; eq "folded: export ok" 0 $?
+	has "folded: main -> jit::worker_trampoline -> spin" "main;jit::worker_trampoline;spin " "$(cat pf.folded)"
+	$GS export -t pprof -o pf.pb.gz pf.gst 2>/dev/null; eq "pprof: export ok" 0 $?
+	# the string table holds the names of the functions the samples use, each once
+	eq "pprof: the function is named" 1 "$(gzip -dc pf.pb.gz | grep -a -o 'jit::worker_trampoline' | wc -l)"
+
+	# the child names the same code in a map of its own: that name, not the inherited one
+	pids=$($GS profile -o pfo -- "$P/host_jitfork" own 2>/dev/null); eq "own map: exit 0" 0 $?
+	set -- $pids; parent=${1:-0} child=${2:-0}
+	rm -f "/tmp/perf-$parent.map" "/tmp/perf-$child.map"
+	$GS stats -r cpu_sample_sum --format csv -o pfo.csv pfo.gst 2>/dev/null
+	between "own map: the child's own name (>= 90% total)" 90 100 "$(total_pct pfo.csv "$child" jit::child_trampoline)"
+	eq "own map: not the parent's name" "" "$(total_pct pfo.csv "$child" jit::worker_trampoline)"
+fi

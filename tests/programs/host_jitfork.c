@@ -1,0 +1,112 @@
+/* host_jitfork.c: a JIT'ed trampoline made before a fork and run by the fork child only, the
+ * shape of a PyTorch DataLoader worker under CPython's perf trampolines. The parent writes a
+ * small x86-64 trampoline (CPython's: push %rbp; mov %rsp,%rbp; call *%rcx; pop %rbp; ret)
+ * into an anonymous page, names the page in its perf map (/tmp/perf-PID.map) as
+ * "jit::worker_trampoline", then forks; the child spends about 300 ms of CPU in spin() called
+ * through the trampoline and exits without writing a perf map of its own. The trampoline's
+ * frames of the child are nameable only through the parent's map. `host_jitfork own`: the
+ * child first writes a map of its own naming the same code "jit::child_trampoline" (its own
+ * name wins over the inherited one).
+ *
+ * Prints "PARENT_PID CHILD_PID" on stdout; the maps are left in place (gpuscope copies it when
+ * the session ends), the test removes them. Exit status: the child's, 0; 77 on other
+ * architectures (the test skips). */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+static volatile uint64_t sink;
+
+typedef uint64_t (*spin_fn)(uint64_t seed, uint64_t n, uint64_t unused);
+typedef uint64_t (*tramp_fn)(uint64_t seed, uint64_t n, uint64_t unused, spin_fn target);
+
+/* The CPU-bound work: a chain of multiplies the compiler cannot fold. Built with frame
+ * pointers (Makefile) so the unwinder reaches the trampoline's frame and walks it by %rbp. */
+__attribute__((noinline)) static uint64_t spin(uint64_t seed, uint64_t n, uint64_t unused)
+{
+	(void)unused;
+	for (uint64_t i = 0; i < n; i++)
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+	return seed;
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int write_map(const void *start, size_t size, const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fprintf(f, "%lx %zx %s\n", (unsigned long)(uintptr_t)start, size, name);
+	return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	int own = argc > 1 && !strcmp(argv[1], "own");
+	static const uint8_t code[] = {
+		0x55,             /* push %rbp */
+		0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
+		0xff, 0xd1,       /* call *%rcx */
+		0x5d,             /* pop %rbp */
+		0xc3,             /* ret */
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *jit = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+	if (jit == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	memcpy(jit, code, sizeof(code));
+	if (mprotect(jit, (size_t)page, PROT_READ | PROT_EXEC) != 0) {
+		perror("mprotect");
+		return 2;
+	}
+	if (write_map(jit, sizeof(code), "jit::worker_trampoline") != 0)
+		return 2;
+	tramp_fn tramp;
+	void *entry = jit;
+	memcpy(&tramp, &entry, sizeof(tramp)); /* an object pointer made a function pointer */
+	fflush(stdout);
+	pid_t child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 2;
+	}
+	if (child == 0) {
+		if (own && write_map(jit, sizeof(code), "jit::child_trampoline") != 0)
+			return 2;
+		uint64_t acc = 1;
+		double t0 = cpu_ms();
+		while (cpu_ms() - t0 < 300)
+			acc = tramp(acc, 2000000, 0, spin);
+		sink = acc;
+		return 0;
+	}
+	printf("%d %d\n", (int)getpid(), (int)child);
+	int st;
+	if (waitpid(child, &st, 0) != child)
+		return 2;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+#else
+int main(void)
+{
+	return 77; /* the trampoline is x86-64 code */
+}
+#endif
