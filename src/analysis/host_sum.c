@@ -86,7 +86,9 @@ static const struct gs_column cpu_cols[] = {
 	{"Module", GS_COL_STR},
 };
 
-#define CPU_TOP 25 /* rows per thread: the top 25 by self samples, and those by total */
+#define CPU_TOP 25       /* rows per thread: the top 25 by self samples, */
+#define CPU_TOP_TOTAL 50 /* and the top 50 by total (a worker's inherited Python frames alone
+                          * are 20 or more at 100%) */
 
 struct fn_row {
 	uint32_t thread; /* index into the thread list below */
@@ -188,7 +190,7 @@ int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_fn_row);
 	/* per thread: the CPU_TOP rows with most self samples (leaves: where the time went) and
-	 * the CPU_TOP with most total samples (callers: Python functions, whose frames are never
+	 * the CPU_TOP_TOTAL with most total samples (callers: Python functions, whose frames are never
 	 * leaves), in self order */
 	struct fn_row **by_total = gs_xmalloc((rows.n + 1) * sizeof(*by_total));
 	for (size_t a = 0, b; a < rows.n; a = b) {
@@ -197,7 +199,7 @@ int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f
 			by_total[b - a] = &rows.v[b];
 		}
 		qsort(by_total, b - a, sizeof(*by_total), cmp_fn_total);
-		for (size_t k = 0; k < b - a && k < CPU_TOP; k++)
+		for (size_t k = 0; k < b - a && k < CPU_TOP_TOTAL; k++)
 			by_total[k]->keep = 1;
 	}
 	free(by_total);
