@@ -165,6 +165,47 @@ static void metric_cells(union gs_cell *c, const struct gs_kmview *v)
 	c[C_REG].i = v->has_kernel ? (int64_t)v->registers : GS_CELL_NONE;
 }
 
+void gs_kmetrics_args(const struct gs_model *m, size_t row, gs_kmetric_arg_fn *fn, void *ctx)
+{
+	const struct gs_kmetric *k = &m->kmetrics.v[row];
+	for (uint32_t j = 0; j < k->n; j++) {
+		const struct gs_kmetric_val *v = &m->kmetric_vals.v[k->first + j];
+		if (isfinite(v->v))
+			fn(ctx, gs_model_str(m, m->kmetric_cols.v[v->col]), NULL, v->v);
+	}
+	struct gs_kmview kv;
+	gs_kmetrics_view(m, row, &kv);
+	const struct {
+		int col;
+		double v;
+	} d[] = {
+		{C_SM, kv.sm},		 {C_MEM, kv.mem},	{C_DRAM, kv.dram},
+		{C_L1, kv.l1_hit},	 {C_L2, kv.l2_hit},	{C_OCC, kv.occupancy},
+		{C_LD, kv.ld_spr},	 {C_ST, kv.st_spr},	{C_TENSOR, kv.tensor},
+		{C_AI, kv.intensity},	 {C_GFLOPS, kv.gflops},
+	};
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (isfinite(d[i].v))
+			fn(ctx, cols[d[i].col].name, NULL, d[i].v);
+	fn(ctx, "bound", gs_kbound_name(kv.bound), 0);
+	fn(ctx, "bound reason", kv.reason, 0);
+}
+
+int64_t *gs_kmetrics_by_kernel(const struct gs_model *m)
+{
+	if (!m->kmetrics.n)
+		return NULL;
+	int64_t *km = gs_xmalloc((m->kernels.n + 1) * sizeof(*km));
+	for (size_t i = 0; i < m->kernels.n; i++)
+		km[i] = -1;
+	for (size_t i = 0; i < m->kmetrics.n; i++) {
+		int64_t k = m->kmetrics.v[i].kernel;
+		if (k >= 0 && (size_t)k < m->kernels.n)
+			km[k] = (int64_t)i;
+	}
+	return km;
+}
+
 static char *note_of(const struct gs_model *m)
 {
 	if (!m->kmetric_notes.n)

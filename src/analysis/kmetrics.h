@@ -37,4 +37,15 @@ const char *gs_kbound_name(enum gs_kbound b);
 /* The classification alone, with its one-line reason (reason may be NULL). */
 enum gs_kbound gs_kbound_classify(double sm, double mem, double dram, char *reason, size_t n);
 
+/* A measured launch as name/value pairs, what the exporters put on its kernel's slice (Chrome
+ * args, Perfetto debug annotations): every finite recorded value under ncu's metric name, in
+ * the recorded order; then the view's derived values that are known, under the labels of the
+ * kernel_metrics report ("SM %", "Ld Sectors/Req", ...); then "bound" and "bound reason".
+ * fn gets s NULL and the number v, or the string s (valid during the call only). */
+typedef void gs_kmetric_arg_fn(void *ctx, const char *name, const char *s, double v);
+void gs_kmetrics_args(const struct gs_model *m, size_t row, gs_kmetric_arg_fn *fn, void *ctx);
+/* Per kernel (index into m->kernels) the kmetrics row measured on it, -1 when none; NULL when
+ * the trace has no metrics. The caller frees it. */
+int64_t *gs_kmetrics_by_kernel(const struct gs_model *m);
+
 #endif

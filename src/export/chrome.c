@@ -22,7 +22,6 @@
  * each table in its own order, with nothing of them copied (only the set of GPU rows, for
  * their names, is kept). */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,39 +318,30 @@ static const struct gs_device *device_of(const struct gs_model *m, int32_t pid, 
 	return any;
 }
 
-/* --kernel-metrics: a measured launch's metrics as args of its kernel slice, under ncu's
- * metric names, with the ncu-style bound. */
-static void kmetric_args(struct cx *x, size_t row, int *first)
+/* --kernel-metrics: a measured launch's metrics as args of its kernel slice (the pairs of
+ * gs_kmetrics_args: ncu's metric names, the report's derived values, the ncu-style bound). */
+struct kmarg_cx {
+	struct cx *x;
+	int *first;
+};
+
+static void kmetric_arg(void *ctx, const char *name, const char *s, double v)
 {
-	const struct gs_model *m = x->m;
-	const struct gs_kmetric *k = &m->kmetrics.v[row];
-	for (uint32_t j = 0; j < k->n; j++) {
-		const struct gs_kmetric_val *v = &m->kmetric_vals.v[k->first + j];
-		if (isnan(v->v) || isinf(v->v))
-			continue;
-		gs_strbuf_adds(x->b, *first ? ",\"args\":{" : ","); /* a name from the trace: escaped */
-		gs_sink_jstr(x->b, gs_model_str(m, m->kmetric_cols.v[v->col]));
-		gs_strbuf_addf(x->b, ":%.15g", v->v);
-		*first = 0;
-	}
-	struct gs_kmview kv;
-	gs_kmetrics_view(m, row, &kv);
-	arg_s(x, "bound", gs_kbound_name(kv.bound), first);
-	arg_s(x, "bound reason", kv.reason, first);
+	struct kmarg_cx *c = ctx;
+	gs_strbuf_adds(c->x->b, *c->first ? ",\"args\":{" : ",");
+	gs_sink_jstr(c->x->b, name); /* names from the trace among them: escaped */
+	gs_strbuf_addc(c->x->b, ':');
+	if (s)
+		gs_sink_jstr(c->x->b, s);
+	else
+		gs_strbuf_addf(c->x->b, "%.15g", v);
+	*c->first = 0;
 }
 
 static void kernels(struct cx *x)
 {
 	const struct gs_model *m = x->m;
-	int64_t *km = NULL; /* kernel -> its kmetric row, -1: none */
-	if (m->kmetrics.n) {
-		km = gs_xmalloc((m->kernels.n + 1) * sizeof(*km));
-		for (size_t i = 0; i < m->kernels.n; i++)
-			km[i] = -1;
-		for (size_t i = 0; i < m->kmetrics.n; i++)
-			if (m->kmetrics.v[i].kernel >= 0)
-				km[m->kmetrics.v[i].kernel] = (int64_t)i;
-	}
+	int64_t *km = gs_kmetrics_by_kernel(m); /* kernel -> its kmetric row, -1: none */
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
 		if (!gs_filter_keep(m, x->f, k->pid, k->device, k->start))
@@ -377,7 +367,7 @@ static void kernels(struct cx *x)
 		if (s->graph_id)
 			arg_u(x, "graph id", s->graph_id, &first);
 		if (km && km[i] >= 0)
-			kmetric_args(x, (size_t)km[i], &first);
+			gs_kmetrics_args(m, (size_t)km[i], kmetric_arg, &(struct kmarg_cx){x, &first});
 		args_end(x, first);
 		ev_end(x);
 		flow(x, k->api, k->device, k->stream, k->start);

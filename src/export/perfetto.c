@@ -7,7 +7,9 @@
  *   push/pop ranges and CUDA API calls as nested slices; start/end ranges on lanes under the
  *   process (they may overlap);
  * - per device a track, under it a track per (process, stream) holding kernels, copies and
- *   memsets as slices with debug annotations (grid, block, bytes, correlation);
+ *   memsets as slices with debug annotations (grid, block, bytes, correlation); a kernel
+ *   launch measured by --kernel-metrics also carries the pairs of gs_kmetrics_args (the
+ *   Chrome export's args), named inline, numbers as doubles;
  * - OS runtime calls (--trace osrt) as slices on their thread's track, with its ranges and calls;
  * - CPU samples as PerfSample packets (pid, tid, an interned callstack of interned frames,
  *   function names and mappings), one per sampling period, on the same sequence;
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/kmetrics.h"
 #include "../analysis/order.h"
 #include "../format/gst.h"
 #include "../util/intern.h"
@@ -50,7 +53,7 @@ enum {
 	ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7, ID_MAPPING_PATHS = 17,
 	ID_MAPPINGS = 19, FR_IID = 1, FR_FUNCTION = 2, FR_MAPPING = 3, FR_REL_PC = 4, CS_IID = 1,
 	CS_FRAMES = 2, MP_IID = 1, MP_PATHS = 7,
-	DA_NAME_IID = 1, DA_UINT = 3, DA_STRING = 6,
+	DA_NAME_IID = 1, DA_UINT = 3, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10,
 };
 enum { SLICE_BEGIN = 1, SLICE_END = 2, COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
@@ -186,6 +189,8 @@ struct px {
 	uint32_t last_thread_lane, last_stream_lane;
 	uint32_t *str_iid;              /* per model string: its iid as an event name, 0: none */
 	struct shape_an *shape_an;      /* per kernel shape: its grid and block annotations */
+	int64_t *kmetric_row;           /* per kernel its kmetrics row, -1: none; NULL: no rows */
+	struct pb km;                   /* a measured kernel's annotations, encoded */
 	struct gs_u64map se_lane;       /* pid -> first lane of start/end ranges */
 	uint64_t device_track[256], mem_track[256], busy_track[256];
 	uint64_t busy_until[256];       /* the end of the last busy stretch (0: never busy) */
@@ -541,7 +546,7 @@ static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, 
 			const uint8_t *pre, size_t npre)
 {
 	uint32_t iid = x->first ? 0 : name_iid(x, key);
-	if (iid) {
+	if (iid && npre <= sizeof(((struct shape_an *)0)->b)) { /* longer: the slow path */
 		uint8_t *q = fast_head(x, ts);
 		*q++ = PK_TRACK_EVENT << 3 | WIRE_LEN;
 		uint8_t *te = q++;
@@ -582,7 +587,7 @@ static void slice_begin(struct px *x, uint64_t uuid, uint64_t ts, uint64_t key, 
 	iid = event_head(x, ts, key, name);
 	size_t te = pb_open(&x->p, PK_TRACK_EVENT);
 	if (npre) {
-		pb_room(&x->p, npre);
+		pb_room(&x->p, npre + FIELDS_ROOM);
 		memcpy(x->p.buf + x->p.len, pre, npre);
 		x->p.len += npre;
 	}
@@ -906,6 +911,24 @@ static void shape_annot(struct shape_an *sa, const struct gs_kshape *s)
 	sa->n = (uint8_t)(q - sa->b);
 }
 
+/* One pair of gs_kmetrics_args as a debug annotation, appended to the struct pb ctx: the name
+ * inline (a trace's metric names are not known when the first packet interns the names). */
+static void kmetric_annot(void *ctx, const char *name, const char *s, double v)
+{
+	struct pb *p = ctx;
+	pb_room(p, FIELDS_ROOM);
+	size_t da = pb_open(p, TE_ANNOT);
+	pb_str(p, DA_NAME, name);
+	if (s) {
+		pb_str(p, DA_STRING, s);
+	} else {
+		uint64_t bits;
+		memcpy(&bits, &v, sizeof(bits));
+		pb_fixed64(p, DA_DOUBLE, bits);
+	}
+	pb_close(p, da);
+}
+
 static void busy(struct px *x, uint32_t device, uint64_t start, uint64_t end)
 {
 	device &= 0xff;
@@ -946,6 +969,14 @@ static void put_op(struct px *x, int kind, size_t i)
 		if (!sa->n)
 			shape_annot(sa, s);
 		pre = sa->b, npre = sa->n;
+		if (x->kmetric_row && x->kmetric_row[i] >= 0) { /* the shape's, then the metrics */
+			x->km.len = 0;
+			pb_room(&x->km, sa->n);
+			memcpy(x->km.buf, sa->b, sa->n);
+			x->km.len = sa->n;
+			gs_kmetrics_args(m, (size_t)x->kmetric_row[i], kmetric_annot, &x->km);
+			pre = x->km.buf, npre = x->km.len;
+		}
 		an[nan++] = (struct annot){AN_CORRELATION, NULL, k->correlation};
 	} else if (kind == 1) {
 		const struct gs_copy *c = &m->copies.v[i];
@@ -1123,6 +1154,8 @@ static void px_release(struct px *x)
 	free(x->launched);
 	free(x->str_iid);
 	free(x->shape_an);
+	free(x->kmetric_row);
+	free(x->km.buf);
 	gs_u64map_release(&x->names);
 	gs_u64map_release(&x->process_track);
 	gs_u64map_release(&x->thread_lane);
@@ -1142,6 +1175,7 @@ int gs_export_perfetto(const struct gs_model *m, const struct gs_filter *f, cons
 	x->p.buf = gs_xmalloc(x->p.cap);
 	x->str_iid = gs_xcalloc(m->nstrings + 1, sizeof(*x->str_iid));
 	x->shape_an = gs_xcalloc(m->kshapes.n + 1, sizeof(*x->shape_an));
+	x->kmetric_row = gs_kmetrics_by_kernel(m);
 	gs_u64map_init(&x->names);
 	gs_u64map_init(&x->process_track);
 	gs_u64map_init(&x->thread_lane);

@@ -5,8 +5,17 @@ check its slices against `gpuscope stats` on the same trace: per name, the count
 duration of kernels (cuda_gpu_kern_sum), copies and memsets (cuda_gpu_mem_time_sum), CUDA API
 calls (cuda_api_sum) and ranges (nvtx_sum). Every SLICE_END must close an open slice of its
 track, but for ranges never ended (left open). Prints the number of checks and of ranges left
-open; exit 1 on the first mismatch."""
-import collections, json, re, subprocess, sys
+open; exit 1 on the first mismatch.
+
+export_pb.py --kmetrics GS TRACE OUT.pftrace: the debug annotations of each kernel slice
+against `gpuscope stats -r kernel_metrics --format csv` on the same trace (rows matched by
+correlation id): every value the report shows, to its precision, under the report's label (and
+the duration under ncu's name), the class and its reason; a kernel the report does not list
+carries no metric. With CHROME.json (the Chrome export of TRACE) after OUT, each measured
+kernel's annotations are its Chrome args after "block", the same names in the same order and
+the same values. Prints per measured launch "CorrId Name Ld-sectors/request DRAM% bound",
+then the number of launches and values compared and of kernels without metrics."""
+import collections, csv, io, json, re, struct, subprocess, sys
 
 
 def fields(b):
@@ -38,8 +47,26 @@ def varint(b, i):
             return v, i
 
 
+def annotation(b, an_names):
+    """A DebugAnnotation's (name, value): the name interned or inline, the value an int, a
+    float or a str."""
+    name = value = None
+    for k, v in fields(b):
+        if k == 1:
+            name = an_names[v]
+        elif k == 10:
+            name = v.decode()
+        elif k == 3:
+            value = v
+        elif k == 5:
+            value = struct.unpack('<d', v.to_bytes(8, 'little'))[0]
+        elif k == 6:
+            value = v.decode()
+    return name, value
+
+
 def read(path):
-    names, stacks = {}, collections.defaultdict(list)
+    names, stacks, an_names, begins = {}, collections.defaultdict(list), {}, []
     fnames, frames, callstacks, samples = {}, {}, {}, []
     slices = collections.defaultdict(lambda: [0, 0])  # (kind, name) -> [count, total ns]
     for f, packet in fields(open(path, 'rb').read()):
@@ -53,6 +80,9 @@ def read(path):
                     if h == 2:
                         d = dict(fields(e))
                         names[d[1]] = d[2].decode()
+                    elif h == 3:
+                        d = dict(fields(e))
+                        an_names[d[1]] = d[2].decode()
                     elif h == 5:
                         d = dict(fields(e))
                         assert d[1] not in fnames, 'function name %d interned twice' % d[1]
@@ -76,6 +106,7 @@ def read(path):
         typ, track = e[9][0], e[11][0]
         if typ == 1:  # begin: an API call or GPU operation carries annotations, a range none
             stacks[track].append((ts, names[e[10][0]], bool(e[4])))
+            begins.append((names[e[10][0]], [annotation(a, an_names) for a in e[4]]))
         elif typ == 2:
             assert stacks[track], 'an end with no open slice on track %d' % track
             t0, name, annotated = stacks[track].pop()
@@ -92,12 +123,12 @@ def read(path):
         self_[(pid, tid, fns[-1])] += 1
         for fn in set(fns):
             total[(pid, tid, fn)] += 1
-    return slices, len(left), self_, total
+    return slices, len(left), self_, total, begins
 
 
 def main():
     gs, trace, out = sys.argv[1:4]
-    got, never_ended, self_, total = read(out)
+    got, never_ended, self_, total, _ = read(out)
     st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,'
                                     'cuda_api_sum,nvtx_sum,osrt_sum,cpu_sample_sum', '--format',
                                     'json', trace],
@@ -138,4 +169,63 @@ def main():
     print(checks, never_ended)
 
 
-main()
+def kmetrics():
+    gs, trace, out = sys.argv[2:5]
+    begins = read(out)[4]
+    chrome = {}
+    if len(sys.argv) > 5:
+        for e in json.load(open(sys.argv[5]))['traceEvents']:
+            if e.get('cat') == 'kernel':
+                keys = list(e['args'])
+                chrome[e['args']['correlation']] = [(k, e['args'][k]) for k in
+                                                    keys[keys.index('block') + 1:] if k != 'graph id']
+    rows = {int(r['CorrId']): r for r in csv.DictReader(io.StringIO(subprocess.run(
+        [gs, 'stats', '-r', 'kernel_metrics', '--format', 'csv', trace], check=True,
+        capture_output=True, text=True).stdout))}
+    labels = ['SM %', 'Memory %', 'DRAM %', 'L1 Hit %', 'L2 Hit %', 'Occupancy %',
+              'Ld Sectors/Req', 'St Sectors/Req', 'Tensor %', 'FLOP/Byte', 'GFLOP/s']
+    launches = values = bare = 0
+    for name, an in begins:
+        d = dict(an)
+        if 'grid' not in d:  # not a kernel
+            continue
+        assert len(d) == len(an), '%s: an annotation twice' % name
+        r = rows.pop(d['correlation'], None)
+        if r is None:
+            metric = [k for k in d if k not in ('grid', 'block', 'correlation')]
+            assert not metric, '%s (correlation %d) unmeasured but annotated %s' % (
+                name, d['correlation'], metric)
+            bare += 1
+            continue
+        assert r['Name'] == name, 'correlation %d: %s in the report, %s in the trace' % (
+            d['correlation'], r['Name'], name)
+        for k in labels:
+            if r[k] == '':
+                assert k not in d, '%s %s: none in the report, %r in the trace' % (name, k, d.get(k))
+                continue
+            decimals = len(r[k].split('.')[1]) if '.' in r[k] else 0
+            got = '%.*f' % (decimals, d[k])
+            assert got == r[k], '%s %s: %s in the report, %s (%r) in the trace' % (name, k, r[k], got, d[k])
+            values += 1
+        want = {'bound': r['Bound'], 'bound reason': r['Reason'],
+                'gpu__time_duration.sum': int(r['Duration (ns)'])}
+        for k, v in want.items():
+            assert d[k] == v, '%s %s: %r in the report, %r in the trace' % (name, k, v, d[k])
+            values += 1
+        if chrome:
+            mine = [(k, v) for k, v in an if k not in ('grid', 'block', 'correlation')]
+            theirs = chrome[d['correlation']]
+            assert [k for k, _ in mine] == [k for k, _ in theirs], '%s: names differ from Chrome\'s' % name
+            for (k, v), (_, w) in zip(mine, theirs):
+                same = v == w if isinstance(v, str) else abs(v - w) <= 1e-12 * max(abs(v), 1)
+                assert same, '%s %s: %r in Chrome, %r in Perfetto' % (name, k, w, v)
+                values += 1
+        launches += 1
+        print(r['CorrId'], name, r['Ld Sectors/Req'] or '-', r['DRAM %'], r['Bound'])
+    assert not rows, 'launches in the report without a kernel slice: %s' % sorted(rows)
+    print('%d launches, %d values agree; %d kernels without metrics, none annotated' % (
+        launches, values, bare))
+
+
+if __name__ == '__main__':
+    kmetrics() if sys.argv[1] == '--kmetrics' else main()

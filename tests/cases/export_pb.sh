@@ -63,6 +63,33 @@ if command -v protoc >/dev/null 2>&1; then
 	"$X" perfetto "$K" "$T/pid.pftrace" 99999
 	eq "export perfetto --pid of no process: no slices" 0 "$(begins "$T/pid.pftrace")"
 fi
+# --kernel-metrics traces (tests/data/kmetrics, recorded on an H200): a measured kernel's
+# slice carries its metrics as debug annotations, the values of stats -r kernel_metrics and
+# the names and values of the Chrome export's args; an unmeasured kernel carries none
+KD=$ROOT/tests/data/kmetrics
+for c in copy copy_skip fma convt lowocc; do
+	$GS export -t perfetto -f -o "$T/km_$c.pftrace" "$KD/$c.gst" 2>"$T/x.err"
+	eq "export perfetto km $c: exit 0" "0 " "$? $(cat "$T/x.err")"
+	$GS export -t chrome -f -o "$T/km_$c.json" "$KD/$c.gst" 2>/dev/null
+	if command -v protoc >/dev/null 2>&1; then
+		protoc --decode=perfetto.protos.Trace -I"$ROOT/tests/data" perfetto_subset.proto <"$T/km_$c.pftrace" >"$T/km_$c.txt" 2>"$T/x.err"
+		eq "export perfetto km $c: protoc decodes it" "0 " "$? $(head -c 300 "$T/x.err")"
+	fi
+	python3 "$ROOT/tests/cases/export_pb.py" --kmetrics "$GS" "$KD/$c.gst" "$T/km_$c.pftrace" "$T/km_$c.json" >"$T/km_$c.out" 2>&1
+	eq "export perfetto km $c: annotations = kernel_metrics = Chrome args ($(tail -1 "$T/km_$c.out"))" 0 $?
+done
+km() { awk -v c="$2" '$1 == c { print $2, $3, $4, $5 }' "$T/km_$1.out"; }
+eq "export perfetto km copy: coalesced copy, 4.0 sectors per load request" "km_copy_coalesced 4.0 54.3 latency-bound" "$(km copy 124)"
+eq "export perfetto km copy: strided copy, 32.0 sectors per load request" "km_copy_strided 32.0 81.1 memory-bound" "$(km copy 127)"
+eq "export perfetto km copy: every launch, each value against the report and against Chrome" "4 launches, 196 values agree; 0 kernels without metrics, none annotated" "$(tail -1 "$T/km_copy.out")"
+eq "export perfetto km copy_skip: the 2 skipped launches carry no metrics" "2 launches, 98 values agree; 2 kernels without metrics, none annotated" "$(tail -1 "$T/km_copy_skip.out")"
+eq "export perfetto km fma: no global loads, no sectors per request" "km_fma_loop - 0.0 compute-bound" "$(km fma 122)"
+if command -v protoc >/dev/null 2>&1; then
+	eq "export perfetto km copy: the strided copy's class and reason on its slice, as text" \
+		"string_value: \"memory throughput 81% of peak (DRAM 81%) is near its limit\" name: \"bound reason\"" \
+		"$(grep -A1 'string_value: "memory throughput 81%' "$T/km_copy.txt" | head -2 | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')"
+	eq "export perfetto km copy: SM % as a double, one per launch" 4 "$(grep -B1 'name: "SM %"' "$T/km_copy.txt" | grep -c 'double_value: ')"
+fi
 "$X" sqlite "$K" "$T/none/x.sqlite" 2>"$T/x.err"
 eq "export sqlite to a missing folder: exit 1" 1 $?
 has "export sqlite to a missing folder: names the file" "$T/none/x.sqlite" "$(cat "$T/x.err")"
