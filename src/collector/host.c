@@ -58,6 +58,7 @@ static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
 static int (*u_step)(unw_cursor_t *);
 static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 static int (*u_get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
+static int (*u_backtrace)(void **, int);
 
 static int unwind_load(void)
 {
@@ -70,6 +71,7 @@ static int unwind_load(void)
 	u_step = (__typeof__(u_step))(uintptr_t)dlsym(h, GS_STR(unw_step));
 	u_get_reg = (__typeof__(u_get_reg))(uintptr_t)dlsym(h, GS_STR(unw_get_reg));
 	u_get_proc_info = (__typeof__(u_get_proc_info))(uintptr_t)dlsym(h, GS_STR(unw_get_proc_info));
+	u_backtrace = (__typeof__(u_backtrace))(uintptr_t)dlsym(h, "unw_backtrace");
 	/* libunwind's caching policy stays its default, one global cache: its lock is taken with
 	 * signals blocked, and it needs no thread-local storage of the dlopen'ed libunwind, whose
 	 * first use on a thread would allocate (inside the signal handler) */
@@ -482,8 +484,49 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return f(how, set, old);
 }
 
-/* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses. */
+/* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses.
+ * First by unw_backtrace, libunwind's fast path: it keeps, per thread, each return address's
+ * rule for finding its caller (from the unwind tables, or the frame pointer for a JIT frame),
+ * so a known frame costs a hash look-up and two loads, where unw_step searches the unwind
+ * tables again through dl_iterate_phdr over every loaded library (a PyTorch process has
+ * hundreds: most of a sample's cost, bench/RESULTS.md). It walks from here, through this
+ * handler and the kernel's signal frame: the interrupted stack starts at the frame whose
+ * address is the interrupted instruction. Where that is not found, or the fast path stopped
+ * right after it, unw_step from the signal's context (walk_steps). */
+static uint32_t walk_steps(void *ucv, uint64_t *ips);
 static uint32_t walk(void *ucv, uint64_t *ips)
+{
+#if defined(__x86_64__)
+	if (u_backtrace) {
+		void *buf[GS_SAMPLE_MAX_FRAMES + 8];
+		uint64_t rip = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+		tl_in_walk = 1;
+		int k = u_backtrace(buf, (int)GS_ARRAY_SIZE(buf));
+		tl_in_walk = 0;
+		for (int i = 0; i < k && i < 8; i++)
+			if ((uint64_t)(uintptr_t)buf[i] == rip) {
+				if (k - i < 3)
+					break;
+				uint32_t n = 0;
+				for (int j = i; j < k && n < GS_SAMPLE_MAX_FRAMES; j++)
+					ips[n++] = (uint64_t)(uintptr_t)buf[j];
+				return n;
+			}
+	}
+#endif
+	return walk_steps(ucv, ips);
+}
+
+/* unw_backtrace keeps its rules in storage of its own per thread, made on its first call on
+ * the thread: made here, outside the signal handler, when the thread's timer is armed. */
+static void walk_prime(void)
+{
+	void *buf[4];
+	if (u_backtrace)
+		u_backtrace(buf, 4);
+}
+
+static uint32_t walk_steps(void *ucv, uint64_t *ips)
 {
 	uint32_t n = 0;
 	unw_cursor_t cur;
@@ -612,6 +655,7 @@ static void sampler_thread_start(void)
 			tl_stack_hi = (uintptr_t)lo + size;
 		pthread_attr_destroy(&at);
 	}
+	walk_prime();
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
