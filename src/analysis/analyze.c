@@ -272,6 +272,7 @@ struct ctx {
 	/* the DataLoader time found by the idle attribution, merged per scope: input-bound's
 	 * examples */
 	GS_VEC(struct dl_ex) dlx;
+	int has_comm; /* a kernel shape of the model is communication */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -360,12 +361,12 @@ static void scope_build(struct ctx *x, struct scope *sc)
 		}
 		ulist_build(&sc->lv[c], &v);
 	}
-	v.n = 0;
-	for (size_t i = 0; i < m->kernels.n; i++)
+	v.n = 0; /* computation: P_0 less communication (built only when there is some) */
+	for (size_t i = 0; x->has_comm && i < m->kernels.n; i++)
 		if (MINE(m->kernels.v[i].pid) && gpu_keep(x, m->kernels.v[i].device) &&
 		    !gs_kshape(m, &m->kernels.v[i])->comm)
 			push(&v, m->kernels.v[i].start, m->kernels.v[i].end);
-	for (size_t i = 0; i < m->graphs.n; i++)
+	for (size_t i = 0; x->has_comm && i < m->graphs.n; i++)
 		if (MINE(m->graphs.v[i].pid) && gpu_keep(x, m->graphs.v[i].device))
 			push(&v, m->graphs.v[i].start, m->graphs.v[i].end);
 	ulist_build(&sc->comp, &v);
@@ -1460,6 +1461,114 @@ static int comm_keep(const struct gs_filter *f, int32_t pid, uint32_t device)
 	return (!f->pid || pid == f->pid) && (!f->by_device || device == f->device);
 }
 
+/* Append [s, e) to out, a union being built from intervals given by start (merged into its
+ * last interval when they touch or overlap). */
+static void merge_push(ivl_vec *out, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	if (out->n && s <= out->v[out->n - 1].e) {
+		if (e > out->v[out->n - 1].e)
+			out->v[out->n - 1].e = e;
+		return;
+	}
+	push(out, s, e);
+}
+
+/* The computation intervals, given by start, merged on the fly; each merged one is cut with
+ * the merged communication c (sorted, disjoint) and the pieces appended to o. Memory in
+ * proportion to the communication only: the computation kernels are never stored. */
+struct ovl {
+	const ivl_vec *c;
+	size_t j;
+	uint64_t s, e;
+	int open;
+	ivl_vec *o;
+};
+
+static void ovl_close(struct ovl *v)
+{
+	if (!v->open)
+		return;
+	const ivl_vec *c = v->c;
+	while (v->j < c->n && c->v[v->j].e <= v->s)
+		v->j++;
+	for (size_t k = v->j; k < c->n && c->v[k].s < v->e; k++)
+		merge_push(v->o, GS_MAX(c->v[k].s, v->s), GS_MIN(c->v[k].e, v->e));
+	v->open = 0;
+}
+
+static void ovl_add(struct ovl *v, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	if (v->open && s <= v->e) {
+		if (e > v->e)
+			v->e = e;
+		return;
+	}
+	ovl_close(v);
+	v->s = s;
+	v->e = e;
+	v->open = 1;
+}
+
+/* The merged communication of (pid, dev) into c and its overlap with the merged computation
+ * into o. The model's kernels are sorted by start (gs_model_sort_gpu): one pass each, nothing
+ * stored per computation kernel; a model built otherwise (or with graph launches, a second
+ * table) has the pair's intervals copied and sorted first. */
+static void comm_pair(const struct gs_model *m, int32_t pid, uint32_t dev, const struct ulist *uw,
+		      ivl_vec *c, ivl_vec *o, uint64_t *kernels)
+{
+	int sorted = 1;
+	uint64_t prev = 0;
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (k->pid != pid || k->device != dev)
+			continue;
+		sorted &= k->start >= prev;
+		prev = k->start;
+		if (!gs_kshape(m, k)->comm)
+			continue;
+		merge_push(c, k->start, k->end); /* (redone below when not sorted) */
+		*kernels += ulist_measure(uw, k->start, k->start + 1); /* starts in a window */
+	}
+	for (size_t i = 0; i < m->graphs.n && sorted; i++)
+		if (m->graphs.v[i].pid == pid && m->graphs.v[i].device == dev)
+			sorted = 0;
+	struct ovl v = {.c = c, .o = o};
+	if (sorted) {
+		for (size_t i = 0; i < m->kernels.n; i++) {
+			const struct gs_kernel *k = &m->kernels.v[i];
+			if (k->pid == pid && k->device == dev && !gs_kshape(m, k)->comm)
+				ovl_add(&v, k->start, k->end);
+		}
+		ovl_close(&v);
+		return;
+	}
+	ivl_vec cc = {0}, p = {0};
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (k->pid == pid && k->device == dev)
+			push(gs_kshape(m, k)->comm ? &cc : &p, k->start, k->end);
+	}
+	for (size_t i = 0; i < m->graphs.n; i++)
+		if (m->graphs.v[i].pid == pid && m->graphs.v[i].device == dev)
+			push(&p, m->graphs.v[i].start, m->graphs.v[i].end);
+	if (cc.n > 1)
+		qsort(cc.v, cc.n, sizeof(*cc.v), cmp_ivl);
+	if (p.n > 1)
+		qsort(p.v, p.n, sizeof(*p.v), cmp_ivl);
+	c->n = 0;
+	for (size_t i = 0; i < cc.n; i++)
+		merge_push(c, cc.v[i].s, cc.v[i].e);
+	for (size_t i = 0; i < p.n; i++)
+		ovl_add(&v, p.v[i].s, p.v[i].e);
+	ovl_close(&v);
+	free(cc.v);
+	free(p.v);
+}
+
 size_t gs_an_comm_overlap(const struct gs_model *m, const struct gs_filter *f,
 			  const struct gs_an_window *w, size_t nw, struct gs_an_comm **out)
 {
@@ -1481,51 +1590,32 @@ size_t gs_an_comm_overlap(const struct gs_model *m, const struct gs_filter *f,
 		return 0;
 	qsort(devs.v, devs.n, sizeof(*devs.v), cmp_kdev);
 	struct gs_an_comm *r = gs_xcalloc(devs.n, sizeof(*r));
-	ivl_vec c = {0}, p = {0}, u = {0};
+	ivl_vec c = {0}, o = {0}, ws = {0};
 	for (size_t d = 0; d < devs.n; d++) {
 		int32_t pid = devs.v[d].pid;
 		uint32_t dev = devs.v[d].device;
 		r[d].pid = pid;
 		r[d].device = dev;
-		c.n = p.n = u.n = 0;
-		for (size_t i = 0; i < m->kernels.n; i++) {
-			const struct gs_kernel *k = &m->kernels.v[i];
-			if (k->pid != pid || k->device != dev)
-				continue;
-			int comm = gs_kshape(m, k)->comm;
-			push(comm ? &c : &p, k->start, k->end);
-			push(&u, k->start, k->end);
-			for (size_t j = 0; comm && j < nw; j++)
-				if ((!w[j].pid || w[j].pid == pid) && k->start >= w[j].start && k->start < w[j].end) {
-					r[d].kernels++;
-					break;
-				}
-		}
-		for (size_t i = 0; i < m->graphs.n; i++)
-			if (m->graphs.v[i].pid == pid && m->graphs.v[i].device == dev) {
-				push(&p, m->graphs.v[i].start, m->graphs.v[i].end);
-				push(&u, m->graphs.v[i].start, m->graphs.v[i].end);
-			}
-		struct ulist uc, up, uu;
+		c.n = o.n = ws.n = 0;
+		for (size_t j = 0; j < nw; j++)
+			if (!w[j].pid || w[j].pid == pid)
+				push(&ws, w[j].start, w[j].end);
+		struct ulist uc, uo, uw;
+		ulist_build(&uw, &ws);
+		comm_pair(m, pid, dev, &uw, &c, &o, &r[d].kernels);
 		ulist_build(&uc, &c);
-		ulist_build(&up, &p);
-		ulist_build(&uu, &u);
-		for (size_t j = 0; j < nw; j++) {
-			if (w[j].pid && w[j].pid != pid)
-				continue;
-			uint64_t mc = ulist_measure(&uc, w[j].start, w[j].end);
-			uint64_t mp = ulist_measure(&up, w[j].start, w[j].end);
-			uint64_t mu = ulist_measure(&uu, w[j].start, w[j].end);
-			r[d].comm_ns += mc;
-			r[d].overlap_ns += mc + mp - mu; /* |C ∩ P| = |C| + |P| - |C ∪ P| */
+		ulist_build(&uo, &o);
+		for (size_t i = 0; i < uw.n; i++) { /* the windows' union: each instant once */
+			r[d].comm_ns += ulist_measure(&uc, uw.s[i], uw.e[i]);
+			r[d].overlap_ns += ulist_measure(&uo, uw.s[i], uw.e[i]);
 		}
 		ulist_free(&uc);
-		ulist_free(&up);
-		ulist_free(&uu);
+		ulist_free(&uo);
+		ulist_free(&uw);
 	}
 	free(c.v);
-	free(p.v);
-	free(u.v);
+	free(o.v);
+	free(ws.v);
 	size_t n = devs.n;
 	free(devs.v);
 	*out = r;
@@ -1542,6 +1632,8 @@ double gs_an_comm_pct(const struct gs_an_comm *c)
 static void comm_verdict(struct ctx *x)
 {
 	struct gs_analysis *a = x->a;
+	if (!x->has_comm)
+		return;
 	struct gs_an_window *w = gs_xmalloc((a->steps.n + 1) * sizeof(*w));
 	for (size_t i = 0; i < a->steps.n; i++) {
 		struct gs_an_step *s = &a->steps.v[i];
@@ -2372,6 +2464,8 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		x.sync_corr[x.nsync++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
 	qsort(x.sync_corr, x.nsync, sizeof(*x.sync_corr), cmp_u64);
 
+	for (size_t i = 0; i < m->kshapes.n && !x.has_comm; i++)
+		x.has_comm = m->kshapes.v[i].comm;
 	take_steps(&x);
 	for (size_t k = 0; k < x.sc.n; k++)
 		scope_build(&x, &x.sc.v[k]);

@@ -59,8 +59,10 @@ struct gs_an_window {
 };
 
 /* The overlap per (pid, device) that has communication kernels under f's pid and device
- * filters, summed over the windows (disjoint per pid), sorted by (pid, device): *out is
- * malloc'd, the count returned (0: no communication, *out NULL). */
+ * filters, in the union of the windows of its pid, sorted by (pid, device): *out is
+ * malloc'd, the count returned (0: no communication, *out NULL). Memory in proportion to the
+ * communication kernels and the windows, one pass over the kernels per (pid, device) when
+ * they are sorted by start (as loaded). */
 size_t gs_an_comm_overlap(const struct gs_model *m, const struct gs_filter *f,
 			  const struct gs_an_window *w, size_t nw, struct gs_an_comm **out);
 /* 100 * overlap / comm; NaN when comm_ns is 0 (HTA's NaN). */

@@ -138,8 +138,9 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 	}
 	if (!a->comm.n || !a->steps.n)
 		return;
-	gs_strbuf_addf(sb, "\n%sCommunication%s (NCCL kernels, per step, mean; overlapped: while "
-			   "computation kernels run on the device):\n", b, r);
+	gs_strbuf_addf(sb, "\n%sCommunication%s ", b, r);
+	wrap(sb, 14, 2, o->width, "(NCCL kernels, per step, mean; overlapped: while computation "
+				  "kernels run on the device):");
 	for (size_t i = 0; i < a->comm.n; i++) {
 		const struct gs_an_comm *c = &a->comm.v[i];
 		gs_strbuf_addf(sb, "  pid %d device %u: ", (int)c->pid, c->device);
