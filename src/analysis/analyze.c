@@ -1443,14 +1443,24 @@ static void rule_dominant(struct ctx *x)
 
 /* ---- communication: NCCL kernels and their overlap with computation (HTA) ---- */
 
-struct kdev {
+/* One (pid, device) being measured: its merged communication c, the computation merged on the
+ * fly (comp_add) and cut with c into o, and the windows of its pid. */
+struct pair {
 	int32_t pid;
 	uint32_t device;
+	int comm;           /* it has communication kernels */
+	uint64_t prev;      /* the last kernel start seen: the kernels must come by start */
+	uint64_t kernels;   /* communication kernels that start in a window */
+	ivl_vec c, o;
+	uint64_t s, e;      /* the computation interval being merged, when open */
+	int open;
+	size_t j;           /* c's first interval that may still meet it */
+	struct ulist uw;    /* the windows of pid (pid 0: every window) */
 };
 
-static int cmp_kdev(const void *a, const void *b)
+static int cmp_pair(const void *a, const void *b)
 {
-	const struct kdev *x = a, *y = b;
+	const struct pair *x = a, *y = b;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return (x->device > y->device) - (x->device < y->device);
@@ -1461,13 +1471,14 @@ static int comm_keep(const struct gs_filter *f, int32_t pid, uint32_t device)
 	return (!f->pid || pid == f->pid) && (!f->by_device || device == f->device);
 }
 
-/* Append [s, e) to out, a union being built from intervals given by start (merged into its
- * last interval when they touch or overlap). */
+/* Append [s, e) to out, a union being built from intervals given by start: merged into its
+ * last interval when they overlap (not when they only touch, so that an interval already
+ * passed by the computation never grows again). */
 static void merge_push(ivl_vec *out, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
-	if (out->n && s <= out->v[out->n - 1].e) {
+	if (out->n && s < out->v[out->n - 1].e) {
 		if (e > out->v[out->n - 1].e)
 			out->v[out->n - 1].e = e;
 		return;
@@ -1475,149 +1486,158 @@ static void merge_push(ivl_vec *out, uint64_t s, uint64_t e)
 	push(out, s, e);
 }
 
-/* The computation intervals, given by start, merged on the fly; each merged one is cut with
- * the merged communication c (sorted, disjoint) and the pieces appended to o. Memory in
- * proportion to the communication only: the computation kernels are never stored. */
-struct ovl {
-	const ivl_vec *c;
-	size_t j;
-	uint64_t s, e;
-	int open;
-	ivl_vec *o;
-};
-
-static void ovl_close(struct ovl *v)
+/* The computation interval [p->s, p->e) is complete: its parts under the communication go to
+ * p->o. Every communication kernel that starts before p->e has been seen (kernels come by
+ * start, and the next computation kernel starts after p->e), so those parts are final. */
+static void comp_close(struct pair *p)
 {
-	if (!v->open)
+	if (!p->open)
 		return;
-	const ivl_vec *c = v->c;
-	while (v->j < c->n && c->v[v->j].e <= v->s)
-		v->j++;
-	for (size_t k = v->j; k < c->n && c->v[k].s < v->e; k++)
-		merge_push(v->o, GS_MAX(c->v[k].s, v->s), GS_MIN(c->v[k].e, v->e));
-	v->open = 0;
+	while (p->j < p->c.n && p->c.v[p->j].e <= p->s)
+		p->j++;
+	for (size_t k = p->j; k < p->c.n && p->c.v[k].s < p->e; k++)
+		merge_push(&p->o, GS_MAX(p->c.v[k].s, p->s), GS_MIN(p->c.v[k].e, p->e));
+	p->open = 0;
 }
 
-static void ovl_add(struct ovl *v, uint64_t s, uint64_t e)
+static void comp_add(struct pair *p, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
-	if (v->open && s <= v->e) {
-		if (e > v->e)
-			v->e = e;
+	if (p->open && s <= p->e) {
+		if (e > p->e)
+			p->e = e;
 		return;
 	}
-	ovl_close(v);
-	v->s = s;
-	v->e = e;
-	v->open = 1;
+	comp_close(p);
+	p->s = s;
+	p->e = e;
+	p->open = 1;
 }
 
-/* The merged communication of (pid, dev) into c and its overlap with the merged computation
- * into o. The model's kernels are sorted by start (gs_model_sort_gpu): one pass each, nothing
- * stored per computation kernel; a model built otherwise (or with graph launches, a second
- * table) has the pair's intervals copied and sorted first. */
-static void comm_pair(const struct gs_model *m, int32_t pid, uint32_t dev, const struct ulist *uw,
-		      ivl_vec *c, ivl_vec *o, uint64_t *kernels)
+/* p measured again from its kernels copied and sorted: for a model whose kernels are not
+ * sorted by start (built by hand), or with graph launches (a second table). */
+static void pair_sorted(const struct gs_model *m, struct pair *p)
 {
-	int sorted = 1;
-	uint64_t prev = 0;
+	ivl_vec cc = {0}, pp = {0};
+	p->c.n = p->o.n = 0;
+	p->j = 0;
+	p->open = 0;
+	p->kernels = 0;
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (k->pid != pid || k->device != dev)
+		if (k->pid != p->pid || k->device != p->device)
 			continue;
-		sorted &= k->start >= prev;
-		prev = k->start;
-		if (!gs_kshape(m, k)->comm)
-			continue;
-		merge_push(c, k->start, k->end); /* (redone below when not sorted) */
-		*kernels += ulist_measure(uw, k->start, k->start + 1); /* starts in a window */
-	}
-	for (size_t i = 0; i < m->graphs.n && sorted; i++)
-		if (m->graphs.v[i].pid == pid && m->graphs.v[i].device == dev)
-			sorted = 0;
-	struct ovl v = {.c = c, .o = o};
-	if (sorted) {
-		for (size_t i = 0; i < m->kernels.n; i++) {
-			const struct gs_kernel *k = &m->kernels.v[i];
-			if (k->pid == pid && k->device == dev && !gs_kshape(m, k)->comm)
-				ovl_add(&v, k->start, k->end);
-		}
-		ovl_close(&v);
-		return;
-	}
-	ivl_vec cc = {0}, p = {0};
-	for (size_t i = 0; i < m->kernels.n; i++) {
-		const struct gs_kernel *k = &m->kernels.v[i];
-		if (k->pid == pid && k->device == dev)
-			push(gs_kshape(m, k)->comm ? &cc : &p, k->start, k->end);
+		int comm = gs_kshape(m, k)->comm;
+		push(comm ? &cc : &pp, k->start, k->end);
+		p->kernels += comm ? ulist_measure(&p->uw, k->start, k->start + 1) : 0;
 	}
 	for (size_t i = 0; i < m->graphs.n; i++)
-		if (m->graphs.v[i].pid == pid && m->graphs.v[i].device == dev)
-			push(&p, m->graphs.v[i].start, m->graphs.v[i].end);
+		if (m->graphs.v[i].pid == p->pid && m->graphs.v[i].device == p->device)
+			push(&pp, m->graphs.v[i].start, m->graphs.v[i].end);
 	if (cc.n > 1)
 		qsort(cc.v, cc.n, sizeof(*cc.v), cmp_ivl);
-	if (p.n > 1)
-		qsort(p.v, p.n, sizeof(*p.v), cmp_ivl);
-	c->n = 0;
+	if (pp.n > 1)
+		qsort(pp.v, pp.n, sizeof(*pp.v), cmp_ivl);
 	for (size_t i = 0; i < cc.n; i++)
-		merge_push(c, cc.v[i].s, cc.v[i].e);
-	for (size_t i = 0; i < p.n; i++)
-		ovl_add(&v, p.v[i].s, p.v[i].e);
-	ovl_close(&v);
+		merge_push(&p->c, cc.v[i].s, cc.v[i].e);
+	for (size_t i = 0; i < pp.n; i++)
+		comp_add(p, pp.v[i].s, pp.v[i].e);
+	comp_close(p);
 	free(cc.v);
-	free(p.v);
+	free(pp.v);
 }
 
+/* One pass over the kernels (sorted by start, as loaded) for every (pid, device) at once:
+ * memory in proportion to the communication kernels and the windows, none per computation
+ * kernel. */
 size_t gs_an_comm_overlap(const struct gs_model *m, const struct gs_filter *f,
 			  const struct gs_an_window *w, size_t nw, struct gs_an_comm **out)
 {
-	GS_VEC(struct kdev) devs = {0};
+	*out = NULL;
+	int any = 0;
+	for (size_t i = 0; i < m->kshapes.n && !any; i++)
+		any = m->kshapes.v[i].comm;
+	if (!any)
+		return 0;
+	GS_VEC(struct pair) ps = {0};
+	ivl_vec ws = {0};
+	size_t last = 0;
+	int sorted = 1;
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (!gs_kshape(m, k)->comm || !comm_keep(f, k->pid, k->device))
+		if (!comm_keep(f, k->pid, k->device))
 			continue;
-		size_t j = devs.n; /* few distinct pairs: a linear look is enough */
-		while (j > 0 && (devs.v[j - 1].pid != k->pid || devs.v[j - 1].device != k->device))
-			j--;
-		if (!j) {
-			struct kdev d = {k->pid, k->device};
-			GS_VEC_PUSH(&devs, d);
+		struct pair *p = last < ps.n ? &ps.v[last] : NULL;
+		if (!p || p->pid != k->pid || p->device != k->device) {
+			for (last = 0; last < ps.n; last++) /* few pairs: a linear look */
+				if (ps.v[last].pid == k->pid && ps.v[last].device == k->device)
+					break;
+			if (last == ps.n) {
+				struct pair z;
+				memset(&z, 0, sizeof(z));
+				z.pid = k->pid;
+				z.device = k->device;
+				ws.n = 0;
+				for (size_t j = 0; j < nw; j++)
+					if (!w[j].pid || w[j].pid == k->pid)
+						push(&ws, w[j].start, w[j].end);
+				ulist_build(&z.uw, &ws);
+				GS_VEC_PUSH(&ps, z);
+			}
+			p = &ps.v[last];
+		}
+		sorted &= k->start >= p->prev;
+		p->prev = k->start;
+		if (gs_kshape(m, k)->comm) {
+			p->comm = 1;
+			merge_push(&p->c, k->start, k->end);
+			p->kernels += ulist_measure(&p->uw, k->start, k->start + 1); /* starts in a window */
+		} else {
+			comp_add(p, k->start, k->end);
 		}
 	}
-	*out = NULL;
-	if (!devs.n)
-		return 0;
-	qsort(devs.v, devs.n, sizeof(*devs.v), cmp_kdev);
-	struct gs_an_comm *r = gs_xcalloc(devs.n, sizeof(*r));
-	ivl_vec c = {0}, o = {0}, ws = {0};
-	for (size_t d = 0; d < devs.n; d++) {
-		int32_t pid = devs.v[d].pid;
-		uint32_t dev = devs.v[d].device;
-		r[d].pid = pid;
-		r[d].device = dev;
-		c.n = o.n = ws.n = 0;
-		for (size_t j = 0; j < nw; j++)
-			if (!w[j].pid || w[j].pid == pid)
-				push(&ws, w[j].start, w[j].end);
-		struct ulist uc, uo, uw;
-		ulist_build(&uw, &ws);
-		comm_pair(m, pid, dev, &uw, &c, &o, &r[d].kernels);
-		ulist_build(&uc, &c);
-		ulist_build(&uo, &o);
-		for (size_t i = 0; i < uw.n; i++) { /* the windows' union: each instant once */
-			r[d].comm_ns += ulist_measure(&uc, uw.s[i], uw.e[i]);
-			r[d].overlap_ns += ulist_measure(&uo, uw.s[i], uw.e[i]);
+	for (size_t i = 0; i < m->graphs.n && sorted; i++)
+		for (size_t q = 0; q < ps.n; q++)
+			if (ps.v[q].comm && ps.v[q].pid == m->graphs.v[i].pid &&
+			    ps.v[q].device == m->graphs.v[i].device)
+				sorted = 0;
+	size_t n = 0;
+	for (size_t q = 0; q < ps.n; q++)
+		if (ps.v[q].comm)
+			ps.v[n++] = ps.v[q];
+		else {
+			free(ps.v[q].c.v);
+			free(ps.v[q].o.v);
+			ulist_free(&ps.v[q].uw);
+		}
+	if (n > 1)
+		qsort(ps.v, n, sizeof(*ps.v), cmp_pair);
+	struct gs_an_comm *r = n ? gs_xcalloc(n, sizeof(*r)) : NULL;
+	for (size_t q = 0; q < n; q++) {
+		struct pair *p = &ps.v[q];
+		if (sorted)
+			comp_close(p);
+		else
+			pair_sorted(m, p);
+		struct ulist uc, uo;
+		ulist_build(&uc, &p->c);
+		ulist_build(&uo, &p->o);
+		r[q].pid = p->pid;
+		r[q].device = p->device;
+		r[q].kernels = p->kernels;
+		for (size_t i = 0; i < p->uw.n; i++) { /* the windows' union: each instant once */
+			r[q].comm_ns += ulist_measure(&uc, p->uw.s[i], p->uw.e[i]);
+			r[q].overlap_ns += ulist_measure(&uo, p->uw.s[i], p->uw.e[i]);
 		}
 		ulist_free(&uc);
 		ulist_free(&uo);
-		ulist_free(&uw);
+		ulist_free(&p->uw);
+		free(p->c.v);
+		free(p->o.v);
 	}
-	free(c.v);
-	free(o.v);
+	free(ps.v);
 	free(ws.v);
-	size_t n = devs.n;
-	free(devs.v);
 	*out = r;
 	return n;
 }
