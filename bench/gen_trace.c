@@ -9,6 +9,8 @@
  *                            as `gpuscope profile` writes them now (CUDA chunks): for tests
  *        gen_trace -l FILE   a hand-sized DataLoader-bound trace with host data, for
  *                            tests/cases/analyze.sh (see loader_trace below)
+ *        gen_trace -k R FILE rank R (0 or 1) of a two-rank job with NCCL kernels, for
+ *                            tests/cases/ranks.sh (see rank_trace below)
  *
  * The trace is what `gpuscope profile` would write for a PyTorch-like training loop in one
  * process with two threads, laid out as the assembler lays it out (src/capture/assemble.c,
@@ -463,16 +465,19 @@ static void ldr_samples(struct gs_hostbuild *b, uint64_t from, uint64_t to, cons
 		gs_sample_add(b, t, 1, a, n);
 }
 
-static int loader_trace(const char *path)
+/* The small traces' (-l, -k) start: the SESSION chunk (with the rank when rank >= 0, of
+ * world ranks), then n steps ProfilerStep#1..n of dur ns each as NVTX ranges of the main
+ * thread, its THREAD and PROCESS chunks. Returns -1 when the file cannot be opened. */
+static int small_begin(struct gen *g, const char *path, const char *trace, int host, int rank,
+		       int world, int n, uint64_t dur)
 {
-	static struct gen g;
 	struct gs_err err;
-	if (gs_writer_open(&g.w, path, &err) < 0) {
+	if (gs_writer_open(&g->w, path, &err) < 0) {
 		fprintf(stderr, "gen_trace: %s\n", err.msg);
-		return 1;
+		return -1;
 	}
-	gs_intern_init(&g.strings);
-	sid(&g, "");
+	gs_intern_init(&g->strings);
+	sid(g, "");
 	struct gs_strbuf m;
 	gs_strbuf_init(&m);
 	static const char cmd[] = "python3\0train.py";
@@ -481,31 +486,139 @@ static int loader_trace(const char *path)
 	gs_tlv_str(&m, GS_SK_HOST, "synthetic", 9);
 	gs_tlv_u64(&m, GS_SK_START_REAL, 1796233140000000000ull);
 	gs_tlv_u64(&m, GS_SK_START_MONO, T0);
-	gs_tlv_str(&m, GS_SK_TRACE, "cuda,nvtx,osrt", 14);
+	gs_tlv_str(&m, GS_SK_TRACE, trace, strlen(trace));
 	gs_tlv_str(&m, GS_SK_CLOCK, "tsc", 3);
-	gs_tlv_u64(&m, GS_SK_SAMPLE_PERIOD, LDR_MS);
-	gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, 1000);
-	gs_writer_chunk(&g.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
+	if (host) {
+		gs_tlv_u64(&m, GS_SK_SAMPLE_PERIOD, LDR_MS);
+		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, 1000);
+	}
+	if (rank >= 0) {
+		gs_tlv_u64(&m, GS_SK_RANK, (uint64_t)rank);
+		gs_tlv_u64(&m, GS_SK_LOCAL_RANK, (uint64_t)rank);
+		gs_tlv_u64(&m, GS_SK_WORLD_SIZE, (uint64_t)world);
+	}
+	gs_writer_chunk(&g->w, GS_CHUNK_SESSION, m.buf, m.len, 0);
+	gs_strbuf_release(&m);
 
-	/* the steps, as NVTX ranges of the main thread */
-	struct ev_out *o = &g.th[0];
+	struct ev_out *o = &g->th[0];
 	o->tid = TID_MAIN;
 	gs_evbuild_init(&o->b);
 	char name[32];
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; s < n; s++) {
 		snprintf(name, sizeof(name), "ProfilerStep#%d", s + 1);
-		uint64_t t = T0 + (uint64_t)s * 100 * LDR_MS;
-		const struct gs_event e = {.kind = GS_EV_RANGE, .start = t, .dur = 100 * LDR_MS,
-					   .name = sid(&g, name)};
+		uint64_t t = T0 + (uint64_t)s * dur;
+		const struct gs_event e = {.kind = GS_EV_RANGE, .start = t, .dur = dur,
+					   .name = sid(g, name)};
 		gs_evbuild_add(&o->b, &e);
 	}
 	o->first = T0;
-	o->last = T0 + 300 * LDR_MS;
-	o->total = 3;
-	flush_strings(&g);
-	gs_evbuild_flush(&o->b, &g.w, PID, TID_MAIN);
-	thread_chunk(&g, o, "python3");
-	process(&g, 1, T0 + 300 * LDR_MS);
+	o->last = T0 + (uint64_t)n * dur;
+	o->total = (uint64_t)n;
+	flush_strings(g);
+	gs_evbuild_flush(&o->b, &g->w, PID, TID_MAIN);
+	thread_chunk(g, o, "python3");
+	process(g, 1, T0 + (uint64_t)n * dur);
+	return 0;
+}
+
+/* The CUPTI ring's start: the names of kernel i at NAME_PTR0 + i * 0x140, the device (an H200
+ * of id 0) in the first buffer. */
+static void small_cupti(struct gen *g, const char *const *knames, size_t n)
+{
+	struct gs_strbuf names;
+	gs_strbuf_init(&names);
+	for (size_t i = 0; i < n; i++) {
+		gs_put_varint(&names, NAME_PTR0 + i * 0x140);
+		gs_put_varint(&names, sid(g, knames[i]));
+	}
+	gs_put_varint(&names, DEVICE_NAME_PTR);
+	gs_put_varint(&names, sid(g, "NVIDIA H200"));
+	flush_strings(g);
+	const uint64_t head[] = {PID, 2};
+	gs_writer_chunk_head(&g->w, GS_CHUNK_CUPTI_NAMES, head, 2, names.buf, names.len, 1);
+	gs_transcoder_init(&g->cuda);
+	struct gs_strbuf payload;
+	gs_strbuf_init(&payload);
+	gs_put_varint(&payload, head[0]);
+	gs_put_varint(&payload, head[1]);
+	gs_strbuf_add(&payload, names.buf, names.len);
+	gs_transcoder_names(&g->cuda, (const uint8_t *)payload.buf, payload.len);
+	gs_strbuf_release(&payload);
+	gs_strbuf_release(&names);
+	g->buf = gs_xmalloc(CUPTI_BUF);
+	CUpti_ActivityDevice5 d;
+	memset(&d, 0, sizeof(d));
+	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	d.computeCapabilityMajor = 9;
+	d.numMultiprocessors = 132;
+	d.name = (const char *)(uintptr_t)DEVICE_NAME_PTR;
+	cupti_put(g, &d, sizeof(d));
+}
+
+/* A cudaLaunchKernel call [start, start + dur) and its kernel (name i of small_cupti) on
+ * stream, [ks, ke), grid id: the correlation id. */
+static void small_launch(struct gen *g, uint64_t start, uint64_t dur, uint32_t corr, uint32_t name,
+			 uint32_t stream, uint64_t ks, uint64_t ke)
+{
+	CUpti_ActivityAPI api;
+	memset(&api, 0, sizeof(api));
+	api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	api.start = start;
+	api.end = start + dur;
+	api.processId = PID;
+	api.threadId = TID_MAIN;
+	api.correlationId = corr;
+	cupti_put(g, &api, sizeof(api));
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = ks;
+	k.end = ke;
+	k.completed = k.end;
+	k.contextId = 1;
+	k.streamId = stream;
+	k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+	k.correlationId = corr;
+	k.gridId = corr;
+	k.name = (const char *)(uintptr_t)(NAME_PTR0 + name * 0x140);
+	k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+	cupti_put(g, &k, sizeof(k));
+}
+
+/* The CUPTI ring's PROCESS chunk, END, and the file closed; everything released. */
+static int small_end(struct gen *g, const char *path, uint64_t end, uint64_t events)
+{
+	cupti_flush(g);
+	process(g, 0, 0);
+	struct gs_strbuf m;
+	gs_strbuf_init(&m);
+	gs_tlv_u64(&m, GS_EK_END_REAL, 1796233140000000000ull + (end - T0));
+	gs_tlv_u64(&m, GS_EK_END_MONO, end);
+	gs_tlv_u64(&m, GS_EK_EVENTS, events);
+	gs_tlv_u64(&m, GS_EK_EXIT, 0);
+	gs_writer_chunk(&g->w, GS_CHUNK_END, m.buf, m.len, 0);
+	gs_strbuf_release(&m);
+	struct gs_err err;
+	int rc = gs_writer_close(&g->w, path, &err);
+	gs_evbuild_release(&g->th[0].b);
+	gs_intern_release(&g->strings);
+	gs_transcoder_release(&g->cuda);
+	free(g->buf);
+	if (rc < 0) {
+		fprintf(stderr, "gen_trace: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int loader_trace(const char *path)
+{
+	static struct gen g;
+	if (small_begin(&g, path, "cuda,nvtx,osrt", 1, -1, 0, 3, 100 * LDR_MS) < 0)
+		return 1;
+	struct gs_strbuf m;
+	gs_strbuf_init(&m);
 
 	/* host data: the main thread's poll calls and samples, the worker's samples */
 	struct gs_hostbuild os, ms, ws;
@@ -541,85 +654,51 @@ static int loader_trace(const char *path)
 	}
 
 	/* the CUPTI ring: a kernel name, the device, then a launch and its kernel per step */
-	struct gs_strbuf names;
-	gs_strbuf_init(&names);
-	gs_put_varint(&names, NAME_PTR0);
-	gs_put_varint(&names, sid(&g, "vectorized_elementwise_kernel"));
-	gs_put_varint(&names, DEVICE_NAME_PTR);
-	gs_put_varint(&names, sid(&g, "NVIDIA H200"));
-	flush_strings(&g);
-	const uint64_t head[] = {PID, 2};
-	gs_writer_chunk_head(&g.w, GS_CHUNK_CUPTI_NAMES, head, 2, names.buf, names.len, 1);
-	gs_transcoder_init(&g.cuda);
-	struct gs_strbuf payload;
-	gs_strbuf_init(&payload);
-	gs_put_varint(&payload, head[0]);
-	gs_put_varint(&payload, head[1]);
-	gs_strbuf_add(&payload, names.buf, names.len);
-	gs_transcoder_names(&g.cuda, (const uint8_t *)payload.buf, payload.len);
-	gs_strbuf_release(&payload);
-	gs_strbuf_release(&names);
-	g.buf = gs_xmalloc(CUPTI_BUF);
-	CUpti_ActivityDevice5 d;
-	memset(&d, 0, sizeof(d));
-	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
-	d.computeCapabilityMajor = 9;
-	d.numMultiprocessors = 132;
-	d.name = (const char *)(uintptr_t)DEVICE_NAME_PTR;
-	cupti_put(&g, &d, sizeof(d));
+	static const char *const kname[] = {"vectorized_elementwise_kernel"};
+	small_cupti(&g, kname, 1);
 	for (int s = 0; s < 3; s++) {
 		uint64_t t = T0 + (uint64_t)s * 100 * LDR_MS;
-		CUpti_ActivityAPI api;
-		memset(&api, 0, sizeof(api));
-		api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-		api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
-		api.start = t;
-		api.end = t + 10000;
-		api.processId = PID;
-		api.threadId = TID_MAIN;
-		api.correlationId = 100 + (uint32_t)s;
-		cupti_put(&g, &api, sizeof(api));
-		CUpti_ActivityKernel10 k;
-		memset(&k, 0, sizeof(k));
-		k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-		k.start = t;
-		k.end = t + 30 * LDR_MS;
-		k.completed = k.end;
-		k.contextId = 1;
-		k.streamId = 7;
-		k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
-		k.correlationId = 100 + (uint32_t)s;
-		k.gridId = s + 1;
-		k.name = (const char *)(uintptr_t)NAME_PTR0;
-		k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
-		cupti_put(&g, &k, sizeof(k));
+		small_launch(&g, t, 10000, 100 + (uint32_t)s, 0, 7, t, t + 30 * LDR_MS);
 	}
-	cupti_flush(&g);
-	process(&g, 0, 0);
-
-	gs_strbuf_reset(&m);
-	gs_tlv_u64(&m, GS_EK_END_REAL, 1796233140000000000ull + 300 * LDR_MS);
-	gs_tlv_u64(&m, GS_EK_END_MONO, T0 + 300 * LDR_MS);
-	gs_tlv_u64(&m, GS_EK_EVENTS, 3);
-	gs_tlv_u64(&m, GS_EK_EXIT, 0);
-	gs_writer_chunk(&g.w, GS_CHUNK_END, m.buf, m.len, 0);
 	gs_strbuf_release(&m);
-	int rc = gs_writer_close(&g.w, path, &err);
-	gs_evbuild_release(&o->b);
-	gs_intern_release(&g.strings);
-	gs_transcoder_release(&g.cuda);
-	free(g.buf);
-	if (rc < 0) {
-		fprintf(stderr, "gen_trace: %s\n", err.msg);
+	return small_end(&g, path, T0 + 300 * LDR_MS, 3);
+}
+
+/* --- -k: one rank of a data-parallel job ------------------------------------------------- */
+
+/* Rank r of 2 (tests/cases/ranks.sh), two steps ProfilerStep#1..2 of the main thread, each
+ * with, in us from the step's start, two launches [0, 5) and [5, 10), a GEMM on stream 7 and
+ * an NCCL all-reduce on stream 20, named as CUPTI reports them (mangled):
+ *   rank 0: steps of 20 ms; GEMM [10, 8010), all-reduce [4010, 14010): 40% overlapped
+ *   rank 1: steps of 24 ms; GEMM [10, 12010), all-reduce [6010, 16010): 60% overlapped
+ * the numbers of the PyTorch profiler traces of tests/data/kineto/ranks. */
+static int rank_trace(const char *path, int rank)
+{
+	static struct gen g;
+	const uint64_t us = 1000, step = (rank ? 24000 : 20000) * us;
+	const uint64_t gemm_end = (rank ? 12010 : 8010) * us, comm_start = (rank ? 6010 : 4010) * us;
+	if (small_begin(&g, path, "cuda,nvtx", 0, rank, 2, 2, step) < 0)
 		return 1;
+	static const char *const knames[] = {
+		"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn",
+		"_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LLP24ncclDevKernelArgsStorageILm4096EE",
+	};
+	small_cupti(&g, knames, 2);
+	for (int s = 0; s < 2; s++) {
+		uint64_t t = T0 + (uint64_t)s * step;
+		small_launch(&g, t, 5 * us, 100 + 2 * (uint32_t)s, 0, 7, t + 10 * us, t + gemm_end);
+		small_launch(&g, t + 5 * us, 5 * us, 101 + 2 * (uint32_t)s, 1, 20, t + comm_start,
+			     t + comm_start + 10000 * us);
 	}
-	return 0;
+	return small_end(&g, path, T0 + 2 * step, 2);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "-l"))
 		return loader_trace(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "-k") && (!strcmp(argv[2], "0") || !strcmp(argv[2], "1")))
+		return rank_trace(argv[3], argv[2][0] - '0');
 	if (argc == 3 && !strcmp(argv[1], "-r"))
 		return read_only(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "-t")) {
@@ -631,7 +710,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: gen_trace FILE [N=50000000] | gen_trace -r FILE | gen_trace -t IN OUT\n");
+		fprintf(stderr, "usage: gen_trace FILE [N=50000000] | gen_trace -r FILE | gen_trace -t IN OUT"
+				" | gen_trace -l FILE | gen_trace -k 0|1 FILE\n");
 		return 2;
 	}
 	char *endp;

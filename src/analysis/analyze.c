@@ -38,14 +38,29 @@
 #define OUTLIER_FACTOR 1.5       /* a step over 1.5x the median is an outlier */
 #define KERNEL_WAIT_NS 30000ull  /* HTA consecutive_kernel_delay: 30 (us, as HTA compares it) */
 
-static const char *const class_names[GS_AN__N] = {
+static const char *const class_names[GS_AN__N + 1] = {
 	"gpu_compute", "gpu_transfer", "host_sync", "host_launch", "input_pipeline", "host_compute",
-	"other",
+	"other", "gpu_communication",
 };
 
 const char *gs_an_class_name(int cls)
 {
-	return cls >= 0 && cls < GS_AN__N ? class_names[cls] : "other";
+	return cls >= 0 && cls <= GS_AN_GPU_COMM ? class_names[cls] : "other";
+}
+
+uint64_t gs_an_part(const struct gs_analysis *a, const uint64_t *part, uint64_t comm, int cls)
+{
+	(void)a;
+	if (cls == GS_AN_GPU_COMM)
+		return comm;
+	if (cls == GS_AN_GPU_COMPUTE)
+		return part[cls] - comm;
+	return cls >= 0 && cls < GS_AN__N ? part[cls] : 0;
+}
+
+double gs_an_share(const struct gs_analysis *a, int cls)
+{
+	return a->total ? (double)gs_an_part(a, a->part, a->comm_only, cls) / (double)a->total : 0.0;
 }
 
 const char *gs_an_severity_name(int severity)
@@ -236,6 +251,7 @@ enum { NLEVELS = GS_AN_OTHER }; /* P_0..P_5 */
 struct scope {
 	int32_t pid;
 	struct ulist lv[NLEVELS];
+	struct ulist comp; /* P_0 less the communication kernels: computation */
 	GS_VEC(size_t) steps; /* indices into a->steps, by start */
 };
 
@@ -256,6 +272,7 @@ struct ctx {
 	/* the DataLoader time found by the idle attribution, merged per scope: input-bound's
 	 * examples */
 	GS_VEC(struct dl_ex) dlx;
+	int has_comm; /* a kernel shape of the model is communication */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -344,6 +361,15 @@ static void scope_build(struct ctx *x, struct scope *sc)
 		}
 		ulist_build(&sc->lv[c], &v);
 	}
+	v.n = 0; /* computation: P_0 less communication (built only when there is some) */
+	for (size_t i = 0; x->has_comm && i < m->kernels.n; i++)
+		if (MINE(m->kernels.v[i].pid) && gpu_keep(x, m->kernels.v[i].device) &&
+		    !gs_kshape(m, &m->kernels.v[i])->comm)
+			push(&v, m->kernels.v[i].start, m->kernels.v[i].end);
+	for (size_t i = 0; x->has_comm && i < m->graphs.n; i++)
+		if (MINE(m->graphs.v[i].pid) && gpu_keep(x, m->graphs.v[i].device))
+			push(&v, m->graphs.v[i].start, m->graphs.v[i].end);
+	ulist_build(&sc->comp, &v);
 #undef MINE
 	free(v.v);
 }
@@ -1376,14 +1402,16 @@ static void rule_dominant(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	if (share(a, GS_AN_GPU_COMPUTE) < 30.0)
+	double compute = 100.0 * gs_an_share(a, GS_AN_GPU_COMPUTE); /* communication apart */
+	if (compute < 30.0)
 		return;
 	struct tops t;
 	tops_init(&t);
 	uint64_t n = 0, ns = 0;
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (!gpu_keep(x, k->device) || step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
+		if (!gpu_keep(x, k->device) || gs_kshape(m, k)->comm ||
+		    step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
 			continue;
 		n++;
 		ns += k->end - k->start;
@@ -1398,18 +1426,317 @@ static void rule_dominant(struct ctx *x)
 	/* no saving is claimed: the kernels are the work; how much faster they can run needs a
 	 * per-kernel look (ncu) */
 	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n);
-	num(f, "gpu_compute_share", a->breakdown[GS_AN_GPU_COMPUTE], 0);
+	num(f, "gpu_compute_share", gs_an_share(a, GS_AN_GPU_COMPUTE), 0);
 	num(f, "kernels", (double)n, 1);
 	num(f, "distinct_kernels", (double)t.v.n, 1);
 	num(f, "kernel_time_ms", ms(ns), 0);
 	tops_done(&t, f, "kernels");
 	snprintf(f->title, sizeof(f->title),
 		 "GPU-bound: kernels run %.1f%% of the step; the top kernel takes %.1f%% of kernel time",
-		 share(a, GS_AN_GPU_COMPUTE), ns ? 100.0 * (double)f->top[0].ns / (double)ns : 0.0);
+		 compute, ns ? 100.0 * (double)f->top[0].ns / (double)ns : 0.0);
 	f->cuda = "Profile the top kernels with Nsight Compute (ncu --set full) for memory vs compute "
 		  "limits; use tensor cores, fuse memory-bound kernels.";
 	f->pytorch = "Use bf16 autocast, torch.compile for fusion, and fused/flash attention "
 		     "(F.scaled_dot_product_attention); profile the top kernels with ncu.";
+}
+
+
+/* ---- communication: NCCL kernels and their overlap with computation (HTA) ---- */
+
+/* One (pid, device) being measured: its merged communication c, the computation merged on the
+ * fly (comp_add) and cut with c into o, and the windows of its pid. */
+struct pair {
+	int32_t pid;
+	uint32_t device;
+	int comm;           /* it has communication kernels */
+	uint64_t prev;      /* the last kernel start seen: the kernels must come by start */
+	uint64_t kernels;   /* communication kernels that start in a window */
+	ivl_vec c, o;
+	uint64_t s, e;      /* the computation interval being merged, when open */
+	int open;
+	size_t j;           /* c's first interval that may still meet it */
+	struct ulist uw;    /* the windows of pid (pid 0: every window) */
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->device > y->device) - (x->device < y->device);
+}
+
+static int comm_keep(const struct gs_filter *f, int32_t pid, uint32_t device)
+{
+	return (!f->pid || pid == f->pid) && (!f->by_device || device == f->device);
+}
+
+/* Append [s, e) to out, a union being built from intervals given by start: merged into its
+ * last interval when they overlap (not when they only touch, so that an interval already
+ * passed by the computation never grows again). */
+static void merge_push(ivl_vec *out, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	if (out->n && s < out->v[out->n - 1].e) {
+		if (e > out->v[out->n - 1].e)
+			out->v[out->n - 1].e = e;
+		return;
+	}
+	push(out, s, e);
+}
+
+/* The computation interval [p->s, p->e) is complete: its parts under the communication go to
+ * p->o. Every communication kernel that starts before p->e has been seen (kernels come by
+ * start, and the next computation kernel starts after p->e), so those parts are final. */
+static void comp_close(struct pair *p)
+{
+	if (!p->open)
+		return;
+	while (p->j < p->c.n && p->c.v[p->j].e <= p->s)
+		p->j++;
+	for (size_t k = p->j; k < p->c.n && p->c.v[k].s < p->e; k++)
+		merge_push(&p->o, GS_MAX(p->c.v[k].s, p->s), GS_MIN(p->c.v[k].e, p->e));
+	p->open = 0;
+}
+
+static void comp_add(struct pair *p, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	if (p->open && s <= p->e) {
+		if (e > p->e)
+			p->e = e;
+		return;
+	}
+	comp_close(p);
+	p->s = s;
+	p->e = e;
+	p->open = 1;
+}
+
+/* p measured again from its kernels copied and sorted: for a model whose kernels are not
+ * sorted by start (built by hand), or with graph launches (a second table). */
+static void pair_sorted(const struct gs_model *m, struct pair *p)
+{
+	ivl_vec cc = {0}, pp = {0};
+	p->c.n = p->o.n = 0;
+	p->j = 0;
+	p->open = 0;
+	p->kernels = 0;
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (k->pid != p->pid || k->device != p->device)
+			continue;
+		int comm = gs_kshape(m, k)->comm;
+		push(comm ? &cc : &pp, k->start, k->end);
+		p->kernels += comm ? ulist_measure(&p->uw, k->start, k->start + 1) : 0;
+	}
+	for (size_t i = 0; i < m->graphs.n; i++)
+		if (m->graphs.v[i].pid == p->pid && m->graphs.v[i].device == p->device)
+			push(&pp, m->graphs.v[i].start, m->graphs.v[i].end);
+	if (cc.n > 1)
+		qsort(cc.v, cc.n, sizeof(*cc.v), cmp_ivl);
+	if (pp.n > 1)
+		qsort(pp.v, pp.n, sizeof(*pp.v), cmp_ivl);
+	for (size_t i = 0; i < cc.n; i++)
+		merge_push(&p->c, cc.v[i].s, cc.v[i].e);
+	for (size_t i = 0; i < pp.n; i++)
+		comp_add(p, pp.v[i].s, pp.v[i].e);
+	comp_close(p);
+	free(cc.v);
+	free(pp.v);
+}
+
+/* One pass over the kernels (sorted by start, as loaded) for every (pid, device) at once:
+ * memory in proportion to the communication kernels and the windows, none per computation
+ * kernel. */
+size_t gs_an_comm_overlap(const struct gs_model *m, const struct gs_filter *f,
+			  const struct gs_an_window *w, size_t nw, struct gs_an_comm **out)
+{
+	*out = NULL;
+	int any = 0;
+	for (size_t i = 0; i < m->kshapes.n && !any; i++)
+		any = m->kshapes.v[i].comm;
+	if (!any)
+		return 0;
+	GS_VEC(struct pair) ps = {0};
+	ivl_vec ws = {0};
+	size_t last = 0;
+	int sorted = 1;
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!comm_keep(f, k->pid, k->device))
+			continue;
+		struct pair *p = last < ps.n ? &ps.v[last] : NULL;
+		if (!p || p->pid != k->pid || p->device != k->device) {
+			for (last = 0; last < ps.n; last++) /* few pairs: a linear look */
+				if (ps.v[last].pid == k->pid && ps.v[last].device == k->device)
+					break;
+			if (last == ps.n) {
+				struct pair z;
+				memset(&z, 0, sizeof(z));
+				z.pid = k->pid;
+				z.device = k->device;
+				ws.n = 0;
+				for (size_t j = 0; j < nw; j++)
+					if (!w[j].pid || w[j].pid == k->pid)
+						push(&ws, w[j].start, w[j].end);
+				ulist_build(&z.uw, &ws);
+				GS_VEC_PUSH(&ps, z);
+			}
+			p = &ps.v[last];
+		}
+		sorted &= k->start >= p->prev;
+		p->prev = k->start;
+		if (gs_kshape(m, k)->comm) {
+			p->comm = 1;
+			merge_push(&p->c, k->start, k->end);
+			p->kernels += ulist_measure(&p->uw, k->start, k->start + 1); /* starts in a window */
+		} else {
+			comp_add(p, k->start, k->end);
+		}
+	}
+	for (size_t i = 0; i < m->graphs.n && sorted; i++)
+		for (size_t q = 0; q < ps.n; q++)
+			if (ps.v[q].comm && ps.v[q].pid == m->graphs.v[i].pid &&
+			    ps.v[q].device == m->graphs.v[i].device)
+				sorted = 0;
+	size_t n = 0;
+	for (size_t q = 0; q < ps.n; q++)
+		if (ps.v[q].comm)
+			ps.v[n++] = ps.v[q];
+		else {
+			free(ps.v[q].c.v);
+			free(ps.v[q].o.v);
+			ulist_free(&ps.v[q].uw);
+		}
+	if (n > 1)
+		qsort(ps.v, n, sizeof(*ps.v), cmp_pair);
+	struct gs_an_comm *r = n ? gs_xcalloc(n, sizeof(*r)) : NULL;
+	for (size_t q = 0; q < n; q++) {
+		struct pair *p = &ps.v[q];
+		if (sorted)
+			comp_close(p);
+		else
+			pair_sorted(m, p);
+		struct ulist uc, uo;
+		ulist_build(&uc, &p->c);
+		ulist_build(&uo, &p->o);
+		r[q].pid = p->pid;
+		r[q].device = p->device;
+		r[q].kernels = p->kernels;
+		for (size_t i = 0; i < p->uw.n; i++) { /* the windows' union: each instant once */
+			r[q].comm_ns += ulist_measure(&uc, p->uw.s[i], p->uw.e[i]);
+			r[q].overlap_ns += ulist_measure(&uo, p->uw.s[i], p->uw.e[i]);
+		}
+		ulist_free(&uc);
+		ulist_free(&uo);
+		ulist_free(&p->uw);
+		free(p->c.v);
+		free(p->o.v);
+	}
+	free(ps.v);
+	free(ws.v);
+	*out = r;
+	return n;
+}
+
+double gs_an_comm_pct(const struct gs_an_comm *c)
+{
+	return c->comm_ns ? 100.0 * (double)c->overlap_ns / (double)c->comm_ns : NAN;
+}
+
+/* Each step's communication (the part of gpu_compute with no computation kernel), the
+ * overlap per device in the steps, and the primary class again with communication apart. */
+static void comm_verdict(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	if (!x->has_comm)
+		return;
+	struct gs_an_window *w = gs_xmalloc((a->steps.n + 1) * sizeof(*w));
+	for (size_t i = 0; i < a->steps.n; i++) {
+		struct gs_an_step *s = &a->steps.v[i];
+		w[i] = (struct gs_an_window){s->start, s->end, s->whole_run ? x->f->pid : s->pid};
+		const struct scope *sc = scope_of_step(x, s);
+		uint64_t comp = ulist_measure(&sc->comp, s->start, s->end);
+		s->comm = s->part[GS_AN_GPU_COMPUTE] > comp ? s->part[GS_AN_GPU_COMPUTE] - comp : 0;
+		a->comm_only += s->comm;
+	}
+	struct gs_an_comm *r;
+	size_t n = gs_an_comm_overlap(x->m, x->f, w, a->steps.n, &r);
+	free(w);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].kernels || r[i].comm_ns)
+			GS_VEC_PUSH(&a->comm, r[i]);
+	free(r);
+	if (!a->comm_only || a->primary == GS_AN_OTHER)
+		return;
+	int best = GS_AN_GPU_COMM;
+	for (int c = 0; c < GS_AN_OTHER; c++)
+		if (gs_an_part(a, a->part, a->comm_only, c) > gs_an_part(a, a->part, a->comm_only, best))
+			best = c;
+	a->primary = best;
+}
+
+#define COMM_SHARE 10.0   /* TensorBoard's distributed rule: communication over 10% of the step */
+#define COMM_OVERLAP 50.0 /* poorly overlapped: less than half of it hidden under computation */
+
+static const char COMM_CUDA[] =
+	"Run collectives on their own stream, ordered by events rather than stream or device "
+	"synchronization, so that independent kernels run meanwhile; issue them as soon as their "
+	"inputs are ready (per layer or bucket), and group small ones (ncclGroupStart/End).";
+static const char COMM_TORCH[] =
+	"DDP all-reduces gradients in buckets during backward: keep that overlap (no sync, "
+	".item() or find_unused_parameters=True in the backward path), tune bucket_cap_mb (25 MB "
+	"by default; smaller buckets start earlier), set gradient_as_bucket_view=True, use "
+	"no_sync() for gradient accumulation, or raise the batch per rank so that compute "
+	"outweighs communication. Custom collectives: async_op=True and wait() late.";
+
+/* communication-bound: communication kernels run at least COMM_SHARE% of the step time and
+ * less than COMM_OVERLAP% of it overlaps computation; the saving is the exposed
+ * communication (the gpu_communication part: no computation kernel beside it), which full
+ * overlap would hide. */
+static void rule_comm(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	uint64_t comm = 0, overlap = 0, kernels = 0;
+	for (size_t i = 0; i < a->comm.n; i++) {
+		comm += a->comm.v[i].comm_ns;
+		overlap += a->comm.v[i].overlap_ns;
+		kernels += a->comm.v[i].kernels;
+	}
+	if (!comm || !a->total)
+		return;
+	double comm_pct = 100.0 * (double)comm / (double)a->total;
+	double ov_pct = 100.0 * (double)overlap / (double)comm;
+	if (comm_pct < COMM_SHARE || ov_pct >= COMM_OVERLAP)
+		return;
+	struct gs_finding *f = finding(x, "communication-bound", GS_AN_GPU_COMM, a->comm_only,
+				       a->steps.n);
+	num(f, "communication_share", (double)comm / (double)a->total, 0);
+	num(f, "communication_ms_per_step", ms(comm) / (double)a->steps.n, 0);
+	num(f, "overlap_pct", ov_pct, 0);
+	num(f, "exposed_ms_per_step", ms(a->comm_only) / (double)a->steps.n, 0);
+	num(f, "communication_kernels", (double)kernels, 1);
+	struct tops t;
+	tops_init(&t);
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gs_kshape(m, k)->comm || !gpu_keep(x, k->device) ||
+		    step_of(x, k->pid, k->start) < 0)
+			continue;
+		tops_add(&t, kernel_name(m, k), k->end - k->start);
+		ex_offer(x, f, k->start, k->end, k->pid, -1, k->device, k->stream);
+	}
+	tops_done(&t, f, "kernels");
+	snprintf(f->title, sizeof(f->title),
+		 "Communication-bound: NCCL kernels run %.1f%% of the step time and only %.1f%% of "
+		 "it overlaps computation",
+		 comm_pct, ov_pct);
+	f->cuda = COMM_CUDA;
+	f->pytorch = COMM_TORCH;
 }
 
 /* ---- GPU idle by host activity ---- */
@@ -2157,12 +2484,16 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		x.sync_corr[x.nsync++] = corr_key(m->syncs.v[i].pid, m->syncs.v[i].correlation);
 	qsort(x.sync_corr, x.nsync, sizeof(*x.sync_corr), cmp_u64);
 
+	for (size_t i = 0; i < m->kshapes.n && !x.has_comm; i++)
+		x.has_comm = m->kshapes.v[i].comm;
 	take_steps(&x);
 	for (size_t k = 0; k < x.sc.n; k++)
 		scope_build(&x, &x.sc.v[k]);
 	idle_attribution(&x);
 	verdict(&x);
+	comm_verdict(&x);
 	if (a->steps.n) {
+		rule_comm(&x);
 		rule_launch(&x);
 		rule_api(&x);
 		rule_sync(&x);
@@ -2185,6 +2516,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	for (size_t k = 0; k < x.sc.n; k++) {
 		for (int l = 0; l < NLEVELS; l++)
 			ulist_free(&x.sc.v[k].lv[l]);
+		ulist_free(&x.sc.v[k].comp);
 		free(x.sc.v[k].steps.v);
 	}
 	free(x.sc.v);
@@ -2200,9 +2532,56 @@ void gs_analysis_release(struct gs_analysis *a)
 			free(a->findings.v[i].top[j].name);
 	free(a->findings.v);
 	free(a->steps.v);
+	free(a->comm.v);
 	for (int c = 0; c < GS_IDLE__N; c++)
 		free(a->idle.top[c]);
 	for (size_t i = 0; i < a->idle.nothers; i++)
 		free(a->idle.others[i].name);
 	memset(a, 0, sizeof(*a));
+}
+
+/* ---- several ranks ---- */
+
+void gs_an_rank_of(const struct gs_model *m, const struct gs_analysis *a, const char *file,
+		   size_t pos, struct gs_an_rank *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->from_trace = m->has_rank;
+	r->rank = m->has_rank ? m->rank : (int64_t)pos;
+	r->file = file;
+	r->steps = a->steps.n;
+	r->median_ns = a->median_ns;
+	r->busy = a->breakdown[GS_AN_GPU_COMPUTE] + a->breakdown[GS_AN_GPU_TRANSFER];
+	r->primary = a->primary;
+	r->top = a->findings.n ? &a->findings.v[0] : NULL;
+	uint64_t comm = 0, overlap = 0;
+	for (size_t i = 0; i < a->comm.n; i++) {
+		comm += a->comm.v[i].comm_ns;
+		overlap += a->comm.v[i].overlap_ns;
+	}
+	size_t n = a->steps.n ? a->steps.n : 1;
+	r->compute_ns = gs_an_part(a, a->part, a->comm_only, GS_AN_GPU_COMPUTE) / n;
+	r->comm_ns = comm / n;
+	r->overlap_pct = comm ? 100.0 * (double)overlap / (double)comm : NAN;
+}
+
+void gs_an_ranks(const struct gs_an_rank *v, size_t n, struct gs_an_ranks *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t *by = gs_xmalloc((n + 1) * sizeof(*by));
+	for (size_t i = 0; i < n; i++) { /* by median step, ties by position: insertion sort */
+		size_t j = i;
+		for (; j > 0 && v[by[j - 1]].median_ns > v[i].median_ns; j--)
+			by[j] = by[j - 1];
+		by[j] = i;
+		if (v[i].median_ns > v[out->slowest].median_ns)
+			out->slowest = i;
+	}
+	out->median = n ? by[(n - 1) / 2] : 0;
+	free(by);
+	uint64_t med = n ? v[out->median].median_ns : 0;
+	if (med)
+		out->slower_pct = 100.0 * ((double)v[out->slowest].median_ns / (double)med - 1.0);
+	out->straggler = out->slower_pct >= GS_AN_STRAGGLER_PCT;
+	out->severity = gs_an_severity_of(out->slower_pct);
 }

@@ -25,6 +25,12 @@ enum gs_an_class {
 	GS_AN__N
 };
 
+/* Not a level of its own: the part of gpu_compute when only communication kernels (NCCL,
+ * gs_kernel_is_comm) of the step's process run, no computation kernel. Renderers show it as
+ * a class "gpu_communication" beside gpu_compute (less it) when the trace has communication;
+ * it can be a verdict's primary and a finding's class. */
+#define GS_AN_GPU_COMM GS_AN__N
+
 enum gs_an_severity { GS_AN_LOW, GS_AN_MEDIUM, GS_AN_HIGH };
 
 struct gs_an_step {
@@ -32,7 +38,35 @@ struct gs_an_step {
 	int32_t pid, tid;
 	int whole_run;
 	uint64_t part[GS_AN__N]; /* ns; sum == end - start */
+	uint64_t comm;           /* ns of part[GS_AN_GPU_COMPUTE] with only communication kernels */
 };
+
+/* HTA's communication/computation overlap of one device of one process: its communication
+ * kernels merged across streams, its computation kernels (every other kernel, graph
+ * launches) merged the same way, both cut to the windows. */
+struct gs_an_comm {
+	int32_t pid;
+	uint32_t device;
+	uint64_t kernels;    /* communication kernels that start in a window */
+	uint64_t comm_ns;    /* |merged communication| */
+	uint64_t overlap_ns; /* |merged communication ∩ merged computation| */
+};
+
+/* A time window [start, end) of process pid (0: any process). */
+struct gs_an_window {
+	uint64_t start, end;
+	int32_t pid;
+};
+
+/* The overlap per (pid, device) that has communication kernels under f's pid and device
+ * filters, in the union of the windows of its pid, sorted by (pid, device): *out is
+ * malloc'd, the count returned (0: no communication, *out NULL). Memory in proportion to the
+ * communication kernels and the windows, one pass over the kernels per (pid, device) when
+ * they are sorted by start (as loaded). */
+size_t gs_an_comm_overlap(const struct gs_model *m, const struct gs_filter *f,
+			  const struct gs_an_window *w, size_t nw, struct gs_an_comm **out);
+/* 100 * overlap / comm; NaN when comm_ns is 0 (HTA's NaN). */
+double gs_an_comm_pct(const struct gs_an_comm *c);
 
 /* One number of a finding's evidence: key (a static string) -> value. */
 struct gs_an_num {
@@ -126,7 +160,18 @@ struct gs_analysis {
 	uint8_t steps_by;             /* enum gs_steps_by */
 	GS_VEC(struct gs_finding) findings;
 	struct gs_an_idle idle;       /* GPU idle by host activity */
+	/* communication (analyze.h's GS_AN_GPU_COMM): its comm/comp overlap per device in the
+	 * steps, empty when the steps ran no communication kernel; comm_only is the steps' comm
+	 * summed (part of part[GS_AN_GPU_COMPUTE]) */
+	GS_VEC(struct gs_an_comm) comm;
+	uint64_t comm_only;
 };
+
+/* The share of the step time of class cls (GS_AN_GPU_COMM included; gpu_compute less the
+ * communication when the trace has some): what renderers show. */
+double gs_an_share(const struct gs_analysis *a, int cls);
+/* ns of class cls summed over the steps, as gs_an_share counts it. */
+uint64_t gs_an_part(const struct gs_analysis *a, const uint64_t *part, uint64_t comm, int cls);
 
 /* Analyze m's steps (gs_model_steps done, or the whole run) under f. Never fails. */
 void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struct gs_an_opts *o,
@@ -137,5 +182,36 @@ const char *gs_an_class_name(int cls);
 const char *gs_an_severity_name(int severity);
 /* The severity for a saving of pct percent of the median step: >= 10 high, >= 3 medium. */
 int gs_an_severity_of(double pct);
+
+/* `gpuscope analyze A B ...`: one trace per rank of a distributed job. */
+#define GS_AN_STRAGGLER_PCT 5.0 /* a rank this much slower than the median rank is a straggler */
+
+struct gs_an_rank {
+	int64_t rank;         /* the trace's (gs_model rank), else the file's position from 0 */
+	int from_trace;       /* rank came from the trace */
+	const char *file;     /* not owned */
+	size_t steps;
+	uint64_t median_ns;   /* median step */
+	double busy;          /* share of the step time some GPU work runs (kernels, copies, sets) */
+	uint64_t compute_ns;  /* per step, mean: the gpu_compute class (communication apart) */
+	uint64_t comm_ns;     /* per step, mean: merged communication kernel time, over devices */
+	double overlap_pct;   /* of comm_ns, overlapped by computation; NaN: no communication */
+	int primary;          /* the verdict's class */
+	const struct gs_finding *top; /* the most expensive finding, NULL when none; not owned */
+};
+
+struct gs_an_ranks {
+	size_t slowest;    /* index of the rank with the longest median step (first such) */
+	size_t median;     /* index of the median rank: the lower middle by median step */
+	double slower_pct; /* 100 * (slowest / median - 1); 0 when the median step is 0 */
+	int straggler;     /* slower_pct >= GS_AN_STRAGGLER_PCT */
+	int severity;      /* a straggler's, by gs_an_severity_of(slower_pct) */
+};
+
+/* The row of rank r of the analysis a of trace m (file: its path, pos: its position). */
+void gs_an_rank_of(const struct gs_model *m, const struct gs_analysis *a, const char *file,
+		   size_t pos, struct gs_an_rank *r);
+/* The slowest and the median rank of v[0..n) (n >= 1). */
+void gs_an_ranks(const struct gs_an_rank *v, size_t n, struct gs_an_ranks *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "../format/gst.h"
 #include "../util/alloc.h"
 #include "../util/strbuf.h"
+#include "analyze.h"
 #include "overview.h"
 
 static const struct gs_column trace_cols[] = {
@@ -164,6 +165,53 @@ static void counters_note(const struct gs_model *m, const struct gs_filter *f, s
 	gs_strbuf_release(&sb);
 }
 
+/* One more line under the GPU section when the trace has communication kernels (NCCL; the
+ * kernel table above keeps them, as nsys's cuda_gpu_kern_sum does): per device, their merged
+ * time, its share of the device's busy time (u: gpu_util) and how much of it overlaps
+ * computation (HTA's comm/comp overlap, gs_an_comm_overlap) in f's window, e.g.
+ * "Communication: GPU 0 20.000 ms in NCCL kernels (55.6% of busy), 40.0% overlapped by
+ * computation". */
+static void comm_note(const struct gs_model *m, const struct gs_filter *f, const struct gs_table *u,
+		      struct gs_table *t)
+{
+	struct gs_an_window w = {m->start_mono + f->t0, f->t1 ? m->start_mono + f->t1 : UINT64_MAX, 0};
+	struct gs_an_comm *c;
+	size_t n = gs_an_comm_overlap(m, f, &w, 1, &c);
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	if (t->note)
+		gs_strbuf_addf(&sb, "%s\n", t->note);
+	size_t at = sb.len;
+	for (size_t i = 0; i < n; i++) {
+		if (i && c[i - 1].device == c[i].device)
+			continue; /* the device's first pid row sums them all (rows sorted by pid) */
+		uint64_t comm = 0, overlap = 0;
+		for (size_t j = i; j < n; j++)
+			if (c[j].device == c[i].device) {
+				comm += c[j].comm_ns;
+				overlap += c[j].overlap_ns;
+			}
+		if (!comm)
+			continue;
+		int64_t busy = 0;
+		for (size_t r = 0; r < u->nrows; r++)
+			if (cell(u, r, "Device")->i == (int64_t)c[i].device)
+				busy = cell(u, r, "Busy (ns)")->i;
+		gs_strbuf_addf(&sb, "%s GPU %u %.3f ms in NCCL kernels", sb.len > at ? ";" : "Communication:",
+			       c[i].device, (double)comm / 1e6);
+		if (busy > 0)
+			gs_strbuf_addf(&sb, " (%.1f%% of busy)", 100.0 * (double)comm / (double)busy);
+		gs_strbuf_addf(&sb, ", %.1f%% overlapped by computation",
+			       100.0 * (double)overlap / (double)comm);
+	}
+	if (sb.len > at) {
+		free(t->note);
+		t->note = gs_strbuf_detach(&sb);
+	}
+	gs_strbuf_release(&sb);
+	free(c);
+}
+
 static void kernel_section(const struct gs_table *k, struct gs_table *t)
 {
 	INIT(t, "kernels", "Top kernels by GPU time", kern_cols);
@@ -260,6 +308,7 @@ int gs_overview(const struct gs_model *m, const struct gs_filter *f,
 	step_section(m, &st, nsteps, &sec[1]);
 	gpu_section(&ut, &sec[2]);
 	counters_note(m, f, &sec[2]);
+	comm_note(m, f, &ut, &sec[2]);
 	kernel_section(&kt, &sec[3]);
 	gs_table_release(&st);
 	gs_table_release(&ut);

@@ -953,6 +953,12 @@ int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs
 		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, si->osrt_threshold_ns);
 	if (si->gpu_metrics)
 		gs_tlv_u64(&m, GS_SK_GPU_METRICS_HZ, si->gpu_metrics->hz);
+	if (si->rank >= 0)
+		gs_tlv_u64(&m, GS_SK_RANK, (uint64_t)si->rank);
+	if (si->local_rank >= 0)
+		gs_tlv_u64(&m, GS_SK_LOCAL_RANK, (uint64_t)si->local_rank);
+	if (si->world_size >= 0)
+		gs_tlv_u64(&m, GS_SK_WORLD_SIZE, (uint64_t)si->world_size);
 	gs_writer_chunk(&c.w, GS_CHUNK_SESSION, m.buf, m.len, 0);
 
 	if (d->nrings > 1) /* none when no process recorded anything */

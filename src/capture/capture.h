@@ -68,6 +68,7 @@ struct gs_session_info {
 	uint64_t osrt_threshold_ns; /* with osrt traced */
 	int perfmap_ours;        /* gpuscope turned CPython's perf maps on: remove them once copied */
 	struct gs_gpumetrics *gpu_metrics; /* --gpu-metrics: its tracks become COUNTERS chunks */
+	int64_t rank, local_rank, world_size; /* from profile's environment; -1: not set */
 };
 
 struct gs_assemble_stats {

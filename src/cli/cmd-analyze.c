@@ -12,6 +12,7 @@
 
 #include "../analysis/analyze.h"
 #include "../analysis/reports.h"
+#include "../util/alloc.h"
 #include "../render/analyze.h"
 #include "cli.h"
 
@@ -30,6 +31,77 @@ static int parse_severity(const char *s)
 	if (!strcmp(s, "high"))
 		return GS_AN_HIGH;
 	return -1;
+}
+
+static int cmp_rank(const void *p, const void *q)
+{
+	const struct gs_an_rank *x = p, *y = q;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Several traces, one per rank: each loaded and analyzed as one trace is, then the per-rank
+ * table and the slowest rank's analysis. --fail-on counts every rank's findings and a
+ * straggler (GS_AN_STRAGGLER_PCT) at its severity. */
+static int run_ranks(int n, char **files, const struct gs_filter *f, struct gs_step_opts *so,
+		     int fmt, const char *out, int fail_on)
+{
+	struct gs_model *m = gs_xcalloc((size_t)n, sizeof(*m));
+	struct gs_analysis *a = gs_xcalloc((size_t)n, sizeof(*a));
+	struct gs_an_rank *rows = gs_xcalloc((size_t)n, sizeof(*rows));
+	struct gs_an_opts ao = {so->inputs.v, so->inputs.n};
+	int loaded = 0, rc = 0;
+	for (; loaded < n; loaded++) {
+		struct gs_err err;
+		if (gs_model_load(&m[loaded], files[loaded], &err) < 0) {
+			gs_cli_error("%s", err.msg);
+			rc = 1;
+			break;
+		}
+		gs_cli_loaded(&m[loaded], "analyzing");
+		if (gs_cli_steps(&m[loaded], so->step)) {
+			gs_model_release(&m[loaded]);
+			rc = 1;
+			break;
+		}
+		gs_analyze(&m[loaded], f, &ao, &a[loaded]);
+		if (!a[loaded].steps.n)
+			gs_cli_warn("no step of '%s' passes the --pid/--time filters", m[loaded].path);
+		gs_an_rank_of(&m[loaded], &a[loaded], files[loaded], (size_t)loaded, &rows[loaded]);
+	}
+	if (!rc) {
+		qsort(rows, (size_t)n, sizeof(*rows), cmp_rank);
+		for (int i = 1; i < n; i++)
+			if (rows[i].rank == rows[i - 1].rank)
+				gs_cli_warn("rank %lld twice: '%s' and '%s'", (long long)rows[i].rank,
+					    rows[i - 1].file, rows[i].file);
+		struct gs_an_ranks rk;
+		gs_an_ranks(rows, (size_t)n, &rk);
+		int s = 0; /* the slowest rank's model */
+		while (strcmp(files[s], rows[rk.slowest].file))
+			s++;
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		struct gs_render_opts ro;
+		gs_console_opts(out, DEFAULT_WIDTH, 40, &ro);
+		gs_render_ranks(rows, (size_t)n, &rk, &m[s], &a[s], (enum gs_format)fmt, &ro, &sb);
+		rc = gs_emit(out, &sb);
+		gs_strbuf_release(&sb);
+		if (!rc && fail_on >= 0 && rk.straggler && rk.severity >= fail_on)
+			rc = 3;
+		for (int i = 0; !rc && fail_on >= 0 && i < n; i++)
+			for (size_t k = 0; k < a[i].findings.n; k++)
+				if (a[i].findings.v[k].severity >= fail_on)
+					rc = 3;
+	}
+	for (int i = 0; i < loaded; i++) {
+		gs_analysis_release(&a[i]);
+		gs_model_steps_release(&m[i]);
+		gs_model_release(&m[i]);
+	}
+	free(rows);
+	free(a);
+	free(m);
+	return rc;
 }
 
 static int run(int argc, char **argv)
@@ -81,9 +153,14 @@ static int run(int argc, char **argv)
 		default: rc = 2; break;
 		}
 	}
-	if (rc < 0 && optind != argc - 1)
-		rc = gs_usage_error(&gs_cmd_analyze, optind >= argc ? "no trace given" : "one trace at a time");
+	if (rc < 0 && optind >= argc)
+		rc = gs_usage_error(&gs_cmd_analyze, "no trace given");
 	if (rc >= 0) {
+		free(so.inputs.v);
+		return rc;
+	}
+	if (optind < argc - 1) {
+		rc = run_ranks(argc - optind, argv + optind, &f, &so, fmt, out, fail_on);
 		free(so.inputs.v);
 		return rc;
 	}
@@ -123,7 +200,7 @@ static int run(int argc, char **argv)
 }
 
 const struct gs_command gs_cmd_analyze = {
-	"analyze", run, "[OPTIONS] TRACE",
+	"analyze", run, "[OPTIONS] TRACE [TRACE...]",
 	"Name what holds the program back, what it costs per step, and what to change.",
 	"  -f, --format F           text (default) or json (schema: man gpuscope-analyze)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"

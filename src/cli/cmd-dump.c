@@ -253,7 +253,8 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 			else if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
 			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO &&
 			      key != GS_SK_SAMPLE_PERIOD && key != GS_SK_OSRT_THRESHOLD &&
-			      key != GS_SK_GPU_METRICS_HZ) &&
+			      key != GS_SK_GPU_METRICS_HZ && key != GS_SK_RANK &&
+			      key != GS_SK_LOCAL_RANK && key != GS_SK_WORLD_SIZE) &&
 			    !(c->type == GS_CHUNK_PROCESS && (key == GS_PK_CMDLINE || key == GS_PK_EXE)) &&
 			    !(c->type == GS_CHUNK_THREAD && (key == GS_TK_NAME || key == GS_TK_NVTX_NAME)))
 				num(d, k, v);

@@ -71,6 +71,18 @@ static int run(int argc, char **argv)
 	if (!m.imported) {
 		gs_strbuf_addf(&sb, "command:     %s\n", m.command);
 		gs_strbuf_addf(&sb, "host:        %s\n", m.host);
+		if (m.has_rank || m.has_local_rank || m.has_world_size) {
+			gs_strbuf_adds(&sb, "rank:        ");
+			if (m.has_rank)
+				gs_strbuf_addf(&sb, "%lld", (long long)m.rank);
+			else
+				gs_strbuf_adds(&sb, "unknown");
+			if (m.has_world_size)
+				gs_strbuf_addf(&sb, " of %lld", (long long)m.world_size);
+			if (m.has_local_rank)
+				gs_strbuf_addf(&sb, ", local rank %lld", (long long)m.local_rank);
+			gs_strbuf_addc(&sb, '\n');
+		}
 	}
 	gs_strbuf_adds(&sb, "started:     ");
 	if (m.start_real)

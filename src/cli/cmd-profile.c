@@ -38,6 +38,23 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/* The first of three environment variables that is set to a whole number (a rank, a count),
+ * or -1. */
+static int64_t env_rank(const char *a, const char *b, const char *c)
+{
+	const char *names[] = {a, b, c};
+	for (size_t i = 0; i < 3; i++) {
+		const char *v = getenv(names[i]);
+		char *end;
+		if (!v || *v < '0' || *v > '9')
+			continue;
+		long long n = strtoll(v, &end, 10);
+		if (!*end && n >= 0 && n < INT32_MAX)
+			return n;
+	}
+	return -1;
+}
+
 static uint64_t now_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -467,6 +484,10 @@ static int run(int argc, char **argv)
 	/* Sampling names Python frames through CPython's (>= 3.12) perf map: turned on unless the
 	 * user set PYTHONPERFSUPPORT either way; the maps it makes are removed once in the trace */
 	si.perfmap_ours = !strcmp(sample, "cpu") && !getenv("PYTHONPERFSUPPORT");
+	/* the rank of a distributed job: torchrun's variables, else Open MPI's, else Slurm's */
+	si.rank = env_rank("RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
+	si.local_rank = env_rank("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID");
+	si.world_size = env_rank("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS");
 
 	/* The child waits on `go` for the session directory, so a name with %p can be expanded
 	 * with its pid before anything of it runs. */

@@ -69,6 +69,9 @@ enum gs_session_key {
 	GS_SK_SAMPLE_PERIOD = 8, /* ns of CPU time between CPU samples (0 or absent: none taken) */
 	GS_SK_OSRT_THRESHOLD = 9,/* ns: the shortest OS runtime call recorded */
 	GS_SK_GPU_METRICS_HZ = 10, /* --gpu-metrics: GPU counter samples per second (absent: off) */
+	GS_SK_RANK = 11,       /* the distributed job's rank `profile` ran as (absent: none) */
+	GS_SK_LOCAL_RANK = 12, /* its rank on the host */
+	GS_SK_WORLD_SIZE = 13, /* the job's number of ranks */
 };
 
 enum gs_process_key {

@@ -761,10 +761,18 @@ static const char *dist_field(struct imp *k, const char *key, size_t kn, const c
 {
 	(void)ctx;
 	int ok;
-	if (lookup(key, kn, "rank"))
-		return int_value(k, p, &k->rank, &ok);
-	if (lookup(key, kn, "world_size"))
-		return int_value(k, p, &k->world, &ok);
+	if (lookup(key, kn, "rank")) {
+		p = int_value(k, p, &k->rank, &ok);
+		if (ok && k->rank >= 0 && k->rank < INT32_MAX)
+			k->m->rank = k->rank, k->m->has_rank = 1;
+		return p;
+	}
+	if (lookup(key, kn, "world_size")) {
+		p = int_value(k, p, &k->world, &ok);
+		if (ok && k->world > 0 && k->world < INT32_MAX)
+			k->m->world_size = k->world, k->m->has_world_size = 1;
+		return p;
+	}
 	if (lookup(key, kn, "backend") && *p == '"') {
 		const char *s;
 		size_t n;

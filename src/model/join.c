@@ -386,6 +386,11 @@ char *gs_demangle(const char *mangled)
 	return out;
 }
 
+int gs_kernel_is_comm(const char *name)
+{
+	return !strncmp(name, "nccl", 4) || strstr(name, "ncclKernel") != NULL;
+}
+
 void gs_model_demangle(struct gs_model *m)
 {
 	if (m->demangled || !m->kshapes.n)
@@ -397,8 +402,9 @@ void gs_model_demangle(struct gs_model *m)
 	for (size_t i = 0; i < m->kshapes.n; i++) {
 		struct gs_kshape *k = &m->kshapes.v[i];
 		uint32_t *v = gs_u64map_get(&done, (uint64_t)k->name + 1);
-		if (v) {
-			k->dname = *v;
+		if (v) { /* bit 31: communication (string ids stay below 2^31) */
+			k->dname = *v & 0x7fffffffu;
+			k->comm = (uint8_t)(*v >> 31);
 			continue;
 		}
 		uint32_t d = k->name;
@@ -410,7 +416,8 @@ void gs_model_demangle(struct gs_model *m)
 				d = gs_model_add_string(m, out, strlen(out));
 			free(out);
 		}
-		gs_u64map_put(&done, (uint64_t)k->name + 1, d);
+		k->comm = (uint8_t)gs_kernel_is_comm(gs_model_str(m, d));
+		gs_u64map_put(&done, (uint64_t)k->name + 1, d | (uint32_t)k->comm << 31);
 		k->dname = d;
 	}
 	gs_u64map_release(&done);

@@ -239,6 +239,18 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			case GS_SK_SAMPLE_PERIOD: if (!gs_tlv_get_u64(val, len, &v)) m->sample_period = v; break;
 			case GS_SK_OSRT_THRESHOLD: if (!gs_tlv_get_u64(val, len, &v)) m->osrt_threshold = v; break;
 			case GS_SK_GPU_METRICS_HZ: if (!gs_tlv_get_u64(val, len, &v)) m->gpu_metrics_hz = v; break;
+			case GS_SK_RANK:
+				if (!gs_tlv_get_u64(val, len, &v) && v < INT32_MAX)
+					m->rank = (int64_t)v, m->has_rank = 1;
+				break;
+			case GS_SK_LOCAL_RANK:
+				if (!gs_tlv_get_u64(val, len, &v) && v < INT32_MAX)
+					m->local_rank = (int64_t)v, m->has_local_rank = 1;
+				break;
+			case GS_SK_WORLD_SIZE:
+				if (!gs_tlv_get_u64(val, len, &v) && v < INT32_MAX)
+					m->world_size = (int64_t)v, m->has_world_size = 1;
+				break;
 			default: break;
 			}
 		}

@@ -160,6 +160,7 @@ struct gs_kshape {
 	uint32_t graph_id; /* node-level graph tracing: the graph and node that ran it; else 0 */
 	uint64_t graph_node;
 	uint8_t launch_type;
+	uint8_t comm; /* a communication kernel (NCCL, gs_kernel_is_comm): set with dname */
 };
 
 struct gs_kernel { /* 40 bytes */
@@ -301,6 +302,11 @@ struct gs_model {
 	char warning[256]; /* what the reader skipped or could not place, "" when nothing */
 	uint64_t file_size;
 	uint64_t chunks;
+	/* The rank of a distributed job the trace came from: native traces, the RANK, LOCAL_RANK
+	 * and WORLD_SIZE (or Open MPI's, Slurm's) environment `profile` ran in (SESSION keys 11-13);
+	 * Kineto traces, distributedInfo. Each is valid only when its has_ flag is set. */
+	int64_t rank, local_rank, world_size;
+	uint8_t has_rank, has_local_rank, has_world_size;
 
 	char **strings;
 	uint32_t *string_lens;
@@ -390,6 +396,10 @@ void gs_model_sort_gpu(struct gs_model *m);
  * range on its thread; GPU op -> API call by correlation; kernel names demangled (once: a
  * model whose names are demangled keeps them). */
 void gs_model_join(struct gs_model *m);
+/* 1 when a kernel of this (demangled) name is communication: HTA's COMMUNICATION class for
+ * NVIDIA GPUs, a name that starts with "nccl" or contains "ncclKernel"
+ * (ncclDevKernel_AllReduce_Sum_f32_RING_LL, ncclKernel_AllReduce_RING_LL_Sum_float). */
+int gs_kernel_is_comm(const char *name);
 /* A C++ name demangled (malloc'd), NULL when it is not one or cannot be. */
 char *gs_demangle(const char *mangled);
 /* Only the last of those: kernel names demangled, unless they are. */

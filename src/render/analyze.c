@@ -1,4 +1,5 @@
 /* render/analyze.c: `gpuscope analyze`'s text and JSON (render/analyze.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,9 @@ static const char *plain_verdict(int cls)
 	switch (cls) {
 	case GS_AN_GPU_COMPUTE: return "GPU-bound: kernels run %.1f%% of the step time.";
 	case GS_AN_GPU_TRANSFER: return "Transfer-bound: copies and memsets run %.1f%% of the step time.";
+	case GS_AN_GPU_COMM:
+		return "Communication-bound: communication kernels (NCCL) run with no computation "
+		       "beside them %.1f%% of the step time.";
 	case GS_AN_HOST_SYNC:
 		return "Sync-bound: for %.1f%% of the step time the host waits on a GPU that has "
 		       "nothing to do.";
@@ -100,31 +104,53 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 	gs_strbuf_init(&line);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * a->breakdown[a->primary]);
+	gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * gs_an_share(a, a->primary));
 #pragma GCC diagnostic pop
 	double idle = 1.0 - a->breakdown[GS_AN_GPU_COMPUTE] - a->breakdown[GS_AN_GPU_TRANSFER];
-	if (a->total && a->primary <= GS_AN_GPU_TRANSFER && idle > 0.0005)
+	if (a->total && (a->primary <= GS_AN_GPU_TRANSFER || a->primary == GS_AN_GPU_COMM) &&
+	    idle > 0.0005)
 		gs_strbuf_addf(&line, " The GPU idles %.1f%% of it.", 100.0 * idle);
 	gs_strbuf_addf(sb, "%sVerdict:%s ", b, r);
 	wrap(sb, 9, 9, o->width, line.buf);
 	gs_strbuf_release(&line);
 	gs_strbuf_addf(sb, "\n%sWhere the step time goes%s (per step, mean):\n", b, r);
-	int order[GS_AN__N];
-	for (int c = 0; c < GS_AN__N; c++)
+	int order[GS_AN__N + 1], nc = a->comm.n ? GS_AN__N + 1 : GS_AN__N;
+	uint64_t part[GS_AN__N + 1];
+	for (int c = 0; c < nc; c++) {
 		order[c] = c;
-	for (int i = 1; i < GS_AN__N; i++) /* by share, largest first; ties in class order */
-		for (int j = i; j > 0 && a->part[order[j]] > a->part[order[j - 1]]; j--) {
+		part[c] = gs_an_part(a, a->part, a->comm_only, c);
+	}
+	for (int i = 1; i < nc; i++) /* by share, largest first; ties in class order */
+		for (int j = i; j > 0 && part[order[j]] > part[order[j - 1]]; j--) {
 			int t = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	for (int i = 0; i < GS_AN__N; i++) {
+	for (int i = 0; i < nc; i++) {
 		int c = order[i];
-		gs_strbuf_addf(sb, "  %-15s %5.1f%%  ", gs_an_class_name(c), 100.0 * a->breakdown[c]);
-		bar(sb, a->breakdown[c], o);
+		double sh = gs_an_share(a, c);
+		gs_strbuf_addf(sb, "  %-*s %5.1f%%  ", nc > GS_AN__N ? 17 : 15, gs_an_class_name(c),
+			       100.0 * sh);
+		bar(sb, sh, o);
 		gs_strbuf_adds(sb, "  ");
-		gs_fmt_duration(sb, a->steps.n ? a->part[c] / a->steps.n : 0);
+		gs_fmt_duration(sb, a->steps.n ? part[c] / a->steps.n : 0);
 		gs_strbuf_addc(sb, '\n');
+	}
+	if (!a->comm.n || !a->steps.n)
+		return;
+	gs_strbuf_addf(sb, "\n%sCommunication%s ", b, r);
+	wrap(sb, 14, 2, o->width, "(NCCL kernels, per step, mean; overlapped: while computation "
+				  "kernels run on the device):");
+	for (size_t i = 0; i < a->comm.n; i++) {
+		const struct gs_an_comm *c = &a->comm.v[i];
+		gs_strbuf_addf(sb, "  pid %d device %u: ", (int)c->pid, c->device);
+		gs_fmt_duration(sb, c->comm_ns / a->steps.n);
+		gs_strbuf_addf(sb, " in %llu kernels, ", (unsigned long long)c->kernels);
+		double pct = gs_an_comm_pct(c);
+		if (isnan(pct))
+			gs_strbuf_adds(sb, "overlap n/a\n");
+		else
+			gs_strbuf_addf(sb, "%.1f%% overlapped\n", pct);
 	}
 }
 
@@ -255,13 +281,41 @@ static void jstr(struct gs_strbuf *sb, const char *s)
 	gs_strbuf_addc(sb, '"');
 }
 
-static void jparts(struct gs_strbuf *sb, const uint64_t *part)
+/* The parts of a step (or their sums); gpu_communication after the seven when the trace has
+ * communication, gpu_compute then less it. */
+static void jparts(struct gs_strbuf *sb, const struct gs_analysis *a, const uint64_t *part,
+		   uint64_t comm)
 {
 	gs_strbuf_addc(sb, '{');
-	for (int c = 0; c < GS_AN__N; c++)
+	for (int c = 0; c < (a->comm.n ? GS_AN__N + 1 : GS_AN__N); c++)
 		gs_strbuf_addf(sb, "%s\"%s\": %llu", c ? ", " : "", gs_an_class_name(c),
-			       (unsigned long long)part[c]);
+			       (unsigned long long)gs_an_part(a, part, comm, c));
 	gs_strbuf_addc(sb, '}');
+}
+
+/* "communication": per process and device, HTA's comm/comp overlap in the steps. */
+static void json_comm(const struct gs_model *m, const struct gs_analysis *a, struct gs_strbuf *sb)
+{
+	if (!a->comm.n)
+		return;
+	gs_strbuf_adds(sb, ",\n \"communication\": [");
+	for (size_t i = 0; i < a->comm.n; i++) {
+		const struct gs_an_comm *c = &a->comm.v[i];
+		double pct = gs_an_comm_pct(c);
+		gs_strbuf_addf(sb, "%s\n  {\"pid\": %d, \"device\": %u, ", i ? "," : "", (int)c->pid,
+			       c->device);
+		if (m->has_rank)
+			gs_strbuf_addf(sb, "\"rank\": %lld, ", (long long)m->rank);
+		gs_strbuf_addf(sb, "\"kernels\": %llu, \"communication_ns\": %llu, \"overlap_ns\": %llu, "
+				   "\"overlap_pct\": ",
+			       (unsigned long long)c->kernels, (unsigned long long)c->comm_ns,
+			       (unsigned long long)c->overlap_ns);
+		if (isnan(pct))
+			gs_strbuf_adds(sb, "null}");
+		else
+			gs_strbuf_addf(sb, "%.6f}", pct);
+	}
+	gs_strbuf_adds(sb, "]");
 }
 
 static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
@@ -361,10 +415,11 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 			   "\"steps_by\": \"%s\",\n  \"breakdown\": {",
 		       gs_an_class_name(a->primary), (double)a->median_ns / 1e6, a->steps.n,
 		       steps_by_name(a->steps_by));
-	for (int c = 0; c < GS_AN__N; c++)
-		gs_strbuf_addf(sb, "%s\"%s\": %.9g", c ? ", " : "", gs_an_class_name(c), a->breakdown[c]);
+	for (int c = 0; c < (a->comm.n ? GS_AN__N + 1 : GS_AN__N); c++)
+		gs_strbuf_addf(sb, "%s\"%s\": %.9g", c ? ", " : "", gs_an_class_name(c),
+			       a->comm.n ? gs_an_share(a, c) : a->breakdown[c]);
 	gs_strbuf_adds(sb, "},\n  \"breakdown_ns\": ");
-	jparts(sb, a->part);
+	jparts(sb, a, a->part, a->comm_only);
 	gs_strbuf_addf(sb, ", \"total_ns\": %llu},\n \"steps\": [", (unsigned long long)a->total);
 	for (size_t i = 0; i < a->steps.n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
@@ -377,7 +432,7 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 				       (int)s->pid, (int)s->tid);
 		gs_strbuf_addf(sb, ", \"start_ns\": %llu, \"duration_ns\": %llu, \"parts_ns\": ",
 			       (unsigned long long)st, (unsigned long long)(s->end - s->start));
-		jparts(sb, s->part);
+		jparts(sb, a, s->part, s->comm);
 		gs_strbuf_addc(sb, '}');
 	}
 	gs_strbuf_adds(sb, "],\n \"findings\": [");
@@ -386,6 +441,7 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		json_finding(&a->findings.v[i], sb);
 	}
 	gs_strbuf_adds(sb, "]");
+	json_comm(m, a, sb);
 	json_idle(a, sb); /* after the findings: the page's step cut looks for "steps" then "findings" */
 	gs_strbuf_adds(sb, "}\n");
 }
@@ -404,4 +460,146 @@ void gs_render_analysis(const struct gs_model *m, const struct gs_analysis *a, e
 	if (!t.width)
 		t.width = DEFAULT_WIDTH;
 	render_text(m, a, &t, out);
+}
+
+/* ---- several ranks ---- */
+
+static void fmt_ms(struct gs_strbuf *sb, int width, uint64_t ns)
+{
+	gs_strbuf_addf(sb, "%*.3f", width, (double)ns / 1e6);
+}
+
+static void text_ranks(const struct gs_an_rank *v, size_t n, const struct gs_an_ranks *rk,
+		       const struct gs_render_opts *o, struct gs_strbuf *sb)
+{
+	const char *b = o->color ? BOLD : "", *r = o->color ? RESET : "";
+	int fw = 4;
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(v[i].file) > fw)
+			fw = (int)strlen(v[i].file);
+	gs_strbuf_addf(sb, "%sgpuscope analyze%s: %zu ranks\n\n", b, r, n);
+	gs_strbuf_addf(sb, "  Rank  %-*s  Steps  Step (ms)  GPU busy  Compute (ms)  Comm (ms)  Overlap\n",
+		       fw, "File");
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_an_rank *x = &v[i];
+		gs_strbuf_addf(sb, "  %4lld%s %-*s  %5zu  ", (long long)x->rank, x->from_trace ? " " : "*",
+			       fw, x->file, x->steps);
+		fmt_ms(sb, 9, x->median_ns);
+		gs_strbuf_addf(sb, "  %7.1f%%  ", 100.0 * x->busy);
+		fmt_ms(sb, 12, x->compute_ns);
+		gs_strbuf_adds(sb, "  ");
+		fmt_ms(sb, 9, x->comm_ns);
+		if (isnan(x->overlap_pct))
+			gs_strbuf_adds(sb, "      n/a\n");
+		else
+			gs_strbuf_addf(sb, "  %6.1f%%\n", x->overlap_pct);
+	}
+	gs_strbuf_adds(sb, "  ");
+	wrap(sb, 2, 3, o->width, "(Step: the median step; Compute: computation kernels, Comm: "
+				 "communication kernels, per step, mean; Overlap: the share of Comm "
+				 "during computation)");
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].from_trace) {
+			gs_strbuf_adds(sb, "  * no rank in the trace: its position among the files\n");
+			break;
+		}
+	const struct gs_an_rank *s = &v[rk->slowest], *m = &v[rk->median];
+	struct gs_strbuf line;
+	gs_strbuf_init(&line);
+	if (n < 2 || rk->slowest == rk->median || !rk->slower_pct) {
+		gs_strbuf_adds(&line, "The ranks' median steps are equal: no rank is slower.");
+	} else {
+		gs_strbuf_addf(&line, "rank %lld (%s): median step %.3f ms, %.1f%% slower than the median "
+				      "rank %lld (%.3f ms)",
+			       (long long)s->rank, s->file, (double)s->median_ns / 1e6, rk->slower_pct,
+			       (long long)m->rank, (double)m->median_ns / 1e6);
+		if (rk->straggler)
+			gs_strbuf_addf(&line, ": a straggler [%s] (%.0f%% or more); collectives make every "
+					      "rank wait for it",
+				       gs_an_severity_name(rk->severity), GS_AN_STRAGGLER_PCT);
+		else
+			gs_strbuf_addf(&line, ", under the %.0f%% that makes a straggler", GS_AN_STRAGGLER_PCT);
+		gs_strbuf_adds(&line, ".");
+	}
+	gs_strbuf_addf(sb, "\n%sSlowest:%s ", b, r);
+	wrap(sb, 9, 9, o->width, line.buf);
+	gs_strbuf_adds(sb, "\n");
+	for (size_t i = 0; i < n; i++) {
+		gs_strbuf_reset(&line);
+		gs_strbuf_addf(&line, "primary %s", gs_an_class_name(v[i].primary));
+		if (v[i].top && v[i].top->saving_ns)
+			gs_strbuf_addf(&line, "; top finding [%s] %s, saves ~%.3f ms per step (%.1f%%)",
+				       gs_an_severity_name(v[i].top->severity), v[i].top->id,
+				       (double)v[i].top->saving_ns / 1e6, v[i].top->saving_pct);
+		else if (v[i].top)
+			gs_strbuf_addf(&line, "; top finding [%s] %s, saving not estimated",
+				       gs_an_severity_name(v[i].top->severity), v[i].top->id);
+		else
+			gs_strbuf_adds(&line, "; no finding");
+		char head[64];
+		snprintf(head, sizeof(head), "  rank %lld: ", (long long)v[i].rank);
+		gs_strbuf_adds(sb, head);
+		wrap(sb, strlen(head), strlen(head), o->width, line.buf);
+	}
+	gs_strbuf_release(&line);
+	gs_strbuf_addf(sb, "\n%sThe slowest rank, %lld:%s\n\n", b, (long long)s->rank, r);
+}
+
+static void json_ranks(const struct gs_an_rank *v, size_t n, const struct gs_an_ranks *rk,
+		       struct gs_strbuf *sb)
+{
+	gs_strbuf_adds(sb, "{\"schema\": \"gpuscope.analyze-ranks/1\",\n \"ranks\": [");
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_an_rank *x = &v[i];
+		gs_strbuf_addf(sb, "%s\n  {\"rank\": %lld, \"rank_from\": \"%s\", \"file\": ", i ? "," : "",
+			       (long long)x->rank, x->from_trace ? "trace" : "position");
+		jstr(sb, x->file);
+		gs_strbuf_addf(sb, ", \"steps\": %zu, \"median_step_ms\": %.6f, \"gpu_busy_pct\": %.6f, "
+				   "\"compute_ms_per_step\": %.6f, \"communication_ms_per_step\": %.6f, "
+				   "\"overlap_pct\": ",
+			       x->steps, (double)x->median_ns / 1e6, 100.0 * x->busy,
+			       (double)x->compute_ns / 1e6, (double)x->comm_ns / 1e6);
+		if (isnan(x->overlap_pct))
+			gs_strbuf_adds(sb, "null");
+		else
+			gs_strbuf_addf(sb, "%.6f", x->overlap_pct);
+		gs_strbuf_addf(sb, ", \"primary\": \"%s\", \"top_finding\": ", gs_an_class_name(x->primary));
+		if (x->top)
+			jstr(sb, x->top->id);
+		else
+			gs_strbuf_adds(sb, "null");
+		gs_strbuf_addc(sb, '}');
+	}
+	const struct gs_an_rank *s = &v[rk->slowest], *m = &v[rk->median];
+	gs_strbuf_addf(sb, "],\n \"slowest\": {\"rank\": %lld, \"file\": ", (long long)s->rank);
+	jstr(sb, s->file);
+	gs_strbuf_addf(sb, ", \"median_step_ms\": %.6f, \"median_rank\": %lld, "
+			   "\"median_rank_step_ms\": %.6f, \"slower_pct\": %.6f, \"straggler\": %s, "
+			   "\"straggler_threshold_pct\": %.1f, \"severity\": ",
+		       (double)s->median_ns / 1e6, (long long)m->rank, (double)m->median_ns / 1e6,
+		       rk->slower_pct, rk->straggler ? "true" : "false", GS_AN_STRAGGLER_PCT);
+	if (rk->straggler)
+		gs_strbuf_addf(sb, "\"%s\"}", gs_an_severity_name(rk->severity));
+	else
+		gs_strbuf_adds(sb, "null}");
+	gs_strbuf_adds(sb, ",\n \"slowest_analysis\": ");
+}
+
+void gs_render_ranks(const struct gs_an_rank *v, size_t n, const struct gs_an_ranks *rk,
+		     const struct gs_model *sm, const struct gs_analysis *sa, enum gs_format f,
+		     const struct gs_render_opts *o, struct gs_strbuf *out)
+{
+	struct gs_render_opts t = o ? *o : (struct gs_render_opts){0};
+	if (!t.width)
+		t.width = DEFAULT_WIDTH;
+	if (f == GS_FMT_JSON) {
+		json_ranks(v, n, rk, out);
+		render_json(sm, sa, out);
+		while (out->len && out->buf[out->len - 1] == '\n')
+			out->len--;
+		gs_strbuf_adds(out, "}\n");
+		return;
+	}
+	text_ranks(v, n, rk, &t, out);
+	render_text(sm, sa, &t, out);
 }

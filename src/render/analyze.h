@@ -14,4 +14,12 @@
 void gs_render_analysis(const struct gs_model *m, const struct gs_analysis *a, enum gs_format f,
 			const struct gs_render_opts *o, struct gs_strbuf *out);
 
+/* Several ranks (v[0..n), sorted by rank): the per-rank table, the slowest rank against the
+ * median rank, each rank's verdict and top finding, then the single-trace analysis of the
+ * slowest rank (sm, sa). JSON: schema "gpuscope.analyze-ranks/1" with that analysis embedded
+ * under "slowest_analysis". */
+void gs_render_ranks(const struct gs_an_rank *v, size_t n, const struct gs_an_ranks *rk,
+		     const struct gs_model *sm, const struct gs_analysis *sa, enum gs_format f,
+		     const struct gs_render_opts *o, struct gs_strbuf *out);
+
 #endif

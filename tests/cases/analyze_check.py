@@ -4,7 +4,9 @@ sum to its duration, the breakdown sums to 1 and is the summed parts over the su
 and where the definitions coincide the parts equal step_sum's columns (gpu_compute = Kernel,
 gpu_transfer = Memcpy + Memset, host_sync = Sync Wait, host_launch = Runtime API,
 input_pipeline + host_compute + other = Idle), and the idle time by host activity sums to that
-idle time with its DataLoader classes equal to input_pipeline. Prints "match (N steps)" or what differs, and
+idle time with its DataLoader classes equal to input_pipeline. A trace with communication
+kernels has an eighth class, gpu_communication, last (and then gpu_compute + gpu_communication
+= Kernel) and a "communication" list whose overlap is at most its time. Prints "match (N steps)" or what differs, and
 exits 1 then.
 usage: analyze_check.py GPUSCOPE TRACE [OPTIONS...]"""
 import csv
@@ -20,6 +22,14 @@ bad = []
 a = json.loads(subprocess.run([gs, "analyze", "--format", "json", *opts, path], check=True,
                               capture_output=True, text=True).stdout)
 v = a["verdict"]
+if "communication" in a:
+    CLASSES = CLASSES + ["gpu_communication"]
+    for c in a["communication"]:
+        if not 0 < c["communication_ns"] or not 0 <= c["overlap_ns"] <= c["communication_ns"] or \
+                abs(c["overlap_pct"] - 100.0 * c["overlap_ns"] / c["communication_ns"]) > 1e-4:
+            bad.append("communication %r" % c)
+elif "gpu_communication" in v["breakdown"]:
+    bad.append("gpu_communication without a communication list")
 if a.get("schema") != "gpuscope.analyze/1":
     bad.append("schema %r" % a.get("schema"))
 for k in ("primary", "breakdown", "step_time_ms", "steps", "steps_by", "breakdown_ns", "total_ns"):
@@ -93,6 +103,7 @@ for r, s in zip(rows, a["steps"]):
         "idle": int(r["Idle (ns)"]),
     }
     got = dict(p)
+    got["gpu_compute"] += p.get("gpu_communication", 0)
     got["idle"] = p["input_pipeline"] + p["host_compute"] + p["other"]
     for k, w in want.items():
         if got[k] != w:

@@ -3,7 +3,8 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
-#   env: SECTIONS="nvtx cuda resnet kineto pytorch loader overhead" (which to run), OUT (where fixtures go)
+#   env: SECTIONS="nvtx cuda resnet kineto pytorch loader overhead" (which to run; add "multi"
+#        on a machine with two GPUs: tests/gpu/multi.sh), OUT (where fixtures go)
 set -u
 SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch loader overhead}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -43,6 +44,13 @@ if on loader; then
 echo "dataloader-bound loop (analyze from CPU samples):"
 bash tests/gpu/loader.sh "$BUILD" | tee "$T/loader.txt"
 p=$(tail -1 "$T/loader.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+fi
+
+if on multi; then
+echo "two GPUs (one process on both, two NCCL ranks):"
+bash tests/gpu/multi.sh "$BUILD" | tee "$T/multi.txt"
+p=$(tail -1 "$T/multi.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
 fi
 

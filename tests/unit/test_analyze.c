@@ -2,6 +2,7 @@
  * step against hand-computed values, against a per-nanosecond brute force and against
  * step_sum's columns where the definitions coincide; the verdict; every rule firing on a
  * planted case with its saving and staying silent on a healthy one; the JSON and text output. */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -26,7 +27,8 @@ enum { RT_MALLOC = 20, RT_FREE = 22, RT_MEMCPY = 31, RT_MEMCPY_ASYNC = 41, RT_ME
        RT_STREAM_SYNC = 131, RT_LAUNCH = 211 };
 enum { SYNC_STREAM_WAIT_EVENT = 2, SYNC_STREAM = 3 };
 
-enum { S_P1 = 1, S_P2, S_P3, S_P4, S_LOADER, S_ADD, S_MINE, S_SGEMM, S_TF32, S_SMALL, S_SIMT, S_GEMV };
+enum { S_P1 = 1, S_P2, S_P3, S_P4, S_LOADER, S_ADD, S_MINE, S_SGEMM, S_TF32, S_SMALL, S_SIMT, S_GEMV,
+       S_NCCL };
 static const char *const strs[] = {
 	"",
 	"ProfilerStep#1",
@@ -44,6 +46,7 @@ static const char *const strs[] = {
 	 "alignc4_execute_kernel__5x_cublas"),
 	/* cuBLAS's small-N fp32 kernel, a matrix-vector product for a batch of 16 */
 	"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false>",
+	"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>*)",
 };
 
 static void model_init(struct gs_model *m)
@@ -62,7 +65,7 @@ static void model_init(struct gs_model *m)
 	m->complete = 1;
 	m->path = gs_xstrdup("hand");
 	for (uint32_t i = 0; i < n; i++) { /* kernel shape i is named strs[i] */
-		struct gs_kshape s = {.name = i, .dname = i};
+		struct gs_kshape s = {.name = i, .dname = i, .comm = (uint8_t)gs_kernel_is_comm(strs[i])};
 		GS_VEC_PUSH(&m->kshapes, s);
 	}
 }
@@ -521,6 +524,95 @@ static void test_graph_launch_is_compute(void **state)
 	run(&m, &a, NULL, 0);
 	assert_int_equal(a.steps.v[0].part[GS_AN_GPU_COMPUTE], 8000);
 	assert_int_equal(a.primary, GS_AN_GPU_COMPUTE);
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
+/* HTA's kernel classes: communication by name, decided on the demangled name */
+static void test_comm_names(void **state)
+{
+	(void)state;
+	assert_true(gs_kernel_is_comm("ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
+	assert_true(gs_kernel_is_comm("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
+	assert_true(gs_kernel_is_comm("void at::ncclKernel_x()")); /* contains ncclKernel */
+	assert_false(gs_kernel_is_comm("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LLP24ncclDevKernelArgsStorageILm4096EE"));
+	assert_false(gs_kernel_is_comm("my_nccl_wrapper_kernel"));
+	assert_false(gs_kernel_is_comm("ampere_sgemm_128x64_nn"));
+}
+
+/* Communication kernels on two streams [1000, 5000) and [4000, 6000) (merged: 5000 ns);
+ * computation [0, 2000), [3000, 4500), and a graph launch [5500, 7000): overlapped 1000 + 1500
+ * + 500 = 3000 ns, 60%; the kernels given out of order (a hand-built model: the copy-and-sort
+ * path). Sorted and without the graph (the one-pass path): 2500 ns, 50%. */
+static void comm_model(struct gs_model *m, int graph)
+{
+	model_init(m);
+	range(m, 0, 10000, S_P1, 1, 1);
+	kernel(m, 3000, 4500, 1, S_ADD, -1);
+	kernel(m, 4000, 6000, 1, S_NCCL, -1);
+	m->kernels.v[m->kernels.n - 1].stream = 21;
+	kernel(m, 0, 2000, 1, S_ADD, -1);
+	kernel(m, 1000, 5000, 1, S_NCCL, -1);
+	m->kernels.v[m->kernels.n - 1].stream = 20;
+	if (graph) {
+		struct gs_graph_launch g = {.start = 5500, .end = 7000, .pid = 1, .api = -1};
+		GS_VEC_PUSH(&m->graphs, g);
+	}
+}
+
+static void test_comm_overlap(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	struct gs_filter f = {0};
+	struct gs_an_comm *c;
+	comm_model(&m, 1);
+	struct gs_an_window w = {0, 10000, 0};
+	assert_int_equal(gs_an_comm_overlap(&m, &f, &w, 1, &c), 1);
+	assert_int_equal(c[0].pid, 1);
+	assert_int_equal(c[0].kernels, 2);
+	assert_int_equal(c[0].comm_ns, 5000);
+	assert_int_equal(c[0].overlap_ns, 3000);
+	assert_true(fabs(gs_an_comm_pct(&c[0]) - 60.0) < 1e-9);
+	free(c);
+	struct gs_an_window cut = {0, 3500, 1}; /* [1000, 3500) of it, [1000, 2000) + [3000, 3500) */
+	assert_int_equal(gs_an_comm_overlap(&m, &f, &cut, 1, &c), 1);
+	assert_int_equal(c[0].comm_ns, 2500);
+	assert_int_equal(c[0].overlap_ns, 1500);
+	assert_int_equal(c[0].kernels, 1);
+	free(c);
+	struct gs_an_window other = {0, 10000, 2}; /* another process's window: nothing */
+	assert_int_equal(gs_an_comm_overlap(&m, &f, &other, 1, &c), 1);
+	assert_int_equal(c[0].comm_ns, 0);
+	assert_true(isnan(gs_an_comm_pct(&c[0])));
+	free(c);
+	f.by_device = 1;
+	f.device = 1; /* the kernels are on device 0 */
+	assert_int_equal(gs_an_comm_overlap(&m, &f, &w, 1, &c), 0);
+	assert_null(c);
+	model_free(&m);
+
+	comm_model(&m, 0);
+	gs_model_sort_gpu(&m);
+	f.by_device = 0;
+	assert_int_equal(gs_an_comm_overlap(&m, &f, &w, 1, &c), 1);
+	assert_int_equal(c[0].comm_ns, 5000);
+	assert_int_equal(c[0].overlap_ns, 2500);
+	free(c);
+	model_free(&m);
+
+	/* the verdict: kernels [0, 7000) of the step, computation alone 5000: communication
+	 * alone 2000 (its own class), gpu_compute less it */
+	struct gs_analysis a;
+	comm_model(&m, 1);
+	run(&m, &a, NULL, 0);
+	assert_int_equal(a.steps.v[0].part[GS_AN_GPU_COMPUTE], 7000);
+	assert_int_equal(a.steps.v[0].comm, 2000);
+	assert_int_equal(gs_an_part(&a, a.part, a.comm_only, GS_AN_GPU_COMPUTE), 5000);
+	assert_true(fabs(gs_an_share(&a, GS_AN_GPU_COMM) - 0.2) < 1e-9);
+	assert_int_equal(a.comm.n, 1);
+	assert_int_equal(a.comm.v[0].overlap_ns, 3000);
+	assert_string_equal(gs_an_class_name(GS_AN_GPU_COMM), "gpu_communication");
 	gs_analysis_release(&a);
 	model_free(&m);
 }
@@ -995,6 +1087,8 @@ int main(void)
 		cmocka_unit_test(test_rule_launch),
 		cmocka_unit_test(test_rule_sync),
 		cmocka_unit_test(test_graph_launch_is_compute),
+		cmocka_unit_test(test_comm_names),
+		cmocka_unit_test(test_comm_overlap),
 		cmocka_unit_test(test_rule_input),
 		cmocka_unit_test(test_rule_copies),
 		cmocka_unit_test(test_rule_transfer),
