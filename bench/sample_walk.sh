@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # bench/sample_walk.sh: what one CPU sample costs a process shaped like PyTorch's
-# (bench/sample_walk.c: LIBS shared libraries loaded, a 40-deep stack with 40 JIT frames):
+# (tests/programs/host_jit: LIBS shared libraries loaded, a 40-deep stack with 40 JIT frames):
 # the program under `gpuscope profile --sample none` and with sampling (the default), runs
 # alternating; prints the loop's median seconds and range for each, the samples taken, and
 # the cost per sample ((with - without) / samples). Builds in each BUILD_DIR given are run
 # in turn in the same rounds (e.g. an old and a new build).
-#   usage: bench/sample_walk.sh BUILD_DIR...     (env: RUNS=5 LIBS=400 TURNS=300)
+#   usage: bench/sample_walk.sh BUILD_DIR...     (env: RUNS=5 LIBS=400 TURNS=40)
 set -eu
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-5} LIBS=${LIBS:-400} TURNS=${TURNS:-300}
+RUNS=${RUNS:-5} LIBS=${LIBS:-400} TURNS=${TURNS:-40}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuscope-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cc -std=c17 -O2 -D_GNU_SOURCE -o "$tmp/sample_walk" bench/sample_walk.c -ldl
+
 # libraries that load without side effects worth noting: the system's, minus the C library's own
 ls /usr/lib/x86_64-linux-gnu/*.so.* 2>/dev/null | grep -v -E '/(libc|libpthread|libdl|librt|libm|ld-linux|libasan|libtsan|liblsan|libubsan|libhwasan|libmemusage|libpcprofile|libSegFault|libthread_db|libunwind|libjemalloc|libtcmalloc|libfakeroot|libeatmydata|libGL|libEGL|libnss_)' |
 	head -"$LIBS" >"$tmp/libs"
@@ -19,8 +19,8 @@ med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[
 for _ in $(seq "$RUNS"); do
 	for b in "$@"; do
 		k=$(echo "$b" | tr / _)
-		"$b/bin/gpuscope" profile -f -o "$tmp/n" -t nvtx --sample none "$tmp/sample_walk" "$tmp/libs" 40 "$TURNS" 2>/dev/null >>"$tmp/none.$k"
-		"$b/bin/gpuscope" profile -f -o "$tmp/s" -t nvtx "$tmp/sample_walk" "$tmp/libs" 40 "$TURNS" 2>/dev/null >>"$tmp/cpu.$k"
+		"$b/bin/gpuscope" profile -f -o "$tmp/n" -t nvtx --sample none "$b/tests/programs/host_jit" 40 "$TURNS" "$tmp/libs" 2>/dev/null >>"$tmp/none.$k"
+		"$b/bin/gpuscope" profile -f -o "$tmp/s" -t nvtx "$b/tests/programs/host_jit" 40 "$TURNS" "$tmp/libs" 2>/dev/null >>"$tmp/cpu.$k"
 		"$b/bin/gpuscope" info "$tmp/s.gst" | awk '/cpu samples/ { gsub(",", "", $3); print $3 }' >>"$tmp/ns.$k"
 	done
 done

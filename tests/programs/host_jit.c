@@ -4,15 +4,19 @@
  * DEPTH times through it, then spins (about 0.5 s of CPU per turn set), so every sample's stack
  * is main > recurse > [jit] > recurse > [jit] > ... > recurse. It also blocks SIGUSR1 with
  * sigprocmask, raises it, checks it stays pending, and unblocks it (its handler must run then):
- * the sampler answers sigprocmask itself only inside its own stack walks. Exits 0, or 3 when a
+ * the sampler answers sigprocmask itself only inside its own stack walks. With LIBLIST, it first
+ * loads the shared libraries listed there (a PyTorch process has hundreds: bench/sample_walk.sh).
+ * Prints the libraries loaded and the seconds the recursion took. Exits 0, or 3 when a
  * sigprocmask check fails; on other machines than x86-64 prints "skip" and exits 0.
- *   usage: host_jit [DEPTH] [TURNS] */
+ *   usage: host_jit [DEPTH] [TURNS] [LIBLIST] */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 typedef uint64_t (*step_fn)(long depth, uint64_t x, void *self);
 static step_fn tramp;
@@ -56,6 +60,16 @@ int main(int argc, char **argv)
 #if defined(__x86_64__)
 	long depth = argc > 1 ? atol(argv[1]) : 30;
 	int turns = argc > 2 ? atoi(argv[2]) : 25;
+	int libs = 0;
+	FILE *f = argc > 3 ? fopen(argv[3], "r") : NULL;
+	char line[4096];
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] && dlopen(line, RTLD_LAZY | RTLD_LOCAL))
+			libs++;
+	}
+	if (f)
+		fclose(f);
 	if (masks() != 0) {
 		fprintf(stderr, "host_jit: sigprocmask did not block or unblock SIGUSR1\n");
 		return 3;
@@ -68,11 +82,14 @@ int main(int argc, char **argv)
 	if (mprotect(p, 4096, PROT_READ | PROT_EXEC) != 0)
 		return 1;
 	tramp = (step_fn)(uintptr_t)p;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
 	uint64_t x = 1;
 	for (int t = 0; t < turns; t++)
 		x += recurse(depth, x, (void *)recurse);
+	clock_gettime(CLOCK_MONOTONIC, &b);
 	sink = x;
-	printf("%ld\n", depth);
+	printf("%d %.4f\n", libs, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 	return 0;
 #else
 	(void)argc;
