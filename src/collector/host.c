@@ -57,7 +57,6 @@
 static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
 static int (*u_step)(unw_cursor_t *);
 static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-static int (*u_get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
 static int (*u_backtrace)(void **, int);
 
 static int unwind_load(void)
@@ -70,12 +69,11 @@ static int unwind_load(void)
 	u_init_local2 = (__typeof__(u_init_local2))(uintptr_t)dlsym(h, GS_STR(unw_init_local2));
 	u_step = (__typeof__(u_step))(uintptr_t)dlsym(h, GS_STR(unw_step));
 	u_get_reg = (__typeof__(u_get_reg))(uintptr_t)dlsym(h, GS_STR(unw_get_reg));
-	u_get_proc_info = (__typeof__(u_get_proc_info))(uintptr_t)dlsym(h, GS_STR(unw_get_proc_info));
 	u_backtrace = (__typeof__(u_backtrace))(uintptr_t)dlsym(h, "unw_backtrace");
 	/* libunwind's caching policy stays its default, one global cache: its lock is taken with
 	 * signals blocked, and it needs no thread-local storage of the dlopen'ed libunwind, whose
 	 * first use on a thread would allocate (inside the signal handler) */
-	return u_init_local2 && u_step && u_get_reg && u_get_proc_info ? 0 : -1;
+	return u_init_local2 && u_step && u_get_reg ? 0 : -1;
 }
 
 #include "../format/gst.h"
@@ -393,71 +391,6 @@ static void maps_snapshot(void)
 
 /* ---- CPU sampling ---- */
 
-/* Frames in JIT'ed code (CPython's perf trampolines, one per Python function on the stack):
- * libunwind finds no unwind information for them, and looks for it again at every sample,
- * through dl_iterate_phdr over every loaded library with all signals masked (two system calls);
- * in a PyTorch process that is tens of microseconds per Python frame. So each thread remembers,
- * per return address, whether libunwind knows the frame (asked once, unw_get_proc_info), and
- * steps a frame it does not know itself, through the frame pointer, as libunwind's own
- * fallback would: the trampolines (and most JIT code) keep one (push %rbp; mov %rsp,%rbp).
- * The frame pointer is followed only inside the thread's stack. */
-#define IPK_SLOTS 1024 /* direct-mapped, per thread */
-enum { IPK_UNKNOWN, IPK_KNOWN, IPK_JIT };
-static __thread uint64_t ipk_ip[IPK_SLOTS];
-static __thread uint8_t ipk_kind[IPK_SLOTS];
-static __thread uintptr_t tl_stack_hi; /* the thread's stack's top; 0: unknown */
-
-static int ip_kind(unw_cursor_t *cur, uint64_t ip)
-{
-	uint32_t i = (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 54) & (IPK_SLOTS - 1);
-	if (ipk_ip[i] == ip)
-		return ipk_kind[i];
-	unw_proc_info_t pi;
-	int kind = u_get_proc_info(cur, &pi) == 0 ? IPK_KNOWN : IPK_JIT;
-	ipk_ip[i] = ip;
-	ipk_kind[i] = (uint8_t)kind;
-	return kind;
-}
-
-#if defined(__x86_64__)
-/* Step out of a JIT frame through its frame pointer: the caller's rip at rbp+8, its rbp at
- * rbp, its rsp rbp+16; the other callee-saved registers are the frame's own. Starts the cursor
- * again from there. 0 when done, -1 when the frame pointer is not a frame in this stack. */
-static int jit_step(unw_cursor_t *cur)
-{
-	unw_word_t sp = 0, bp = 0;
-	if (!tl_stack_hi || u_get_reg(cur, UNW_X86_64_RSP, &sp) < 0 ||
-	    u_get_reg(cur, UNW_X86_64_RBP, &bp) < 0 || (bp & 7) || bp < sp ||
-	    bp + 16 > tl_stack_hi)
-		return -1;
-	const uint64_t *frame = (const uint64_t *)(uintptr_t)bp;
-	unw_context_t ctx;
-	memset(&ctx, 0, sizeof(ctx));
-	static const struct {
-		int greg;
-		unw_regnum_t reg;
-	} kept[] = {{REG_RBX, UNW_X86_64_RBX}, {REG_R12, UNW_X86_64_R12}, {REG_R13, UNW_X86_64_R13},
-		    {REG_R14, UNW_X86_64_R14}, {REG_R15, UNW_X86_64_R15}};
-	for (size_t i = 0; i < GS_ARRAY_SIZE(kept); i++) {
-		unw_word_t v = 0;
-		u_get_reg(cur, kept[i].reg, &v);
-		ctx.uc_mcontext.gregs[kept[i].greg] = (greg_t)v;
-	}
-	ctx.uc_mcontext.gregs[REG_RIP] = (greg_t)frame[1];
-	ctx.uc_mcontext.gregs[REG_RBP] = (greg_t)frame[0];
-	ctx.uc_mcontext.gregs[REG_RSP] = (greg_t)(bp + 16);
-	if (!frame[1])
-		return -1; /* the chain ends */
-	return u_init_local2(cur, &ctx, 0) == 0 ? 0 : -1;
-}
-#else
-static int jit_step(unw_cursor_t *cur)
-{
-	(void)cur;
-	return -1;
-}
-#endif
-
 /* libunwind masks every signal around its cache and table look-ups: two sigprocmask system
  * calls several times per frame, most of a sample's cost. The handler runs with every signal
  * already blocked (its sa_mask), so inside a walk those calls change nothing and are answered
@@ -486,7 +419,8 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 
 /* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses.
  * First by unw_backtrace, libunwind's fast path: it keeps, per thread, each return address's
- * rule for finding its caller (from the unwind tables, or the frame pointer for a JIT frame),
+ * rule for finding its caller (from the unwind tables, or the frame pointer for a JIT frame
+ * without them, such as CPython's perf trampolines),
  * so a known frame costs a hash look-up and two loads, where unw_step searches the unwind
  * tables again through dl_iterate_phdr over every loaded library (a PyTorch process has
  * hundreds: most of a sample's cost, bench/RESULTS.md). It walks from here, through this
@@ -535,21 +469,12 @@ static uint32_t walk_steps(void *ucv, uint64_t *ips)
 		tl_in_walk = 0;
 		return 0;
 	}
-	for (;;) {
+	do {
 		unw_word_t ip = 0;
 		if (u_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		ips[n++] = (uint64_t)ip;
-		if (n >= GS_SAMPLE_MAX_FRAMES)
-			break;
-		/* the interrupted frame itself may be anywhere in JIT code: libunwind's heuristics */
-		if (n > 1 && ip_kind(&cur, (uint64_t)ip) == IPK_JIT) {
-			if (jit_step(&cur) != 0)
-				break;
-		} else if (u_step(&cur) <= 0) {
-			break;
-		}
-	}
+	} while (n < GS_SAMPLE_MAX_FRAMES && u_step(&cur) > 0);
 	tl_in_walk = 0;
 	return n;
 }
@@ -647,14 +572,6 @@ static void sampler_thread_start(void)
 	if (!sample_on || tl_timer_armed)
 		return;
 	int saved = errno;
-	pthread_attr_t at;
-	if (pthread_getattr_np(pthread_self(), &at) == 0) {
-		void *lo = NULL;
-		size_t size = 0;
-		if (pthread_attr_getstack(&at, &lo, &size) == 0)
-			tl_stack_hi = (uintptr_t)lo + size;
-		pthread_attr_destroy(&at);
-	}
 	walk_prime();
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
