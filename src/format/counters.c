@@ -120,33 +120,27 @@ int gs_counterbuild_write(struct gs_counterbuild *b, struct gs_writer *w)
 	return rc;
 }
 
-#define GETV(v)                                                                              \
-	do {                                                                                 \
-		if (!(p = gs_varint_get(p, end, &(v))))                                      \
-			return -1;                                                           \
-	} while (0)
-
 int gs_counterchunk_open(struct gs_counterchunk *c, const uint8_t *data, size_t len)
 {
 	const uint8_t *p = data, *end = data + len;
 	uint64_t nl, ul;
 	memset(c, 0, sizeof(*c));
-	GETV(c->device);
-	GETV(c->metric);
-	GETV(nl);
+	GS_VARINT_NEXT(c->device);
+	GS_VARINT_NEXT(c->metric);
+	GS_VARINT_NEXT(nl);
 	if (nl > GS_COUNTER_MAX_NAME || nl > (uint64_t)(end - p))
 		return -1;
 	c->name = (const char *)p;
 	c->name_len = (size_t)nl;
 	p += nl;
-	GETV(ul);
+	GS_VARINT_NEXT(ul);
 	if (ul > GS_COUNTER_MAX_NAME || ul > (uint64_t)(end - p))
 		return -1;
 	c->unit = (const char *)p;
 	c->unit_len = (size_t)ul;
 	p += ul;
-	GETV(c->count);
-	GETV(c->base);
+	GS_VARINT_NEXT(c->count);
+	GS_VARINT_NEXT(c->base);
 	if (c->device > UINT32_MAX || c->metric > UINT32_MAX || c->count > (uint64_t)(end - p) / 2)
 		return -1; /* a sample takes at least 2 bytes */
 	c->prev_t = c->base;
@@ -161,8 +155,8 @@ int gs_counter_next(struct gs_counterchunk *c, struct gs_counter_rec *r)
 		return 0;
 	const uint8_t *p = c->p, *end = c->end;
 	uint64_t dt, dv;
-	GETV(dt);
-	GETV(dv);
+	GS_VARINT_NEXT(dt);
+	GS_VARINT_NEXT(dv);
 	r->ts = c->prev_t + (uint64_t)gs_unzigzag(dt);
 	r->value = (int64_t)((uint64_t)c->prev_v + (uint64_t)gs_unzigzag(dv));
 	c->prev_t = r->ts;

@@ -65,20 +65,14 @@ int gs_hostbuild_flush(struct gs_hostbuild *b, struct gs_writer *w, uint16_t typ
 	return rc;
 }
 
-#define GETV(v)                                                                              \
-	do {                                                                                 \
-		if (!(p = gs_varint_get(p, end, &(v))))                                      \
-			return -1;                                                           \
-	} while (0)
-
 int gs_hostchunk_open(struct gs_hostchunk *c, const uint8_t *data, size_t len)
 {
 	const uint8_t *p = data, *end = data + len;
 	memset(c, 0, sizeof(*c));
-	GETV(c->pid);
-	GETV(c->tid);
-	GETV(c->count);
-	GETV(c->base);
+	GS_VARINT_NEXT(c->pid);
+	GS_VARINT_NEXT(c->tid);
+	GS_VARINT_NEXT(c->count);
+	GS_VARINT_NEXT(c->base);
 	c->prev = c->base;
 	c->p = p;
 	c->end = end;
@@ -91,9 +85,9 @@ int gs_osrt_next(struct gs_hostchunk *c, struct gs_osrt_rec *r)
 		return 0;
 	const uint8_t *p = c->p, *end = c->end;
 	uint64_t call, delta, dur;
-	GETV(call);
-	GETV(delta);
-	GETV(dur);
+	GS_VARINT_NEXT(call);
+	GS_VARINT_NEXT(delta);
+	GS_VARINT_NEXT(dur);
 	if (call > UINT32_MAX)
 		return -1;
 	r->call = (uint32_t)call;
@@ -111,14 +105,14 @@ int gs_sample_next(struct gs_hostchunk *c, struct gs_sample_rec *r)
 		return 0;
 	const uint8_t *p = c->p, *end = c->end;
 	uint64_t delta, weight, n;
-	GETV(delta);
-	GETV(weight);
-	GETV(n);
+	GS_VARINT_NEXT(delta);
+	GS_VARINT_NEXT(weight);
+	GS_VARINT_NEXT(n);
 	if (n > GS_SAMPLE_MAX_FRAMES || weight > UINT32_MAX)
 		return -1;
 	r->weight = (uint32_t)weight;
 	for (uint64_t i = 0; i < n; i++)
-		GETV(r->frames[i]);
+		GS_VARINT_NEXT(r->frames[i]);
 	r->n = (uint32_t)n;
 	r->ts = c->prev + (uint64_t)gs_unzigzag(delta);
 	c->prev = r->ts;
@@ -142,8 +136,8 @@ int gs_mapchunk_open(struct gs_mapchunk *c, const uint8_t *data, size_t len)
 {
 	const uint8_t *p = data, *end = data + len;
 	memset(c, 0, sizeof(*c));
-	GETV(c->pid);
-	GETV(c->count);
+	GS_VARINT_NEXT(c->pid);
+	GS_VARINT_NEXT(c->count);
 	c->p = p;
 	c->end = end;
 	return 0;
@@ -155,10 +149,10 @@ int gs_mapchunk_next(struct gs_mapchunk *c, struct gs_map_rec *r)
 		return 0;
 	const uint8_t *p = c->p, *end = c->end;
 	uint64_t len;
-	GETV(r->start);
-	GETV(r->end);
-	GETV(r->offset);
-	GETV(len);
+	GS_VARINT_NEXT(r->start);
+	GS_VARINT_NEXT(r->end);
+	GS_VARINT_NEXT(r->offset);
+	GS_VARINT_NEXT(len);
 	if (len > (uint64_t)(end - p))
 		return -1;
 	r->path = (const char *)p;

@@ -47,6 +47,14 @@ static inline const uint8_t *gs_varint_get(const uint8_t *p, const uint8_t *end,
 	return 0;
 }
 
+/* In a decoder that returns -1 on bad input and reads through locals p and end: the next
+ * varint into v. */
+#define GS_VARINT_NEXT(v)                                                                    \
+	do {                                                                                 \
+		if (!(p = gs_varint_get(p, end, &(v))))                                      \
+			return -1;                                                           \
+	} while (0)
+
 /* gs_varint_get, with the values of up to 4 bytes decoded inline when 10 bytes are left:
  * the bulk decoders' loops (EVENTS, CUDA columns), whose times and durations take 2-3 bytes. */
 static inline const uint8_t *gs_varint_get_fast(const uint8_t *p, const uint8_t *end,
