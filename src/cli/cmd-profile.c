@@ -271,9 +271,8 @@ static int run(int argc, char **argv)
 		}
 		case 'M': gpu_metrics = 1; break;
 		case 'R': {
-			errno = 0;
-			unsigned long long hz = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-' || hz < 1 || hz > 1000)
+			uint64_t hz = 0;
+			if (gs_parse_u64(optarg, &hz) < 0 || hz < 1 || hz > 1000)
 				return gs_usage_error(&gs_cmd_profile, "--gpu-metrics-frequency takes 1 to 1000 "
 						      "(samples per second), not '%s'", optarg);
 			gm_hz = (unsigned)hz;
@@ -303,10 +302,9 @@ static int run(int argc, char **argv)
 		}
 		case 'S':
 		case 'C': {
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-' ||
-			    (o == 'C' && (v < 1 || v > 1000000)) || v > 1000000000)
+			uint64_t v = 0;
+			if (gs_parse_u64(optarg, &v) < 0 || (o == 'C' && (v < 1 || v > 1000000)) ||
+			    v > 1000000000)
 				return gs_usage_error(&gs_cmd_profile, "%s takes a count (%s), not '%s'",
 						      o == 'S' ? "--kernel-skip" : "--kernel-count",
 						      o == 'S' ? "0 or more" : "1 to 1000000", optarg);
