@@ -120,20 +120,39 @@ static void *next_fn(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-/* Whether this call is clocked: osrt on, not inside the collector, and inside the capture
- * range (outside it a wrapper costs two loads and a branch more than the call, as with osrt
- * off, so the range's on/off blocks measure what osrt costs). */
+/* Whether this call is clocked: osrt on and inside the capture range (outside it a wrapper
+ * costs two loads and a branch more than the call, as with osrt off, so the range's on/off
+ * blocks measure what osrt costs). No thread-local read here: the collector's own calls
+ * (tls.busy) are clocked too and dropped by osrt_record, which is rare, where reading tls.busy
+ * on every call costs a TLS-descriptor call. */
 #define OSRT_LIVE()                                                                          \
-	(GS_LIKELY(gs_osrt_on) && !gs_tls.busy &&                                            \
-	 !atomic_load_explicit(&gs_paused, memory_order_relaxed))
+	(GS_LIKELY(gs_osrt_on) && !atomic_load_explicit(&gs_paused, memory_order_relaxed))
 
-/* The clocked part of a wrapper: f is the next definition, args its arguments. */
+/* The clocked part of a wrapper: f is the next definition, args its arguments. The TSC test
+ * is made once, so the common path is rdtsc, the call, rdtsc. */
+#if defined(__x86_64__)
+#define OSRT_CLOCKED(f, args, t0, t1, res)                                              \
+	if (GS_LIKELY(gs_clock == GS_CLOCK_TSC)) {                                           \
+		t0 = __builtin_ia32_rdtsc();                                                 \
+		res = f args;                                                                \
+		t1 = __builtin_ia32_rdtsc();                                                 \
+	} else {                                                                             \
+		t0 = gs_clock_now();                                                         \
+		res = f args;                                                                \
+		t1 = gs_clock_now();                                                         \
+	}
+#else
+#define OSRT_CLOCKED(f, args, t0, t1, res)                                              \
+	t0 = gs_clock_now();                                                                 \
+	res = f args;                                                                        \
+	t1 = gs_clock_now();
+#endif
 #define OSRT_TIMED(ret, call, f, args)                                                       \
 	if (!OSRT_LIVE())                                                                    \
 		return f args;                                                               \
-	uint64_t t0_ = gs_clock_now();                                                       \
-	ret res_ = f args;                                                                   \
-	uint64_t t1_ = gs_clock_now();                                                       \
+	uint64_t t0_, t1_;                                                                   \
+	ret res_;                                                                            \
+	OSRT_CLOCKED(f, args, t0_, t1_, res_)                                           \
 	if (GS_UNLIKELY(t1_ - t0_ >= gs_osrt_thr))                                           \
 		osrt_record(call, t0_, t1_);                                                 \
 	return res_
