@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # bench/osrt.sh: what --trace osrt adds to calls it wraps but does not record (shorter than
-# the 1 us threshold): an uncontended mutex lock+unlock pair and a 0-byte pipe read, with no
-# tool and under `gpuscope profile -t osrt --sample none`, runs alternating. Prints the median
-# and range over runs of each run's median, and the difference.
+# the 1 us threshold): an uncontended mutex lock+unlock pair and a 0-byte pipe read.
+# bench/osrt_calls.c times, in one process, the calls through the program's symbols (wrapped
+# under the tool) against libc's own definitions (never wrapped), block against block; RUNS
+# processes with no tool and under `gpuscope profile -t osrt --sample none`, alternating.
+# Prints per kind the median over runs of each run's median: wrapped and direct ns per call,
+# their difference with no tool and under osrt, and what osrt adds (the two differences apart).
+# clock2: the direct read between two TSC reads, against the direct read (x86-64): the floor
+# for a wrapper that times its call.
 #   usage: bench/osrt.sh [BUILD_DIR]     (env: RUNS=7 N=2000000 REPS=7)
 set -eu
 BUILD=${1:-build}
@@ -18,8 +23,17 @@ for _ in $(seq "$RUNS"); do
 	"$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/with"
 done
 for k in mutex read0; do
-	read -r a lo hi < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
-	read -r b blo bhi < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/with" | med)
-	printf '%-6s no tool %6.2f ns [%.2f-%.2f]   osrt %6.2f ns [%.2f-%.2f]   +%.2f ns (%.2fx)\n' \
-		"$k" "$a" "$lo" "$hi" "$b" "$blo" "$bhi" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"
+	read -r nw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
+	read -r nd _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/none" | med)
+	read -r na nalo nahi < <(awk -v k=$k '$1 == k { print $4 }' "$tmp/none" | med)
+	read -r ww _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/with" | med)
+	read -r wd _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/with" | med)
+	read -r wa walo wahi < <(awk -v k=$k '$1 == k { print $4 }' "$tmp/with" | med)
+	printf '%-6s no tool %7.2f / %7.2f ns (wrapped-direct %+.2f [%.2f..%.2f])   osrt %7.2f / %7.2f ns (%+.2f [%.2f..%.2f])   osrt adds %+.2f ns\n' \
+		"$k" "$nw" "$nd" "$na" "$nalo" "$nahi" "$ww" "$wd" "$wa" "$walo" "$wahi" \
+		"$(awk -v a="$na" -v b="$wa" 'BEGIN { print b - a }')"
 done
+if grep -q '^clock2 ' "$tmp/none"; then
+	read -r ca calo cahi < <(awk '$1 == "clock2" { print $4 }' "$tmp/none" | med)
+	printf 'clock2 two TSC reads around the direct read (no tool): %+.2f ns [%.2f..%.2f]\n' "$ca" "$calo" "$cahi"
+fi
