@@ -3,7 +3,15 @@
 # kernels of known behaviour (tests/gpu/programs/km_*.cu: a coalesced and a 32-stride copy, an
 # FMA loop, a low-occupancy kernel) and runs a PyTorch ConvTranspose2d; measures each with
 # gpuscope and with `ncu --metrics <the same list> --csv`, and compares them
-# (kmetrics_compare.py: percentages within 5 points, ratios within 10%, same classification).
+# (kmetrics_compare.py: percentages within 5 points, ratios within 10%, same classification),
+# ncu is run twice: as CUPTI's range profiler runs (caches not flushed), and with its caches
+# flushed before each pass: a cache-state metric on which the two differ by more than 10 points
+# is the caches' state, not the kernel's, and is not judged (kmetrics_compare.py).
+# The counted cases move several times the H200's 50 MiB L2 (copies of 1 GiB, the convolution
+# at batch 64), as the tools' replays leave the L2 in different states: the range profiler's
+# DRAM bytes include about 20 MB of write-back that ncu's do not (bench/RESULTS.md,
+# 2026-12-03 night). INFO_CASES (the 64 MiB copies, batch 16) are compared and printed, not
+# counted.
 # Prints the table and "N passed, M failed"; packs the traces and outputs into
 # $OUT/kmetrics.tar.gz (fixture candidates).   usage: tests/gpu/kmetrics.sh BUILD_DIR
 set -u
@@ -26,12 +34,15 @@ METRICS=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,
 # they are not the same experiment.  NCU_OPTS= (empty) gives ncu's defaults.
 NCU_OPTS=${NCU_OPTS---clock-control none --cache-control none}
 # case | kernel filter | gpuscope options | program
-CASES=${CASES:-"copy|km_copy|--kernel-count=4|$G/km_copy
-copy_skip|km_copy|--kernel-skip=1 --kernel-count=2|$G/km_copy
+CASES=${CASES:-"copy_big|km_copy|--kernel-count=4|$G/km_copy 1024
+copy_skip|km_copy|--kernel-skip=1 --kernel-count=2|$G/km_copy 1024
 fma|km_fma|--kernel-count=2|$G/km_fma
 lowocc|km_low|--kernel-count=2|$G/km_lowocc
-convt|.|--kernel-skip=0 --kernel-count=40|python3 $PWD/tests/gpu/km_convt.py"}
-total_p=0 total_f=0
+convt_big|.|--kernel-skip=0 --kernel-count=40|python3 $PWD/tests/gpu/km_convt.py 64
+copy|km_copy|--kernel-count=4|$G/km_copy 64
+convt|.|--kernel-skip=0 --kernel-count=40|python3 $PWD/tests/gpu/km_convt.py 16"}
+INFO_CASES=${INFO_CASES:-copy convt}
+total_p=0 total_f=0 info=
 while IFS='|' read -r c re opts prog; do
 	[ -z "$c" ] && continue
 	t0=$(date +%s.%N)
@@ -45,10 +56,15 @@ while IFS='|' read -r c re opts prog; do
 	(cd "$G" && ncu --metrics "$METRICS" --csv --page raw $NCU_OPTS -k "regex:$re" \
 		${s:+-s $s} -c "$n" $prog >"$T/$c.ncu.csv" 2>"$T/$c.ncu.err")
 	t2=$(date +%s.%N)
+	(cd "$G" && ncu --metrics "$METRICS" --csv --page raw --clock-control none --cache-control all \
+		-k "regex:$re" ${s:+-s $s} -c "$n" $prog >"$T/$c.ncuflush.csv" 2>"$T/$c.ncuflush.err")
 	echo "# $c: gpuscope $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}') s, ncu $(awk -v a="$t1" -v b="$t2" 'BEGIN{printf "%.2f", b-a}') s; $(grep -c '"kmetric"' "$T/$c.jsonl") measured; $(grep 'gpuscope:' "$T/$c.err" | grep -v '^gpuscope: \[' | head -2 | tr '\n' ' ')"
-	python3 tests/gpu/kmetrics_compare.py "$c" "$T/$c.jsonl" "$T/$c.ncu.csv" "$re" >"$T/$c.cmp"
-	p=$(tail -1 "$T/$c.cmp" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
-	total_p=$((total_p + ${p% *})); total_f=$((total_f + ${p#* }))
+	python3 tests/gpu/kmetrics_compare.py "$c" "$T/$c.jsonl" "$T/$c.ncu.csv" "$re" "$T/$c.ncuflush.csv" >"$T/$c.cmp"
+	read -r p f <<<"$(tail -1 "$T/$c.cmp" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p')"
+	case " $INFO_CASES " in
+	*" $c "*) info="$info $c: ${p:-0} passed, ${f:-?} failed;" ;;
+	*) total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-1})) ;;
+	esac
 done <<<"$CASES"
 # the early-start fallback, on the copies
 (cd "$G" && GPUSCOPE_KERNEL_METRICS_START=early GPUSCOPE_DEBUG=${KM_DEBUG:-} "$GS" profile -f -o "$T/copy_early" \
@@ -92,4 +108,5 @@ tar czf "$OUT/kmetrics.tar.gz" -C "$T" . 2>/dev/null
 cat "$T"/*.cmp | grep -v ' ok$' | head -60
 echo "--- all rows:"
 cat "$T"/*.cmp | grep -E 'SM%|Mem%|DRAM%|Occ%|sec/req|class' | head -80
+echo "# not counted (near the L2 size):$info"
 echo "kmetrics: $total_p passed, $total_f failed"
