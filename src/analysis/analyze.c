@@ -488,6 +488,7 @@ static void verdict(struct ctx *x)
 		durs[i] = s->end - s->start;
 	}
 	a->median_ns = a->steps.n ? (uint64_t)llround(gs_median_u64(durs, a->steps.n)) : 0;
+	a->mean_ns = a->steps.n ? (uint64_t)llround((double)a->total / (double)a->steps.n) : 0;
 	free(durs);
 	int best = GS_AN_GPU_COMPUTE;
 	for (int c = 0; c < GS_AN__N; c++) {
@@ -591,17 +592,21 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-/* A finding of class cls with a total saving over the steps; its title set by the caller. */
+/* A finding of class cls with a total saving over per steps whose durations sum to span; its
+ * title set by the caller. saving_ns is the mean saving per step and saving_pct its share of
+ * the mean step of those steps: the total saving over span. The rules measure their savings
+ * inside the steps, so the total cannot exceed span; it is cut there only as a guard. */
 static struct gs_finding *finding(struct ctx *x, const char *id, int cls, uint64_t total_saving,
-				  size_t per)
+				  size_t per, uint64_t span)
 {
 	struct gs_analysis *a = x->a;
 	struct gs_finding f;
 	memset(&f, 0, sizeof(f));
 	f.id = id;
 	f.cls = cls;
+	total_saving = GS_MIN(total_saving, span);
 	f.saving_ns = per ? total_saving / per : 0;
-	f.saving_pct = a->median_ns ? 100.0 * (double)f.saving_ns / (double)a->median_ns : 0.0;
+	f.saving_pct = span ? GS_MIN(100.0, 100.0 * (double)total_saving / (double)span) : 0.0;
 	f.severity = gs_an_severity_of(f.saving_pct);
 	GS_VEC_PUSH(&a->findings, f);
 	return &a->findings.v[a->findings.n - 1];
@@ -766,7 +771,7 @@ static void rule_launch(struct ctx *x)
 	hta_idle(x, h, &spans);
 	uint64_t wait = spans_idle(x, &spans);
 	free(spans.v);
-	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait, a->steps.n);
+	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait, a->steps.n, a->total);
 	snprintf(f->title, sizeof(f->title),
 		 "Launch-bound: the GPU idles %.1f%% of the step while the host launches work; "
 		 "%llu of %llu kernels run shorter than their launch call",
@@ -800,7 +805,7 @@ static void rule_api(struct ctx *x)
 		if (!strcmp(a->findings.v[i].id, "launch-bound"))
 			return;
 	struct gs_finding *f = finding(x, "slow-api-calls", GS_AN_HOST_LAUNCH,
-				       a->part[GS_AN_HOST_LAUNCH], a->steps.n);
+				       a->part[GS_AN_HOST_LAUNCH], a->steps.n, a->total);
 	struct tops t;
 	tops_init(&t);
 	uint64_t calls = 0;
@@ -878,7 +883,7 @@ static void rule_sync(struct ctx *x)
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n);
+	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n, a->total);
 	/* When the GPU is busy less than half the step, the host is the bottleneck besides the
 	 * syncs: without them the GPU would still wait for the host, so the saving is an upper
 	 * bound (measured on examples/sync_bound.py: 1.6x the gain). Said in the title. */
@@ -914,7 +919,8 @@ static void rule_input(struct ctx *x)
 	const struct gs_an_idle *id = &a->idle;
 	if (share(a, GS_AN_INPUT) < 5.0) /* TensorBoard's DataLoader threshold */
 		return;
-	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n);
+	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n,
+				       a->total);
 	struct tops t;
 	tops_init(&t);
 	for (size_t i = 0; i < m->ranges.n; i++) {
@@ -996,7 +1002,8 @@ static void rule_pageable(struct ctx *x)
 	}
 	if (!n)
 		return;
-	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed, a->steps.n);
+	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed,
+				       a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1023,7 +1030,7 @@ static void rule_transfer(struct ctx *x)
 	if (share(a, GS_AN_GPU_TRANSFER) < 5.0)
 		return;
 	struct gs_finding *f = finding(x, "exposed-transfers", GS_AN_GPU_TRANSFER,
-				       a->part[GS_AN_GPU_TRANSFER], a->steps.n);
+				       a->part[GS_AN_GPU_TRANSFER], a->steps.n, a->total);
 	struct tops t;
 	tops_init(&t);
 	uint64_t n = 0, bytes = 0;
@@ -1102,7 +1109,7 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 	if (!n)
 		return;
 	struct gs_finding *f = finding(x, memsets ? "sync-memset" : "sync-memcpy", GS_AN_HOST_SYNC,
-				       idle, a->steps.n);
+				       idle, a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title), "%llu synchronous %s block the host inside the steps",
@@ -1165,7 +1172,7 @@ static void rule_gaps(struct ctx *x)
 	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
 			cls = c;
-	struct gs_finding *f = finding(x, "gpu-gaps", cls, total, a->steps.n);
+	struct gs_finding *f = finding(x, "gpu-gaps", cls, total, a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1197,7 +1204,7 @@ static void rule_util(struct ctx *x)
 		return;
 	int cls = a->part[GS_AN_HOST_COMPUTE] >= a->part[GS_AN_OTHER] ? GS_AN_HOST_COMPUTE : GS_AN_OTHER;
 	struct gs_finding *f = finding(x, "low-gpu-utilization", cls,
-				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER], a->steps.n);
+				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER], a->steps.n, a->total);
 	snprintf(f->title, sizeof(f->title),
 		 "Low GPU utilization: the GPU is busy %.1f%% of the step; %.1f%% is host work or "
 		 "nothing recorded",
@@ -1262,7 +1269,7 @@ static void rule_fp32(struct ctx *x)
 	}
 	/* tensor cores run them tc_speedup() times as fast */
 	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
-				       a->steps.n);
+				       a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1291,8 +1298,12 @@ static void rule_alloc(struct ctx *x)
 		if (x->sc.v[k].steps.n)
 			first[x->sc.v[k].steps.v[0]] = 1;
 	size_t steady = 0;
+	uint64_t steady_ns = 0; /* their summed durations */
 	for (size_t i = 0; i < a->steps.n; i++)
-		steady += !first[i];
+		if (!first[i]) {
+			steady++;
+			steady_ns += a->steps.v[i].end - a->steps.v[i].start;
+		}
 	uint64_t n = 0, call = 0, idle = 0;
 	struct tops t;
 	tops_init(&t);
@@ -1318,7 +1329,7 @@ static void rule_alloc(struct ctx *x)
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady);
+	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady, steady_ns);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1372,7 +1383,7 @@ static void rule_variance(struct ctx *x)
 	for (int c = 1; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
 			cls = c;
-	struct gs_finding *f = finding(x, "step-outliers", cls, excess, n);
+	struct gs_finding *f = finding(x, "step-outliers", cls, excess, n, a->total);
 	double mean = sum / (double)n;
 	double sd = sqrt(GS_MAX(0.0, sq / (double)n - mean * mean));
 	snprintf(f->title, sizeof(f->title),
@@ -1425,7 +1436,7 @@ static void rule_dominant(struct ctx *x)
 	}
 	/* no saving is claimed: the kernels are the work; how much faster they can run needs a
 	 * per-kernel look (ncu) */
-	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n);
+	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n, a->total);
 	num(f, "gpu_compute_share", gs_an_share(a, GS_AN_GPU_COMPUTE), 0);
 	num(f, "kernels", (double)n, 1);
 	num(f, "distinct_kernels", (double)t.v.n, 1);
@@ -1714,7 +1725,7 @@ static void rule_comm(struct ctx *x)
 	if (comm_pct < COMM_SHARE || ov_pct >= COMM_OVERLAP)
 		return;
 	struct gs_finding *f = finding(x, "communication-bound", GS_AN_GPU_COMM, a->comm_only,
-				       a->steps.n);
+				       a->steps.n, a->total);
 	num(f, "communication_share", (double)comm / (double)a->total, 0);
 	num(f, "communication_ms_per_step", ms(comm) / (double)a->steps.n, 0);
 	num(f, "overlap_pct", ov_pct, 0);
@@ -2392,7 +2403,7 @@ static void rule_kmetrics(struct ctx *x)
 		static const char *const ids[] = {"uncoalesced-global", "low-occupancy", "low-l2-hit",
 						  "memory-latency"};
 		struct gs_finding *f = finding(x, ids[rule], GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
-					       a->steps.n);
+					       a->steps.n, a->total);
 		tops_done(&t, f, "kernels");
 		double sm = kmean(worst, 0), mem = kmean(worst, 1), dram = kmean(worst, 2),
 		       l2 = kmean(worst, 3), occ = kmean(worst, 4), ld = kmean(worst, 5), st = kmean(worst, 6);
