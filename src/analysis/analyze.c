@@ -652,20 +652,44 @@ static int cmp_pivl(const void *p, const void *q)
 
 typedef GS_VEC(struct pivl) pivl_vec;
 
-/* The idle time of each process's GPUs over the union of its spans (sorted here): spans that
- * overlap count once. */
-static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
+/* The time below level lv (GS_AN_GPU_TRANSFER: no GPU work; GS_AN_GPU_COMPUTE: no kernel;
+ * -1: all of it) over the union of the spans (sorted here) per scope: spans that overlap count
+ * once, also those of two processes measured against one scope (the whole run's). Each span
+ * lies in a step (the callers cut them to it), so the result is at most the steps' summed
+ * durations: a saving measured so cannot exceed the step time. */
+static uint64_t spans_time(const struct ctx *x, pivl_vec *spans, int lv)
 {
+	for (size_t i = 0; i < spans->n; i++) {
+		const struct scope *sc = scope_of_pid(x, spans->v[i].pid);
+		if (sc)
+			spans->v[i].pid = sc->pid;
+	}
 	if (spans->n > 1)
 		qsort(spans->v, spans->n, sizeof(*spans->v), cmp_pivl);
-	uint64_t idle = 0;
+	uint64_t t = 0;
 	for (size_t i = 0; i < spans->n;) {
 		struct pivl u = spans->v[i++];
 		for (; i < spans->n && spans->v[i].pid == u.pid && spans->v[i].s <= u.e; i++)
 			u.e = GS_MAX(u.e, spans->v[i].e);
-		idle += idle_in(x, u.pid, GS_AN_GPU_TRANSFER, u.s, u.e);
+		t += lv < 0 ? u.e - u.s : idle_in(x, u.pid, lv, u.s, u.e);
 	}
-	return idle;
+	return t;
+}
+
+/* The GPU's idle time (no GPU work) over the union of the spans. */
+static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
+{
+	return spans_time(x, spans, GS_AN_GPU_TRANSFER);
+}
+
+/* The span [s, e) of pid cut to step st, pushed when not empty. */
+static void span_in_step(const struct ctx *x, pivl_vec *spans, int32_t pid, uint64_t s,
+			 uint64_t e, long st)
+{
+	const struct gs_an_step *p = &x->a->steps.v[st];
+	struct pivl sp = {pid, GS_MAX(s, p->start), GS_MIN(e, p->end)};
+	if (sp.e > sp.s)
+		GS_VEC_PUSH(spans, sp);
 }
 
 /* ---- HTA's idle time breakdown ---- */
@@ -980,9 +1004,10 @@ static void rule_pageable(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	uint64_t n = 0, bytes = 0, busy = 0, exposed = 0;
+	uint64_t n = 0, bytes = 0, busy = 0;
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	char buf[160];
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
@@ -992,14 +1017,19 @@ static void rule_pageable(struct ctx *x)
 		int async = c->async;
 		if (c->api >= 0 && (size_t)c->api < m->apis.n)
 			async |= strstr(gs_api_base_name(&m->apis.v[c->api], buf, sizeof(buf)), "Async") != NULL;
-		if (!async || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
+		long st = async ? step_of(x, c->pid, issued(m, c->api, c->start)) : -1;
+		if (st < 0)
 			continue;
 		n++;
 		bytes += c->bytes;
 		busy += c->end - c->start;
-		exposed += idle_in(x, c->pid, GS_AN_GPU_COMPUTE, c->start, c->end);
+		span_in_step(x, &spans, c->pid, c->start, c->end, st);
 		ex_offer(x, &tmp, c->start, c->end, c->pid, -1, c->device, c->stream);
 	}
+	/* the time no kernel ran beside them, in their step, over their union (copies on two
+	 * streams at once count once) */
+	uint64_t exposed = spans_time(x, &spans, GS_AN_GPU_COMPUTE);
+	free(spans.v);
 	if (!n)
 		return;
 	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed,
@@ -1071,9 +1101,10 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	uint64_t n = 0, bytes = 0, call = 0, idle = 0;
+	uint64_t n = 0, bytes = 0, call = 0;
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	char buf[160];
 	size_t count = memsets ? m->memsets.n : m->copies.n;
 	for (size_t i = 0; i < count; i++) {
@@ -1097,15 +1128,21 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 		const struct gs_api *ap = &m->apis.v[api];
 		const char *nm = gs_api_base_name(ap, buf, sizeof(buf));
 		const char *want = memsets ? "Memset" : "Memcpy";
-		if (!(strstr(nm, want) && (!strncmp(nm, "cuda", 4) || !strncmp(nm, "cu", 2))) ||
-		    strstr(nm, "Async") || step_of(x, pid, ap->start) < 0)
+		int blocking = strstr(nm, want) && (!strncmp(nm, "cuda", 4) || !strncmp(nm, "cu", 2)) &&
+			       !strstr(nm, "Async");
+		long st = blocking ? step_of(x, pid, ap->start) : -1;
+		if (st < 0)
 			continue;
 		n++;
 		bytes += b;
 		call += ap->end - ap->start;
-		idle += idle_in(x, pid, GS_AN_GPU_COMPUTE, ap->start, ap->end);
+		span_in_step(x, &spans, pid, ap->start, ap->end, st);
 		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
 	}
+	/* no kernel during the calls, in their step, over their union (two threads' calls at once
+	 * count once) */
+	uint64_t idle = spans_time(x, &spans, GS_AN_GPU_COMPUTE);
+	free(spans.v);
 	if (!n)
 		return;
 	struct gs_finding *f = finding(x, memsets ? "sync-memset" : "sync-memcpy", GS_AN_HOST_SYNC,
@@ -1249,9 +1286,11 @@ static void rule_fp32(struct ctx *x)
 	tops_init(&t);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (!gpu_keep(x, k->device) || step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
+		long st = gpu_keep(x, k->device) ? step_of(x, k->pid, issued(m, k->api, k->start)) : -1;
+		if (st < 0)
 			continue;
 		all += k->end - k->start;
 		const char *nm = kernel_name(m, k);
@@ -1260,14 +1299,18 @@ static void rule_fp32(struct ctx *x)
 		n++;
 		ns += k->end - k->start;
 		save += (double)(k->end - k->start) * (1.0 - 1.0 / tc_speedup(m, k->pid, k->device));
+		span_in_step(x, &spans, k->pid, k->start, k->end, st);
 		tops_add(&t, nm, k->end - k->start);
 		ex_offer(x, &tmp, k->start, k->end, k->pid, -1, k->device, k->stream);
 	}
+	/* tensor cores run them tc_speedup() times as fast; kernels that run at once (streams,
+	 * devices) shorten the step once: the saving is at most their union in their steps */
+	save = fmin(save, (double)spans_time(x, &spans, -1));
+	free(spans.v);
 	if (!n) {
 		tops_drop(&t, &tmp);
 		return;
 	}
-	/* tensor cores run them tc_speedup() times as fast */
 	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
 				       a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
@@ -1304,11 +1347,12 @@ static void rule_alloc(struct ctx *x)
 			steady++;
 			steady_ns += a->steps.v[i].end - a->steps.v[i].start;
 		}
-	uint64_t n = 0, call = 0, idle = 0;
+	uint64_t n = 0, call = 0;
 	struct tops t;
 	tops_init(&t);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	char buf[160];
 	for (size_t i = 0; i < m->apis.n && steady; i++) {
 		const struct gs_api *ap = &m->apis.v[i];
@@ -1320,10 +1364,13 @@ static void rule_alloc(struct ctx *x)
 			continue;
 		n++;
 		call += ap->end - ap->start;
-		idle += idle_in(x, ap->pid, GS_AN_GPU_TRANSFER, ap->start, ap->end);
+		span_in_step(x, &spans, ap->pid, ap->start, ap->end, st);
 		tops_add(&t, nm, ap->end - ap->start);
 		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
 	}
+	/* the GPU's idle time during the calls, in their step, over their union */
+	uint64_t idle = spans_idle(x, &spans);
+	free(spans.v);
 	free(first);
 	if (!n) {
 		tops_drop(&t, &tmp);

@@ -1118,6 +1118,63 @@ static void test_saving_pct_bimodal(void **state)
 	model_free(&m);
 }
 
+/* Savings measured on intervals that run at once count their overlap once: pageable copies
+ * on two streams, blocking copies on two threads, fp32 GEMMs on three streams. Summed, each
+ * could claim more than the step (the copies and calls 8 us of a 10 us step here; three
+ * overlapping copies or calls of 6 us would claim 180%). */
+static void test_saving_overlap(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	struct gs_analysis a;
+	/* pageable async copies [0, 4000) and [2000, 6000), no kernel: exposed [0, 6000) */
+	model_init(&m);
+	range(&m, 0, 10000, S_P1, 1, 1);
+	int32_t c1 = api(&m, 0, 100, 1, 1, RT_MEMCPY_ASYNC, 1);
+	copy(&m, 0, 4000, 1, GS_COPY_HTOD, 1 << 20, GS_MEM_PAGEABLE, c1);
+	int32_t c2 = api(&m, 2000, 2100, 1, 1, RT_MEMCPY_ASYNC, 2);
+	copy(&m, 2000, 6000, 1, GS_COPY_HTOD, 1 << 20, GS_MEM_PAGEABLE, c2);
+	m.copies.v[1].stream = 8;
+	run(&m, &a, NULL, 0);
+	const struct gs_finding *f = find(&a, "pageable-async-copy");
+	assert_non_null(f);
+	assert_int_equal(f->saving_ns, 6000); /* summed per copy: 8000 */
+	assert_float_equal(f->saving_pct, 60.0, 1e-9);
+	gs_analysis_release(&a);
+	model_free(&m);
+
+	/* blocking DtoH copies called by two threads, [1000, 5000) and [3000, 7000), no kernel */
+	model_init(&m);
+	range(&m, 0, 10000, S_P1, 1, 1);
+	c1 = api(&m, 1000, 5000, 1, 1, RT_MEMCPY, 1);
+	copy(&m, 4500, 5000, 1, GS_COPY_DTOH, 1 << 20, GS_MEM_PINNED, c1);
+	c2 = api(&m, 3000, 7000, 1, 2, RT_MEMCPY, 2);
+	copy(&m, 6500, 7000, 1, GS_COPY_DTOH, 1 << 20, GS_MEM_PINNED, c2);
+	run(&m, &a, NULL, 0);
+	f = find(&a, "sync-memcpy");
+	assert_non_null(f);
+	assert_int_equal(f->saving_ns, 6000); /* [1000, 7000); summed per call: 8000 */
+	assert_float_equal(f->saving_pct, 60.0, 1e-9);
+	gs_analysis_release(&a);
+	model_free(&m);
+
+	/* three fp32 GEMMs at once on three streams, [0, 6000): 3 x 6000 x (1 - 1/2) = 9000 ns
+	 * of kernel time saved, but the step shortens by at most the 6000 ns they span */
+	model_init(&m);
+	range(&m, 0, 10000, S_P1, 1, 1);
+	for (int k = 0; k < 3; k++) {
+		kernel(&m, 0, 6000, 1, S_SGEMM, -1);
+		m.kernels.v[k].stream = 7 + (uint32_t)k;
+	}
+	run(&m, &a, NULL, 0);
+	f = find(&a, "fp32-gemm");
+	assert_non_null(f);
+	assert_int_equal(f->saving_ns, 6000);
+	assert_float_equal(f->saving_pct, 60.0, 1e-9);
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 static void test_render(void **state)
 {
 	(void)state;
@@ -1180,6 +1237,7 @@ int main(void)
 		cmocka_unit_test(test_rule_alloc),
 		cmocka_unit_test(test_rule_outliers_and_gaps),
 		cmocka_unit_test(test_saving_pct_bimodal),
+		cmocka_unit_test(test_saving_overlap),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_idle_attribution),
 		cmocka_unit_test(test_idle_no_samples),
