@@ -6,7 +6,7 @@ trace) and time.jsonl (EXAMPLE.py --time lines: planted and fixed step times wit
 profiler). With GS (a gpuscope binary), the traces EXAMPLE.gst are analyzed again by it
 instead (analyze --step step), so the table follows the current estimators. Prints a
 markdown table: the planted cause's finding, its estimated saving per step (ms, and % of the
-profiled median step), the measured gain (ms and %, median over processes) and the ratio."""
+profiled mean step: analyze's saving_pct), the measured gain (ms and %, median over processes) and the ratio."""
 import json
 import os
 import statistics

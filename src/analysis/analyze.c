@@ -488,6 +488,7 @@ static void verdict(struct ctx *x)
 		durs[i] = s->end - s->start;
 	}
 	a->median_ns = a->steps.n ? (uint64_t)llround(gs_median_u64(durs, a->steps.n)) : 0;
+	a->mean_ns = a->steps.n ? (uint64_t)llround((double)a->total / (double)a->steps.n) : 0;
 	free(durs);
 	int best = GS_AN_GPU_COMPUTE;
 	for (int c = 0; c < GS_AN__N; c++) {
@@ -591,17 +592,21 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-/* A finding of class cls with a total saving over the steps; its title set by the caller. */
+/* A finding of class cls with a total saving over per steps whose durations sum to span; its
+ * title set by the caller. saving_ns is the mean saving per step and saving_pct its share of
+ * the mean step of those steps: the total saving over span. The rules measure their savings
+ * inside the steps, so the total cannot exceed span; it is cut there only as a guard. */
 static struct gs_finding *finding(struct ctx *x, const char *id, int cls, uint64_t total_saving,
-				  size_t per)
+				  size_t per, uint64_t span)
 {
 	struct gs_analysis *a = x->a;
 	struct gs_finding f;
 	memset(&f, 0, sizeof(f));
 	f.id = id;
 	f.cls = cls;
+	total_saving = GS_MIN(total_saving, span);
 	f.saving_ns = per ? total_saving / per : 0;
-	f.saving_pct = a->median_ns ? 100.0 * (double)f.saving_ns / (double)a->median_ns : 0.0;
+	f.saving_pct = span ? GS_MIN(100.0, 100.0 * (double)total_saving / (double)span) : 0.0;
 	f.severity = gs_an_severity_of(f.saving_pct);
 	GS_VEC_PUSH(&a->findings, f);
 	return &a->findings.v[a->findings.n - 1];
@@ -647,20 +652,44 @@ static int cmp_pivl(const void *p, const void *q)
 
 typedef GS_VEC(struct pivl) pivl_vec;
 
-/* The idle time of each process's GPUs over the union of its spans (sorted here): spans that
- * overlap count once. */
-static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
+/* The time below level lv (GS_AN_GPU_TRANSFER: no GPU work; GS_AN_GPU_COMPUTE: no kernel;
+ * -1: all of it) over the union of the spans (sorted here) per scope: spans that overlap count
+ * once, also those of two processes measured against one scope (the whole run's). Each span
+ * lies in a step (the callers cut them to it), so the result is at most the steps' summed
+ * durations: a saving measured so cannot exceed the step time. */
+static uint64_t spans_time(const struct ctx *x, pivl_vec *spans, int lv)
 {
+	for (size_t i = 0; i < spans->n; i++) {
+		const struct scope *sc = scope_of_pid(x, spans->v[i].pid);
+		if (sc)
+			spans->v[i].pid = sc->pid;
+	}
 	if (spans->n > 1)
 		qsort(spans->v, spans->n, sizeof(*spans->v), cmp_pivl);
-	uint64_t idle = 0;
+	uint64_t t = 0;
 	for (size_t i = 0; i < spans->n;) {
 		struct pivl u = spans->v[i++];
 		for (; i < spans->n && spans->v[i].pid == u.pid && spans->v[i].s <= u.e; i++)
 			u.e = GS_MAX(u.e, spans->v[i].e);
-		idle += idle_in(x, u.pid, GS_AN_GPU_TRANSFER, u.s, u.e);
+		t += lv < 0 ? u.e - u.s : idle_in(x, u.pid, lv, u.s, u.e);
 	}
-	return idle;
+	return t;
+}
+
+/* The GPU's idle time (no GPU work) over the union of the spans. */
+static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
+{
+	return spans_time(x, spans, GS_AN_GPU_TRANSFER);
+}
+
+/* The span [s, e) of pid cut to step st, pushed when not empty. */
+static void span_in_step(const struct ctx *x, pivl_vec *spans, int32_t pid, uint64_t s,
+			 uint64_t e, long st)
+{
+	const struct gs_an_step *p = &x->a->steps.v[st];
+	struct pivl sp = {pid, GS_MAX(s, p->start), GS_MIN(e, p->end)};
+	if (sp.e > sp.s)
+		GS_VEC_PUSH(spans, sp);
 }
 
 /* ---- HTA's idle time breakdown ---- */
@@ -766,7 +795,7 @@ static void rule_launch(struct ctx *x)
 	hta_idle(x, h, &spans);
 	uint64_t wait = spans_idle(x, &spans);
 	free(spans.v);
-	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait, a->steps.n);
+	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait, a->steps.n, a->total);
 	snprintf(f->title, sizeof(f->title),
 		 "Launch-bound: the GPU idles %.1f%% of the step while the host launches work; "
 		 "%llu of %llu kernels run shorter than their launch call",
@@ -800,7 +829,7 @@ static void rule_api(struct ctx *x)
 		if (!strcmp(a->findings.v[i].id, "launch-bound"))
 			return;
 	struct gs_finding *f = finding(x, "slow-api-calls", GS_AN_HOST_LAUNCH,
-				       a->part[GS_AN_HOST_LAUNCH], a->steps.n);
+				       a->part[GS_AN_HOST_LAUNCH], a->steps.n, a->total);
 	struct tops t;
 	tops_init(&t);
 	uint64_t calls = 0;
@@ -878,7 +907,7 @@ static void rule_sync(struct ctx *x)
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n);
+	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n, a->total);
 	/* When the GPU is busy less than half the step, the host is the bottleneck besides the
 	 * syncs: without them the GPU would still wait for the host, so the saving is an upper
 	 * bound (measured on examples/sync_bound.py: 1.6x the gain). Said in the title. */
@@ -914,7 +943,8 @@ static void rule_input(struct ctx *x)
 	const struct gs_an_idle *id = &a->idle;
 	if (share(a, GS_AN_INPUT) < 5.0) /* TensorBoard's DataLoader threshold */
 		return;
-	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n);
+	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n,
+				       a->total);
 	struct tops t;
 	tops_init(&t);
 	for (size_t i = 0; i < m->ranges.n; i++) {
@@ -974,9 +1004,10 @@ static void rule_pageable(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	uint64_t n = 0, bytes = 0, busy = 0, exposed = 0;
+	uint64_t n = 0, bytes = 0, busy = 0;
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	char buf[160];
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
@@ -986,17 +1017,23 @@ static void rule_pageable(struct ctx *x)
 		int async = c->async;
 		if (c->api >= 0 && (size_t)c->api < m->apis.n)
 			async |= strstr(gs_api_base_name(&m->apis.v[c->api], buf, sizeof(buf)), "Async") != NULL;
-		if (!async || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
+		long st = async ? step_of(x, c->pid, issued(m, c->api, c->start)) : -1;
+		if (st < 0)
 			continue;
 		n++;
 		bytes += c->bytes;
 		busy += c->end - c->start;
-		exposed += idle_in(x, c->pid, GS_AN_GPU_COMPUTE, c->start, c->end);
+		span_in_step(x, &spans, c->pid, c->start, c->end, st);
 		ex_offer(x, &tmp, c->start, c->end, c->pid, -1, c->device, c->stream);
 	}
+	/* the time no kernel ran beside them, in their step, over their union (copies on two
+	 * streams at once count once) */
+	uint64_t exposed = spans_time(x, &spans, GS_AN_GPU_COMPUTE);
+	free(spans.v);
 	if (!n)
 		return;
-	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed, a->steps.n);
+	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed,
+				       a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1023,7 +1060,7 @@ static void rule_transfer(struct ctx *x)
 	if (share(a, GS_AN_GPU_TRANSFER) < 5.0)
 		return;
 	struct gs_finding *f = finding(x, "exposed-transfers", GS_AN_GPU_TRANSFER,
-				       a->part[GS_AN_GPU_TRANSFER], a->steps.n);
+				       a->part[GS_AN_GPU_TRANSFER], a->steps.n, a->total);
 	struct tops t;
 	tops_init(&t);
 	uint64_t n = 0, bytes = 0;
@@ -1064,9 +1101,10 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	uint64_t n = 0, bytes = 0, call = 0, idle = 0;
+	uint64_t n = 0, bytes = 0, call = 0;
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	char buf[160];
 	size_t count = memsets ? m->memsets.n : m->copies.n;
 	for (size_t i = 0; i < count; i++) {
@@ -1090,19 +1128,25 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 		const struct gs_api *ap = &m->apis.v[api];
 		const char *nm = gs_api_base_name(ap, buf, sizeof(buf));
 		const char *want = memsets ? "Memset" : "Memcpy";
-		if (!(strstr(nm, want) && (!strncmp(nm, "cuda", 4) || !strncmp(nm, "cu", 2))) ||
-		    strstr(nm, "Async") || step_of(x, pid, ap->start) < 0)
+		int blocking = strstr(nm, want) && (!strncmp(nm, "cuda", 4) || !strncmp(nm, "cu", 2)) &&
+			       !strstr(nm, "Async");
+		long st = blocking ? step_of(x, pid, ap->start) : -1;
+		if (st < 0)
 			continue;
 		n++;
 		bytes += b;
 		call += ap->end - ap->start;
-		idle += idle_in(x, pid, GS_AN_GPU_COMPUTE, ap->start, ap->end);
+		span_in_step(x, &spans, pid, ap->start, ap->end, st);
 		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
 	}
+	/* no kernel during the calls, in their step, over their union (two threads' calls at once
+	 * count once) */
+	uint64_t idle = spans_time(x, &spans, GS_AN_GPU_COMPUTE);
+	free(spans.v);
 	if (!n)
 		return;
 	struct gs_finding *f = finding(x, memsets ? "sync-memset" : "sync-memcpy", GS_AN_HOST_SYNC,
-				       idle, a->steps.n);
+				       idle, a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title), "%llu synchronous %s block the host inside the steps",
@@ -1165,7 +1209,7 @@ static void rule_gaps(struct ctx *x)
 	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
 			cls = c;
-	struct gs_finding *f = finding(x, "gpu-gaps", cls, total, a->steps.n);
+	struct gs_finding *f = finding(x, "gpu-gaps", cls, total, a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1197,7 +1241,7 @@ static void rule_util(struct ctx *x)
 		return;
 	int cls = a->part[GS_AN_HOST_COMPUTE] >= a->part[GS_AN_OTHER] ? GS_AN_HOST_COMPUTE : GS_AN_OTHER;
 	struct gs_finding *f = finding(x, "low-gpu-utilization", cls,
-				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER], a->steps.n);
+				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER], a->steps.n, a->total);
 	snprintf(f->title, sizeof(f->title),
 		 "Low GPU utilization: the GPU is busy %.1f%% of the step; %.1f%% is host work or "
 		 "nothing recorded",
@@ -1242,9 +1286,11 @@ static void rule_fp32(struct ctx *x)
 	tops_init(&t);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
-		if (!gpu_keep(x, k->device) || step_of(x, k->pid, issued(m, k->api, k->start)) < 0)
+		long st = gpu_keep(x, k->device) ? step_of(x, k->pid, issued(m, k->api, k->start)) : -1;
+		if (st < 0)
 			continue;
 		all += k->end - k->start;
 		const char *nm = kernel_name(m, k);
@@ -1253,16 +1299,20 @@ static void rule_fp32(struct ctx *x)
 		n++;
 		ns += k->end - k->start;
 		save += (double)(k->end - k->start) * (1.0 - 1.0 / tc_speedup(m, k->pid, k->device));
+		span_in_step(x, &spans, k->pid, k->start, k->end, st);
 		tops_add(&t, nm, k->end - k->start);
 		ex_offer(x, &tmp, k->start, k->end, k->pid, -1, k->device, k->stream);
 	}
+	/* tensor cores run them tc_speedup() times as fast; kernels that run at once (streams,
+	 * devices) shorten the step once: the saving is at most their union in their steps */
+	save = fmin(save, (double)spans_time(x, &spans, -1));
+	free(spans.v);
 	if (!n) {
 		tops_drop(&t, &tmp);
 		return;
 	}
-	/* tensor cores run them tc_speedup() times as fast */
 	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
-				       a->steps.n);
+				       a->steps.n, a->total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1291,13 +1341,18 @@ static void rule_alloc(struct ctx *x)
 		if (x->sc.v[k].steps.n)
 			first[x->sc.v[k].steps.v[0]] = 1;
 	size_t steady = 0;
+	uint64_t steady_ns = 0; /* their summed durations */
 	for (size_t i = 0; i < a->steps.n; i++)
-		steady += !first[i];
-	uint64_t n = 0, call = 0, idle = 0;
+		if (!first[i]) {
+			steady++;
+			steady_ns += a->steps.v[i].end - a->steps.v[i].start;
+		}
+	uint64_t n = 0, call = 0;
 	struct tops t;
 	tops_init(&t);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
+	pivl_vec spans = {0};
 	char buf[160];
 	for (size_t i = 0; i < m->apis.n && steady; i++) {
 		const struct gs_api *ap = &m->apis.v[i];
@@ -1309,16 +1364,19 @@ static void rule_alloc(struct ctx *x)
 			continue;
 		n++;
 		call += ap->end - ap->start;
-		idle += idle_in(x, ap->pid, GS_AN_GPU_TRANSFER, ap->start, ap->end);
+		span_in_step(x, &spans, ap->pid, ap->start, ap->end, st);
 		tops_add(&t, nm, ap->end - ap->start);
 		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
 	}
+	/* the GPU's idle time during the calls, in their step, over their union */
+	uint64_t idle = spans_idle(x, &spans);
+	free(spans.v);
 	free(first);
 	if (!n) {
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady);
+	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady, steady_ns);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1372,7 +1430,7 @@ static void rule_variance(struct ctx *x)
 	for (int c = 1; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
 			cls = c;
-	struct gs_finding *f = finding(x, "step-outliers", cls, excess, n);
+	struct gs_finding *f = finding(x, "step-outliers", cls, excess, n, a->total);
 	double mean = sum / (double)n;
 	double sd = sqrt(GS_MAX(0.0, sq / (double)n - mean * mean));
 	snprintf(f->title, sizeof(f->title),
@@ -1425,7 +1483,7 @@ static void rule_dominant(struct ctx *x)
 	}
 	/* no saving is claimed: the kernels are the work; how much faster they can run needs a
 	 * per-kernel look (ncu) */
-	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n);
+	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n, a->total);
 	num(f, "gpu_compute_share", gs_an_share(a, GS_AN_GPU_COMPUTE), 0);
 	num(f, "kernels", (double)n, 1);
 	num(f, "distinct_kernels", (double)t.v.n, 1);
@@ -1714,7 +1772,7 @@ static void rule_comm(struct ctx *x)
 	if (comm_pct < COMM_SHARE || ov_pct >= COMM_OVERLAP)
 		return;
 	struct gs_finding *f = finding(x, "communication-bound", GS_AN_GPU_COMM, a->comm_only,
-				       a->steps.n);
+				       a->steps.n, a->total);
 	num(f, "communication_share", (double)comm / (double)a->total, 0);
 	num(f, "communication_ms_per_step", ms(comm) / (double)a->steps.n, 0);
 	num(f, "overlap_pct", ov_pct, 0);
@@ -2392,7 +2450,7 @@ static void rule_kmetrics(struct ctx *x)
 		static const char *const ids[] = {"uncoalesced-global", "low-occupancy", "low-l2-hit",
 						  "memory-latency"};
 		struct gs_finding *f = finding(x, ids[rule], GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
-					       a->steps.n);
+					       a->steps.n, a->total);
 		tops_done(&t, f, "kernels");
 		double sm = kmean(worst, 0), mem = kmean(worst, 1), dram = kmean(worst, 2),
 		       l2 = kmean(worst, 3), occ = kmean(worst, 4), ld = kmean(worst, 5), st = kmean(worst, 6);

@@ -99,7 +99,7 @@ struct gs_finding {
 	int severity;    /* enum gs_an_severity */
 	char title[320];
 	uint64_t saving_ns;  /* per step (total over the steps / their count) */
-	double saving_pct;   /* of the median step */
+	double saving_pct;   /* of the mean step: the total over the steps' summed durations */
 	struct gs_an_num num[GS_AN_NUMS];
 	size_t nnum;
 	const char *top_what; /* "kernels", "API calls", "ranges"; NULL: no top list */
@@ -156,6 +156,7 @@ struct gs_analysis {
 	uint64_t part[GS_AN__N];      /* summed parts */
 	double breakdown[GS_AN__N];   /* part / total */
 	uint64_t median_ns;           /* median step duration (mean of the middle two) */
+	uint64_t mean_ns;             /* mean step duration: total / the number of steps */
 	int primary;                  /* enum gs_an_class */
 	uint8_t steps_by;             /* enum gs_steps_by */
 	GS_VEC(struct gs_finding) findings;
@@ -180,7 +181,7 @@ void gs_analysis_release(struct gs_analysis *a);
 
 const char *gs_an_class_name(int cls);
 const char *gs_an_severity_name(int severity);
-/* The severity for a saving of pct percent of the median step: >= 10 high, >= 3 medium. */
+/* The severity for a saving of pct percent of the mean step: >= 10 high, >= 3 medium. */
 int gs_an_severity_of(double pct);
 
 /* `gpuscope analyze A B ...`: one trace per rank of a distributed job. */

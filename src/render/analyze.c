@@ -205,7 +205,7 @@ static void text_finding(const struct gs_finding *f, size_t i, const struct gs_r
 	if (f->saving_ns) {
 		gs_strbuf_adds(&t, "saves ~");
 		gs_fmt_duration(&t, f->saving_ns);
-		gs_strbuf_addf(&t, " per step (%.1f%%)", f->saving_pct);
+		gs_strbuf_addf(&t, " per step (%.1f%% of the mean step)", f->saving_pct);
 	} else {
 		gs_strbuf_adds(&t, "saving not estimated");
 	}
@@ -528,7 +528,8 @@ static void text_ranks(const struct gs_an_rank *v, size_t n, const struct gs_an_
 		gs_strbuf_reset(&line);
 		gs_strbuf_addf(&line, "primary %s", gs_an_class_name(v[i].primary));
 		if (v[i].top && v[i].top->saving_ns)
-			gs_strbuf_addf(&line, "; top finding [%s] %s, saves ~%.3f ms per step (%.1f%%)",
+			gs_strbuf_addf(&line, "; top finding [%s] %s, saves ~%.3f ms per step "
+				       "(%.1f%% of the mean step)",
 				       gs_an_severity_name(v[i].top->severity), v[i].top->id,
 				       (double)v[i].top->saving_ns / 1e6, v[i].top->saving_pct);
 		else if (v[i].top)

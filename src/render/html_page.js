@@ -308,7 +308,7 @@
 		card.appendChild(el('div', null, [el('span', {'class': 'sev', text: f.severity}),
 			el('span', {'class': 'title', text: f.title})]));
 		card.appendChild(el('div', {'class': 'saving', text: 'Saving: ' + fmtMs(f.saving_ms_per_step) +
-			' per step (' + fmtPct(f.saving_pct) + ' of the median step); class: ' + (CLS_LABEL[f['class']] || f['class'])}));
+			' per step (' + fmtPct(f.saving_pct) + ' of the mean step); class: ' + (CLS_LABEL[f['class']] || f['class'])}));
 		var ev = f.evidence || {};
 		if (ev.top && ev.top.length) {
 			var ul = el('ul');

@@ -36,7 +36,7 @@ eq "analyze hand: schema, sums and step_sum agree ($out)" 0 $?
 t=$(COLUMNS=80 LC_ALL=C $GS analyze "$K/hand.json")
 has "analyze hand: verdict first" "Verdict: GPU-bound: kernels run 40.0% of the step time. The GPU idles 58.0% of" "$t"
 has "analyze hand: breakdown line" "  host_compute     15.0%" "$t"
-has "analyze hand: top finding" " 1. [high] low-gpu-utilization (other), saves ~50.0 us per step (50.0%)" "$t"
+has "analyze hand: top finding" $' 1. [high] low-gpu-utilization (other),\n    saves ~50.0 us per step (50.0% of the mean step)' "$t"
 has "analyze hand: example with pid and stream" "examples: 0.130-0.170 ms pid 100 device 0 stream 7" "$t"
 hasnt "analyze hand: no colour off a terminal" "$(printf '\033')" "$t"
 eq "analyze hand: fitted to 80 columns" 0 "$(printf '%s\n' "$t" | awk 'length > 80' | wc -l)"

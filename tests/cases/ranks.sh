@@ -39,7 +39,7 @@ done
 t=$(COLUMNS=100 LC_ALL=C $GS analyze "$R/rank0.json")
 has "ranks: text breakdown has gpu_communication" "  gpu_communication  30.0%" "$t"
 has "ranks: text communication section" "  pid 100 device 0: 10.0 ms in 2 kernels, 40.0% overlapped" "$t"
-has "ranks: text finding" " 1. [high] communication-bound (gpu_communication), saves ~6000.0 us per step (30.0%)" "$t"
+has "ranks: text finding" $' 1. [high] communication-bound (gpu_communication),\n    saves ~6000.0 us per step (30.0% of the mean step)' "$t"
 has "ranks: advice names DDP's bucket size" "bucket_cap_mb" "$t"
 eq "ranks: text fitted to 100 columns" 0 "$(printf '%s\n' "$t" | awk 'length > 100' | wc -l)"
 hasnt "ranks: no communication in a trace without NCCL kernels" '"communication"' "$($GS analyze --format json "$K/hand.json")"
