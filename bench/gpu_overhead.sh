@@ -23,7 +23,8 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_act: gpuscope
 # timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity);
 # gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default);
-# gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics. CPU sampling, OS
+# gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
+# with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range). CPU sampling, OS
 # runtime wrappers and NVML polling run for the whole process, not only inside the capture
 # range: their cost is in the "off" blocks too, so a second table compares each variant's "off"
 # step time with that of the processes run with no profiler
@@ -41,6 +42,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_nosample) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sample none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		gpuscope_osrt) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi -t cuda,nvtx,osrt python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		gpuscope_metrics) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --gpu-metrics python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_pytorch) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --pytorch nvtx python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		gpuscope_gpu) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --cuda-api=none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		esac
 	done
@@ -52,7 +54,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
@@ -82,10 +84,10 @@ if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope
     for w in ws:
         c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope_nosample", "gpuscope")]
         print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in (statistics.median(xs), min(xs), max(xs))) if xs else "n/a" for xs in c)))
-host = [v for v in ("gpuscope_nosample", "gpuscope", "gpuscope_osrt", "gpuscope_metrics") if any(k[1] == v for k in offv)]
+host = [v for v in ("gpuscope_nosample", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch") if any(k[1] == v for k in offv)]
 if host and any(k[1] == "none" for k in offv):
     print()
-    print("Step time with recording off (capture range closed: CPU sampling, OS runtime wrappers and NVML polling still on), median over processes, against the processes with no profiler:")
+    print("Step time with recording off (capture range closed: NVML polling and --pytorch's hooks still on), median over processes, against the processes with no profiler; and each variant's own added time in the range (on vs off):")
     print()
     print("| workload | none | " + " | ".join(host) + " |")
     print("|---|---|" + "---|" * len(host))
@@ -94,7 +96,8 @@ if host and any(k[1] == "none" for k in offv):
         cells = []
         for v in host:
             xs = offv.get((w, v), [])
-            cells.append("%.3f ms (%+.1f%%), n=%d" % (statistics.median(xs), 100 * (statistics.median(xs) / base - 1), len(xs)) if xs else "n/a")
+            ad = add.get((w, v), [])
+            cells.append("%.3f ms (%+.1f%%), n=%d; on vs off %+.1f%%" % (statistics.median(xs), 100 * (statistics.median(xs) / base - 1), len(xs), 100 * statistics.median(ad)) if xs else "n/a")
         print("| %s | %.3f ms | %s |" % (w, base, " | ".join(cells)))
 PY
 {
