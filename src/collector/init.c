@@ -174,6 +174,10 @@ static void init_once(void)
 	gs_cfg.kskip = (uint32_t)env_size(env_GPUSCOPE_KERNEL_SKIP, 0, 1000000000, 0);
 	gs_cfg.kcount = (uint32_t)env_size(env_GPUSCOPE_KERNEL_COUNT, 1, 1000000, 10);
 	gs_cfg.kstart_early = !strcmp(env_GPUSCOPE_KERNEL_METRICS_START, "early");
+	gs_cfg.standing_device = has_word(env_GPUSCOPE_CUPTI_STANDING, "device");
+	gs_cfg.standing_context = has_word(env_GPUSCOPE_CUPTI_STANDING, "context");
+	gs_cfg.standing_stream = has_word(env_GPUSCOPE_CUPTI_STANDING, "stream");
+	gs_cfg.standing_graph = has_word(env_GPUSCOPE_CUPTI_STANDING, "graph");
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);

@@ -513,15 +513,19 @@ GS_EXPORT int InitializeInjection(void)
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 		gs_log("waiting for cudaProfilerStart");
 	}
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+	/* GPUSCOPE_CUPTI_STANDING (all by default) leaves kinds out only to measure their cost */
+	if (gs_cfg.standing_device)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+	if (gs_cfg.standing_context)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+	if (gs_cfg.standing_stream)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
 	/* CUDA graphs: one record per launch unless every node is wanted (nsys's default too). On
 	 * from the start and never switched with a capture range: CUPTI gives no records for the
 	 * launches of a graph instantiated while the kind was off, and enabling it after such a
 	 * graph exists crashed the process at its next launch (measured, CUDA 13.0, driver 580). So
 	 * with a capture range, graph launches outside it are recorded too (one record each). */
-	if (!gs_cfg.cuda_graph_node)
+	if (!gs_cfg.cuda_graph_node && gs_cfg.standing_graph)
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 	if (gs_cfg.kmetrics && gs_km_init(subscriber, cring) == 0)
 		km_on = 1;
