@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/offstate.sh: what gpuscope's CUDA recording costs a PyTorch step while its capture range
-# is closed, and which of the CUPTI kinds it leaves on for the whole run (GPUSCOPE_CUPTI_STANDING:
-# device, context, stream, graph) is the cost. Processes interleaved, REPS of each variant; each
+# is closed, and which of what it leaves set up in CUPTI for the whole run is the cost
+# (GPUSCOPE_CUPTI_STANDING: the device, context, stream and graph kinds, the timestamp callback,
+# the flush period; each variant leaves one out). Processes interleaved, REPS of each variant; each
 # runs the workloads of bench/gpu_overhead.py (blocks of steps with the range closed, then open).
 # Prints per workload and variant the median step with the range closed ("off") and open ("on"),
 # each against the median step of the processes run with no profiler.
@@ -18,13 +19,13 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
 # variant = GPUSCOPE_CUPTI_STANDING for `gpuscope profile -t cuda --cuda-api=none --sample none`
 # (all: the default), or none / floor for no profiler / CUPTI kernels and copies only
-VARIANTS=${VARIANTS:-"none floor all device,context,stream device,context,graph stream,graph none_left"}
+VARIANTS=${VARIANTS:-"none floor all device,context,stream,timestamps,flush device,context,graph,timestamps,flush stream,graph,timestamps,flush device,context,stream,graph none_left"}
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		case $v in
 		none) python3 bench/gpu_overhead.py none $WL 2>/dev/null >>"$T/none" ;;
 		floor) CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py floor $WL 2>/dev/null >>"$T/floor" ;;
-		*) s=$v; [ "$v" = all ] && s=device,context,stream,graph; [ "$v" = none_left ] && s=none
+		*) s=$v; [ "$v" = all ] && s=device,context,stream,graph,timestamps,flush; [ "$v" = none_left ] && s=none
 			GPUSCOPE_CUPTI_STANDING=$s "$GS" profile -f -o "$T/run" -t cuda --cuda-api=none --sample none \
 				--capture-range=cudaProfilerApi python3 bench/gpu_overhead.py "$v" $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		esac

@@ -134,8 +134,9 @@ struct gs_config {
 	char kfilter[512];     /* GPUSCOPE_KERNEL_FILTER: extended regex, "" = every kernel */
 	uint32_t kskip, kcount;/* GPUSCOPE_KERNEL_SKIP, GPUSCOPE_KERNEL_COUNT */
 	int kstart_early;      /* GPUSCOPE_KERNEL_METRICS_START=early */
-	/* GPUSCOPE_CUPTI_STANDING: the kinds on for the whole run */
+	/* GPUSCOPE_CUPTI_STANDING: what stays set up in CUPTI for the whole run */
 	int standing_device, standing_context, standing_stream, standing_graph;
+	int standing_timestamps, standing_flush;
 };
 extern GS_API struct gs_config gs_cfg;
 GS_API int gs_collector_init(void); /* once; 1 when recording */

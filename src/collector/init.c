@@ -178,6 +178,8 @@ static void init_once(void)
 	gs_cfg.standing_context = has_word(env_GPUSCOPE_CUPTI_STANDING, "context");
 	gs_cfg.standing_stream = has_word(env_GPUSCOPE_CUPTI_STANDING, "stream");
 	gs_cfg.standing_graph = has_word(env_GPUSCOPE_CUPTI_STANDING, "graph");
+	gs_cfg.standing_timestamps = has_word(env_GPUSCOPE_CUPTI_STANDING, "timestamps");
+	gs_cfg.standing_flush = has_word(env_GPUSCOPE_CUPTI_STANDING, "flush");
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);

@@ -495,7 +495,8 @@ GS_EXPORT int InitializeInjection(void)
 		cuptiUnsubscribe(subscriber);
 		goto out;
 	}
-	cuptiActivityRegisterTimestampCallback(mono_ns);
+	if (gs_cfg.standing_timestamps) /* without: CUPTI's clock, records misplaced (cost runs only) */
+		cuptiActivityRegisterTimestampCallback(mono_ns);
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
 		cuptiUnsubscribe(subscriber);
@@ -507,7 +508,8 @@ GS_EXPORT int InitializeInjection(void)
 	api_by_callback = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && !gs_cfg.cuda_api_activity &&
 			  pthread_key_create(&api_key, api_thread_end) == 0;
 	/* full buffers reach the ring within a second, so long runs drain as they go */
-	cuptiActivityFlushPeriod(1000);
+	if (gs_cfg.standing_flush)
+		cuptiActivityFlushPeriod(1000);
 	if (gs_cfg.capture_profiler_api) {
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
