@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# bench/offstate.sh: what gpuscope's CUDA recording costs a PyTorch step while its capture range
-# is closed, and which of what it leaves set up in CUPTI for the whole run is the cost
-# (GPUSCOPE_CUPTI_STANDING: the device, context, stream and graph kinds, the timestamp callback,
-# the flush period; each variant leaves one out). Processes interleaved, REPS of each variant; each
+# bench/offstate.sh: what gpuscope's CUDA recording costs a PyTorch step, with its capture range
+# closed ("off") and open ("on"), and which part of its CUPTI set-up is the cost. Each variant
+# leaves one part out: GPUSCOPE_CUPTI_STANDING (what stays set up for the whole run: the device,
+# context, stream and graph kinds, the timestamp callback, the flush period) or GPUSCOPE_CUPTI_KINDS
+# (the optional kinds of the range: sync, memory, overhead). All run `gpuscope profile -t cuda
+# --cuda-api=none --sample none --capture-range=cudaProfilerApi`, so CUDA API timing, sampling and
+# NVTX are not in it (bench/gpu_overhead.sh has those). Processes interleaved, REPS of each; each
 # runs the workloads of bench/gpu_overhead.py (blocks of steps with the range closed, then open).
-# Prints per workload and variant the median step with the range closed ("off") and open ("on"),
-# each against the median step of the processes run with no profiler.
-#   usage: bench/offstate.sh [BUILD_DIR]   (env: REPS=4 WORKLOADS="mlp resnet50")
+# Prints per workload and variant the median off and on step against no profiler's.
+#   usage: bench/offstate.sh [BUILD_DIR]   (env: REPS=4 WORKLOADS="mlp resnet50" VARIANTS=...)
+#   variants: none (no profiler), floor (bench/cupti_floor.c), all (everything, the default
+#   set-up), -WORD (all but WORD: device, context, stream, graph, timestamps, flush, sync, memory,
+#   overhead), standing_none, kinds_none
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -17,18 +22,29 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
 cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
 	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
-# variant = GPUSCOPE_CUPTI_STANDING for `gpuscope profile -t cuda --cuda-api=none --sample none`
-# (all: the default), or none / floor for no profiler / CUPTI kernels and copies only
-VARIANTS=${VARIANTS:-"none floor all device,context,stream,timestamps,flush device,context,graph,timestamps,flush stream,graph,timestamps,flush device,context,stream,graph none_left"}
+VARIANTS=${VARIANTS:-"none floor all -graph -stream -device -context -timestamps -flush standing_none -sync -memory -overhead"}
+STANDING=device,context,stream,graph,timestamps,flush
+KINDS=sync,memory,overhead
+without() { # LIST WORD: LIST without WORD ("none" when empty)
+	local r; r=$(printf '%s\n' "$1" | tr ',' '\n' | grep -vx "$2" | paste -sd, -)
+	echo "${r:-none}"
+}
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
+		s=$STANDING k=$KINDS
 		case $v in
-		none) python3 bench/gpu_overhead.py none $WL 2>/dev/null >>"$T/none" ;;
-		floor) CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py floor $WL 2>/dev/null >>"$T/floor" ;;
-		*) s=$v; [ "$v" = all ] && s=device,context,stream,graph,timestamps,flush; [ "$v" = none_left ] && s=none
-			GPUSCOPE_CUPTI_STANDING=$s "$GS" profile -f -o "$T/run" -t cuda --cuda-api=none --sample none \
-				--capture-range=cudaProfilerApi python3 bench/gpu_overhead.py "$v" $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		none) python3 bench/gpu_overhead.py none $WL 2>/dev/null >>"$T/none"; continue ;;
+		floor) CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py floor $WL 2>/dev/null >>"$T/floor"; continue ;;
+		all) ;;
+		standing_none) s=none ;;
+		kinds_none) k=none ;;
+		-sync|-memory|-overhead) k=$(without "$KINDS" "${v#-}") ;;
+		-device|-context|-stream|-graph|-timestamps|-flush) s=$(without "$STANDING" "${v#-}") ;;
+		*) echo "offstate: unknown variant $v" >&2; exit 2 ;;
 		esac
+		GPUSCOPE_CUPTI_STANDING=$s GPUSCOPE_CUPTI_KINDS=$k "$GS" profile -f -o "$T/run" -t cuda \
+			--cuda-api=none --sample none --capture-range=cudaProfilerApi \
+			python3 bench/gpu_overhead.py "$v" $WL 2>>"$T/gs.err" >>"$T/$v"
 	done
 done
 python3 - "$T" "$VARIANTS" $WL <<'PY'

@@ -137,6 +137,8 @@ struct gs_config {
 	/* GPUSCOPE_CUPTI_STANDING: what stays set up in CUPTI for the whole run */
 	int standing_device, standing_context, standing_stream, standing_graph;
 	int standing_timestamps, standing_flush;
+	/* GPUSCOPE_CUPTI_KINDS: the optional kinds recorded (in the capture range) */
+	int kind_sync, kind_memory, kind_overhead;
 };
 extern GS_API struct gs_config gs_cfg;
 GS_API int gs_collector_init(void); /* once; 1 when recording */

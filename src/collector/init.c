@@ -180,6 +180,9 @@ static void init_once(void)
 	gs_cfg.standing_graph = has_word(env_GPUSCOPE_CUPTI_STANDING, "graph");
 	gs_cfg.standing_timestamps = has_word(env_GPUSCOPE_CUPTI_STANDING, "timestamps");
 	gs_cfg.standing_flush = has_word(env_GPUSCOPE_CUPTI_STANDING, "flush");
+	gs_cfg.kind_sync = has_word(env_GPUSCOPE_CUPTI_KINDS, "sync");
+	gs_cfg.kind_memory = has_word(env_GPUSCOPE_CUPTI_KINDS, "memory");
+	gs_cfg.kind_overhead = has_word(env_GPUSCOPE_CUPTI_KINDS, "overhead");
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);

@@ -276,6 +276,22 @@ static const CUpti_ActivityKind kinds[] = {
 	CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
+/* Whether kind k is recorded: all are, unless GPUSCOPE_CUPTI_KINDS (a measuring aid) leaves
+ * synchronization, memory or overhead records out. */
+static int kind_wanted(CUpti_ActivityKind k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return gs_cfg.kind_sync;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		return gs_cfg.kind_memory;
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		return gs_cfg.kind_overhead;
+	default:
+		return 1;
+	}
+}
+
 /* The API calls that matter for diagnosis (GPUSCOPE_CUDA_API=diag): what launches, copies,
  * sets, waits, allocates. Matched as name prefixes, so _v7000, _ptsz, Async variants count. */
 static const char *const diag_runtime[] = {
@@ -365,7 +381,8 @@ static void enable_api_callbacks(int on)
 static void enable_kinds(int on, int late)
 {
 	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
-		if ((on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) != CUPTI_SUCCESS)
+		if (kind_wanted(kinds[i]) &&
+		    (on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) != CUPTI_SUCCESS)
 			gs_log("CUPTI refused to %s activity kind %d", on ? "enable" : "disable", (int)kinds[i]);
 	if (gs_cfg.cuda_api_none) {
 		/* GPU activity only: the cheapest CUDA recording */
