@@ -596,8 +596,8 @@ static double ms(uint64_t ns)
  * title set by the caller. saving_ns is the mean saving per step and saving_pct its share of
  * the mean step of those steps: the total saving over span. The rules measure their savings
  * inside the steps, so the total cannot exceed span; it is cut there only as a guard. */
-static struct gs_finding *finding(struct ctx *x, const char *id, int cls, uint64_t total_saving,
-				  size_t per, uint64_t span)
+static struct gs_finding *finding_over(struct ctx *x, const char *id, int cls,
+				       uint64_t total_saving, size_t per, uint64_t span)
 {
 	struct gs_analysis *a = x->a;
 	struct gs_finding f;
@@ -610,6 +610,12 @@ static struct gs_finding *finding(struct ctx *x, const char *id, int cls, uint64
 	f.severity = gs_an_severity_of(f.saving_pct);
 	GS_VEC_PUSH(&a->findings, f);
 	return &a->findings.v[a->findings.n - 1];
+}
+
+/* A finding whose saving was measured over all the steps. */
+static struct gs_finding *finding(struct ctx *x, const char *id, int cls, uint64_t total_saving)
+{
+	return finding_over(x, id, cls, total_saving, x->a->steps.n, x->a->total);
 }
 
 static double share(const struct gs_analysis *a, int c)
@@ -795,7 +801,7 @@ static void rule_launch(struct ctx *x)
 	hta_idle(x, h, &spans);
 	uint64_t wait = spans_idle(x, &spans);
 	free(spans.v);
-	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait, a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "launch-bound", GS_AN_HOST_LAUNCH, wait);
 	snprintf(f->title, sizeof(f->title),
 		 "Launch-bound: the GPU idles %.1f%% of the step while the host launches work; "
 		 "%llu of %llu kernels run shorter than their launch call",
@@ -829,7 +835,7 @@ static void rule_api(struct ctx *x)
 		if (!strcmp(a->findings.v[i].id, "launch-bound"))
 			return;
 	struct gs_finding *f = finding(x, "slow-api-calls", GS_AN_HOST_LAUNCH,
-				       a->part[GS_AN_HOST_LAUNCH], a->steps.n, a->total);
+				       a->part[GS_AN_HOST_LAUNCH]);
 	struct tops t;
 	tops_init(&t);
 	uint64_t calls = 0;
@@ -907,7 +913,7 @@ static void rule_sync(struct ctx *x)
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle, a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "sync-bound", GS_AN_HOST_SYNC, idle);
 	/* When the GPU is busy less than half the step, the host is the bottleneck besides the
 	 * syncs: without them the GPU would still wait for the host, so the saving is an upper
 	 * bound (measured on examples/sync_bound.py: 1.6x the gain). Said in the title. */
@@ -943,8 +949,7 @@ static void rule_input(struct ctx *x)
 	const struct gs_an_idle *id = &a->idle;
 	if (share(a, GS_AN_INPUT) < 5.0) /* TensorBoard's DataLoader threshold */
 		return;
-	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT], a->steps.n,
-				       a->total);
+	struct gs_finding *f = finding(x, "input-bound", GS_AN_INPUT, a->part[GS_AN_INPUT]);
 	struct tops t;
 	tops_init(&t);
 	for (size_t i = 0; i < m->ranges.n; i++) {
@@ -1003,7 +1008,6 @@ static void rule_input(struct ctx *x)
 static void rule_pageable(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
-	struct gs_analysis *a = x->a;
 	uint64_t n = 0, bytes = 0, busy = 0;
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
@@ -1032,8 +1036,7 @@ static void rule_pageable(struct ctx *x)
 	free(spans.v);
 	if (!n)
 		return;
-	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed,
-				       a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "pageable-async-copy", GS_AN_GPU_TRANSFER, exposed);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1060,7 +1063,7 @@ static void rule_transfer(struct ctx *x)
 	if (share(a, GS_AN_GPU_TRANSFER) < 5.0)
 		return;
 	struct gs_finding *f = finding(x, "exposed-transfers", GS_AN_GPU_TRANSFER,
-				       a->part[GS_AN_GPU_TRANSFER], a->steps.n, a->total);
+				       a->part[GS_AN_GPU_TRANSFER]);
 	struct tops t;
 	tops_init(&t);
 	uint64_t n = 0, bytes = 0;
@@ -1100,7 +1103,6 @@ static void rule_transfer(struct ctx *x)
 static void rule_sync_ops(struct ctx *x, int memsets)
 {
 	const struct gs_model *m = x->m;
-	struct gs_analysis *a = x->a;
 	uint64_t n = 0, bytes = 0, call = 0;
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
@@ -1146,7 +1148,7 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 	if (!n)
 		return;
 	struct gs_finding *f = finding(x, memsets ? "sync-memset" : "sync-memcpy", GS_AN_HOST_SYNC,
-				       idle, a->steps.n, a->total);
+				       idle);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title), "%llu synchronous %s block the host inside the steps",
@@ -1209,7 +1211,7 @@ static void rule_gaps(struct ctx *x)
 	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
 			cls = c;
-	struct gs_finding *f = finding(x, "gpu-gaps", cls, total, a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "gpu-gaps", cls, total);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1241,7 +1243,7 @@ static void rule_util(struct ctx *x)
 		return;
 	int cls = a->part[GS_AN_HOST_COMPUTE] >= a->part[GS_AN_OTHER] ? GS_AN_HOST_COMPUTE : GS_AN_OTHER;
 	struct gs_finding *f = finding(x, "low-gpu-utilization", cls,
-				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER], a->steps.n, a->total);
+				       a->part[GS_AN_HOST_COMPUTE] + a->part[GS_AN_OTHER]);
 	snprintf(f->title, sizeof(f->title),
 		 "Low GPU utilization: the GPU is busy %.1f%% of the step; %.1f%% is host work or "
 		 "nothing recorded",
@@ -1274,7 +1276,6 @@ static void rule_util(struct ctx *x)
 static void rule_fp32(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
-	struct gs_analysis *a = x->a;
 	int tc = !m->devices.n; /* unknown devices: assume tensor cores */
 	for (size_t i = 0; i < m->devices.n; i++)
 		tc |= m->devices.v[i].cc_major >= 7;
@@ -1311,8 +1312,7 @@ static void rule_fp32(struct ctx *x)
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
-				       a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "fp32-gemm", GS_AN_GPU_COMPUTE, (uint64_t)llround(save));
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1376,7 +1376,7 @@ static void rule_alloc(struct ctx *x)
 		tops_drop(&t, &tmp);
 		return;
 	}
-	struct gs_finding *f = finding(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady, steady_ns);
+	struct gs_finding *f = finding_over(x, "allocator-churn", GS_AN_HOST_LAUNCH, idle, steady, steady_ns);
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	snprintf(f->title, sizeof(f->title),
@@ -1430,7 +1430,7 @@ static void rule_variance(struct ctx *x)
 	for (int c = 1; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
 			cls = c;
-	struct gs_finding *f = finding(x, "step-outliers", cls, excess, n, a->total);
+	struct gs_finding *f = finding_over(x, "step-outliers", cls, excess, n, a->total);
 	double mean = sum / (double)n;
 	double sd = sqrt(GS_MAX(0.0, sq / (double)n - mean * mean));
 	snprintf(f->title, sizeof(f->title),
@@ -1483,7 +1483,7 @@ static void rule_dominant(struct ctx *x)
 	}
 	/* no saving is claimed: the kernels are the work; how much faster they can run needs a
 	 * per-kernel look (ncu) */
-	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0, a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "dominant-kernels", GS_AN_GPU_COMPUTE, 0);
 	num(f, "gpu_compute_share", gs_an_share(a, GS_AN_GPU_COMPUTE), 0);
 	num(f, "kernels", (double)n, 1);
 	num(f, "distinct_kernels", (double)t.v.n, 1);
@@ -1771,8 +1771,7 @@ static void rule_comm(struct ctx *x)
 	double ov_pct = 100.0 * (double)overlap / (double)comm;
 	if (comm_pct < COMM_SHARE || ov_pct >= COMM_OVERLAP)
 		return;
-	struct gs_finding *f = finding(x, "communication-bound", GS_AN_GPU_COMM, a->comm_only,
-				       a->steps.n, a->total);
+	struct gs_finding *f = finding(x, "communication-bound", GS_AN_GPU_COMM, a->comm_only);
 	num(f, "communication_share", (double)comm / (double)a->total, 0);
 	num(f, "communication_ms_per_step", ms(comm) / (double)a->steps.n, 0);
 	num(f, "overlap_pct", ov_pct, 0);
@@ -2359,7 +2358,6 @@ static double theo_occupancy(uint32_t threads, uint32_t regs, uint32_t smem, con
 static void rule_kmetrics(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
-	struct gs_analysis *a = x->a;
 	if (!m->kmetrics.n)
 		return;
 	GS_VEC(struct kname) kn = {0};
@@ -2449,8 +2447,7 @@ static void rule_kmetrics(struct ctx *x)
 		}
 		static const char *const ids[] = {"uncoalesced-global", "low-occupancy", "low-l2-hit",
 						  "memory-latency"};
-		struct gs_finding *f = finding(x, ids[rule], GS_AN_GPU_COMPUTE, (uint64_t)llround(save),
-					       a->steps.n, a->total);
+		struct gs_finding *f = finding(x, ids[rule], GS_AN_GPU_COMPUTE, (uint64_t)llround(save));
 		tops_done(&t, f, "kernels");
 		double sm = kmean(worst, 0), mem = kmean(worst, 1), dram = kmean(worst, 2),
 		       l2 = kmean(worst, 3), occ = kmean(worst, 4), ld = kmean(worst, 5), st = kmean(worst, 6);
