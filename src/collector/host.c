@@ -128,31 +128,13 @@ static void *next_fn(const char *name)
 #define OSRT_LIVE()                                                                          \
 	(GS_LIKELY(gs_osrt_on) && !atomic_load_explicit(&gs_paused, memory_order_relaxed))
 
-/* The clocked part of a wrapper: f is the next definition, args its arguments. The TSC test
- * is made once, so the common path is rdtsc, the call, rdtsc. */
-#if defined(__x86_64__)
-#define OSRT_CLOCKED(f, args, t0, t1, res)                                              \
-	if (GS_LIKELY(gs_clock == GS_CLOCK_TSC)) {                                           \
-		t0 = __builtin_ia32_rdtsc();                                                 \
-		res = f args;                                                                \
-		t1 = __builtin_ia32_rdtsc();                                                 \
-	} else {                                                                             \
-		t0 = gs_clock_now();                                                         \
-		res = f args;                                                                \
-		t1 = gs_clock_now();                                                         \
-	}
-#else
-#define OSRT_CLOCKED(f, args, t0, t1, res)                                              \
-	t0 = gs_clock_now();                                                                 \
-	res = f args;                                                                        \
-	t1 = gs_clock_now();
-#endif
+/* The clocked part of a wrapper: f is the next definition, args its arguments. */
 #define OSRT_TIMED(ret, call, f, args)                                                       \
 	if (!OSRT_LIVE())                                                                    \
 		return f args;                                                               \
-	uint64_t t0_, t1_;                                                                   \
-	ret res_;                                                                            \
-	OSRT_CLOCKED(f, args, t0_, t1_, res_)                                           \
+	uint64_t t0_ = gs_clock_now();                                                       \
+	ret res_ = f args;                                                                   \
+	uint64_t t1_ = gs_clock_now();                                                       \
 	if (GS_UNLIKELY(t1_ - t0_ >= gs_osrt_thr))                                           \
 		osrt_record(call, t0_, t1_);                                                 \
 	return res_
