@@ -156,5 +156,31 @@ elif case == "phases":  # the whole run
 elif case in ("phases_nvtx", "phases_window"):  # -c nvtx:measure; --delay 2 --duration 2
     names = [k["name"] for k in kernels]
     check("exactly the 7 tick kernels of the middle phase", len(names) == 7 and all("tick" in n for n in names), str(names)[:300])
+elif case in ("syncs", "syncs_activity", "syncs_gpu"):  # one wait of each kind (programs/syncs.cu),
+    # the records written from gpuscope's callbacks (the default; syncs_gpu: --cuda-api=none, the
+    # calls that wait still seen for their records) or CUPTI's SYNCHRONIZATION kind
+    spins = sorted((k for k in kernels if "spin" in k["name"]), key=lambda k: k["start"])
+    ids = {"a": spins[0]["stream"], "c": spins[-1]["stream"]} if len(spins) == 4 else {}
+    waits = {int(l.split()[1]): int(l.split()[2]) for l in out if l.startswith("wait ")}
+    sy = sorted(of("sync"), key=lambda r: r["start"])
+    # CUPTI's types: 1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context
+    check("4 sync records, in the program's order", [r["type"] for r in sy] == [3, 1, 2, 4],
+          str([(r["type"], r["stream"]) for r in sy]))
+    if len(sy) == 4 and len(ids) == 2 and len(waits) == 4:
+        check("the stream synchronize names stream a's kernel's stream, the stream wait stream c's",
+              (sy[0]["stream"], sy[2]["stream"]) == (ids["a"], ids["c"]),
+              "%s vs %s" % ((sy[0]["stream"], sy[2]["stream"]), ids))
+        check("the three host waits last at least 4 ms, within 0.5 ms of the program's timing",
+              all(sy[i]["dur"] >= 4000000 and abs(sy[i]["dur"] - waits[i + 1]) < 500000 for i in (0, 1, 3)),
+              str([(r["dur"], waits[i + 1]) for i, r in enumerate(sy)]))
+        if case == "syncs_gpu":
+            check("no API call recorded, the records' correlation ids distinct",
+                  not apis and len({r["correlation"] for r in sy}) == 4, "%d calls" % len(apis))
+        else:
+            by_corr = {a["correlation"]: a.get("name", "") for a in apis}
+            names = [by_corr.get(r["correlation"], "") for r in sy]
+            check("each sync record carries its call's correlation id",
+                  [n.split("_v")[0] for n in names] == ["cudaStreamSynchronize", "cudaEventSynchronize",
+                                                         "cudaStreamWaitEvent", "cudaDeviceSynchronize"], str(names))
 print("%s: %d passed, %d failed" % (case, passed, failed))
 sys.exit(1 if failed else 0)

@@ -15,7 +15,8 @@ for f in tests/gpu/programs/*.cu; do
 done
 wait
 pass=0 fail=0
-for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" \
+for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" "syncs ./syncs" \
+	"syncs_activity GPUSCOPE_CUDA_API_TIMING=activity ./syncs" "syncs_gpu --cuda-api=none ./syncs" \
 	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" \
 	"graph_late --capture-range=cudaProfilerApi ./graph late" \
 	"graph_late_nodes --capture-range=cudaProfilerApi --cuda-graph-trace=node ./graph late" "alloc ./alloc" \
@@ -24,9 +25,10 @@ for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams 
 	"phases_nvtx --capture-range=nvtx:measure ./phases" "phases_window --delay=2 --duration=2 ./phases"; do
 	set -- $spec
 	c=$1; shift
-	opts=()
+	opts=() envs=()
+	while [ "${1#GPUSCOPE_}" != "$1" ]; do envs+=("$1"); shift; done
 	while [ "${1#--}" != "$1" ]; do opts+=("$1"); shift; done
-	(cd "$G" && "$GS" profile -f -o "$T/$c" "${opts[@]}" "$@" >"$T/$c.out" 2>"$T/$c.err")
+	(cd "$G" && env "${envs[@]}" "$GS" profile -f -o "$T/$c" "${opts[@]}" "$@" >"$T/$c.out" 2>"$T/$c.err")
 	echo "# $c: $(tail -1 "$T/$c.err")"
 	"$GS" dump --format jsonl "$T/$c.gst" >"$T/$c.jsonl" 2>>"$T/$c.err"
 	python3 tests/gpu/check_cuda.py "$c" "$T/$c.jsonl" "$T/$c.out" | tee "$T/$c.check"

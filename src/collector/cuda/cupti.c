@@ -8,7 +8,10 @@
  * The API calls of the diagnosis set are timed by CUPTI's callback API (enter and exit), each
  * thread writing its calls as CUpti_ActivityAPI records, the layout CUPTI's own API records
  * have, into a chunk of the same ring that it holds (api_* below): measured cheaper than
- * CUPTI's API activity records, which once enabled time every call of the domain.
+ * CUPTI's API activity records, which once enabled time every call of the domain. The calls
+ * that wait (device, context, stream, event synchronize; stream wait event) also write their
+ * CUpti_ActivitySynchronization2 record there (sync_record): CUPTI's SYNCHRONIZATION kind was
+ * most of what recording cost outside a capture range (bench/RESULTS.md, 2026-12-04).
  *
  * The only other per-record work happens in CUPTI's buffer-completion callback, off the
  * program's threads: kernel-name pointers found in the buffer are registered once each, since
@@ -142,6 +145,7 @@ static struct api_slot *_Atomic api_slots;
 static pthread_key_t api_key;
 static _Thread_local struct api_slot *api_mine;
 static int api_by_callback; /* the diagnosis set timed by callbacks (not by API activity kinds) */
+static int sync_by_callback; /* synchronization records written from the callbacks (sync_record) */
 static atomic_int api_on;   /* callbacks of the set enabled */
 
 static void api_lock(struct api_slot *s)
@@ -210,11 +214,14 @@ static void api_flush(void)
 	}
 }
 
-static void api_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t start, uint64_t end,
-		       uint32_t corr, uint32_t result)
+/* Append one record of size bytes to the slot's chunk, taking a chunk when it has none or the
+ * record does not fit, and handing it on when it is a second old (end: the record's time). */
+static void api_put(struct api_slot *s, const void *rec, size_t size, uint64_t end)
 {
 	api_lock(s);
-	if (s->buf && (s->size - s->used < sizeof(CUpti_ActivityAPI) || end - s->since > 1000000000u))
+	_Static_assert(sizeof(CUpti_ActivityAPI) % 8 == 0 && sizeof(CUpti_ActivitySynchronization2) % 8 == 0,
+		       "records are packed at multiples of 8");
+	if (s->buf && (s->size - s->used < size || end - s->since > 1000000000u))
 		api_give(s);
 	if (!s->buf) {
 		uint32_t n = 0;
@@ -228,6 +235,14 @@ static void api_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t s
 		s->used = 0;
 		s->since = end;
 	}
+	memcpy(s->buf + s->used, rec, size);
+	s->used += (uint32_t)size;
+	api_unlock(s);
+}
+
+static void api_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t start, uint64_t end,
+		       uint32_t corr, uint32_t result)
+{
 	CUpti_ActivityAPI r;
 	memset(&r, 0, sizeof(r));
 	r.kind = driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
@@ -238,9 +253,61 @@ static void api_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t s
 	r.threadId = s->tid;
 	r.correlationId = corr;
 	r.returnValue = result;
-	memcpy(s->buf + s->used, &r, sizeof(r));
-	s->used += (uint32_t)sizeof(r);
-	api_unlock(s);
+	api_put(s, &r, sizeof(r), end);
+}
+
+/* Synchronization records from the callbacks of the calls that wait (the default): CUPTI's
+ * SYNCHRONIZATION kind, once enabled, slowed every launch-bound step by about a quarter, open
+ * capture range or not (bench/offstate.sh in bench/RESULTS.md), while these calls are timed
+ * anyway. sync_type[d][cbid]: the CUpti_ActivitySynchronizationType of a call of the diagnosis
+ * set that waits, 0 for the others; sync_ptsz: its per-thread-default-stream variant. */
+static uint8_t sync_type[2][GS_MAX((int)CUPTI_DRIVER_TRACE_CBID_SIZE, (int)CUPTI_RUNTIME_TRACE_CBID_SIZE)];
+static uint8_t sync_ptsz[2][GS_ARRAY_SIZE(sync_type[0])];
+
+static uint8_t sync_type_of(const char *name)
+{
+	static const struct { const char *prefix; uint8_t type; } t[] = {
+		{"cudaDeviceSynchronize", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE},
+		{"cuCtxSynchronize", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE},
+		{"cudaStreamSynchronize", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE},
+		{"cuStreamSynchronize", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE},
+		{"cudaEventSynchronize", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE},
+		{"cuEventSynchronize", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE},
+		{"cudaStreamWaitEvent", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT},
+		{"cuStreamWaitEvent", CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT},
+	};
+	for (size_t i = 0; i < GS_ARRAY_SIZE(t); i++)
+		if (!strncmp(name, t[i].prefix, strlen(t[i].prefix)))
+			return t[i].type;
+	return 0;
+}
+
+/* The wait a call of sync type `type` made, as CUPTI's own record would give it: the stream
+ * (the first parameter of the stream calls) by CUPTI's stream id; the event's id is CUPTI's
+ * own and not to be had here, so it is left invalid, as for the calls without an event. */
+static void sync_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t start, uint64_t end,
+			const CUpti_CallbackData *cb)
+{
+	uint8_t type = sync_type[driver][cbid];
+	CUpti_ActivitySynchronization2 r;
+	memset(&r, 0, sizeof(r));
+	r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	r.type = (CUpti_ActivitySynchronizationType)type;
+	r.start = start;
+	r.end = end;
+	r.correlationId = cb->correlationId;
+	r.contextId = cb->contextUid;
+	r.streamId = r.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	r.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	if ((type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE ||
+	     type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) && cb->functionParams) {
+		CUstream stream;
+		uint32_t id;
+		memcpy(&stream, cb->functionParams, sizeof(stream));
+		if (cuptiGetStreamIdEx(cb->context, stream, sync_ptsz[driver][cbid], &id) == CUPTI_SUCCESS)
+			r.streamId = id;
+	}
+	api_put(s, &r, sizeof(r), end);
 }
 
 /* One timed call's enter or exit (cb: CUPTI's callback data). */
@@ -263,7 +330,10 @@ static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb
 		return;
 	uint64_t end = mono_ns();
 	uint32_t result = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue : 0;
-	api_record(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
+	if (api_by_callback)
+		api_record(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
+	if (sync_by_callback && cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid])
+		sync_record(s, driver, cbid, *cb->correlationData, end, cb);
 }
 
 /* Kinds switched on and off with the capture range. DEVICE, CONTEXT and STREAM are not among
@@ -277,12 +347,13 @@ static const CUpti_ActivityKind kinds[] = {
 };
 
 /* Whether kind k is recorded: all are, unless GPUSCOPE_CUPTI_KINDS (a measuring aid) leaves
- * synchronization, memory or overhead records out. */
+ * synchronization, memory or overhead records out; synchronization records are written from
+ * the callbacks instead when the API calls are timed by them (sync_record). */
 static int kind_wanted(CUpti_ActivityKind k)
 {
 	switch (k) {
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		return gs_cfg.kind_sync;
+		return gs_cfg.kind_sync && !sync_by_callback;
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
 		return gs_cfg.kind_memory;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
@@ -324,9 +395,14 @@ static void find_diag_ids(void)
 		uint32_t n = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
 		for (uint32_t cbid = 1; cbid < n && ndiag[d] < (int)GS_ARRAY_SIZE(diag_ids[d]); cbid++) {
 			const char *name = NULL;
-			if (cuptiGetCallbackName(dom, cbid, &name) == CUPTI_SUCCESS && name &&
-			    matches(name, d ? diag_driver : diag_runtime))
-				diag_ids[d][ndiag[d]++] = cbid;
+			if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name ||
+			    !matches(name, d ? diag_driver : diag_runtime))
+				continue;
+			diag_ids[d][ndiag[d]++] = cbid;
+			if (cbid < GS_ARRAY_SIZE(sync_type[d])) {
+				sync_type[d][cbid] = sync_type_of(name);
+				sync_ptsz[d][cbid] = strstr(name, "_ptsz") != NULL;
+			}
 		}
 	}
 }
@@ -363,12 +439,14 @@ static void enable_api_activity(int d, int late)
 	}
 }
 
-/* The diagnosis set by callbacks: its ids' enter and exit callbacks on or off. */
+/* The diagnosis set by callbacks: its ids' enter and exit callbacks on or off; with
+ * --cuda-api=none only those of the calls that wait, for their synchronization records. */
 static void enable_api_callbacks(int on)
 {
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < ndiag[d]; i++)
 			if (!(d && km_on && !on && gs_km_is_launch(diag_ids[d][i])) &&
+			    (api_by_callback || sync_type[d][diag_ids[d][i]]) &&
 			    cuptiEnableCallback((uint32_t)on, subscriber,
 						d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 						diag_ids[d][i]) != CUPTI_SUCCESS)
@@ -385,7 +463,9 @@ static void enable_kinds(int on, int late)
 		    (on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) != CUPTI_SUCCESS)
 			gs_log("CUPTI refused to %s activity kind %d", on ? "enable" : "disable", (int)kinds[i]);
 	if (gs_cfg.cuda_api_none) {
-		/* GPU activity only: the cheapest CUDA recording */
+		/* GPU activity only, the cheapest CUDA recording, and the waits */
+		if (sync_by_callback)
+			enable_api_callbacks(on);
 	} else if (gs_cfg.cuda_api_all) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
@@ -522,8 +602,12 @@ GS_EXPORT int InitializeInjection(void)
 	active = 1;
 	owner_pid = getpid();
 	find_diag_ids();
-	api_by_callback = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && !gs_cfg.cuda_api_activity &&
-			  pthread_key_create(&api_key, api_thread_end) == 0;
+	/* the slots' key: for the diagnosis set timed by callbacks and the synchronization
+	 * records written from them, both unless the API calls are CUPTI's activity records */
+	int callbacks = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_activity &&
+			pthread_key_create(&api_key, api_thread_end) == 0;
+	api_by_callback = callbacks && !gs_cfg.cuda_api_none;
+	sync_by_callback = callbacks && gs_cfg.kind_sync;
 	/* full buffers reach the ring within a second, so long runs drain as they go */
 	if (gs_cfg.standing_flush)
 		cuptiActivityFlushPeriod(1000);
