@@ -28,7 +28,14 @@ for f in "$D"/cuda/*.gst; do
 	eq "fixture $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
 	printf '%s\n' "$out" | grep FAIL
 done
-eq "fixtures: the 16 program cases recorded on the H200 are there" 16 "$(ls "$D"/cuda/*.gst | wc -l)"
+eq "fixtures: the 19 program cases recorded on the H200 are there" 19 "$(ls "$D"/cuda/*.gst | wc -l)"
+# --cuda-api=none: no API records, yet the four waits are there (written from the callbacks of
+# the waiting calls), and step_sum's Sync Wait is made of them alone
+i=$($GS info "$D/cuda/syncs_gpu.gst")
+has "syncs_gpu: no API calls" "cuda api calls            0" "$i"
+has "syncs_gpu: four synchronizations" "cuda synchronizations     4" "$i"
+eq "syncs_gpu: step_sum Sync Wait from the sync records (35.6 us while no kernel runs), no API time" "0 35560" \
+	"$($GS stats -r step_sum --format csv "$D/cuda/syncs_gpu.gst" 2>/dev/null | sed -n 2p | cut -d, -f9,10 | tr , ' ')"
 i=$($GS info "$D/cuda/streams.gst")
 eq "info: three non-blocking streams, one kernel of 20 ms each, and the default stream" \
 	"7 default 0 1|13 non-blocking 1 0|14 non-blocking 1 0|15 non-blocking 1 0" \
