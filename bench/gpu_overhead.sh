@@ -7,13 +7,15 @@
 # its "on" blocks minus that of its "off" blocks, as a fraction of "off"; the table gives the
 # median over processes (min..max) for each variant, and gpuscope's added fraction over the
 # floor's and over torch.profiler's. Appends to bench/RESULTS.md.
-#   usage: bench/gpu_overhead.sh [BUILD_DIR]   (env: REPS=10 WORKLOADS="mlp item resnet50 loader")
+#   usage: bench/gpu_overhead.sh [BUILD_DIR]   (env: REPS=10 WORKLOADS="mlp item resnet50 loader"
+#   PIN="taskset -c 4-11": a command every process runs under, e.g. to hold them on the same cores)
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
 GS=$PWD/$BUILD/bin/gpuscope
 REPS=${REPS:-10}
 WL=${WORKLOADS:-mlp item resnet50 loader}
+PIN=${PIN:-}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
 cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
@@ -23,6 +25,8 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_act: gpuscope
 # timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity);
 # gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default);
+# gpuscope_noperf: sampling with CPython's perf trampolines off (PYTHONPERFSUPPORT=0: native
+# frames only); gpuscope_100hz: sampling at --sampling-frequency 100;
 # gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
 # with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range). CPU sampling, OS
 # runtime wrappers and NVML polling run for the whole process, not only inside the capture
@@ -32,18 +36,20 @@ VARIANTS=${VARIANTS:-none floor gpuscope torch}
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		case $v in
-		none|torch) python3 bench/gpu_overhead.py $v $WL 2>/dev/null >>"$T/$v" ;;
-		floor) CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py floor $WL 2>>"$T/floor.err" >>"$T/floor" ;;
-		floor_act) FLOOR_API=activity CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
-		floor_actw) FLOOR_API=activity_whole CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
-		floor_cb) FLOOR_API=callback CUDA_INJECTION64_PATH=$T/libfloor.so python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
-		gpuscope) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py gpuscope $WL 2>>"$T/gs.err" >>"$T/gpuscope" ;;
-		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_nosample) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sample none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_osrt) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi -t cuda,nvtx,osrt python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_metrics) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --gpu-metrics python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_pytorch) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --pytorch nvtx python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_gpu) "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --cuda-api=none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		none|torch) $PIN python3 bench/gpu_overhead.py $v $WL 2>/dev/null >>"$T/$v" ;;
+		floor) CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py floor $WL 2>>"$T/floor.err" >>"$T/floor" ;;
+		floor_act) FLOOR_API=activity CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
+		floor_actw) FLOOR_API=activity_whole CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
+		floor_cb) FLOOR_API=callback CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
+		gpuscope) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py gpuscope $WL 2>>"$T/gs.err" >>"$T/gpuscope" ;;
+		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_nosample) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sample none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_noperf) PYTHONPERFSUPPORT=0 $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_100hz) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sampling-frequency 100 python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_osrt) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi -t cuda,nvtx,osrt python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_metrics) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --gpu-metrics python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_pytorch) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --pytorch nvtx python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		gpuscope_gpu) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --cuda-api=none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
 		esac
 	done
 done
@@ -54,7 +60,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
@@ -84,7 +90,7 @@ if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope
     for w in ws:
         c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope_nosample", "gpuscope")]
         print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in (statistics.median(xs), min(xs), max(xs))) if xs else "n/a" for xs in c)))
-host = [v for v in ("gpuscope_nosample", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch") if any(k[1] == v for k in offv)]
+host = [v for v in ("floor", "gpuscope_gpu", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_100hz", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "torch") if any(k[1] == v for k in offv)]
 if host and any(k[1] == "none" for k in offv):
     print()
     print("Step time with recording off (capture range closed: NVML polling and --pytorch's hooks still on), median over processes, against the processes with no profiler; and each variant's own added time in the range (on vs off):")
@@ -113,7 +119,7 @@ PY
 	echo "over processes (min..max). For loader the blocks are 80 steps and the figure is their mean"
 	echo "step (the throughput). Floor: bench/cupti_floor.c (CUPTI kernels, copies, memsets into"
 	echo "heap buffers, dropped). gpuscope: defaults (cuda,nvtx; diagnosis set of API calls;"
-	echo "graph-level) with --capture-range=cudaProfilerApi."
+	echo "graph-level) with --capture-range=cudaProfilerApi.${PIN:+ Every process run under \`$PIN\`.}"
 	echo
 	cat "$T/table.md"
 } >>bench/RESULTS.md
