@@ -418,6 +418,24 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return f(how, set, old);
 }
 
+/* What the walks cost, counted only with GPUSCOPE_DEBUG=1 and printed at exit: the one
+ * measure of the sampler inside a real program where no CPU profiler runs (the GPU machine
+ * has no perf). walk_ticks_ms: clock ticks per millisecond, 0 when not counting. */
+static uint64_t walk_ticks_ms;
+static _Atomic uint64_t walk_n, walk_sum, walk_max, walk_long, walk_stepped;
+
+static void walk_count(uint64_t ticks)
+{
+	atomic_fetch_add_explicit(&walk_n, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&walk_sum, ticks, memory_order_relaxed);
+	if (ticks * 20 > walk_ticks_ms) /* over 50 us */
+		atomic_fetch_add_explicit(&walk_long, 1, memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&walk_max, memory_order_relaxed);
+	while (ticks > m && !atomic_compare_exchange_weak_explicit(&walk_max, &m, ticks, memory_order_relaxed,
+								   memory_order_relaxed))
+		;
+}
+
 /* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses.
  * First by unw_backtrace, libunwind's fast path: it keeps, per thread, each return address's
  * rule for finding its caller (from the unwind tables, or the frame pointer for a JIT frame
@@ -429,7 +447,8 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
  * address is the interrupted instruction. Where that is not found, or the fast path stopped
  * right after it, unw_step from the signal's context (walk_steps). */
 static uint32_t walk_steps(void *ucv, uint64_t *ips);
-static uint32_t walk(void *ucv, uint64_t *ips)
+
+static uint32_t walk_fast(void *ucv, uint64_t *ips)
 {
 #if defined(__x86_64__)
 	if (u_backtrace) {
@@ -449,7 +468,19 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 			}
 	}
 #endif
+	if (GS_UNLIKELY(walk_ticks_ms))
+		atomic_fetch_add_explicit(&walk_stepped, 1, memory_order_relaxed);
 	return walk_steps(ucv, ips);
+}
+
+static uint32_t walk(void *ucv, uint64_t *ips)
+{
+	if (GS_LIKELY(!walk_ticks_ms))
+		return walk_fast(ucv, ips);
+	uint64_t t0 = gs_clock_now();
+	uint32_t n = walk_fast(ucv, ips);
+	walk_count(gs_clock_now() - t0);
+	return n;
 }
 
 /* unw_backtrace keeps its rules in storage of its own per thread, made on its first call on
@@ -725,6 +756,8 @@ GS_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+static uint64_t threshold_ticks(uint64_t threshold_ns);
+
 static int sampler_init(long hz)
 {
 	if (hz < 1 || hz > 100000)
@@ -742,6 +775,8 @@ static int sampler_init(long hz)
 	sigfillset(&sa.sa_mask); /* nothing interrupts a walk: see sigprocmask above */
 	if (sigaction(GS_SAMPLE_SIGNAL, &sa, NULL) != 0)
 		return -1;
+	if (gs_cfg.debug)
+		walk_ticks_ms = GS_MAX(threshold_ticks(1000000), 1);
 	sample_on = 1;
 	sampler_thread_start();
 	return 0;
@@ -796,6 +831,13 @@ void gs_host_exit(void)
 {
 	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
 		maps_snapshot(); /* libraries loaded since */
+	uint64_t n = atomic_load(&walk_n);
+	if (walk_ticks_ms && n)
+		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us",
+		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_stepped),
+		       1000.0 * (double)atomic_load(&walk_sum) / (double)n / (double)walk_ticks_ms,
+		       1000.0 * (double)atomic_load(&walk_max) / (double)walk_ticks_ms,
+		       (unsigned long long)atomic_load(&walk_long));
 }
 
 /* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,

@@ -158,6 +158,15 @@ for l in open(sys.argv[1]):
     full += int(c) if fr.count("recurse") == 31 and "main" in fr else 0
 print(round(100 * full / tot) if tot else 0)' hs_jit.folded)"
 fi
+# GPUSCOPE_DEBUG=1: at exit the collector says what its walks cost, one per sample recorded
+GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
+eq "sample jit, debug: exit 0" 0 $?
+walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us$/\1 \2 \3 \4 \5/p' hs_jitd.err)
+ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9]*\) .*/\1/p')
+between "sample jit, debug: stacks walked = samples recorded ($ns; a sample taken after the figures were printed, at exit, aside)" \
+	$((ns - 2)) "$ns" "${walks%% *}"
+between "sample jit, debug: mean walk, us" 0.01 1000 "$(echo "$walks" | cut -d' ' -f3)"
+hasnt "sample jit: no walk figures without GPUSCOPE_DEBUG" "stacks walked" "$($GS profile -o hs_jitq -t nvtx "$P/host_jit" 3 2>&1)"
 $GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null
 eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost_hot.so" "$(sed -n 2p hs_dl.csv | cut -d, -f9,10)"
