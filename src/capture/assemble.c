@@ -695,9 +695,13 @@ static void copy_perfmap(struct ctx *c, int32_t pid)
 			return;
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	/* A file's times come from the kernel's coarse clock, which lags the session's start
+	 * (read precisely) by a tick or more: a map written in the first milliseconds of the run
+	 * was seen 1.9 ms "before" it. So a map older than a second before the start is one left
+	 * by an earlier process with this pid; a younger one is this process's. */
 	struct stat sb;
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (256 << 20) ||
-	    (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec <
+	    (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec + 1000000000u <
 		    c->session_start_real)
 		return; /* none, or one left by an earlier process with this pid */
 	FILE *f = fopen(path, "rbe");

@@ -73,6 +73,18 @@ p=$($GS profile -f -o "$T/py/pm" sh "$T/py/jitmap.sh" 2>/dev/null)
 eq "perf maps: another JIT's map copied" 1 "$($GS dump --format jsonl "$T/py/pm.gst" | grep -c '"chunk":"perfmap"')"
 eq "perf maps: another JIT's map left in place" yes "$([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
 rm -f "/tmp/perf-$p.map"
+# a map dated before the session is an earlier process's with the same pid: neither copied nor
+# removed; file times come from a coarse clock, so one dated less than a second before is this one's
+printf 'echo "7f0000001000 40 py::old:/srv/old.py" >/tmp/perf-$$.map; touch -d "@$(($(date +%%s) - 5))" /tmp/perf-$$.map; echo $$\n' >"$T/py/oldmap.sh"
+p=$($GS profile -f -o "$T/py/pm" sh "$T/py/oldmap.sh" 2>/dev/null)
+eq "perf maps: one dated 5 s before the session is not copied, and stays" "0 yes" \
+	"$($GS dump --format jsonl "$T/py/pm.gst" | grep -c '"chunk":"perfmap"') $([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
+rm -f "/tmp/perf-$p.map"
+printf 'echo "7f0000001000 40 py::new:/srv/new.py" >/tmp/perf-$$.map; touch -d "@$(date +%%s.%%N | awk "{printf \\"%%.3f\\", \\$1 - 0.5}")" /tmp/perf-$$.map; echo $$\n' >"$T/py/lagmap.sh"
+p=$($GS profile -f -o "$T/py/pm" sh "$T/py/lagmap.sh" 2>/dev/null)
+eq "perf maps: one dated 0.5 s before the session (a coarse file clock) is copied and removed" "1 no" \
+	"$($GS dump --format jsonl "$T/py/pm.gst" | grep -c '"chunk":"perfmap"') $([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
+rm -f "/tmp/perf-$p.map"
 p=$(PYTHONPERFSUPPORT=1 $GS profile -f -o "$T/py/pm" sh "$T/py/pymap.sh" 2>/dev/null)
 eq "perf maps: left in place when the user turned them on" yes "$([ -e "/tmp/perf-$p.map" ] && echo yes || echo no)"
 rm -f "/tmp/perf-$p.map"
