@@ -33,23 +33,27 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 # range: their cost is in the "off" blocks too, so a second table compares each variant's "off"
 # step time with that of the processes run with no profiler
 VARIANTS=${VARIANTS:-none floor gpuscope torch}
+# one process of variant $v: under the floor's library, or under `gpuscope profile` with the
+# capture range and the options given (environment assignments before the call reach it too)
+floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v"; }
+gs_run() { $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v"; }
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		case $v in
 		none|torch) $PIN python3 bench/gpu_overhead.py $v $WL 2>/dev/null >>"$T/$v" ;;
-		floor) CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py floor $WL 2>>"$T/floor.err" >>"$T/floor" ;;
-		floor_act) FLOOR_API=activity CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
-		floor_actw) FLOOR_API=activity_whole CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
-		floor_cb) FLOOR_API=callback CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v" ;;
-		gpuscope) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py gpuscope $WL 2>>"$T/gs.err" >>"$T/gpuscope" ;;
-		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_nosample) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sample none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_noperf) PYTHONPERFSUPPORT=0 $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_100hz) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --sampling-frequency 100 python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_osrt) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi -t cuda,nvtx,osrt python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_metrics) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --gpu-metrics python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_pytorch) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --pytorch nvtx python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
-		gpuscope_gpu) $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi --cuda-api=none python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v" ;;
+		floor) floor_run ;;
+		floor_act) FLOOR_API=activity floor_run ;;
+		floor_actw) FLOOR_API=activity_whole floor_run ;;
+		floor_cb) FLOOR_API=callback floor_run ;;
+		gpuscope) gs_run ;;
+		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity gs_run ;;
+		gpuscope_nosample) gs_run --sample none ;;
+		gpuscope_noperf) PYTHONPERFSUPPORT=0 gs_run ;;
+		gpuscope_100hz) gs_run --sampling-frequency 100 ;;
+		gpuscope_osrt) gs_run -t cuda,nvtx,osrt ;;
+		gpuscope_metrics) gs_run --gpu-metrics ;;
+		gpuscope_pytorch) gs_run --pytorch nvtx ;;
+		gpuscope_gpu) gs_run --cuda-api=none ;;
 		esac
 	done
 done
