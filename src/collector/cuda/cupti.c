@@ -399,10 +399,8 @@ static void find_diag_ids(void)
 			    !matches(name, d ? diag_driver : diag_runtime))
 				continue;
 			diag_ids[d][ndiag[d]++] = cbid;
-			if (cbid < GS_ARRAY_SIZE(sync_type[d])) {
-				sync_type[d][cbid] = sync_type_of(name);
-				sync_ptsz[d][cbid] = strstr(name, "_ptsz") != NULL;
-			}
+			sync_type[d][cbid] = sync_type_of(name); /* cbid < n: within the table */
+			sync_ptsz[d][cbid] = strstr(name, "_ptsz") != NULL;
 		}
 	}
 }
