@@ -54,7 +54,7 @@ GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(BUILD)/tests/programs/libhost_hot.so \
+	$(BUILD)/tests/programs/libhost_hot.so $(BUILD)/tests/programs/libhost_wide.so \
 	$(GEN_TRACE) $(GEN_COUNTERS)
 
 $(DEPS_OK): scripts/deps.sh
@@ -151,6 +151,10 @@ $(BUILD)/tests/programs/libnvtx_peer.so: tests/programs/peer/nvtx_peer.c | $(DEP
 	$(CC) $(CFLAGS) -fPIC -shared -I$(NVTX_INC) -o $@ $< -ldl
 
 $(BUILD)/tests/programs/libhost_hot.so: tests/programs/peer/host_hot.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/programs/libhost_wide.so: tests/programs/peer/host_wide.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 

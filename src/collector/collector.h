@@ -8,6 +8,7 @@
 #ifndef GS_COLLECTOR_H
 #define GS_COLLECTOR_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,7 @@ struct gs_config {
 	uint64_t osrt_threshold_ns;
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
+	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM (not 0) */
 	int kmetrics;          /* GPUSCOPE_KERNEL_METRICS: 0 off, 1 default, 2 full */
 	char kfilter[512];     /* GPUSCOPE_KERNEL_FILTER: extended regex, "" = every kernel */
 	uint32_t kskip, kcount;/* GPUSCOPE_KERNEL_SKIP, GPUSCOPE_KERNEL_COUNT */
@@ -148,6 +150,10 @@ GS_API void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
 GS_HIDDEN void gs_host_start(void);      /* after the ring exists (init) */
 GS_HIDDEN void gs_host_fork_child(void); /* in a fork child, after its ring exists */
 GS_HIDDEN void gs_host_exit(void);       /* on the exit path */
+/* unwind_warm.c: map the loaded objects' unwind tables ahead of the samples, on a thread made
+ * with create (libc's pthread_create), again after each load */
+GS_HIDDEN void gs_unwind_warm_start(int (*create)(pthread_t *, const pthread_attr_t *,
+						   void *(*)(void *), void *));
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 
 /* nvtx.c */

@@ -422,7 +422,7 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
  * measure of the sampler inside a real program where no CPU profiler runs (the GPU machine
  * has no perf). walk_ticks_ms: clock ticks per millisecond, 0 when not counting. */
 static uint64_t walk_ticks_ms;
-static _Atomic uint64_t walk_n, walk_sum, walk_max, walk_long, walk_stepped;
+static _Atomic uint64_t walk_n, walk_sum, walk_max, walk_long, walk_stepped, walk_minflt, walk_majflt;
 
 static void walk_count(uint64_t ticks)
 {
@@ -477,9 +477,15 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 {
 	if (GS_LIKELY(!walk_ticks_ms))
 		return walk_fast(ucv, ips);
+	struct rusage r0, r1; /* the page faults the walk took (unwind tables read for the first time) */
+	int ru = syscall(SYS_getrusage, RUSAGE_THREAD, &r0) == 0;
 	uint64_t t0 = gs_clock_now();
 	uint32_t n = walk_fast(ucv, ips);
 	walk_count(gs_clock_now() - t0);
+	if (ru && syscall(SYS_getrusage, RUSAGE_THREAD, &r1) == 0) {
+		atomic_fetch_add_explicit(&walk_minflt, (uint64_t)(r1.ru_minflt - r0.ru_minflt), memory_order_relaxed);
+		atomic_fetch_add_explicit(&walk_majflt, (uint64_t)(r1.ru_majflt - r0.ru_majflt), memory_order_relaxed);
+	}
 	return n;
 }
 
@@ -653,8 +659,8 @@ static void *thread_trampoline(void *p)
 	return tr.fn(tr.arg);
 }
 
-GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
-			     void *arg)
+/* libc's pthread_create, past the wrapper below: the collector's own threads are not sampled */
+static int real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	static __typeof__(int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) real_;
 	if (GS_UNLIKELY(!real_)) {
@@ -662,12 +668,18 @@ GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		if (!real_)
 			return ENOSYS;
 	}
+	return real_(th, attr, fn, arg);
+}
+
+GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
+{
 	struct trampoline *tr = sample_on ? malloc(sizeof(*tr)) : NULL;
 	if (!tr)
-		return real_(th, attr, fn, arg);
+		return real_pthread_create(th, attr, fn, arg);
 	tr->fn = fn;
 	tr->arg = arg;
-	int rc = real_(th, attr, thread_trampoline, tr);
+	int rc = real_pthread_create(th, attr, thread_trampoline, tr);
 	if (rc)
 		free(tr);
 	return rc;
@@ -781,6 +793,8 @@ static int sampler_init(long hz)
 		walk_ticks_ms = GS_MAX(threshold_ticks(1000000), 1);
 	sample_on = 1;
 	sampler_thread_start();
+	if (gs_cfg.unwind_warm)
+		gs_unwind_warm_start(real_pthread_create);
 	return 0;
 }
 
@@ -827,6 +841,8 @@ void gs_host_fork_child(void)
 	maps_snapshot();
 	tl_timer_armed = 0; /* timers are not inherited */
 	sampler_thread_start();
+	if (sample_on && gs_cfg.unwind_warm)
+		gs_unwind_warm_start(real_pthread_create);
 }
 
 void gs_host_exit(void)
@@ -835,11 +851,12 @@ void gs_host_exit(void)
 		maps_snapshot(); /* libraries loaded since */
 	uint64_t n = atomic_load(&walk_n);
 	if (walk_ticks_ms && n)
-		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us",
+		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %llu page faults (%llu major)",
 		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_stepped),
 		       1000.0 * (double)atomic_load(&walk_sum) / (double)n / (double)walk_ticks_ms,
 		       1000.0 * (double)atomic_load(&walk_max) / (double)walk_ticks_ms,
-		       (unsigned long long)atomic_load(&walk_long));
+		       (unsigned long long)atomic_load(&walk_long), (unsigned long long)atomic_load(&walk_minflt) + atomic_load(&walk_majflt),
+		       (unsigned long long)atomic_load(&walk_majflt));
 }
 
 /* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,

@@ -161,7 +161,7 @@ fi
 # GPUSCOPE_DEBUG=1: at exit the collector says what its walks cost, one per sample recorded
 GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
 eq "sample jit, debug: exit 0" 0 $?
-walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us$/\1 \2 \3 \4 \5/p' hs_jitd.err)
+walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, \([0-9]*\) page faults (\([0-9]*\) major)$/\1 \2 \3 \4 \5 \6 \7/p' hs_jitd.err)
 ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9]*\) .*/\1/p')
 between "sample jit, debug: stacks walked = samples recorded ($ns; a sample taken after the figures were printed, at exit, aside)" \
 	$((ns - 2)) "$ns" "${walks%% *}"
@@ -170,6 +170,29 @@ hasnt "sample jit: no walk figures without GPUSCOPE_DEBUG" "stacks walked" "$($G
 $GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null
 eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost_hot.so" "$(sed -n 2p hs_dl.csv | cut -d, -f9,10)"
+
+# The unwind tables of a library loaded at run time (libhost_wide.so: 29 pages of them, which
+# nothing in the program reads) are mapped by the collector's thread, not by the walks
+# (unwind_warm.c); again in a fork child, whose page tables fork did not copy; not with
+# sampling off, nor with GPUSCOPE_UNWIND_WARM=0. Each line: "LIB: MAPPED of TOTAL pages ...".
+ehmap() { sed -n "s/^$1libhost_wide.so: \([0-9]*\) of \([0-9]*\) pages .*/\1 \2/p"; }
+read -r m t <<<"$("$P/host_ehmap" "$P/libhost_wide.so" 300 | ehmap)"
+between "unwind tables: the library has them (pages)" 20 1000 "$t"
+between "unwind tables: with no profiler, few are mapped (of $t)" 0 $((t / 2)) "$m"
+GPUSCOPE_DEBUG=1 $GS profile -o hs_eh -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 fork >hs_eh.out 2>hs_eh.err
+eq "unwind tables, sampling: exit 0" 0 $?
+read -r m t <<<"$(ehmap <hs_eh.out)"
+eq "unwind tables, sampling: all of the library's are mapped" "$t" "$m"
+read -r m t <<<"$(ehmap "child: " <hs_eh.out)"
+eq "unwind tables, sampling: all, in the fork child too" "$t" "$m"
+between "unwind tables, debug: objects read (the program, libc, libunwind, libhost_wide, ...)" 5 1000 \
+	"$(sed -n 's/.*unwind tables: \([0-9]*\) objects, .*/\1/p' hs_eh.err | tail -1)"
+GPUSCOPE_UNWIND_WARM=0 $GS profile -o hs_eh0 -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 500 >hs_eh0.out 2>/dev/null
+read -r m t <<<"$(ehmap <hs_eh0.out)"
+between "unwind tables, GPUSCOPE_UNWIND_WARM=0: few mapped (of $t)" 0 $((t / 2)) "$m"
+$GS profile -o hs_ehn -t nvtx --sample none "$P/host_ehmap" "$P/libhost_wide.so" 500 >hs_ehn.out 2>/dev/null
+read -r m t <<<"$(ehmap <hs_ehn.out)"
+between "unwind tables, --sample none: few mapped (of $t)" 0 $((t / 2)) "$m"
 
 # --sample none, --sampling-frequency
 $GS profile -o hs_none --sample none -t nvtx "$P/host_cpu" 3 2>/dev/null; eq "sample none: exit 0" 0 $?
