@@ -8,7 +8,8 @@
 # median over processes (min..max) for each variant, and gpuscope's added fraction over the
 # floor's and over torch.profiler's. Appends to bench/RESULTS.md.
 #   usage: bench/gpu_overhead.sh [BUILD_DIR]   (env: REPS=10 WORKLOADS="mlp item resnet50 loader"
-#   PIN="taskset -c 4-11": a command every process runs under, e.g. to hold them on the same cores)
+#   PIN="taskset -c 4-11": a command every process runs under, e.g. to hold them on the same cores;
+#   PROC_TIMEOUT=240: seconds after which a process is stopped)
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -16,6 +17,8 @@ GS=$PWD/$BUILD/bin/gpuscope
 REPS=${REPS:-10}
 WL=${WORKLOADS:-mlp item resnet50 loader}
 PIN=${PIN:-}
+# a process that hangs is stopped (and prints no line) rather than holding up the run
+TO="timeout ${PROC_TIMEOUT:-240}"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
 cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
@@ -35,12 +38,12 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 VARIANTS=${VARIANTS:-none floor gpuscope torch}
 # one process of variant $v: under the floor's library, or under `gpuscope profile` with the
 # capture range and the options given (environment assignments before the call reach it too)
-floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v"; }
-gs_run() { $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v"; }
+floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $TO $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/floor.err" >>"$T/$v"; }
+gs_run() { $TO $PIN "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" python3 bench/gpu_overhead.py $v $WL 2>>"$T/gs.err" >>"$T/$v"; }
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		case $v in
-		none|torch) $PIN python3 bench/gpu_overhead.py $v $WL 2>/dev/null >>"$T/$v" ;;
+		none|torch) $TO $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/$v.err" >>"$T/$v" ;;
 		floor) floor_run ;;
 		floor_act) FLOOR_API=activity floor_run ;;
 		floor_actw) FLOOR_API=activity_whole floor_run ;;
@@ -59,6 +62,11 @@ for _ in $(seq "$REPS"); do
 done
 echo "floor records per process: $(grep -o 'cupti_floor: .*' "$T/floor.err" | head -6 | xargs)"
 grep -i "gpuscope: wrote" "$T/gs.err" | tail -1
+# a variant whose processes printed fewer lines than workloads: what they said on stderr
+for v in $VARIANTS; do
+	n=$(grep -c '^{' "$T/$v" 2>/dev/null)
+	[ "${n:-0}" -lt $((REPS * $(echo $WL | wc -w))) ] && { echo "$v: ${n:-0} results"; tail -5 "$T/$v.err" "$T/gs.err" "$T/floor.err" 2>/dev/null | grep -v '^$' | tail -8; }
+done
 python3 - "$T" $WL <<'PY' | tee "$T/table.md"
 import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
@@ -130,5 +138,6 @@ PY
 if [ -n "${OUT:-}" ]; then
 	cp bench/RESULTS.md "$OUT/RESULTS.md"
 	mkdir -p "$OUT/overhead" && for v in $VARIANTS; do cp "$T/$v" "$OUT/overhead/"; done
+	cp "$T"/*.err "$OUT/overhead/" 2>/dev/null
 fi
 exit 0
