@@ -29,7 +29,8 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 # timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity);
 # gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default);
 # gpuscope_noperf: sampling with CPython's perf trampolines off (PYTHONPERFSUPPORT=0: native
-# frames only); gpuscope_100hz: sampling at --sampling-frequency 100;
+# frames only); gpuscope_nowarm: sampling without the thread that maps the unwind tables ahead of
+# the walks (GPUSCOPE_UNWIND_WARM=0); gpuscope_100hz: sampling at --sampling-frequency 100;
 # gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
 # with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range). CPU sampling, OS
 # runtime wrappers and NVML polling run for the whole process, not only inside the capture
@@ -52,6 +53,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
 		gpuscope_noperf) PYTHONPERFSUPPORT=0 gs_run ;;
+		gpuscope_nowarm) GPUSCOPE_UNWIND_WARM=0 gs_run ;;
 		gpuscope_100hz) gs_run --sampling-frequency 100 ;;
 		gpuscope_osrt) gs_run -t cuda,nvtx,osrt ;;
 		gpuscope_metrics) gs_run --gpu-metrics ;;
@@ -72,7 +74,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
