@@ -150,8 +150,20 @@ GS_API void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
 GS_HIDDEN void gs_host_start(void);      /* after the ring exists (init) */
 GS_HIDDEN void gs_host_fork_child(void); /* in a fork child, after its ring exists */
 GS_HIDDEN void gs_host_exit(void);       /* on the exit path */
-/* unwind_warm.c: map the loaded objects' unwind tables ahead of the samples, on a thread made
- * with create (libc's pthread_create), again after each load */
+/* host.c: the fork gate around the collector's calls into the loader (dl_iterate_phdr):
+ * enter returns 0 while a fork is being made; close waits for those inside (fork prepare),
+ * open reopens it (after the fork, in the parent and the child) */
+GS_HIDDEN int gs_loader_enter(void);
+GS_HIDDEN void gs_loader_leave(void);
+GS_HIDDEN void gs_fork_gate_close(void);
+GS_HIDDEN void gs_fork_gate_open(int child);
+/* Nonzero while the calling thread's sampler walks its stack (host.c): libunwind's calls are
+ * answered in-process then (sigprocmask, dl_iterate_phdr) */
+extern GS_HIDDEN __thread int gs_in_walk;
+/* unwind_warm.c: prepare the stack walks on a thread made with create (libc's pthread_create):
+ * map the loaded objects' unwind tables and keep the list of objects the walks search, again
+ * after each load */
+GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed); /* GPUSCOPE_DEBUG=1 counts */
 GS_HIDDEN void gs_unwind_warm_start(int (*create)(pthread_t *, const pthread_attr_t *,
 						   void *(*)(void *), void *));
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */

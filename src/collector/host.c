@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -392,15 +393,64 @@ static void maps_snapshot(void)
 
 /* ---- CPU sampling ---- */
 
+/* The fork gate. The walks (libunwind) and the unwind-table thread call dl_iterate_phdr, which
+ * holds the loader's list lock while it runs; glibc does not reset that lock in a fork child,
+ * so a fork made while another thread is inside would leave the child blocked at its first
+ * dl_iterate_phdr (seen: the child's own first walk, in the fork handler). So the fork's
+ * prepare handler closes the gate and waits until no thread is inside one of those calls for
+ * the collector; a walk that finds the gate closed is skipped (counted as sample_skipped), the
+ * thread waits. Atomics only: a signal handler may pass it. */
+static _Atomic int gate_closed;
+static _Atomic unsigned gate_inside;
+
+int gs_loader_enter(void)
+{
+	if (atomic_load(&gate_closed))
+		return 0;
+	atomic_fetch_add(&gate_inside, 1);
+	if (atomic_load(&gate_closed)) {
+		atomic_fetch_sub(&gate_inside, 1);
+		return 0;
+	}
+	return 1;
+}
+
+void gs_loader_leave(void)
+{
+	atomic_fetch_sub(&gate_inside, 1);
+}
+
+void gs_fork_gate_close(void)
+{
+	atomic_store(&gate_closed, 1);
+	/* a walk takes microseconds; a thread that stays inside longer is left to it (after 100 ms:
+	 * the fork then goes on as it would without the gate), so the fork never waits for ever */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_load(&gate_inside)) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 100000000L)
+			break;
+	}
+}
+
+void gs_fork_gate_open(int child)
+{
+	if (child)
+		atomic_store(&gate_inside, 0); /* the threads counted there are the parent's */
+	atomic_store(&gate_closed, 0);
+}
+
 /* libunwind masks every signal around its cache and table look-ups: two sigprocmask system
  * calls several times per frame, most of a sample's cost. The handler runs with every signal
  * already blocked (its sa_mask), so inside a walk those calls change nothing and are answered
  * here without the system call; everywhere else this is libc's sigprocmask. */
-static __thread int tl_in_walk;
+GS_HIDDEN __thread int gs_in_walk;
 
 GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	if (tl_in_walk) {
+	if (gs_in_walk) {
 		if (old)
 			sigfillset(old);
 		return 0;
@@ -454,9 +504,9 @@ static uint32_t walk_fast(void *ucv, uint64_t *ips)
 	if (u_backtrace) {
 		void *buf[GS_SAMPLE_MAX_FRAMES + 8];
 		uint64_t rip = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
-		tl_in_walk = 1;
+		gs_in_walk = 1;
 		int k = u_backtrace(buf, (int)GS_ARRAY_SIZE(buf));
-		tl_in_walk = 0;
+		gs_in_walk = 0;
 		for (int i = 0; i < k && i < 8; i++)
 			if ((uint64_t)(uintptr_t)buf[i] == rip) {
 				if (k - i < 3)
@@ -494,17 +544,21 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 static void walk_prime(void)
 {
 	void *buf[4];
-	if (u_backtrace)
-		u_backtrace(buf, 4);
+	if (!u_backtrace)
+		return;
+	while (!gs_loader_enter())
+		sched_yield();
+	u_backtrace(buf, 4);
+	gs_loader_leave();
 }
 
 static uint32_t walk_steps(void *ucv, uint64_t *ips)
 {
 	uint32_t n = 0;
 	unw_cursor_t cur;
-	tl_in_walk = 1;
+	gs_in_walk = 1;
 	if (u_init_local2(&cur, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) != 0) {
-		tl_in_walk = 0;
+		gs_in_walk = 0;
 		return 0;
 	}
 	do {
@@ -513,7 +567,7 @@ static uint32_t walk_steps(void *ucv, uint64_t *ips)
 			break;
 		ips[n++] = (uint64_t)ip;
 	} while (n < GS_SAMPLE_MAX_FRAMES && u_step(&cur) > 0);
-	tl_in_walk = 0;
+	gs_in_walk = 0;
 	return n;
 }
 
@@ -584,6 +638,11 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	struct gs_tls *t = &gs_tls;
 	uint64_t ts = gs_clock_now();
+	if (!gs_loader_enter()) { /* a fork is being made */
+		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		errno = saved;
+		return;
+	}
 	if (t->busy) {
 		if (npend < PEND_MAX) {
 			struct pending_sample *q = &pend[npend];
@@ -594,6 +653,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		} else {
 			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
 		}
+		gs_loader_leave();
 		errno = saved;
 		return;
 	}
@@ -601,6 +661,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	write_pending(t);
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
 	uint32_t n = walk(ucv, ips);
+	gs_loader_leave();
 	write_sample(t, ts, sample_weight(si), ips, n);
 	t->busy = 0;
 	errno = saved;
@@ -849,14 +910,16 @@ void gs_host_exit(void)
 {
 	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
 		maps_snapshot(); /* libraries loaded since */
-	uint64_t n = atomic_load(&walk_n);
+	uint64_t n = atomic_load(&walk_n), look, listed;
+	gs_unwind_lookups(&look, &listed);
 	if (walk_ticks_ms && n)
-		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %llu page faults (%llu major)",
+		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %llu page faults (%llu major), %llu object look-ups (%llu from the collector's list)",
 		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_stepped),
 		       1000.0 * (double)atomic_load(&walk_sum) / (double)n / (double)walk_ticks_ms,
 		       1000.0 * (double)atomic_load(&walk_max) / (double)walk_ticks_ms,
 		       (unsigned long long)atomic_load(&walk_long), (unsigned long long)atomic_load(&walk_minflt) + atomic_load(&walk_majflt),
-		       (unsigned long long)atomic_load(&walk_majflt));
+		       (unsigned long long)atomic_load(&walk_majflt), (unsigned long long)look,
+		       (unsigned long long)listed);
 }
 
 /* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,

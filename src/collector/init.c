@@ -102,6 +102,7 @@ uint32_t gs_clock_choose(const char *want)
 
 static void on_fork_prepare(void)
 {
+	gs_fork_gate_close();
 	gs_nvtx_lock();
 	if (gs_ring)
 		atomic_fetch_add(&gs_ring->forks_pending, 1);
@@ -110,12 +111,14 @@ static void on_fork_prepare(void)
 static void on_fork_parent(void)
 {
 	gs_nvtx_unlock();
+	gs_fork_gate_open(0);
 }
 
 /* In the child only the forking thread exists. It gets a ring of its own; the parent's
  * mapping is dropped, and the registry is written again so names resolve. */
 static void on_fork_child(void)
 {
+	gs_fork_gate_open(1);
 	gs_nvtx_child_reset();
 	struct gs_ring_header *parent = gs_ring;
 	gs_ring = NULL; /* the parent's mapping stays mapped until our own ring exists */

@@ -161,11 +161,53 @@ fi
 # GPUSCOPE_DEBUG=1: at exit the collector says what its walks cost, one per sample recorded
 GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
 eq "sample jit, debug: exit 0" 0 $?
-walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, \([0-9]*\) page faults (\([0-9]*\) major)$/\1 \2 \3 \4 \5 \6 \7/p' hs_jitd.err)
+walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, \([0-9]*\) page faults (\([0-9]*\) major), \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' hs_jitd.err)
 ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9]*\) .*/\1/p')
 between "sample jit, debug: stacks walked = samples recorded ($ns; a sample taken after the figures were printed, at exit, aside)" \
 	$((ns - 2)) "$ns" "${walks%% *}"
 between "sample jit, debug: mean walk, us" 0.01 1000 "$(echo "$walks" | cut -d' ' -f3)"
+# With 100 more libraries loaded first (system ones, as bench/sample_walk.sh picks them), the
+# walks' look-ups of the object that holds an address are answered from the collector's list
+# (unwind_warm.c), recent finds first, and the stacks are as complete; without the collector's
+# thread (GPUSCOPE_UNWIND_WARM=0) libc answers them all. The program sleeps 0.5 s after loading
+# them: the thread looks for new libraries five times a second, libc answering until then (the
+# samples taken while the libraries load).
+ls /usr/lib/x86_64-linux-gnu/*.so.* 2>/dev/null | grep -v -E '/(libc|libpthread|libdl|librt|libm|ld-linux|libasan|libtsan|liblsan|libubsan|libhwasan|libmemusage|libpcprofile|libSegFault|libthread_db|libunwind|libjemalloc|libtcmalloc|libfakeroot|libeatmydata|libGL|libEGL|libnss_)' | head -100 >libs100
+lookups() { sed -n 's/.* \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list)$/\1 \2/p' "$1"; }
+for w in 1 0; do
+	GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 $GS profile -o hs_jitl$w -t nvtx "$P/host_jit" 30 10 libs100 500 2>hs_jitl$w.err >hs_jitl$w.out
+	eq "sample jit, 100 libraries (warm $w): exit 0" 0 $?
+done
+between "sample jit, 100 libraries: loaded" 50 100 "$(cut -d' ' -f1 hs_jitl1.out)"
+read -r look listed <<<"$(lookups hs_jitl1.err)"
+between "sample jit, 100 libraries: the walks looked objects up" 1 100000000 "$look"
+between "sample jit, 100 libraries: the collector's list answered look-ups ($listed of $look; libc the others, made while the libraries were being loaded)" 5 "$look" "$listed"
+read -r look listed <<<"$(lookups hs_jitl0.err)"
+eq "sample jit, 100 libraries, GPUSCOPE_UNWIND_WARM=0: none from a list ($look look-ups)" 0 "$listed"
+$GS export -t folded -o hs_jitl1.folded hs_jitl1.gst 2>/dev/null
+if [ "$(uname -m)" = x86_64 ]; then
+	between "sample jit, 100 libraries: the recursion's stacks go through the 30 JIT frames to main, %" 95 100 "$(python3 -c '
+import sys
+tot = full = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    fr = st.split(";")
+    if "recurse" not in fr:
+        continue  # in dlopen, loading the libraries
+    tot += int(c)
+    full += int(c) if fr.count("recurse") == 31 and "main" in fr else 0
+print(round(100 * full / tot) if tot else 0)' hs_jitl1.folded)"
+fi
+# Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
+# once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
+# walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the
+# fork's prepare handler closes a gate and waits for them, and the samples that come while it
+# is closed are skipped (counted).
+$GS profile -o hs_fw -t nvtx "$P/host_forkwalk" "$P/libhost_wide.so" 200 >hs_fw.out 2>/dev/null
+eq "fork during walks: exit 0, every child exited" 0 $?
+eq "fork during walks: all forks made" "forks: 200" "$(cat hs_fw.out)"
+between "fork during walks: samples skipped while the gate was closed" 1 100000 \
+	"$($GS info hs_fw.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
 hasnt "sample jit: no walk figures without GPUSCOPE_DEBUG" "stacks walked" "$($GS profile -o hs_jitq -t nvtx "$P/host_jit" 3 2>&1)"
 $GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null

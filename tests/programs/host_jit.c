@@ -6,9 +6,10 @@
  * sigprocmask, raises it, checks it stays pending, and unblocks it (its handler must run then):
  * the sampler answers sigprocmask itself only inside its own stack walks. With LIBLIST, it first
  * loads the shared libraries listed there (a PyTorch process has hundreds: bench/sample_walk.sh).
- * Prints the libraries loaded and the seconds the recursion took. Exits 0, or 3 when a
+ * With WAIT_MS, it then sleeps that long before the recursion (a profiler that follows library
+ * loads catches up). Prints the libraries loaded and the seconds the recursion took. Exits 0, or 3 when a
  * sigprocmask check fails; on other machines than x86-64 prints "skip" and exits 0.
- *   usage: host_jit [DEPTH] [TURNS] [LIBLIST] */
+ *   usage: host_jit [DEPTH] [TURNS] [LIBLIST [WAIT_MS]] */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
@@ -70,6 +71,11 @@ int main(int argc, char **argv)
 	}
 	if (f)
 		fclose(f);
+	if (argc > 4) { /* WAIT_MS: let the profiler see the libraries before the recursion */
+		long ms = atol(argv[4]);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	if (masks() != 0) {
 		fprintf(stderr, "host_jit: sigprocmask did not block or unblock SIGUSR1\n");
 		return 3;
