@@ -9,7 +9,6 @@
  * by cap_lock; the hook is called with the lock held, in the order of the switches. */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -107,19 +106,8 @@ void gs_capture_window_arm(void)
 	}
 	if (window_start > now)
 		atomic_store(&gs_paused, 1);
-	pthread_attr_t a;
-	pthread_t th;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&a, 64 << 10);
-	/* the thread must not take signals meant for the program */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&th, &a, window_thread, NULL) != 0)
+	if (gs_collector_thread(window_thread) != 0)
 		gs_log("cannot start the capture window thread: recording the whole run");
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&a);
 }
 
 static uint64_t env_u64(const char *v)

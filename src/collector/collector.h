@@ -160,12 +160,13 @@ GS_HIDDEN void gs_fork_gate_open(int child);
 /* Nonzero while the calling thread's sampler walks its stack (host.c): libunwind's calls are
  * answered in-process then (sigprocmask, dl_iterate_phdr) */
 extern GS_HIDDEN __thread int gs_in_walk;
-/* unwind_warm.c: prepare the stack walks on a thread made with create (libc's pthread_create):
+/* host.c: start fn on a detached thread of the collector (signals blocked, not sampled) */
+GS_HIDDEN int gs_collector_thread(void *(*fn)(void *));
+/* unwind_warm.c: prepare the stack walks on a thread of the collector:
  * map the loaded objects' unwind tables and keep the list of objects the walks search, again
  * after each load */
 GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed); /* GPUSCOPE_DEBUG=1 counts */
-GS_HIDDEN void gs_unwind_warm_start(int (*create)(pthread_t *, const pthread_attr_t *,
-						   void *(*)(void *), void *));
+GS_HIDDEN void gs_unwind_warm_start(void);
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 
 /* nvtx.c */

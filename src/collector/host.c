@@ -732,6 +732,24 @@ static int real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 	return real_(th, attr, fn, arg);
 }
 
+/* A thread of the collector's own: detached, a small stack, every signal blocked (none meant
+ * for the program lands on it), made past the wrapper below (so it is not sampled). */
+int gs_collector_thread(void *(*fn)(void *))
+{
+	pthread_attr_t a;
+	pthread_t th;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = real_pthread_create(&th, &a, fn, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	return rc;
+}
+
 GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			     void *arg)
 {
@@ -855,7 +873,7 @@ static int sampler_init(long hz)
 	sample_on = 1;
 	sampler_thread_start();
 	if (gs_cfg.unwind_warm)
-		gs_unwind_warm_start(real_pthread_create);
+		gs_unwind_warm_start();
 	return 0;
 }
 
@@ -902,8 +920,10 @@ void gs_host_fork_child(void)
 	maps_snapshot();
 	tl_timer_armed = 0; /* timers are not inherited */
 	sampler_thread_start();
-	if (sample_on && gs_cfg.unwind_warm)
-		gs_unwind_warm_start(real_pthread_create);
+	/* The unwind thread is not started again here: a thread made in a fork handler upsets
+	 * runtimes that follow forks themselves (seen: AddressSanitizer's, initialized twice in
+	 * the children of a Python program). The child keeps the parent's list of objects (valid
+	 * until a library is loaded or unloaded); its walks map the tables' pages themselves. */
 }
 
 void gs_host_exit(void)

@@ -29,7 +29,6 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -270,13 +269,9 @@ static int walk_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	for (uint32_t k = 0; k < MRU; k++)
 		if (tl_mru[k] < l->n && offer(w, tl_mru[k], k))
 			return 1;
-	for (uint32_t i = 0; i < l->n; i++) {
-		int tried = 0;
-		for (int k = 0; k < MRU; k++)
-			tried |= tl_mru[k] == i;
-		if (!tried && offer(w, i, MRU - 1))
+	for (uint32_t i = 0; i < l->n; i++) /* (the recent ones again: a wasted check each) */
+		if (offer(w, i, MRU - 1))
 			return 1;
-	}
 	return 1; /* in no object: 0, as libc would return */
 }
 
@@ -477,25 +472,13 @@ static void *warm_thread(void *arg)
 	return NULL;
 }
 
-/* Start the thread (at sampling's start, and again in a fork child, whose page tables for
- * these file mappings the kernel did not copy). */
-void gs_unwind_warm_start(int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
+/* Start the thread, at sampling's start (not in a fork child: host.c says why). */
+void gs_unwind_warm_start(void)
 {
 	seen_adds = seen_subs = ~0ull;
 	memset(seen, 0, sizeof(seen));
-	nretired = 0; /* in a fork child the parent's retired lists are left allocated */
 	if (!real_iterate)
 		real_iterate = (__typeof__(real_iterate))(uintptr_t)dlsym(RTLD_NEXT, "dl_iterate_phdr");
-	pthread_attr_t a;
-	pthread_t th;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&a, 64 << 10);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* no signal meant for the program lands here */
-	if (create(&th, &a, warm_thread, NULL) != 0)
+	if (gs_collector_thread(warm_thread) != 0)
 		gs_log("cannot start the unwind-table thread: the samples will map the tables themselves");
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&a);
 }

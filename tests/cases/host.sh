@@ -140,23 +140,29 @@ $GS profile -o hs_fork -t nvtx "$P/host_cpu" 8 fork 2>/dev/null; eq "sample fork
 $GS stats -r cpu_sample_sum --format csv -o hs_fork.csv hs_fork.gst 2>/dev/null
 eq "sample fork: hot_seventy in both processes" 2 "$(grep ',hot_seventy,' hs_fork.csv | cut -d, -f6 | sort -u | wc -l)"
 
-# a library loaded with dlopen after the start, the process then killed (SIGKILL: no exit
-# path): its mappings were read from /proc while it ran, so its function is named
+# jit_full FOLDED [recursion]: the % of the samples (of those in the recursion, with
+# "recursion") whose stack has all 31 recurse frames and main
+jit_full() {
+	python3 - "$@" <<'PY'
+import sys
+tot = full = 0
+for l in open(sys.argv[1]):
+    st, c = l.rsplit(" ", 1)
+    fr = st.split(";")
+    if len(sys.argv) > 2 and "recurse" not in fr:
+        continue  # elsewhere (in dlopen, loading libraries)
+    tot += int(c)
+    full += int(c) if fr.count("recurse") == 31 and "main" in fr else 0
+print(round(100 * full / tot) if tot else 0)
+PY
+}
 # JIT frames (tests/programs/host_jit.c: 30 calls through a trampoline in anonymous memory, no
 # unwind information, like CPython's perf trampolines): every stack reaches main through them;
 # the program's own sigprocmask calls work (it exits 3 if not)
 $GS profile -o hs_jit -t nvtx "$P/host_jit" 30 2>/dev/null; eq "sample jit: exit 0 (the program's sigprocmask works)" 0 $?
 $GS export -t folded -o hs_jit.folded hs_jit.gst 2>/dev/null
 if [ "$(uname -m)" = x86_64 ]; then
-	between "sample jit: the samples' stacks go through the 30 JIT frames to main (31 recurse), %" 95 100 "$(python3 -c '
-import sys
-tot = full = 0
-for l in open(sys.argv[1]):
-    st, c = l.rsplit(" ", 1)
-    fr = st.split(";")
-    tot += int(c)
-    full += int(c) if fr.count("recurse") == 31 and "main" in fr else 0
-print(round(100 * full / tot) if tot else 0)' hs_jit.folded)"
+	between "sample jit: the samples' stacks go through the 30 JIT frames to main (31 recurse), %" 95 100 "$(jit_full hs_jit.folded)"
 fi
 # GPUSCOPE_DEBUG=1: at exit the collector says what its walks cost, one per sample recorded
 GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
@@ -186,17 +192,7 @@ read -r look listed <<<"$(lookups hs_jitl0.err)"
 eq "sample jit, 100 libraries, GPUSCOPE_UNWIND_WARM=0: none from a list ($look look-ups)" 0 "$listed"
 $GS export -t folded -o hs_jitl1.folded hs_jitl1.gst 2>/dev/null
 if [ "$(uname -m)" = x86_64 ]; then
-	between "sample jit, 100 libraries: the recursion's stacks go through the 30 JIT frames to main, %" 95 100 "$(python3 -c '
-import sys
-tot = full = 0
-for l in open(sys.argv[1]):
-    st, c = l.rsplit(" ", 1)
-    fr = st.split(";")
-    if "recurse" not in fr:
-        continue  # in dlopen, loading the libraries
-    tot += int(c)
-    full += int(c) if fr.count("recurse") == 31 and "main" in fr else 0
-print(round(100 * full / tot) if tot else 0)' hs_jitl1.folded)"
+	between "sample jit, 100 libraries: the recursion's stacks go through the 30 JIT frames to main, %" 95 100 "$(jit_full hs_jitl1.folded recursion)"
 fi
 # Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
 # once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
@@ -209,24 +205,24 @@ eq "fork during walks: all forks made" "forks: 200" "$(cat hs_fw.out)"
 between "fork during walks: samples skipped while the gate was closed" 1 100000 \
 	"$($GS info hs_fw.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
 hasnt "sample jit: no walk figures without GPUSCOPE_DEBUG" "stacks walked" "$($GS profile -o hs_jitq -t nvtx "$P/host_jit" 3 2>&1)"
+# a library loaded with dlopen after the start, the process then killed (SIGKILL: no exit
+# path): its mappings were read from /proc while it ran, so its function is named
 $GS profile -o hs_dl -t nvtx "$P/host_cpu" 1 dlopen "$P/libhost_hot.so" 2>/dev/null; eq "sample dlopen: killed, 137 kept" 137 $?
 $GS stats -r cpu_sample_sum --format csv -o hs_dl.csv hs_dl.gst 2>/dev/null
 eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost_hot.so" "$(sed -n 2p hs_dl.csv | cut -d, -f9,10)"
 
 # The unwind tables of a library loaded at run time (libhost_wide.so: 29 pages of them, which
 # nothing in the program reads) are mapped by the collector's thread, not by the walks
-# (unwind_warm.c); again in a fork child, whose page tables fork did not copy; not with
-# sampling off, nor with GPUSCOPE_UNWIND_WARM=0. Each line: "LIB: MAPPED of TOTAL pages ...".
-ehmap() { sed -n "s/^$1libhost_wide.so: \([0-9]*\) of \([0-9]*\) pages .*/\1 \2/p"; }
+# (unwind_warm.c); not with sampling off, nor with GPUSCOPE_UNWIND_WARM=0. Each line: "LIB:
+# MAPPED of TOTAL pages ...".
+ehmap() { sed -n "s/^libhost_wide.so: \([0-9]*\) of \([0-9]*\) pages .*/\1 \2/p"; }
 read -r m t <<<"$("$P/host_ehmap" "$P/libhost_wide.so" 300 | ehmap)"
 between "unwind tables: the library has them (pages)" 20 1000 "$t"
 between "unwind tables: with no profiler, few are mapped (of $t)" 0 $((t / 2)) "$m"
-GPUSCOPE_DEBUG=1 $GS profile -o hs_eh -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 fork >hs_eh.out 2>hs_eh.err
+GPUSCOPE_DEBUG=1 $GS profile -o hs_eh -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 >hs_eh.out 2>hs_eh.err
 eq "unwind tables, sampling: exit 0" 0 $?
 read -r m t <<<"$(ehmap <hs_eh.out)"
 eq "unwind tables, sampling: all of the library's are mapped" "$t" "$m"
-read -r m t <<<"$(ehmap "child: " <hs_eh.out)"
-eq "unwind tables, sampling: all, in the fork child too" "$t" "$m"
 between "unwind tables, debug: objects read (the program, libc, libunwind, libhost_wide, ...)" 5 1000 \
 	"$(sed -n 's/.*unwind tables: \([0-9]*\) objects, .*/\1/p' hs_eh.err | tail -1)"
 GPUSCOPE_UNWIND_WARM=0 $GS profile -o hs_eh0 -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 500 >hs_eh0.out 2>/dev/null

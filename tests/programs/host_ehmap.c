@@ -5,10 +5,8 @@
  * this process's page tables (/proc/self/pagemap, bit 63). Nothing in the program reads them,
  * so without a profiler few are; under `gpuscope profile` with CPU sampling the collector maps
  * them all, soon after the load. Prints "LIB: P of N pages mapped after T ms" as soon as all
- * are, or when the time is up. With "fork", a child forked after that counts again (fork does
- * not copy the page tables of the file's mappings) and prints "child: ...". Exits 0, 2 on a
- * usage or system error.
- *   usage: host_ehmap LIB [WAIT_MS [fork]] */
+ * are, or when the time is up. Exits 0, 2 on a usage or system error.
+ *   usage: host_ehmap LIB [WAIT_MS] */
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -17,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,7 +73,7 @@ static double now_ms(void)
 }
 
 /* Count the sections' mapped pages until all are, or wait ms have passed; print the line. */
-static int count(const struct range *r, double wait, const char *who)
+static int count(const struct range *r, double wait)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY);
 	if (pm < 0)
@@ -100,7 +97,7 @@ static int count(const struct range *r, double wait, const char *who)
 		nanosleep(&ts, NULL);
 	}
 	close(pm);
-	printf("%s%s: %u of %u pages mapped after %.0f ms\n", who, want, mapped, total, now_ms() - t0);
+	printf("%s: %u of %u pages mapped after %.0f ms\n", want, mapped, total, now_ms() - t0);
 	fflush(stdout);
 	return 0;
 }
@@ -108,7 +105,7 @@ static int count(const struct range *r, double wait, const char *who)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: host_ehmap LIB [WAIT_MS [fork]]\n");
+		fprintf(stderr, "usage: host_ehmap LIB [WAIT_MS]\n");
 		return 2;
 	}
 	double wait = argc > 2 ? atof(argv[2]) : 3000;
@@ -123,17 +120,9 @@ int main(int argc, char **argv)
 	const char *base = strrchr(argv[1], '/');
 	want = base ? base + 1 : argv[1];
 	struct range r[2];
-	if (!dl_iterate_phdr(find, NULL) || sections(argv[1], r) != 0 || count(r, wait, "") != 0) {
+	if (!dl_iterate_phdr(find, NULL) || sections(argv[1], r) != 0 || count(r, wait) != 0) {
 		fprintf(stderr, "host_ehmap: cannot find %s's unwind tables or read the pagemap\n", argv[1]);
 		return 2;
-	}
-	if (argc > 3 && !strcmp(argv[3], "fork")) {
-		pid_t pid = fork();
-		if (pid == 0)
-			_exit(count(r, wait, "child: ") != 0 ? 2 : 0);
-		int st = 0;
-		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-			return 2;
 	}
 	return 0;
 }
