@@ -18,8 +18,10 @@ static volatile uint64_t sink;
 
 static inline __attribute__((always_inline)) uint64_t spin(uint64_t x, long n)
 {
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) { /* one step at a time, whatever the compiler (clang folds steps) */
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ volatile("" : "+r"(x));
+	}
 	return x;
 }
 
