@@ -870,6 +870,7 @@ static int sampler_init(long hz)
 		return -1;
 	if (gs_cfg.debug)
 		walk_ticks_ms = GS_MAX(threshold_ticks(1000000), 1);
+	gs_unwind_init();
 	sample_on = 1;
 	sampler_thread_start();
 	if (gs_cfg.unwind_warm)

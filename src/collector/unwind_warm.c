@@ -284,11 +284,17 @@ void gs_unwind_lookups(uint64_t *all, uint64_t *listed)
 	*listed = atomic_load(&lookups_listed);
 }
 
+/* libc's dl_iterate_phdr looked up (sampling's set-up, before any timer is armed) */
+void gs_unwind_init(void)
+{
+	if (!real_iterate)
+		real_iterate = (__typeof__(real_iterate))(uintptr_t)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+}
+
 GS_EXPORT int dl_iterate_phdr(phdr_cb cb, void *data)
 {
 	if (GS_UNLIKELY(!real_iterate)) {
-		/* looked up by the first call outside a walk: the sampler's own, as each thread's timer
-		 * is armed, comes before any signal */
+		/* looked up by gs_unwind_init before any walk, or here by a call outside one */
 		if (gs_in_walk)
 			return 0;
 		real_iterate = (__typeof__(real_iterate))(uintptr_t)dlsym(RTLD_NEXT, "dl_iterate_phdr");
@@ -477,8 +483,6 @@ void gs_unwind_warm_start(void)
 {
 	seen_adds = seen_subs = ~0ull;
 	memset(seen, 0, sizeof(seen));
-	if (!real_iterate)
-		real_iterate = (__typeof__(real_iterate))(uintptr_t)dlsym(RTLD_NEXT, "dl_iterate_phdr");
 	if (gs_collector_thread(warm_thread) != 0)
 		gs_log("cannot start the unwind-table thread: the samples will map the tables themselves");
 }
