@@ -13,8 +13,10 @@
  * So with sampling on, a background thread of low priority maps those sections ahead of the
  * walks: madvise(MADV_POPULATE_READ) where the kernel has it (5.14), and in any case a read of
  * every record header of .eh_frame and of every page of .eh_frame_hdr, which faults in what
- * the madvise did not. It looks at the loaded objects at start and then five times a second,
- * and does work only when an object was loaded (dl_iterate_phdr's dlpi_adds moved). Each object
+ * the madvise did not. It looks at the loaded objects 50 ms after start (a short-lived process,
+ * such as the shell scripts of a Python version manager, is gone by then and costs nothing)
+ * and then five times a second, and does work only when an object was loaded
+ * (dl_iterate_phdr's dlpi_adds moved). Each object
  * is held open (dlopen RTLD_NOLOAD) while its pages are read, so a dlclose on another thread
  * cannot unmap them under us; the loader's lock is not held while reading.
  * (An object the loader cannot name, such as the vDSO, is left alone.) The thread also keeps
@@ -470,6 +472,8 @@ static void *warm_thread(void *arg)
 	gs_tls.busy = 1; /* the collector's own thread: its calls are never recorded */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_setname_np(pthread_self(), "gpuscope-unwind");
+	struct timespec first = {0, 50000000}; /* see the top of the file */
+	nanosleep(&first, NULL);
 	for (;;) {
 		warm_new();
 		struct timespec ts = {0, 200000000};
