@@ -62,13 +62,6 @@ int gs_capture_set_hook(void (*hook)(int on))
 	return on;
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_until(uint64_t t)
 {
 	struct timespec ts = {(time_t)(t / 1000000000u), (long)(t % 1000000000u)};
@@ -79,7 +72,7 @@ static void sleep_until(uint64_t t)
 static void *window_thread(void *arg)
 {
 	(void)arg;
-	if (window_start > mono_now()) {
+	if (window_start > gs_clock_ns(CLOCK_MONOTONIC)) {
 		sleep_until(window_start);
 		gs_capture_switch(1);
 	}
@@ -98,7 +91,7 @@ void gs_capture_window_arm(void)
 {
 	if (!window_start && !window_stop)
 		return;
-	uint64_t now = mono_now();
+	uint64_t now = gs_clock_ns(CLOCK_MONOTONIC);
 	if ((window_stop && now >= window_stop) || window_over) {
 		window_over = 1;
 		atomic_store(&gs_paused, 1);

@@ -160,6 +160,8 @@ GS_HIDDEN void gs_fork_gate_open(int child);
 /* Nonzero while the calling thread's sampler walks its stack (host.c): libunwind's calls are
  * answered in-process then (sigprocmask, dl_iterate_phdr) */
 extern GS_HIDDEN __thread int gs_in_walk;
+/* ring.c: clock id's time in nanoseconds (clock_gettime) */
+GS_HIDDEN uint64_t gs_clock_ns(clockid_t id);
 /* host.c: start fn on a detached thread of the collector (signals blocked, not sampled) */
 GS_HIDDEN int gs_collector_thread(void *(*fn)(void *));
 /* unwind_warm.c: prepare the stack walks on a thread of the collector:

@@ -425,14 +425,9 @@ void gs_fork_gate_close(void)
 	atomic_store(&gate_closed, 1);
 	/* a walk takes microseconds; a thread that stays inside longer is left to it (after 100 ms:
 	 * the fork then goes on as it would without the gate), so the fork never waits for ever */
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (atomic_load(&gate_inside)) {
+	uint64_t t0 = gs_clock_ns(CLOCK_MONOTONIC);
+	while (atomic_load(&gate_inside) && gs_clock_ns(CLOCK_MONOTONIC) - t0 < 100000000u)
 		sched_yield();
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 100000000L)
-			break;
-	}
 }
 
 void gs_fork_gate_open(int child)

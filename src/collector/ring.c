@@ -37,7 +37,7 @@ static inline uint8_t *chunk_at(uint32_t i)
 	return (uint8_t *)gs_ring + gs_ring->chunks_offset + (uint64_t)i * gs_ring->chunk_size;
 }
 
-static uint64_t clock_ns(clockid_t id)
+uint64_t gs_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 	clock_gettime(id, &ts);
@@ -127,8 +127,8 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	h->image = image;
 	h->clock_kind = gs_clock;
 	h->start_ts = gs_clock_now();
-	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-	h->start_real_ns = clock_ns(CLOCK_REALTIME);
+	h->start_mono_ns = gs_clock_ns(CLOCK_MONOTONIC);
+	h->start_real_ns = gs_clock_ns(CLOCK_REALTIME);
 	atomic_store(&h->nfree, nchunks);
 	h->cmdline_len = (uint32_t)read_file("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline));
 	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);

@@ -122,10 +122,38 @@ static int changed_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* One pass over the loader's list (its lock held): every object into the walks' new list, and
+ * the objects whose tables were not read yet into todo. */
+struct list_build {
+	struct obj_list *l;
+	size_t cap;
+};
+
+static int list_add(struct list_build *b, const struct dl_phdr_info *info)
+{
+	if (!b->l || b->l->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		struct obj_list *n = realloc(b->l, sizeof(*n) + cap * sizeof(n->obj[0]));
+		if (!n)
+			return -1;
+		if (!b->l)
+			*n = (struct obj_list){info->dlpi_adds, info->dlpi_subs, 0};
+		b->l = n;
+		b->cap = cap;
+	}
+	struct dl_phdr_info *o = &b->l->obj[b->l->n++];
+	*o = *info;
+	o->dlpi_tls_data = NULL; /* the thread's own: not the walking thread's */
+	return 0;
+}
+
 static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	(void)arg;
+	if (list_add(arg, info) != 0) {
+		list_failed = 1;
+		return 1;
+	}
 	const ElfW(Phdr) *eh = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
@@ -161,38 +189,6 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-struct list_build {
-	struct obj_list *l;
-	size_t cap;
-	int failed;
-};
-
-static int objs_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	struct list_build *b = arg;
-	if (!b->l || b->l->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-		struct obj_list *n = realloc(b->l, sizeof(*n) + cap * sizeof(n->obj[0]));
-		if (!n) {
-			b->failed = 1;
-			return 1;
-		}
-		if (!b->l)
-			n->n = 0;
-		b->l = n;
-		b->cap = cap;
-	}
-	if (!b->l->n) {
-		b->l->adds = info->dlpi_adds;
-		b->l->subs = info->dlpi_subs;
-	}
-	struct dl_phdr_info *o = &b->l->obj[b->l->n++];
-	*o = *info;
-	o->dlpi_tls_data = NULL; /* the thread's own: not the walking thread's */
-	return 0;
-}
-
 static void objs_reclaim(void)
 {
 	if (nretired && atomic_load(&walks_active) == 0) {
@@ -202,22 +198,15 @@ static void objs_reclaim(void)
 	}
 }
 
-/* A new list of the loaded objects for the walks; the replaced one is retired, and the retired
- * ones are freed when no walk is reading one. */
-static void objs_update(void)
+/* The new list of the loaded objects for the walks; the replaced one is retired, and the
+ * retired ones are freed when no walk is reading one (objs_reclaim). */
+static void objs_publish(struct obj_list *l)
 {
-	struct list_build b = {0};
-	iterate(objs_cb, &b);
-	if (b.failed || !b.l) {
-		free(b.l);
-		return;
-	}
-	objs_reclaim();
 	if (nretired == GS_ARRAY_SIZE(retired)) {
-		free(b.l); /* walks still hold the old ones: keep the current list, libc answers */
+		free(l); /* walks still hold the old ones: keep the current list, libc answers */
 		return;
 	}
-	struct obj_list *old = atomic_exchange(&objs, b.l);
+	struct obj_list *old = atomic_exchange(&objs, l);
 	if (old)
 		retired[nretired++] = old;
 }
@@ -421,13 +410,6 @@ static void warm_one(const struct warm_obj *o)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void warm_new(void)
 {
 	int changed = 0;
@@ -435,11 +417,15 @@ static void warm_new(void)
 	objs_reclaim();
 	if (!changed)
 		return;
-	objs_update();
-	uint64_t t0 = now_ns();
+	uint64_t t0 = gs_clock_ns(CLOCK_MONOTONIC);
 	ntodo = 0;
 	list_failed = 0;
-	iterate(list_cb, NULL);
+	struct list_build b = {0};
+	iterate(list_cb, &b);
+	if (list_failed)
+		free(b.l);
+	else if (b.l)
+		objs_publish(b.l);
 	for (size_t i = 0; i < ntodo; i++) {
 		struct warm_obj *o = &todo[i];
 		/* held open while read; the executable is never unloaded */
@@ -459,7 +445,7 @@ static void warm_new(void)
 	}
 	if (list_failed)
 		seen_adds = ~0ull; /* out of memory: try again next time */
-	warm_ns += now_ns() - t0;
+	warm_ns += gs_clock_ns(CLOCK_MONOTONIC) - t0;
 	if (gs_cfg.debug)
 		gs_log("unwind tables: %llu objects, %.1f MiB read in %.1f ms so far",
 		       (unsigned long long)warm_objects, (double)warm_bytes / (1 << 20),
