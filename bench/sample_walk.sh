@@ -12,9 +12,7 @@ RUNS=${RUNS:-5} LIBS=${LIBS:-400} TURNS=${TURNS:-40}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuscope-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# libraries that load without side effects worth noting: the system's, minus the C library's own
-ls /usr/lib/x86_64-linux-gnu/*.so.* 2>/dev/null | grep -v -E '/(libc|libpthread|libdl|librt|libm|ld-linux|libasan|libtsan|liblsan|libubsan|libhwasan|libmemusage|libpcprofile|libSegFault|libthread_db|libunwind|libjemalloc|libtcmalloc|libfakeroot|libeatmydata|libGL|libEGL|libnss_)' |
-	head -"$LIBS" >"$tmp/libs"
+scripts/system_libs.sh "$LIBS" >"$tmp/libs"
 med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f %.4f %.4f\n", m, v[1], v[NR] }'; }
 for _ in $(seq "$RUNS"); do
 	for b in "$@"; do

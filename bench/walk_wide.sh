@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 C
 cc -O2 -fPIC -shared -o "$T/libwide.so" "$T/wide.c"
 cc -O2 -o "$T/main" "$T/main.c" -ldl
-ls /usr/lib/x86_64-linux-gnu/*.so.* 2>/dev/null | grep -v -E '/(libc|libpthread|libdl|librt|libm|ld-linux|libasan|libtsan|liblsan|libubsan|libhwasan|libmemusage|libpcprofile|libSegFault|libthread_db|libunwind|libjemalloc|libtcmalloc|libfakeroot|libeatmydata|libGL|libEGL|libnss_)' >"$T/all"
+scripts/system_libs.sh >"$T/all"
 for n in 0 120 400; do head -$n "$T/all" >"$T/libs$n"; done
 for _ in $(seq "$RUNS"); do
 	for n in 0 120 400; do

@@ -178,7 +178,7 @@ between "sample jit, debug: mean walk, us" 0.01 1000 "$(echo "$walks" | cut -d' 
 # thread (GPUSCOPE_UNWIND_WARM=0) libc answers them all. The program sleeps 0.5 s after loading
 # them: the thread looks for new libraries five times a second, libc answering until then (the
 # samples taken while the libraries load).
-ls /usr/lib/x86_64-linux-gnu/*.so.* 2>/dev/null | grep -v -E '/(libc|libpthread|libdl|librt|libm|ld-linux|libasan|libtsan|liblsan|libubsan|libhwasan|libmemusage|libpcprofile|libSegFault|libthread_db|libunwind|libjemalloc|libtcmalloc|libfakeroot|libeatmydata|libGL|libEGL|libnss_)' | head -100 >libs100
+"$ROOT/scripts/system_libs.sh" 100 >libs100
 lookups() { sed -n 's/.* \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list)$/\1 \2/p' "$1"; }
 for w in 1 0; do
 	GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 $GS profile -o hs_jitl$w -t nvtx "$P/host_jit" 30 10 libs100 500 2>hs_jitl$w.err >hs_jitl$w.out
