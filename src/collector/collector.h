@@ -168,7 +168,7 @@ GS_HIDDEN int gs_collector_thread(void *(*fn)(void *));
  * map the loaded objects' unwind tables and keep the list of objects the walks search, again
  * after each load */
 GS_HIDDEN void gs_unwind_init(void); /* before the first walk */
-GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed); /* GPUSCOPE_DEBUG=1 counts */
+GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks); /* GPUSCOPE_DEBUG=1 counts */
 GS_HIDDEN void gs_unwind_warm_start(void);
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 

@@ -467,11 +467,12 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
  * measure of the sampler inside a real program where no CPU profiler runs (the GPU machine
  * has no perf). walk_ticks_ms: clock ticks per millisecond, 0 when not counting. */
 static uint64_t walk_ticks_ms;
-static _Atomic uint64_t walk_n, walk_sum, walk_max, walk_long, walk_stepped, walk_minflt, walk_majflt;
+static _Atomic uint64_t walk_n, walk_sum, walk_max, walk_long, walk_stepped, walk_minflt, walk_majflt, walk_frames;
 
-static void walk_count(uint64_t ticks)
+static void walk_count(uint64_t ticks, uint32_t frames)
 {
 	atomic_fetch_add_explicit(&walk_n, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&walk_frames, frames, memory_order_relaxed);
 	atomic_fetch_add_explicit(&walk_sum, ticks, memory_order_relaxed);
 	if (ticks * 20 > walk_ticks_ms) /* over 50 us */
 		atomic_fetch_add_explicit(&walk_long, 1, memory_order_relaxed);
@@ -526,7 +527,7 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 	int ru = syscall(SYS_getrusage, RUSAGE_THREAD, &r0) == 0;
 	uint64_t t0 = gs_clock_now();
 	uint32_t n = walk_fast(ucv, ips);
-	walk_count(gs_clock_now() - t0);
+	walk_count(gs_clock_now() - t0, n);
 	if (ru && syscall(SYS_getrusage, RUSAGE_THREAD, &r1) == 0) {
 		atomic_fetch_add_explicit(&walk_minflt, (uint64_t)(r1.ru_minflt - r0.ru_minflt), memory_order_relaxed);
 		atomic_fetch_add_explicit(&walk_majflt, (uint64_t)(r1.ru_majflt - r0.ru_majflt), memory_order_relaxed);
@@ -926,16 +927,17 @@ void gs_host_exit(void)
 {
 	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
 		maps_snapshot(); /* libraries loaded since */
-	uint64_t n = atomic_load(&walk_n), look, listed;
-	gs_unwind_lookups(&look, &listed);
+	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
+	gs_unwind_lookups(&look, &listed, &look_ticks);
 	if (walk_ticks_ms && n)
-		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %llu page faults (%llu major), %llu object look-ups (%llu from the collector's list)",
+		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %.1f frames, %llu page faults (%llu major), %llu object look-ups (%llu from the collector's list), %.1f us in look-ups per walk",
 		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_stepped),
 		       1000.0 * (double)atomic_load(&walk_sum) / (double)n / (double)walk_ticks_ms,
 		       1000.0 * (double)atomic_load(&walk_max) / (double)walk_ticks_ms,
-		       (unsigned long long)atomic_load(&walk_long), (unsigned long long)atomic_load(&walk_minflt) + atomic_load(&walk_majflt),
+		       (unsigned long long)atomic_load(&walk_long), (double)atomic_load(&walk_frames) / (double)n,
+		       (unsigned long long)atomic_load(&walk_minflt) + atomic_load(&walk_majflt),
 		       (unsigned long long)atomic_load(&walk_majflt), (unsigned long long)look,
-		       (unsigned long long)listed);
+		       (unsigned long long)listed, 1000.0 * (double)look_ticks / (double)n / (double)walk_ticks_ms);
 }
 
 /* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,

@@ -266,13 +266,15 @@ static int walk_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* in no object: 0, as libc would return */
 }
 
-/* With GPUSCOPE_DEBUG=1: the walks' look-ups, and those the list answered (printed at exit) */
-static _Atomic uint64_t lookups, lookups_listed;
+/* With GPUSCOPE_DEBUG=1: the walks' look-ups, those the list answered and the collector clock
+ * ticks spent in them (printed at exit) */
+static _Atomic uint64_t lookups, lookups_listed, lookups_ticks;
 
-void gs_unwind_lookups(uint64_t *all, uint64_t *listed)
+void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks)
 {
 	*all = atomic_load(&lookups);
 	*listed = atomic_load(&lookups_listed);
+	*ticks = atomic_load(&lookups_ticks);
 }
 
 /* libc's dl_iterate_phdr looked up (sampling's set-up, before any timer is armed) */
@@ -294,16 +296,19 @@ GS_EXPORT int dl_iterate_phdr(phdr_cb cb, void *data)
 	}
 	if (GS_LIKELY(!gs_in_walk))
 		return real_iterate(cb, data);
+	uint64_t t0 = GS_UNLIKELY(gs_cfg.debug) ? gs_clock_now() : 0;
 	atomic_fetch_add(&walks_active, 1);
 	struct in_walk w = {atomic_load(&objs), cb, data, 0, 0};
 	if (w.l)
 		real_iterate(walk_cb, &w);
 	atomic_fetch_sub(&walks_active, 1);
+	int r = w.done ? w.ret : real_iterate(cb, data);
 	if (GS_UNLIKELY(gs_cfg.debug)) {
 		atomic_fetch_add_explicit(&lookups, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&lookups_listed, (uint64_t)w.done, memory_order_relaxed);
+		atomic_fetch_add_explicit(&lookups_ticks, gs_clock_now() - t0, memory_order_relaxed);
 	}
-	return w.done ? w.ret : real_iterate(cb, data);
+	return r;
 }
 
 /* A value of .eh_frame_hdr's encodings (DW_EH_PE_*): the sizes of the fixed formats, relative

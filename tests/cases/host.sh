@@ -167,7 +167,7 @@ fi
 # GPUSCOPE_DEBUG=1: at exit the collector says what its walks cost, one per sample recorded
 GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
 eq "sample jit, debug: exit 0" 0 $?
-walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, \([0-9]*\) page faults (\([0-9]*\) major), \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' hs_jitd.err)
+walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, [0-9.]* frames, \([0-9]*\) page faults (\([0-9]*\) major), \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), [0-9.]* us in look-ups per walk$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' hs_jitd.err)
 ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9]*\) .*/\1/p')
 between "sample jit, debug: stacks walked = samples recorded ($ns; a sample taken after the figures were printed, at exit, aside)" \
 	$((ns - 2)) "$ns" "${walks%% *}"
@@ -179,7 +179,7 @@ between "sample jit, debug: mean walk, us" 0.01 1000 "$(echo "$walks" | cut -d' 
 # them: the thread looks for new libraries five times a second, libc answering until then (the
 # samples taken while the libraries load).
 "$ROOT/scripts/system_libs.sh" 100 >libs100
-lookups() { sed -n 's/.* \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list)$/\1 \2/p' "$1"; }
+lookups() { sed -n 's/.* \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), .*/\1 \2/p' "$1"; }
 for w in 1 0; do
 	GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 $GS profile -o hs_jitl$w -t nvtx "$P/host_jit" 30 10 libs100 500 2>hs_jitl$w.err >hs_jitl$w.out
 	eq "sample jit, 100 libraries (warm $w): exit 0" 0 $?
