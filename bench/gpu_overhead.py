@@ -19,8 +19,10 @@ Workloads (default all four):
   resnet50  inference, batch 16, random weights;
   loader    DataLoader-bound training: 2 worker processes make 64 images of 3x64x64 per batch
             on the CPU (random + normalise + flip), pinned; a small CNN trains on them
-            (forward, backward, SGD step) per step."""
+            (forward, backward, SGD step) per step.
+Environment: BENCH_STEPS=15 and BENCH_BLOCKS=4 change STEPS and BLOCKS (a longer capture)."""
 import json
+import os
 import statistics
 import sys
 import time
@@ -32,7 +34,8 @@ variant = sys.argv[1]
 workloads = sys.argv[2:] or ["mlp", "item", "resnet50", "loader"]
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
-WARM, STEPS, BLOCKS, LOADER_STEPS = 10, 15, 4, 80
+WARM, LOADER_STEPS = 10, 80
+STEPS, BLOCKS = int(os.environ.get("BENCH_STEPS", 15)), int(os.environ.get("BENCH_BLOCKS", 4))
 
 
 class Images(torch.utils.data.Dataset):

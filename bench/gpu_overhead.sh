@@ -30,7 +30,8 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 # gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default);
 # gpuscope_noperf: sampling with CPython's perf trampolines off (PYTHONPERFSUPPORT=0: native
 # frames only); gpuscope_nowarm: sampling without the thread that maps the unwind tables ahead of
-# the walks (GPUSCOPE_UNWIND_WARM=0); gpuscope_100hz: sampling at --sampling-frequency 100;
+# the walks (GPUSCOPE_UNWIND_WARM=0); gpuscope_libunwind: every stack walked by libunwind
+# (GPUSCOPE_UNWINDER=libunwind); gpuscope_100hz: sampling at --sampling-frequency 100;
 # gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
 # with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range). CPU sampling, OS
 # runtime wrappers and NVML polling run for the whole process, not only inside the capture
@@ -54,6 +55,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_nosample) gs_run --sample none ;;
 		gpuscope_noperf) PYTHONPERFSUPPORT=0 gs_run ;;
 		gpuscope_nowarm) GPUSCOPE_UNWIND_WARM=0 gs_run ;;
+		gpuscope_libunwind) GPUSCOPE_UNWINDER=libunwind gs_run ;;
 		gpuscope_100hz) gs_run --sampling-frequency 100 ;;
 		gpuscope_osrt) gs_run -t cuda,nvtx,osrt ;;
 		gpuscope_metrics) gs_run --gpu-metrics ;;
@@ -74,7 +76,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
@@ -104,6 +106,14 @@ if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope
     for w in ws:
         c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope_nosample", "gpuscope")]
         print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in (statistics.median(xs), min(xs), max(xs))) if xs else "n/a" for xs in c)))
+vs = sorted({k[1] for k in add}, key=lambda v: list(add).index(next(k for k in add if k[1] == v)))
+print()
+print("Every variant of this run, added time (on vs off), median (min..max), processes:")
+print()
+print("| workload | " + " | ".join(vs) + " |")
+print("|---|" + "---|" * len(vs))
+for w in ws:
+    print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f), n=%d" % (100 * statistics.median(xs), 100 * min(xs), 100 * max(xs), len(xs)) if xs else "n/a" for xs in (add.get((w, v), []) for v in vs))))
 host = [v for v in ("floor", "gpuscope_gpu", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_100hz", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "torch") if any(k[1] == v for k in offv)]
 if host and any(k[1] == "none" for k in offv):
     print()
