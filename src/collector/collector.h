@@ -132,6 +132,8 @@ struct gs_config {
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
 	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM (not 0) */
+	int unwind_cfi;      /* GPUSCOPE_UNWINDER (not libunwind) */
+	int unwind_check;    /* GPUSCOPE_UNWIND_CHECK=1 */
 	int kmetrics;          /* GPUSCOPE_KERNEL_METRICS: 0 off, 1 default, 2 full */
 	char kfilter[512];     /* GPUSCOPE_KERNEL_FILTER: extended regex, "" = every kernel */
 	uint32_t kskip, kcount;/* GPUSCOPE_KERNEL_SKIP, GPUSCOPE_KERNEL_COUNT */
@@ -170,6 +172,35 @@ GS_HIDDEN int gs_collector_thread(void *(*fn)(void *));
 GS_HIDDEN void gs_unwind_init(void); /* before the first walk */
 GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks); /* GPUSCOPE_DEBUG=1 counts */
 GS_HIDDEN void gs_unwind_warm_start(void);
+/* The code of a loaded object, for the walks of cfi.c: one executable segment [lo, hi), the
+ * object's .eh_frame_hdr (0: none) and the loadable segment [seg_lo, seg_hi) that holds it */
+struct gs_uobj {
+	uintptr_t lo, hi, hdr, seg_lo, seg_hi;
+};
+/* Run fn on the table of the loaded objects' code (sorted by lo), while libc's dl_iterate_phdr
+ * holds the loader's lock and no object was unloaded since the table was made; subs: the
+ * loader's count of unloads; stale: objects were loaded since (an address in none of the
+ * table's may be in one of them). Returns fn's value, or -1 where there is no such table (a
+ * walk then takes libunwind). */
+GS_HIDDEN int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *), void *arg);
+/* cfi.c: the sampler's walk by the call frame information. regs: the interrupted thread's */
+struct gs_cfi_regs {
+	uint64_t ip, sp, bp;
+	uintptr_t stack_lo, stack_hi;
+};
+/* Frames written to ips (at most max; the interrupted address first), or -1: give the stack
+ * to libunwind */
+GS_HIDDEN int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
+			  uint64_t *ips, uint32_t max);
+GS_HIDDEN uintptr_t gs_cfi_eh_frame(uintptr_t hdr, uintptr_t lo, uintptr_t hi);
+/* the rule cache, emptied by the collector's thread when an object is unloaded: off, wait for
+ * the walks inside, on */
+GS_HIDDEN uint64_t gs_cfi_cache_subs(void);
+GS_HIDDEN void gs_cfi_cache_off(void);
+GS_HIDDEN void gs_cfi_cache_on(uint64_t subs);
+GS_HIDDEN uint64_t gs_cfi_rules_made(void); /* GPUSCOPE_DEBUG=1 counts */
+GS_HIDDEN void gs_cfi_gave_up(uint64_t out[4]);
+GS_HIDDEN void gs_cfi_gave_up_at(int why, uint64_t out[4]); /* the first: address, rule, sp, bp */
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 
 /* nvtx.c */

@@ -519,15 +519,97 @@ static uint32_t walk_fast(void *ucv, uint64_t *ips)
 	return walk_steps(ucv, ips);
 }
 
+/* The calling thread's stack, [lo, hi): read when its timer is armed (cfi.c reads no further) */
+static __thread uintptr_t tl_stack_lo, tl_stack_hi;
+
+static void stack_bounds(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+	tl_stack_lo = tl_stack_hi = 0;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+		tl_stack_lo = (uintptr_t)addr;
+		tl_stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+static _Atomic uint64_t walk_cfi, walk_cfi_gaveup, walk_cfi_ticks, check_n, check_diff;
+static __thread int tl_walked_cfi;
+static uint64_t check_a[GS_SAMPLE_MAX_FRAMES], check_b[GS_SAMPLE_MAX_FRAMES];
+static uint32_t check_na, check_nb;
+static atomic_flag check_kept = ATOMIC_FLAG_INIT;
+
+struct cfi_arg {
+	struct gs_cfi_regs r;
+	uint64_t *ips;
+};
+
+static int cfi_fn(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, void *arg)
+{
+	struct cfi_arg *a = arg;
+	return gs_cfi_walk(o, n, subs, stale, &a->r, a->ips, GS_SAMPLE_MAX_FRAMES);
+}
+
+/* GPUSCOPE_UNWIND_CHECK=1: the same stack by libunwind; the first difference is kept */
+static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
+{
+	uint64_t lu[GS_SAMPLE_MAX_FRAMES];
+	uint32_t m = walk_fast(ucv, lu);
+	atomic_fetch_add_explicit(&check_n, 1, memory_order_relaxed);
+	if (m == n && !memcmp(lu, ips, 8 * (size_t)n))
+		return;
+	atomic_fetch_add_explicit(&check_diff, 1, memory_order_relaxed);
+	if (!atomic_flag_test_and_set(&check_kept)) {
+		memcpy(check_a, ips, 8 * (size_t)n);
+		memcpy(check_b, lu, 8 * (size_t)m);
+		check_na = n;
+		check_nb = m;
+	}
+}
+
+/* The stack by cfi.c's walk where it can describe it, else by libunwind */
+static uint32_t walk_any(void *ucv, uint64_t *ips)
+{
+#if defined(__x86_64__)
+	if (gs_cfg.unwind_cfi && tl_stack_hi) {
+		const ucontext_t *uc = ucv;
+		struct cfi_arg a = {{(uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
+				     (uint64_t)uc->uc_mcontext.gregs[REG_RBP], tl_stack_lo, tl_stack_hi},
+				    ips};
+		int n = gs_unwind_with_objects(cfi_fn, &a);
+		if (n > 0) {
+			tl_walked_cfi = 1;
+			if (GS_UNLIKELY(walk_ticks_ms)) {
+				atomic_fetch_add_explicit(&walk_cfi, 1, memory_order_relaxed);
+				if (gs_cfg.unwind_check)
+					walk_check(ucv, ips, (uint32_t)n);
+			}
+			return (uint32_t)n;
+		}
+		if (GS_UNLIKELY(walk_ticks_ms))
+			atomic_fetch_add_explicit(&walk_cfi_gaveup, 1, memory_order_relaxed);
+	}
+#endif
+	return walk_fast(ucv, ips);
+}
+
 static uint32_t walk(void *ucv, uint64_t *ips)
 {
 	if (GS_LIKELY(!walk_ticks_ms))
-		return walk_fast(ucv, ips);
+		return walk_any(ucv, ips);
 	struct rusage r0, r1; /* the page faults the walk took (unwind tables read for the first time) */
 	int ru = syscall(SYS_getrusage, RUSAGE_THREAD, &r0) == 0;
 	uint64_t t0 = gs_clock_now();
-	uint32_t n = walk_fast(ucv, ips);
-	walk_count(gs_clock_now() - t0, n);
+	tl_walked_cfi = 0;
+	uint32_t n = walk_any(ucv, ips);
+	uint64_t dt = gs_clock_now() - t0;
+	walk_count(dt, n);
+	if (tl_walked_cfi)
+		atomic_fetch_add_explicit(&walk_cfi_ticks, dt, memory_order_relaxed);
 	if (ru && syscall(SYS_getrusage, RUSAGE_THREAD, &r1) == 0) {
 		atomic_fetch_add_explicit(&walk_minflt, (uint64_t)(r1.ru_minflt - r0.ru_minflt), memory_order_relaxed);
 		atomic_fetch_add_explicit(&walk_majflt, (uint64_t)(r1.ru_majflt - r0.ru_majflt), memory_order_relaxed);
@@ -670,6 +752,7 @@ static void sampler_thread_start(void)
 		return;
 	int saved = errno;
 	walk_prime();
+	stack_bounds();
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -930,14 +1013,44 @@ void gs_host_exit(void)
 	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
 	gs_unwind_lookups(&look, &listed, &look_ticks);
 	if (walk_ticks_ms && n)
-		gs_log("sampling: %llu stacks walked (%llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %.1f frames, %llu page faults (%llu major), %llu object look-ups (%llu from the collector's list), %.1f us in look-ups per walk",
-		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_stepped),
+		gs_log("sampling: %llu stacks walked (%llu by gpuscope's walk, %llu rules worked out, %llu given to libunwind; %llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %.1f frames, %llu page faults (%llu major), %llu object look-ups (%llu from the collector's list), %.1f us in look-ups per walk",
+		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_cfi),
+		       (unsigned long long)gs_cfi_rules_made(), (unsigned long long)atomic_load(&walk_cfi_gaveup),
+		       (unsigned long long)atomic_load(&walk_stepped),
 		       1000.0 * (double)atomic_load(&walk_sum) / (double)n / (double)walk_ticks_ms,
 		       1000.0 * (double)atomic_load(&walk_max) / (double)walk_ticks_ms,
 		       (unsigned long long)atomic_load(&walk_long), (double)atomic_load(&walk_frames) / (double)n,
 		       (unsigned long long)atomic_load(&walk_minflt) + atomic_load(&walk_majflt),
 		       (unsigned long long)atomic_load(&walk_majflt), (unsigned long long)look,
 		       (unsigned long long)listed, 1000.0 * (double)look_ticks / (double)n / (double)walk_ticks_ms);
+	uint64_t g[4];
+	gs_cfi_gave_up(g);
+	if (walk_ticks_ms && gs_cfg.unwind_cfi)
+		gs_log("sampling: gpuscope's walks: mean %.1f us; given to libunwind: %llu with no table of objects, %llu at an address in an object loaded since, %llu with the stack pointer outside the thread's stack, %llu at a frame gpuscope cannot describe, %llu at a rule leading outside the stack",
+		       1000.0 * (double)atomic_load(&walk_cfi_ticks) / (double)GS_MAX(atomic_load(&walk_cfi), 1) / (double)walk_ticks_ms,
+		       (unsigned long long)(atomic_load(&walk_cfi_gaveup) - g[0] - g[1] - g[2] - g[3]), (unsigned long long)g[3],
+		       (unsigned long long)g[0], (unsigned long long)g[1], (unsigned long long)g[2]);
+	for (int why = 0; walk_ticks_ms && why < 4; why++) {
+		uint64_t at[4];
+		gs_cfi_gave_up_at(why, at);
+		Dl_info di = {0};
+		if (g[why] && !dladdr((void *)(uintptr_t)at[0], &di))
+			memset(&di, 0, sizeof(di));
+		if (g[why])
+			gs_log("sampling: first walk given to libunwind (%d): at %#llx (%s+%#llx in %s), rule %#llx, sp %#llx, bp %#llx",
+			       why, (unsigned long long)at[0], di.dli_sname ? di.dli_sname : "?",
+			       (unsigned long long)(at[0] - (uintptr_t)(di.dli_saddr ? di.dli_saddr : di.dli_fbase)),
+			       di.dli_fname ? di.dli_fname : "?", (unsigned long long)at[1], (unsigned long long)at[2],
+			       (unsigned long long)at[3]);
+	}
+	if (walk_ticks_ms && gs_cfg.unwind_check) {
+		gs_log("unwind check: %llu walks compared with libunwind's, %llu differ", (unsigned long long)atomic_load(&check_n),
+		       (unsigned long long)atomic_load(&check_diff));
+		for (uint32_t i = 0; atomic_load(&check_diff) && i < GS_MAX(check_na, check_nb); i++)
+			gs_log("unwind check: frame %u: %#llx %s %#llx", i, (unsigned long long)(i < check_na ? check_a[i] : 0),
+			       i < check_na && i < check_nb && check_a[i] == check_b[i] ? "==" : "!=",
+			       (unsigned long long)(i < check_nb ? check_b[i] : 0));
+	}
 }
 
 /* Whether this library came in through LD_PRELOAD: then its thread-local storage is static,

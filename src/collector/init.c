@@ -172,6 +172,8 @@ static void init_once(void)
 	gs_cfg.sample_cpu = !strcmp(env_GPUSCOPE_SAMPLE, "cpu");
 	gs_cfg.sample_hz = (uint32_t)env_size(env_GPUSCOPE_SAMPLING_FREQUENCY, 1, 20000, 1000);
 	gs_cfg.unwind_warm = env_GPUSCOPE_UNWIND_WARM[0] != '0';
+	gs_cfg.unwind_cfi = strcmp(env_GPUSCOPE_UNWINDER, "libunwind") != 0;
+	gs_cfg.unwind_check = env_GPUSCOPE_UNWIND_CHECK[0] == '1';
 	gs_cfg.kmetrics = !strcmp(env_GPUSCOPE_KERNEL_METRICS, "default") ? 1
 			  : !strcmp(env_GPUSCOPE_KERNEL_METRICS, "full") ? 2 : 0;
 	snprintf(gs_cfg.kfilter, sizeof(gs_cfg.kfilter), "%s", env_GPUSCOPE_KERNEL_FILTER);

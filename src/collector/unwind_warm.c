@@ -15,7 +15,7 @@
  * every record header of .eh_frame and of every page of .eh_frame_hdr, which faults in what
  * the madvise did not. It looks at the loaded objects 50 ms after start (a short-lived process,
  * such as the shell scripts of a Python version manager, is gone by then and costs nothing)
- * and then five times a second, and does work only when an object was loaded
+ * and then twenty times a second, and does work only when an object was loaded
  * (dl_iterate_phdr's dlpi_adds moved). Each object
  * is held open (dlopen RTLD_NOLOAD) while its pages are read, so a dlclose on another thread
  * cannot unmap them under us; the loader's lock is not held while reading.
@@ -72,6 +72,8 @@ static int iterate(phdr_cb cb, void *data)
 struct obj_list {
 	unsigned long long adds, subs;
 	size_t n;
+	struct gs_uobj *u; /* the objects' code, sorted (cfi.c's walks) */
+	size_t nu;
 	struct dl_phdr_info obj[];
 };
 static _Atomic(struct obj_list *) objs;
@@ -93,7 +95,7 @@ static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
 
 static struct warm_obj *todo;
 static size_t ntodo, captodo;
-static int list_failed;
+static int list_failed, list_tables;
 static uint64_t warm_objects, warm_bytes, warm_ns;
 
 static int seen_add(uintptr_t a) /* 1 when new */
@@ -127,7 +129,48 @@ static int changed_cb(struct dl_phdr_info *info, size_t size, void *arg)
 struct list_build {
 	struct obj_list *l;
 	size_t cap;
+	struct gs_uobj *u;
+	size_t nu, capu;
 };
+
+/* The object's executable segments into the code table, each with the object's .eh_frame_hdr
+ * and the segment that holds it (eh: its PT_GNU_EH_FRAME, or NULL). */
+static int code_add(struct list_build *b, const struct dl_phdr_info *info, const ElfW(Phdr) *eh)
+{
+	uintptr_t hdr = 0, seg_lo = 0, seg_hi = 0;
+	for (int i = 0; eh && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + l->p_vaddr, hi = lo + l->p_memsz;
+		uintptr_t h = info->dlpi_addr + eh->p_vaddr;
+		if (l->p_type == PT_LOAD && h >= lo && h + eh->p_memsz <= hi) {
+			hdr = h;
+			seg_lo = lo;
+			seg_hi = hi;
+		}
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+		if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || !l->p_memsz)
+			continue;
+		if (b->nu == b->capu) {
+			size_t cap = b->capu ? 2 * b->capu : 256;
+			struct gs_uobj *n = realloc(b->u, cap * sizeof(*n));
+			if (!n)
+				return -1;
+			b->u = n;
+			b->capu = cap;
+		}
+		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
+		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, hdr, seg_lo, seg_hi};
+	}
+	return 0;
+}
+
+static int code_cmp(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct gs_uobj *)a)->lo, y = ((const struct gs_uobj *)b)->lo;
+	return x < y ? -1 : x > y;
+}
 
 static int list_add(struct list_build *b, const struct dl_phdr_info *info)
 {
@@ -137,7 +180,7 @@ static int list_add(struct list_build *b, const struct dl_phdr_info *info)
 		if (!n)
 			return -1;
 		if (!b->l)
-			*n = (struct obj_list){info->dlpi_adds, info->dlpi_subs, 0};
+			*n = (struct obj_list){.adds = info->dlpi_adds, .subs = info->dlpi_subs};
 		b->l = n;
 		b->cap = cap;
 	}
@@ -158,7 +201,13 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			eh = &info->dlpi_phdr[i];
-	if (!eh || eh->p_memsz < 4)
+	if (eh && eh->p_memsz < 4)
+		eh = NULL;
+	if (code_add(arg, info, eh) != 0) {
+		list_failed = 1;
+		return 1;
+	}
+	if (!eh || !list_tables)
 		return 0;
 	uintptr_t hdr = info->dlpi_addr + eh->p_vaddr;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -189,11 +238,18 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+static void list_free(struct obj_list *l)
+{
+	if (l)
+		free(l->u);
+	free(l);
+}
+
 static void objs_reclaim(void)
 {
 	if (nretired && atomic_load(&walks_active) == 0) {
 		for (size_t i = 0; i < nretired; i++)
-			free(retired[i]);
+			list_free(retired[i]);
 		nretired = 0;
 	}
 }
@@ -203,8 +259,18 @@ static void objs_reclaim(void)
 static void objs_publish(struct obj_list *l)
 {
 	if (nretired == GS_ARRAY_SIZE(retired)) {
-		free(l); /* walks still hold the old ones: keep the current list, libc answers */
+		list_free(l); /* walks still hold the old ones: keep the current list, libc answers */
 		return;
+	}
+	if (gs_cfi_cache_subs() != l->subs) {
+		/* an object was unloaded (or this is the first list): cfi.c's rules of addresses
+		 * are emptied, once no walk is inside */
+		gs_cfi_cache_off();
+		while (atomic_load(&walks_active)) {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+		gs_cfi_cache_on(l->subs);
 	}
 	struct obj_list *old = atomic_exchange(&objs, l);
 	if (old)
@@ -277,6 +343,37 @@ void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks)
 	*ticks = atomic_load(&lookups_ticks);
 }
 
+/* cfi.c's walk, on the current table of the objects' code, under the loader's lock */
+struct with_objs {
+	struct obj_list *l;
+	int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *);
+	void *arg;
+	int ret;
+};
+
+static int with_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct with_objs *w = arg;
+	/* with objects loaded since the table was made (none unloaded), its objects are all
+	 * there; an address in none of them may be in a new one (stale) */
+	if (info->dlpi_subs == w->l->subs)
+		w->ret = w->fn(w->l->u, w->l->nu, w->l->subs, info->dlpi_adds != w->l->adds, w->arg);
+	return 1;
+}
+
+int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *), void *arg)
+{
+	if (!real_iterate)
+		return -1;
+	atomic_fetch_add(&walks_active, 1);
+	struct with_objs w = {atomic_load(&objs), fn, arg, -1};
+	if (w.l && w.l->u)
+		real_iterate(with_cb, &w);
+	atomic_fetch_sub(&walks_active, 1);
+	return w.ret;
+}
+
 /* libc's dl_iterate_phdr looked up (sampling's set-up, before any timer is armed) */
 void gs_unwind_init(void)
 {
@@ -311,57 +408,6 @@ GS_EXPORT int dl_iterate_phdr(phdr_cb cb, void *data)
 	return r;
 }
 
-/* A value of .eh_frame_hdr's encodings (DW_EH_PE_*): the sizes of the fixed formats, relative
- * to the field (pcrel) or to the header (datarel). 0 when unknown or out of bounds. */
-static uintptr_t read_enc(const uint8_t **pp, const uint8_t *end, uint8_t enc, uintptr_t hdr)
-{
-	const uint8_t *p = *pp;
-	uintptr_t v;
-	size_t n;
-	switch (enc & 0x0f) {
-	case 0x00: /* absptr */
-	case 0x04: /* udata8 */
-	case 0x0c: /* sdata8 */
-		n = 8;
-		break;
-	case 0x03: /* udata4 */
-	case 0x0b: /* sdata4 */
-		n = 4;
-		break;
-	default:
-		return 0;
-	}
-	if ((size_t)(end - p) < n)
-		return 0;
-	if (n == 8) {
-		uint64_t u;
-		memcpy(&u, p, 8);
-		v = (uintptr_t)u;
-	} else if ((enc & 0x0f) == 0x0b) {
-		int32_t s;
-		memcpy(&s, p, 4);
-		v = (uintptr_t)(intptr_t)s;
-	} else {
-		uint32_t u;
-		memcpy(&u, p, 4);
-		v = u;
-	}
-	switch (enc & 0x70) {
-	case 0x00:
-		break;
-	case 0x10: /* pcrel */
-		v += (uintptr_t)p;
-		break;
-	case 0x30: /* datarel: from the start of .eh_frame_hdr */
-		v += hdr;
-		break;
-	default:
-		return 0;
-	}
-	*pp = p + n;
-	return v;
-}
-
 static volatile uint8_t sink;
 
 /* Map [a, b) and read a byte of each page: what the madvise did not map is faulted in. */
@@ -382,13 +428,9 @@ static void warm_range(uintptr_t a, uintptr_t b)
  * segment. */
 static void warm_one(const struct warm_obj *o)
 {
-	const uint8_t *h = (const uint8_t *)o->hdr, *hend = h + o->hdr_size;
 	warm_range(o->hdr, o->hdr + o->hdr_size);
-	if (h[0] != 1)
-		return;
-	const uint8_t *p = h + 4;
-	uintptr_t eh = read_enc(&p, hend, h[1], o->hdr);
-	if (!eh || eh < o->lo || eh >= o->hi)
+	uintptr_t eh = gs_cfi_eh_frame(o->hdr, o->lo, o->hi);
+	if (!eh)
 		return;
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t q = eh, end = o->hi, mapped = eh;
@@ -415,6 +457,26 @@ static void warm_one(const struct warm_obj *o)
 	}
 }
 
+/* The walks' new list of the loaded objects (and with tables, the objects whose tables are
+ * to be read, in todo) */
+static void list_make(int tables)
+{
+	ntodo = 0;
+	list_failed = 0;
+	list_tables = tables;
+	struct list_build b = {0};
+	iterate(list_cb, &b);
+	if (!list_failed && b.l) {
+		qsort(b.u, b.nu, sizeof(*b.u), code_cmp);
+		b.l->u = b.u;
+		b.l->nu = b.nu;
+		objs_publish(b.l);
+	} else {
+		free(b.u);
+		free(b.l);
+	}
+}
+
 static void warm_new(void)
 {
 	int changed = 0;
@@ -423,14 +485,7 @@ static void warm_new(void)
 	if (!changed)
 		return;
 	uint64_t t0 = gs_clock_ns(CLOCK_MONOTONIC);
-	ntodo = 0;
-	list_failed = 0;
-	struct list_build b = {0};
-	iterate(list_cb, &b);
-	if (list_failed)
-		free(b.l);
-	else if (b.l)
-		objs_publish(b.l);
+	list_make(1);
 	for (size_t i = 0; i < ntodo; i++) {
 		struct warm_obj *o = &todo[i];
 		/* held open while read; the executable is never unloaded */
@@ -463,11 +518,12 @@ static void *warm_thread(void *arg)
 	gs_tls.busy = 1; /* the collector's own thread: its calls are never recorded */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_setname_np(pthread_self(), "gpuscope-unwind");
+	list_make(0); /* the walks' list at once; the tables' pages later */
 	struct timespec first = {0, 50000000}; /* see the top of the file */
 	nanosleep(&first, NULL);
 	for (;;) {
 		warm_new();
-		struct timespec ts = {0, 200000000};
+		struct timespec ts = {0, 50000000};
 		nanosleep(&ts, NULL);
 	}
 	return NULL;

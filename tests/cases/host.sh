@@ -167,21 +167,65 @@ fi
 # GPUSCOPE_DEBUG=1: at exit the collector says what its walks cost, one per sample recorded
 GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
 eq "sample jit, debug: exit 0" 0 $?
-walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, [0-9.]* frames, \([0-9]*\) page faults (\([0-9]*\) major), \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), [0-9.]* us in look-ups per walk$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' hs_jitd.err)
+walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked ([0-9]* by gpuscope.s walk, [0-9]* rules worked out, [0-9]* given to libunwind; \([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, [0-9.]* frames, \([0-9]*\) page faults (\([0-9]*\) major), \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), [0-9.]* us in look-ups per walk$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' hs_jitd.err)
 ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9]*\) .*/\1/p')
 between "sample jit, debug: stacks walked = samples recorded ($ns; a sample taken after the figures were printed, at exit, aside)" \
 	$((ns - 2)) "$ns" "${walks%% *}"
 between "sample jit, debug: mean walk, us" 0.01 1000 "$(echo "$walks" | cut -d' ' -f3)"
+# gpuscope's own walk of each sample's stack (cfi.c, from the unwind tables) against
+# libunwind's, stack by stack (GPUSCOPE_UNWIND_CHECK=1): through the 30 JIT frames (stepped by
+# their frame pointer), through a library of 4000 functions calling each other at random (a
+# rule worked out for most addresses), and in the Python interpreter
+uwcheck() { # ERRFILE -> "WALKS OURS COMPARED DIFFERING"
+	echo "$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by gpuscope.s walk, .*/\1 \2/p' "$1" | tail -1)" \
+		"$(sed -n 's/.*unwind check: \([0-9]*\) walks compared with libunwind.s, \([0-9]*\) differ$/\1 \2/p' "$1" | tail -1)"
+}
+uwcheck_run() { # NAME LABEL PROGRAM ARGS...
+	local name=$1 label=$2 walks ours cmp diff
+	shift 2
+	GPUSCOPE_DEBUG=1 GPUSCOPE_UNWIND_CHECK=1 $GS profile -o "$name" -t nvtx "$@" 2>"$name.err" >/dev/null
+	eq "unwind check, $label: exit 0" 0 $?
+	read -r walks ours cmp diff <<<"$(uwcheck "$name.err")"
+	between "unwind check, $label: most stacks walked by gpuscope's walk (of ${walks:-?})" $((${walks:-0} * 3 / 4 + 1)) "${walks:-0}" "${ours:-0}"
+	eq "unwind check, $label: each compared with libunwind's" "${ours:-x}" "${cmp:-y}"
+	eq "unwind check, $label: none differs (first difference: $(grep -m3 'frame .* !=' "$name.err" | tr '\n' ' '))" 0 "${diff:-x}"
+}
+uwcheck_run hs_uc_jit "30 JIT frames" "$P/host_jit" 30
+uwcheck_run hs_uc_wide "4000 functions at random" "$P/host_forkwalk" "$P/libhost_wide.so" 300
+# realigned frames (GCC's DRAP: the CFA read from the frame, RBP's copy by an expression; the
+# gcc build has them, `readelf --debug-dump=frames` shows "DW_OP_deref"), and the stacks
+# through them reach main
+uwcheck_run hs_uc_drap "realigned frames" "$P/host_drap" 10
+$GS export -t folded -o hs_uc_drap.folded hs_uc_drap.gst 2>/dev/null
+between "unwind check, realigned frames: samples in leaf() under realigned() under main" 10 100000 \
+	"$(awk '/;main;outer;realigned;leaf / {n += $NF} END {print n + 0}' hs_uc_drap.folded)"
+cat >hs_uc.py <<'PY'
+import json, time
+def leaf(n):
+    return sorted(json.dumps({"k%d" % i: [i, str(i)] for i in range(n)}))
+def mid(n):
+    return [len(leaf(n)) for _ in range(3)]
+t0 = time.time()
+while time.time() - t0 < 1.0:
+    mid(200)
+PY
+uwcheck_run hs_uc_py "python3" python3 hs_uc.py
+# GPUSCOPE_UNWINDER=libunwind: every stack by libunwind
+GPUSCOPE_UNWINDER=libunwind GPUSCOPE_DEBUG=1 $GS profile -o hs_uc_lu -t nvtx "$P/host_jit" 10 2>hs_uc_lu.err >/dev/null
+read -r walks ours _ <<<"$(uwcheck hs_uc_lu.err)"
+between "GPUSCOPE_UNWINDER=libunwind: stacks walked" 1 100000 "${walks:-0}"
+eq "GPUSCOPE_UNWINDER=libunwind: none by gpuscope's walk" 0 "${ours:-x}"
 # With 100 more libraries loaded first (system ones, as bench/sample_walk.sh picks them), the
-# walks' look-ups of the object that holds an address are answered from the collector's list
+# look-ups of libunwind's walks (GPUSCOPE_UNWINDER=libunwind here: gpuscope's walk makes none)
+# of the object that holds an address are answered from the collector's list
 # (unwind_warm.c), recent finds first, and the stacks are as complete; without the collector's
 # thread (GPUSCOPE_UNWIND_WARM=0) libc answers them all. The program sleeps 0.5 s after loading
-# them: the thread looks for new libraries five times a second, libc answering until then (the
+# them: the thread looks for new libraries twenty times a second, libc answering until then (the
 # samples taken while the libraries load).
 "$ROOT/scripts/system_libs.sh" 100 >libs100
 lookups() { sed -n 's/.* \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), .*/\1 \2/p' "$1"; }
 for w in 1 0; do
-	GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 $GS profile -o hs_jitl$w -t nvtx "$P/host_jit" 30 10 libs100 500 2>hs_jitl$w.err >hs_jitl$w.out
+	GPUSCOPE_UNWINDER=libunwind GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 $GS profile -o hs_jitl$w -t nvtx "$P/host_jit" 30 10 libs100 500 2>hs_jitl$w.err >hs_jitl$w.out
 	eq "sample jit, 100 libraries (warm $w): exit 0" 0 $?
 done
 between "sample jit, 100 libraries: loaded" 50 100 "$(cut -d' ' -f1 hs_jitl1.out)"
