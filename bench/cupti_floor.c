@@ -14,7 +14,8 @@
  * recorder of its own would; "activity_whole", the API activity kinds enabled whole when the
  * range opens and every other id disabled (CUPTI 13.0 gives no API records for ids enabled
  * one by one once CUDA is set up: what gpuscope does since commit 437b01e); "activity_all",
- * the API activity kinds whole (every call). */
+ * the API activity kinds whole (every call); "callback_runtime", the callbacks of the runtime
+ * API's diagnosis set only (what the driver API's callbacks cost on top). */
 #include <cupti.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ static const char *const diag[] = {
 	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemAlloc", "cuMemFree",
 	"cuMemHostAlloc", NULL,
 };
-static int api_mode; /* 0 none, 1 activity, 2 callback */
+static int api_mode; /* 0 none, 1 activity, 2 callback, 3 activity_whole, 4 activity_all, 5 callback_runtime */
 static unsigned long long api_calls;
 struct api_rec { unsigned long long start, end; unsigned cbid, corr; };
 static __thread struct api_rec ring[2048];
@@ -72,7 +73,7 @@ static int is_diag(const char *name)
 
 static void api(CUpti_SubscriberHandle sub, int on)
 {
-	if (api_mode >= 3) {
+	if (api_mode == 3 || api_mode == 4) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
 		if (!on || api_mode == 4)
@@ -90,7 +91,7 @@ static void api(CUpti_SubscriberHandle sub, int on)
 					(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, 0);
 				continue;
 			}
-			if (!is_diag(name))
+			if (!is_diag(name) || (api_mode == 5 && d))
 				continue;
 			if (api_mode == 1)
 				(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, (uint8_t)on);
@@ -143,7 +144,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 {
 	const char *m = getenv("FLOOR_API");
 	api_mode = !m ? 0 : !strcmp(m, "activity") ? 1 : !strcmp(m, "callback") ? 2
-		 : !strcmp(m, "activity_whole") ? 3 : !strcmp(m, "activity_all") ? 4 : 0;
+		 : !strcmp(m, "activity_whole") ? 3 : !strcmp(m, "activity_all") ? 4
+		 : !strcmp(m, "callback_runtime") ? 5 : 0;
 	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS ||
 	    cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS)
 		return 1;

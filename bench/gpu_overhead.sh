@@ -25,6 +25,7 @@ cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/c
 	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
 # VARIANTS may add floor_act / floor_actw / floor_cb: the floor plus the diagnosis set of API calls timed
 # by CUPTI's API activity records or by the callback API (bench/cupti_floor.c, FLOOR_API);
+# floor_cbrt: the callbacks of the runtime API's diagnosis set only (none of the driver API's);
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_act: gpuscope
 # timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity);
 # gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default);
@@ -50,6 +51,7 @@ for _ in $(seq "$REPS"); do
 		floor_act) FLOOR_API=activity floor_run ;;
 		floor_actw) FLOOR_API=activity_whole floor_run ;;
 		floor_cb) FLOOR_API=callback floor_run ;;
+		floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
 		gpuscope) gs_run ;;
 		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
@@ -76,7 +78,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "floor_cbrt", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
