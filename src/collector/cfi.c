@@ -641,8 +641,8 @@ static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cac
 	if (!u && stale)
 		return R_VALID | R_BAD | R_NEW; /* perhaps in an object loaded since: not kept */
 	if (!u)
-		v = R_VALID | R_FP;
-	else if (!u->hdr)
+		return R_VALID | R_FP; /* not kept: an object may be loaded there later */
+	if (!u->hdr)
 		v = R_VALID | R_BAD;
 	else
 		v = rule_at(u->hdr, u->seg_lo, u->seg_hi, pc);
