@@ -3,10 +3,11 @@
 # addresses the unwinder has not seen, in a library loaded after many others (as PyTorch's are):
 # a generated library of 4000 functions that call each other 13 deep at random, each spinning a
 # little, loaded after LIBS system libraries (0, 120, 400). Each program runs under `gpuscope
-# profile` with GPUSCOPE_DEBUG=1 (the collector prints its walks' mean time) with the collector's
-# unwind thread (GPUSCOPE_UNWIND_WARM=1: unwind tables mapped ahead, the walks' object look-ups
-# answered from its list) and without it (0), alternating, RUNS times; prints the median mean
-# walk (and range) per case.
+# profile` with GPUSCOPE_DEBUG=1 (the collector prints its walks' mean time), three ways,
+# alternating, RUNS times: gpuscope's own walk (the default, src/collector/cfi.c), libunwind's
+# with the collector's unwind thread (GPUSCOPE_UNWINDER=libunwind: unwind tables mapped ahead,
+# its object look-ups answered from the thread's list) and libunwind's without the thread
+# (GPUSCOPE_UNWIND_WARM=0 too); prints the median mean walk (and range) per case.
 #   usage: bench/walk_wide.sh [BUILD_DIR]   (env: RUNS=3 CALLS=200000)
 set -eu
 BUILD=${1:-build}
@@ -52,18 +53,23 @@ scripts/system_libs.sh >"$T/all"
 for n in 0 120 400; do head -$n "$T/all" >"$T/libs$n"; done
 for _ in $(seq "$RUNS"); do
 	for n in 0 120 400; do
-		for w in 1 0; do
-			GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 "$GS" profile -f -o "$T/t" -t nvtx "$T/main" "$CALLS" "$T/libwide.so" "$T/libs$n" 2>&1 |
+		for w in gpuscope libunwind nowarm; do
+			case $w in
+			gpuscope) env= ;;
+			libunwind) env=GPUSCOPE_UNWINDER=libunwind ;;
+			nowarm) env="GPUSCOPE_UNWINDER=libunwind GPUSCOPE_UNWIND_WARM=0" ;;
+			esac
+			env $env GPUSCOPE_DEBUG=1 "$GS" profile -f -o "$T/t" -t nvtx "$T/main" "$CALLS" "$T/libwide.so" "$T/libs$n" 2>&1 |
 				sed -n 's/.*sampling: \([0-9]*\) stacks walked.*mean \([0-9.]*\) us.*/\2 \1/p' >>"$T/r.$n.$w"
 		done
 	done
 done
-echo "| libraries loaded before | unwind thread on: mean walk, median (min..max) | off | walks per run |"
-echo "|---|---|---|---|"
+echo "| libraries loaded before | gpuscope's walk: mean walk, median (min..max) | libunwind's, with the unwind thread | libunwind's, without it | walks per run |"
+echo "|---|---|---|---|---|"
 for n in 0 120 400; do
 	row="| $(wc -l <"$T/libs$n") |"
-	for w in 1 0; do
+	for w in gpuscope libunwind nowarm; do
 		row="$row $(cut -d' ' -f1 "$T/r.$n.$w" | sort -g | awk '{ v[NR] = $1 } END { printf "%.1f us (%.1f..%.1f)", v[int((NR + 1) / 2)], v[1], v[NR] }') |"
 	done
-	echo "$row $(cut -d' ' -f2 "$T/r.$n.1" | sort -g | head -1) |"
+	echo "$row $(cut -d' ' -f2 "$T/r.$n.gpuscope" | sort -g | head -1) |"
 done
