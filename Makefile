@@ -55,7 +55,7 @@ DEPS_OK  = $(BUILD)/.deps-ok
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
 	$(BUILD)/tests/programs/libhost_hot.so $(BUILD)/tests/programs/libhost_wide.so \
-	$(GEN_TRACE) $(GEN_COUNTERS)
+	$(BUILD)/tests/programs/libhost_tls.so $(GEN_TRACE) $(GEN_COUNTERS)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -155,6 +155,10 @@ $(BUILD)/tests/programs/libhost_hot.so: tests/programs/peer/host_hot.c | $(DEPS_
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/programs/libhost_wide.so: tests/programs/peer/host_wide.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/programs/libhost_tls.so: tests/programs/peer/host_tls.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 

@@ -97,6 +97,47 @@ static void cache_put(uint64_t pc, uint64_t rule)
 	/* full around here: the rule is worked out again next time */
 }
 
+/* Each thread's own small table in front of it, one page: a walk of 50-90 frames looks its
+ * rules up there (the shared table's slots lie on up to that many pages, each a TLB miss, and
+ * in a virtual machine a costly one); emptied when the shared one is (cache_gen). */
+#define TCACHE_SLOTS 256
+static __thread struct {
+	uint64_t key, val;
+} tcache[TCACHE_SLOTS];
+static __thread uint64_t tcache_gen;
+static _Atomic uint64_t cache_gen = 1;
+
+static uint64_t cache_get2(uint64_t pc)
+{
+	size_t s = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 56);
+	if (tcache[s].key == pc)
+		return tcache[s].val;
+	uint64_t v = cache_get(pc);
+	if (v) {
+		tcache[s].key = pc;
+		tcache[s].val = v;
+	}
+	return v;
+}
+
+static void cache_put2(uint64_t pc, uint64_t rule)
+{
+	size_t s = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 56);
+	tcache[s].key = pc;
+	tcache[s].val = rule;
+	cache_put(pc, rule);
+}
+
+/* at a walk's start: this thread's table emptied if the shared one was since it last looked */
+static void tcache_check(void)
+{
+	uint64_t g = atomic_load_explicit(&cache_gen, memory_order_acquire);
+	if (tcache_gen != g) {
+		memset(tcache, 0, sizeof(tcache));
+		tcache_gen = g;
+	}
+}
+
 uint64_t gs_cfi_cache_subs(void)
 {
 	return atomic_load(&cache_subs);
@@ -110,6 +151,7 @@ void gs_cfi_cache_off(void)
 void gs_cfi_cache_on(uint64_t subs)
 {
 	memset(cache, 0, sizeof(cache)); /* (its pages mapped here, not by the walks) */
+	atomic_fetch_add(&cache_gen, 1);
 	atomic_store(&cache_subs, subs);
 }
 
@@ -634,7 +676,7 @@ void gs_cfi_gave_up_at(int why, uint64_t out[4])
 
 static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cached, int stale)
 {
-	uint64_t v = cached ? cache_get(pc) : 0;
+	uint64_t v = cached ? cache_get2(pc) : 0;
 	if (v)
 		return v;
 	const struct gs_uobj *u = obj_of(o, n, pc);
@@ -649,7 +691,7 @@ static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cac
 	if (GS_UNLIKELY(gs_cfg.debug))
 		atomic_fetch_add_explicit(&rules_made, 1, memory_order_relaxed);
 	if (cached)
-		cache_put(pc, v);
+		cache_put2(pc, v);
 	return v;
 }
 
@@ -669,6 +711,8 @@ int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, con
 	if (!max || sp < lo || sp >= hi)
 		return give_up(0, ip, 0, sp, bp);
 	int cached = atomic_load(&cache_subs) == subs;
+	if (cached)
+		tcache_check();
 	uint32_t k = 0;
 	ips[k++] = ip;
 	for (int leaf = 1; k < max; leaf = 0) {

@@ -58,7 +58,6 @@
 static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
 static int (*u_step)(unw_cursor_t *);
 static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-static int (*u_backtrace)(void **, int);
 
 static int unwind_load(void)
 {
@@ -70,7 +69,6 @@ static int unwind_load(void)
 	u_init_local2 = (__typeof__(u_init_local2))(uintptr_t)dlsym(h, GS_STR(unw_init_local2));
 	u_step = (__typeof__(u_step))(uintptr_t)dlsym(h, GS_STR(unw_step));
 	u_get_reg = (__typeof__(u_get_reg))(uintptr_t)dlsym(h, GS_STR(unw_get_reg));
-	u_backtrace = (__typeof__(u_backtrace))(uintptr_t)dlsym(h, "unw_backtrace");
 	/* libunwind's caching policy stays its default, one global cache: its lock is taken with
 	 * signals blocked, and it needs no thread-local storage of the dlopen'ed libunwind, whose
 	 * first use on a thread would allocate (inside the signal handler) */
@@ -482,38 +480,20 @@ static void walk_count(uint64_t ticks, uint32_t frames)
 		;
 }
 
-/* The interrupted stack, from the signal's context: at most GS_SAMPLE_MAX_FRAMES addresses.
- * First by unw_backtrace, libunwind's fast path: it keeps, per thread, each return address's
- * rule for finding its caller (from the unwind tables, or the frame pointer for a JIT frame
- * without them, such as CPython's perf trampolines),
- * so a known frame costs a hash look-up and two loads, where unw_step searches the unwind
- * tables again through dl_iterate_phdr over every loaded library (a PyTorch process has
- * hundreds: most of a sample's cost, bench/RESULTS.md). It walks from here, through this
- * handler and the kernel's signal frame: the interrupted stack starts at the frame whose
- * address is the interrupted instruction. Where that is not found, or the fast path stopped
- * right after it, unw_step from the signal's context (walk_steps). */
+/* libunwind's walk of the interrupted stack, from the signal's context, frame by frame
+ * (unw_init_local2, unw_step; at most GS_SAMPLE_MAX_FRAMES addresses): for the stacks
+ * gpuscope's own walk (cfi.c) cannot describe, and every stack with
+ * GPUSCOPE_UNWINDER=libunwind. Not unw_backtrace, libunwind's cached path: it keeps its rules
+ * in thread-local storage of the dlopen'ed libunwind, reached through __tls_get_addr, and
+ * glibc grows a thread's TLS vector with malloc at the first such access after another library
+ * with thread-local storage was loaded: inside the signal handler of a thread interrupted in
+ * malloc, a deadlock (a PyTorch process hung so on the dev VM, in a walk handed to libunwind
+ * while its libraries loaded). unw_step uses no dynamic thread-local storage (its default
+ * caching policy is one cache for the process, under a lock taken with signals blocked). */
 static uint32_t walk_steps(void *ucv, uint64_t *ips);
 
-static uint32_t walk_fast(void *ucv, uint64_t *ips)
+static uint32_t walk_libunwind(void *ucv, uint64_t *ips)
 {
-#if defined(__x86_64__)
-	if (u_backtrace) {
-		void *buf[GS_SAMPLE_MAX_FRAMES + 8];
-		uint64_t rip = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
-		gs_in_walk = 1;
-		int k = u_backtrace(buf, (int)GS_ARRAY_SIZE(buf));
-		gs_in_walk = 0;
-		for (int i = 0; i < k && i < 8; i++)
-			if ((uint64_t)(uintptr_t)buf[i] == rip) {
-				if (k - i < 3)
-					break;
-				uint32_t n = 0;
-				for (int j = i; j < k && n < GS_SAMPLE_MAX_FRAMES; j++)
-					ips[n++] = (uint64_t)(uintptr_t)buf[j];
-				return n;
-			}
-	}
-#endif
 	if (GS_UNLIKELY(walk_ticks_ms))
 		atomic_fetch_add_explicit(&walk_stepped, 1, memory_order_relaxed);
 	return walk_steps(ucv, ips);
@@ -558,7 +538,7 @@ static int cfi_fn(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, v
 static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
 {
 	uint64_t lu[GS_SAMPLE_MAX_FRAMES];
-	uint32_t m = walk_fast(ucv, lu);
+	uint32_t m = walk_steps(ucv, lu);
 	atomic_fetch_add_explicit(&check_n, 1, memory_order_relaxed);
 	if (m == n && !memcmp(lu, ips, 8 * (size_t)n))
 		return;
@@ -594,7 +574,7 @@ static uint32_t walk_any(void *ucv, uint64_t *ips)
 			atomic_fetch_add_explicit(&walk_cfi_gaveup, 1, memory_order_relaxed);
 	}
 #endif
-	return walk_fast(ucv, ips);
+	return walk_libunwind(ucv, ips);
 }
 
 static uint32_t walk(void *ucv, uint64_t *ips)
@@ -617,16 +597,20 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 	return n;
 }
 
-/* unw_backtrace keeps its rules in storage of its own per thread, made on its first call on
- * the thread: made here, outside the signal handler, when the thread's timer is armed. */
+/* libunwind's set-up (its first walk takes locks and maps memory), outside the signal
+ * handler, when a thread's timer is armed: a walk of this function's caller */
 static void walk_prime(void)
 {
-	void *buf[4];
-	if (!u_backtrace)
+	ucontext_t uc;
+	unw_cursor_t cur;
+	if (getcontext(&uc) != 0)
 		return;
 	while (!gs_loader_enter())
 		sched_yield();
-	u_backtrace(buf, 4);
+	gs_in_walk = 1;
+	if (u_init_local2(&cur, (unw_context_t *)&uc, 0) == 0)
+		u_step(&cur);
+	gs_in_walk = 0;
 	gs_loader_leave();
 }
 

@@ -215,6 +215,22 @@ GPUSCOPE_UNWINDER=libunwind GPUSCOPE_DEBUG=1 $GS profile -o hs_uc_lu -t nvtx "$P
 read -r walks ours _ <<<"$(uwcheck hs_uc_lu.err)"
 between "GPUSCOPE_UNWINDER=libunwind: stacks walked" 1 100000 "${walks:-0}"
 eq "GPUSCOPE_UNWINDER=libunwind: none by gpuscope's walk" 0 "${ours:-x}"
+# Libraries with thread-local storage loaded while the main thread's samples walk its stack
+# inside malloc (host_tlsload, 40 copies of libhost_tls.so): a walk that reached a dlopen'ed
+# library's thread-local storage in the signal handler (libunwind's unw_backtrace, the walk
+# before this one) takes malloc's lock when glibc grows the thread's TLS vector, a deadlock: the
+# previous build hung in 3 of 5 runs. Each walk, 3 runs each: every run ends.
+mkdir -p hs_tls
+for i in $(seq 40); do cp "$P/libhost_tls.so" "hs_tls/libtls$i.so"; done
+for u in gpuscope libunwind; do
+	ok=0
+	for _ in 1 2 3; do
+		GPUSCOPE_UNWINDER=$u timeout 30 $GS profile -f -o hs_tls -t nvtx "$P/host_tlsload" hs_tls/*.so >hs_tls.out 2>/dev/null &&
+			[ "$(cat hs_tls.out)" = "loaded: 40" ] && ok=$((ok + 1))
+		pkill -KILL -f "$P/host_tlsload" 2>/dev/null
+	done
+	eq "TLS libraries loaded during walks (GPUSCOPE_UNWINDER=$u): runs that ended" 3 "$ok"
+done
 # With 100 more libraries loaded first (system ones, as bench/sample_walk.sh picks them), the
 # look-ups of libunwind's walks (GPUSCOPE_UNWINDER=libunwind here: gpuscope's walk makes none)
 # of the object that holds an address are answered from the collector's list
