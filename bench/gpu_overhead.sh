@@ -108,21 +108,19 @@ if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope
     for w in ws:
         c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope_nosample", "gpuscope")]
         print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in (statistics.median(xs), min(xs), max(xs))) if xs else "n/a" for xs in c)))
+def table(title, cols):  # a titled table: a workload column, then cols
+    print()
+    print(title)
+    print()
+    print("| workload | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
 vs = sorted({k[1] for k in add}, key=lambda v: list(add).index(next(k for k in add if k[1] == v)))
-print()
-print("Every variant of this run, added time (on vs off), median (min..max), processes:")
-print()
-print("| workload | " + " | ".join(vs) + " |")
-print("|---|" + "---|" * len(vs))
+table("Every variant of this run, added time (on vs off), median (min..max), processes:", vs)
 for w in ws:
     print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f), n=%d" % (100 * statistics.median(xs), 100 * min(xs), 100 * max(xs), len(xs)) if xs else "n/a" for xs in (add.get((w, v), []) for v in vs))))
 host = [v for v in ("floor", "gpuscope_gpu", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_100hz", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "torch") if any(k[1] == v for k in offv)]
 if host and any(k[1] == "none" for k in offv):
-    print()
-    print("Step time with recording off (capture range closed: NVML polling and --pytorch's hooks still on), median over processes, against the processes with no profiler; and each variant's own added time in the range (on vs off):")
-    print()
-    print("| workload | none | " + " | ".join(host) + " |")
-    print("|---|---|" + "---|" * len(host))
+    table("Step time with recording off (capture range closed: NVML polling and --pytorch's hooks still on), median over processes, against the processes with no profiler; and each variant's own added time in the range (on vs off):", ["none"] + host)
     for w in ws:
         base = statistics.median(offv.get((w, "none"), [float("nan")]))
         cells = []
