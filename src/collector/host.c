@@ -11,7 +11,8 @@
  * CPU sampling: each thread gets a POSIX timer on its own CPU-time clock
  * (timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID), firing SIGPROF at
  * GPUSCOPE_SAMPLING_FREQUENCY Hz of the thread's CPU time; the handler walks the interrupted
- * stack with libunwind (DWARF CFI from .eh_frame) and writes the raw instruction addresses.
+ * stack from the DWARF CFI of .eh_frame (cfi.c; libunwind for what it cannot describe) and
+ * writes the raw instruction addresses.
  * Why not perf_event_open(PERF_COUNT_SW_TASK_CLOCK): it is often refused (perf_event_paranoid
  * 3 on Debian kernels, seccomp in containers), and even where it works its callchains are
  * walked by the kernel through frame pointers, which the libraries of a Debian system and
