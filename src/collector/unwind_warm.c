@@ -133,21 +133,35 @@ struct list_build {
 	size_t nu, capu;
 };
 
-/* The object's executable segments into the code table, each with the object's .eh_frame_hdr
- * and the segment that holds it (eh: its PT_GNU_EH_FRAME, or NULL). */
-static int code_add(struct list_build *b, const struct dl_phdr_info *info, const ElfW(Phdr) *eh)
+/* The object's .eh_frame_hdr (its PT_GNU_EH_FRAME) and the loadable segment that holds it:
+ * *t zeroed when it has none. */
+struct eh_tables {
+	uintptr_t hdr, hdr_size, seg_lo, seg_hi;
+};
+
+static void eh_tables_of(const struct dl_phdr_info *info, struct eh_tables *t)
 {
-	uintptr_t hdr = 0, seg_lo = 0, seg_hi = 0;
-	for (int i = 0; eh && i < info->dlpi_phnum; i++) {
+	*t = (struct eh_tables){0};
+	const ElfW(Phdr) *eh = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			eh = &info->dlpi_phdr[i];
+	if (!eh || eh->p_memsz < 4)
+		return;
+	uintptr_t h = info->dlpi_addr + eh->p_vaddr;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + l->p_vaddr, hi = lo + l->p_memsz;
-		uintptr_t h = info->dlpi_addr + eh->p_vaddr;
 		if (l->p_type == PT_LOAD && h >= lo && h + eh->p_memsz <= hi) {
-			hdr = h;
-			seg_lo = lo;
-			seg_hi = hi;
+			*t = (struct eh_tables){h, eh->p_memsz, lo, hi};
+			return;
 		}
 	}
+}
+
+/* The object's executable segments into the code table, each with the object's tables t */
+static int code_add(struct list_build *b, const struct dl_phdr_info *info, const struct eh_tables *t)
+{
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
 		if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || !l->p_memsz)
@@ -161,7 +175,7 @@ static int code_add(struct list_build *b, const struct dl_phdr_info *info, const
 			b->capu = cap;
 		}
 		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
-		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, hdr, seg_lo, seg_hi};
+		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_lo, t->seg_hi};
 	}
 	return 0;
 }
@@ -197,44 +211,30 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		list_failed = 1;
 		return 1;
 	}
-	const ElfW(Phdr) *eh = NULL;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
-			eh = &info->dlpi_phdr[i];
-	if (eh && eh->p_memsz < 4)
-		eh = NULL;
-	if (code_add(arg, info, eh) != 0) {
+	struct eh_tables t;
+	eh_tables_of(info, &t);
+	if (code_add(arg, info, &t) != 0) {
 		list_failed = 1;
 		return 1;
 	}
-	if (!eh || !list_tables)
+	if (!t.hdr || !list_tables || !seen_add(t.hdr))
 		return 0;
-	uintptr_t hdr = info->dlpi_addr + eh->p_vaddr;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + l->p_vaddr, hi = lo + l->p_memsz;
-		if (l->p_type != PT_LOAD || hdr < lo || hdr + eh->p_memsz > hi)
-			continue;
-		if (!seen_add(hdr))
-			return 0;
-		if (ntodo == captodo) {
-			size_t cap = captodo ? 2 * captodo : 256;
-			struct warm_obj *n = realloc(todo, cap * sizeof(*n));
-			if (!n) {
-				list_failed = 1;
-				return 1;
-			}
-			todo = n;
-			captodo = cap;
-		}
-		char *name = strdup(info->dlpi_name ? info->dlpi_name : "");
-		if (!name) {
+	if (ntodo == captodo) {
+		size_t cap = captodo ? 2 * captodo : 256;
+		struct warm_obj *n = realloc(todo, cap * sizeof(*n));
+		if (!n) {
 			list_failed = 1;
 			return 1;
 		}
-		todo[ntodo++] = (struct warm_obj){name, hdr, eh->p_memsz, lo, hi};
-		return 0;
+		todo = n;
+		captodo = cap;
 	}
+	char *name = strdup(info->dlpi_name ? info->dlpi_name : "");
+	if (!name) {
+		list_failed = 1;
+		return 1;
+	}
+	todo[ntodo++] = (struct warm_obj){name, t.hdr, t.hdr_size, t.seg_lo, t.seg_hi};
 	return 0;
 }
 
