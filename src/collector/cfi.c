@@ -1,11 +1,12 @@
 /* cfi.c: the sampler's own stack walk, from the loaded objects' call frame information
  * (.eh_frame_hdr and .eh_frame, the tables C++ exceptions unwind with), for x86-64.
  *
- * Why not libunwind alone: its fast path (unw_backtrace) keeps a rule per exact address, and a
- * sample's first frame is wherever the thread was interrupted, a new address nearly every
- * time; each such frame, and every walk that meets a frame its fast path cannot describe, goes
- * through unw_step and its object look-up. Measured in PyTorch processes (H200, 57-88 frames a
- * walk): 30-75 us a walk, where a walk of cached rules costs a few. This walk keeps one cache of
+ * Why not libunwind alone: its cached path (unw_backtrace, no longer used: host.c says why)
+ * keeps a rule per exact address, and a sample's first frame is wherever the thread was
+ * interrupted, a new address nearly every time; each such frame, and every walk that meets a
+ * frame it cannot describe, goes through unw_step and its object look-up. Measured in PyTorch
+ * processes (H200, 57-88 frames a walk): 30-75 us a walk, where a walk of cached rules costs a
+ * few. This walk keeps one cache of
  * rules for the whole process, keyed by address, and works a missing rule out in place: the
  * object from a sorted table of the loaded objects' code (built by the collector's thread,
  * unwind_warm.c), the FDE by .eh_frame_hdr's binary search table, the rule by running the
@@ -14,10 +15,11 @@
  * A rule says where the caller's registers are: the canonical frame address (CFA) as RSP or
  * RBP plus an offset, the return address and RBP's saved copy at offsets from it (or RBP
  * unchanged), or "the stack ends here" (the return address undefined, as in _start and the
- * thread entry). Code in no object (JIT code such as CPython's perf trampolines) is stepped by
- * its frame pointer, as libunwind does. Anything else (a CFA computed by an expression, as in
- * PLT stubs and realigned frames; a signal frame; an address in an object without tables)
- * makes the walk give up, and the sampler walks that stack with libunwind, as before.
+ * thread entry). Two CFAs computed by DWARF expressions are described too: PLT stubs' and
+ * realigned frames' (expr_cfa). Code in no object (JIT code such as CPython's perf
+ * trampolines) is stepped by its frame pointer, as libunwind does. Anything else (another
+ * expression, a signal frame, an address in an object without tables) makes the walk give
+ * up, and the sampler walks that stack with libunwind, as before.
  *
  * Safety, in a signal handler: every stack read is inside the thread's stack [sp, top) (its
  * bounds are read when its timer is armed), each step moves the stack pointer up, so a walk
@@ -107,9 +109,14 @@ static __thread struct {
 static __thread uint64_t tcache_gen;
 static _Atomic uint64_t cache_gen = 1;
 
+static size_t tslot_of(uint64_t pc)
+{
+	return (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
 static uint64_t cache_get2(uint64_t pc)
 {
-	size_t s = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 56);
+	size_t s = tslot_of(pc);
 	if (tcache[s].key == pc)
 		return tcache[s].val;
 	uint64_t v = cache_get(pc);
@@ -122,7 +129,7 @@ static uint64_t cache_get2(uint64_t pc)
 
 static void cache_put2(uint64_t pc, uint64_t rule)
 {
-	size_t s = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 56);
+	size_t s = tslot_of(pc);
 	tcache[s].key = pc;
 	tcache[s].val = rule;
 	cache_put(pc, rule);
@@ -289,6 +296,14 @@ static void set_reg(struct cfa_state *s, const struct cie *c, uint64_t reg, uint
 	}
 }
 
+/* DW_CFA_restore: reg's rule as the CIE's instructions left it (init; none while running them) */
+static void restore_reg(struct cfa_state *s, const struct cfa_state *init, const struct cie *c, uint64_t reg)
+{
+	if (init)
+		set_reg(s, c, reg, reg == REG_RBP_ ? init->rbp_how : init->ra_how,
+			reg == REG_RBP_ ? init->rbp_off : init->ra_off);
+}
+
 /* Whether the n bytes at e are exactly "DW_OP_breg6 (RBP) + K" (K to *off) */
 static int is_breg6(const uint8_t *e, uint64_t n, int64_t *off)
 {
@@ -338,9 +353,7 @@ static int run_cfa(struct cfa_state *s, const struct cfa_state *init, const stru
 			set_reg(s, c, low, HOW_OFF, (int64_t)rd_uleb(&r) * c->data_align);
 			continue;
 		case 3: /* restore */
-			if (init)
-				set_reg(s, c, low, low == REG_RBP_ ? init->rbp_how : init->ra_how,
-					low == REG_RBP_ ? init->rbp_off : init->ra_off);
+			restore_reg(s, init, c, low);
 			continue;
 		default:
 			break;
@@ -371,10 +384,7 @@ static int run_cfa(struct cfa_state *s, const struct cfa_state *init, const stru
 				set_reg(s, c, reg, HOW_OFF, (int64_t)rd_uleb(&r) * c->data_align);
 				break;
 			case 0x06: /* restore_extended */
-				reg = rd_uleb(&r);
-				if (init)
-					set_reg(s, c, reg, reg == REG_RBP_ ? init->rbp_how : init->ra_how,
-						reg == REG_RBP_ ? init->rbp_off : init->ra_off);
+				restore_reg(s, init, c, rd_uleb(&r));
 				break;
 			case 0x07: /* undefined */
 				set_reg(s, c, rd_uleb(&r), HOW_UNDEF, 0);
@@ -643,12 +653,6 @@ uint64_t gs_cfi_rules_made(void)
 	return atomic_load(&rules_made);
 }
 
-void gs_cfi_gave_up(uint64_t out[4])
-{
-	for (int i = 0; i < 4; i++)
-		out[i] = atomic_load(&gave_up[i]);
-}
-
 /* a walk given to libunwind: 0 the stack pointer outside the thread's stack, 1 a frame with
  * no rule of ours, 2 a rule that leads outside the stack, 3 an address in no object of a table
  * made before the last load; the first of each kept (debug) */
@@ -669,9 +673,11 @@ static int give_up(int why, uint64_t pc, uint64_t rule, uint64_t sp, uint64_t bp
 	return -1;
 }
 
-void gs_cfi_gave_up_at(int why, uint64_t out[4])
+/* GPUSCOPE_DEBUG=1: the walks given up for reason why, and the first of them */
+uint64_t gs_cfi_gave_up(int why, uint64_t at[4])
 {
-	memcpy(out, gave_up_at[why], sizeof(gave_up_at[why]));
+	memcpy(at, gave_up_at[why], sizeof(gave_up_at[why]));
+	return atomic_load(&gave_up[why]);
 }
 
 static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cached, int stale)

@@ -199,8 +199,10 @@ GS_HIDDEN uint64_t gs_cfi_cache_subs(void);
 GS_HIDDEN void gs_cfi_cache_off(void);
 GS_HIDDEN void gs_cfi_cache_on(uint64_t subs);
 GS_HIDDEN uint64_t gs_cfi_rules_made(void); /* GPUSCOPE_DEBUG=1 counts */
-GS_HIDDEN void gs_cfi_gave_up(uint64_t out[4]);
-GS_HIDDEN void gs_cfi_gave_up_at(int why, uint64_t out[4]); /* the first: address, rule, sp, bp */
+/* walks given to libunwind for reason why (0 stack pointer outside the stack, 1 a frame not
+ * described, 2 a rule leading outside the stack, 3 an address perhaps in an object loaded
+ * since), and the first of them: address, rule, sp, bp */
+GS_HIDDEN uint64_t gs_cfi_gave_up(int why, uint64_t at[4]);
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
 
 /* nvtx.c */

@@ -519,7 +519,6 @@ static void stack_bounds(void)
 }
 
 static _Atomic uint64_t walk_cfi, walk_cfi_gaveup, walk_cfi_ticks, check_n, check_diff;
-static __thread int tl_walked_cfi;
 static uint64_t check_a[GS_SAMPLE_MAX_FRAMES], check_b[GS_SAMPLE_MAX_FRAMES];
 static uint32_t check_na, check_nb;
 static atomic_flag check_kept = ATOMIC_FLAG_INIT;
@@ -552,8 +551,8 @@ static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
 	}
 }
 
-/* The stack by cfi.c's walk where it can describe it, else by libunwind */
-static uint32_t walk_any(void *ucv, uint64_t *ips)
+/* The stack by cfi.c's walk where it can describe it (*by_cfi set), else by libunwind */
+static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi)
 {
 #if defined(__x86_64__)
 	if (gs_cfg.unwind_cfi && tl_stack_hi) {
@@ -563,7 +562,7 @@ static uint32_t walk_any(void *ucv, uint64_t *ips)
 				    ips};
 		int n = gs_unwind_with_objects(cfi_fn, &a);
 		if (n > 0) {
-			tl_walked_cfi = 1;
+			*by_cfi = 1;
 			if (GS_UNLIKELY(walk_ticks_ms)) {
 				atomic_fetch_add_explicit(&walk_cfi, 1, memory_order_relaxed);
 				if (gs_cfg.unwind_check)
@@ -580,16 +579,16 @@ static uint32_t walk_any(void *ucv, uint64_t *ips)
 
 static uint32_t walk(void *ucv, uint64_t *ips)
 {
+	int by_cfi = 0;
 	if (GS_LIKELY(!walk_ticks_ms))
-		return walk_any(ucv, ips);
+		return walk_any(ucv, ips, &by_cfi);
 	struct rusage r0, r1; /* the page faults the walk took (unwind tables read for the first time) */
 	int ru = syscall(SYS_getrusage, RUSAGE_THREAD, &r0) == 0;
 	uint64_t t0 = gs_clock_now();
-	tl_walked_cfi = 0;
-	uint32_t n = walk_any(ucv, ips);
+	uint32_t n = walk_any(ucv, ips, &by_cfi);
 	uint64_t dt = gs_clock_now() - t0;
 	walk_count(dt, n);
-	if (tl_walked_cfi)
+	if (by_cfi)
 		atomic_fetch_add_explicit(&walk_cfi_ticks, dt, memory_order_relaxed);
 	if (ru && syscall(SYS_getrusage, RUSAGE_THREAD, &r1) == 0) {
 		atomic_fetch_add_explicit(&walk_minflt, (uint64_t)(r1.ru_minflt - r0.ru_minflt), memory_order_relaxed);
@@ -598,8 +597,8 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 	return n;
 }
 
-/* libunwind's set-up (its first walk takes locks and maps memory), outside the signal
- * handler, when a thread's timer is armed: a walk of this function's caller */
+/* libunwind's set-up for the process (its first walk takes locks and maps memory), outside
+ * the signal handler, when sampling starts: a walk of this function's caller */
 static void walk_prime(void)
 {
 	ucontext_t uc;
@@ -736,7 +735,6 @@ static void sampler_thread_start(void)
 	if (!sample_on || tl_timer_armed)
 		return;
 	int saved = errno;
-	walk_prime();
 	stack_bounds();
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
@@ -935,6 +933,7 @@ static int sampler_init(long hz)
 	if (gs_cfg.debug)
 		walk_ticks_ms = GS_MAX(threshold_ticks(1000000), 1);
 	gs_unwind_init();
+	walk_prime();
 	sample_on = 1;
 	sampler_thread_start();
 	if (gs_cfg.unwind_warm)
@@ -1008,25 +1007,25 @@ void gs_host_exit(void)
 		       (unsigned long long)atomic_load(&walk_minflt) + atomic_load(&walk_majflt),
 		       (unsigned long long)atomic_load(&walk_majflt), (unsigned long long)look,
 		       (unsigned long long)listed, 1000.0 * (double)look_ticks / (double)n / (double)walk_ticks_ms);
-	uint64_t g[4];
-	gs_cfi_gave_up(g);
+	uint64_t g[4], at[4][4];
+	for (int why = 0; why < 4; why++)
+		g[why] = gs_cfi_gave_up(why, at[why]);
 	if (walk_ticks_ms && gs_cfg.unwind_cfi)
 		gs_log("sampling: gpuscope's walks: mean %.1f us; given to libunwind: %llu with no table of objects, %llu at an address in an object loaded since, %llu with the stack pointer outside the thread's stack, %llu at a frame gpuscope cannot describe, %llu at a rule leading outside the stack",
 		       1000.0 * (double)atomic_load(&walk_cfi_ticks) / (double)GS_MAX(atomic_load(&walk_cfi), 1) / (double)walk_ticks_ms,
 		       (unsigned long long)(atomic_load(&walk_cfi_gaveup) - g[0] - g[1] - g[2] - g[3]), (unsigned long long)g[3],
 		       (unsigned long long)g[0], (unsigned long long)g[1], (unsigned long long)g[2]);
 	for (int why = 0; walk_ticks_ms && why < 4; why++) {
-		uint64_t at[4];
-		gs_cfi_gave_up_at(why, at);
 		Dl_info di = {0};
-		if (g[why] && !dladdr((void *)(uintptr_t)at[0], &di))
+		if (!g[why])
+			continue;
+		if (!dladdr((void *)(uintptr_t)at[why][0], &di))
 			memset(&di, 0, sizeof(di));
-		if (g[why])
-			gs_log("sampling: first walk given to libunwind (%d): at %#llx (%s+%#llx in %s), rule %#llx, sp %#llx, bp %#llx",
-			       why, (unsigned long long)at[0], di.dli_sname ? di.dli_sname : "?",
-			       (unsigned long long)(at[0] - (uintptr_t)(di.dli_saddr ? di.dli_saddr : di.dli_fbase)),
-			       di.dli_fname ? di.dli_fname : "?", (unsigned long long)at[1], (unsigned long long)at[2],
-			       (unsigned long long)at[3]);
+		gs_log("sampling: first walk given to libunwind (%d): at %#llx (%s+%#llx in %s), rule %#llx, sp %#llx, bp %#llx",
+		       why, (unsigned long long)at[why][0], di.dli_sname ? di.dli_sname : "?",
+		       (unsigned long long)(at[why][0] - (uintptr_t)(di.dli_saddr ? di.dli_saddr : di.dli_fbase)),
+		       di.dli_fname ? di.dli_fname : "?", (unsigned long long)at[why][1], (unsigned long long)at[why][2],
+		       (unsigned long long)at[why][3]);
 	}
 	if (walk_ticks_ms && gs_cfg.unwind_check) {
 		gs_log("unwind check: %llu walks compared with libunwind's, %llu differ", (unsigned long long)atomic_load(&check_n),
