@@ -30,3 +30,19 @@ for r in rows:
         print(r[sys.argv[3]]); break
 PY
 }
+
+# GPUSCOPE_DEBUG=1's sampling figures in a collector's stderr, with GPUSCOPE_UNWIND_CHECK=1:
+# "WALKS OURS COMPARED DIFFERING" (stacks walked, by gpuscope's walk, compared with libunwind's,
+# differing)
+uwcheck() { # ERRFILE
+	echo "$(sed -n 's/.*sampling: \([0-9]*\) stacks walked (\([0-9]*\) by gpuscope.s walk, .*/\1 \2/p' "$1" | tail -1)" \
+		"$(sed -n 's/.*unwind check: \([0-9]*\) walks compared with libunwind.s, \([0-9]*\) differ$/\1 \2/p' "$1" | tail -1)"
+}
+# most stacks walked by gpuscope's walk, each compared with libunwind's, none differing
+uwcheck_judge() { # LABEL ERRFILE
+	local walks ours cmp diff
+	read -r walks ours cmp diff <<<"$(uwcheck "$2")"
+	between "$1: most stacks walked by gpuscope's walk (of ${walks:-?})" $((${walks:-0} * 3 / 4 + 1)) "${walks:-0}" "${ours:-0}"
+	eq "$1: each compared with libunwind's" "${ours:-x}" "${cmp:-y}"
+	eq "$1: none differs (first difference: $(grep -m3 'frame .* !=' "$2" | tr '\n' ' '))" 0 "${diff:-x}"
+}
