@@ -19,10 +19,9 @@ WL=${WORKLOADS:-mlp item resnet50 loader}
 PIN=${PIN:-}
 # a process that hangs is stopped (and prints no line) rather than holding up the run
 TO="timeout ${PROC_TIMEOUT:-240}"
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
-cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
-	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
+. bench/floor_lib.sh
+build_floor "$T" || exit 1
 # VARIANTS may add floor_act / floor_actw / floor_cb: the floor plus the diagnosis set of API calls timed
 # by CUPTI's API activity records or by the callback API (bench/cupti_floor.c, FLOOR_API);
 # floor_cbrt: the callbacks of the runtime API's diagnosis set only (none of the driver API's);

@@ -9,10 +9,9 @@ BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
 GS=$PWD/$BUILD/bin/gpuscope
 REPS=${REPS:-3}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
-cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
-	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
+. bench/floor_lib.sh
+build_floor "$T" || exit 1
 VARIANTS=${VARIANTS:-none floor floor_act gs_gpu gs_nonvtx gs_default gs_all}
 EX="examples/launch_bound.py --time --blocks 3 --steps 40"
 for _ in $(seq "$REPS"); do

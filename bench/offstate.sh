@@ -18,10 +18,9 @@ cd "$(dirname "$0")/.." || exit 1
 GS=$PWD/$BUILD/bin/gpuscope
 REPS=${REPS:-4}
 WL=${WORKLOADS:-mlp resnet50}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 T=$(mktemp -d)
-cc -std=c17 -O2 -fPIC -shared -fvisibility=hidden -I"$CUDA_HOME/include" bench/cupti_floor.c \
-	-L"$CUDA_HOME/lib64" -lcupti -Wl,--no-undefined -Wl,-rpath,"$CUDA_HOME/lib64" -o "$T/libfloor.so" || exit 1
+. bench/floor_lib.sh
+build_floor "$T" || exit 1
 VARIANTS=${VARIANTS:-"none floor all -graph -stream -device -context -timestamps -flush standing_none -sync -memory -overhead"}
 STANDING=device,context,stream,graph,timestamps,flush
 KINDS=sync,memory,overhead

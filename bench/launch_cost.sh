@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# bench/launch_cost.sh: what each recorder adds to one CUDA call and to one PyTorch operation on
+# the host, in ns (GPU machine). Processes of the variants run interleaved, REPS of each; each
+# runs bench/launch_cost.cu (bare CUDA calls) or bench/torch_ops.py (PyTorch operations), which
+# time blocks with recording off and on in the same process (cudaProfilerStart/Stop; every
+# recorder here records only inside that range). Per process, the added time of a call is its
+# "on" median minus its "off" median; the table gives the median over processes (min..max),
+# and gpuscope's added time over the floor's. Appends to bench/RESULTS.md.
+#   usage: bench/launch_cost.sh [BUILD_DIR]   (env: REPS=6 CALLS=1000 OPS=500 BLOCKS=12
+#   PROGS="c torch" VARIANTS="none floor floor_cb gpuscope gpuscope_gpu gpuscope_nosample")
+# Variants: none (no tool; the control), floor (bench/cupti_floor.c: CUPTI kernels, copies,
+# memsets), floor_cb (the floor and the diagnosis set's enter/exit callbacks, each writing two
+# TSC reads to a thread buffer: the least a callback recorder can do), floor_cbrt (those of the
+# runtime API only), gpuscope (defaults), gpuscope_gpu (--cuda-api=none), gpuscope_nosample
+# (--sample none), gpuscope_nots (CUPTI's timestamps from its own clock, not gpuscope's),
+# gpuscope_bare (--cuda-api=none --sample none, and none of the optional or standing CUPTI
+# kinds: kernels, copies and memsets into gpuscope's buffers, what the floor records).
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/.." || exit 1
+GS=$PWD/$BUILD/bin/gpuscope
+REPS=${REPS:-6} CALLS=${CALLS:-1000} OPS=${OPS:-500} BLOCKS=${BLOCKS:-12} PROGS=${PROGS:-c torch}
+VARIANTS=${VARIANTS:-none floor floor_cb gpuscope gpuscope_gpu gpuscope_nosample}
+TO="timeout ${PROC_TIMEOUT:-120}"
+T=$(mktemp -d)
+. bench/floor_lib.sh
+build_floor "$T" || exit 1
+nvcc -O2 -arch=sm_90 -o "$T/launch_cost" bench/launch_cost.cu -lcuda || exit 1
+# one process of variant $v running program $p (c or torch)
+cmd() { if [ "$p" = c ]; then echo "$T/launch_cost $v $CALLS $BLOCKS"; else echo "python3 bench/torch_ops.py $v $OPS $BLOCKS"; fi; }
+floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $TO $(cmd) 2>>"$T/floor.err" >>"$T/$v"; }
+gs_run() { $TO "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" $(cmd) 2>>"$T/gs.err" >>"$T/$v"; }
+for _ in $(seq "$REPS"); do
+	for v in $VARIANTS; do
+		for p in $PROGS; do
+			case $v in
+			none) $TO $(cmd) 2>>"$T/none.err" >>"$T/$v" ;;
+			floor) floor_run ;;
+			floor_cb) FLOOR_API=callback floor_run ;;
+			floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
+			gpuscope) gs_run ;;
+			gpuscope_gpu) gs_run --cuda-api=none ;;
+			gpuscope_nosample) gs_run --sample none ;;
+			gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
+			gpuscope_bare) GPUSCOPE_CUPTI_STANDING=timestamps,flush GPUSCOPE_CUPTI_KINDS=none gs_run --cuda-api=none --sample none ;;
+			*) echo "unknown variant $v" >&2; exit 2 ;;
+			esac
+		done
+	done
+done
+grep -i "gpuscope: wrote" "$T/gs.err" | tail -1
+for v in $VARIANTS; do
+	n=$(grep -c '^{' "$T/$v" 2>/dev/null)
+	[ "${n:-0}" -lt $((REPS * ($(echo " $PROGS " | grep -c " c ") * 5 + $(echo " $PROGS " | grep -c " torch ") * 4))) ] && { echo "$v: ${n:-0} results"; tail -4 "$T"/*.err | grep -v '^$' | tail -8; }
+done
+python3 - "$T" $VARIANTS <<'PY' | tee "$T/table.md"
+import json, statistics, sys
+d, vs = sys.argv[1], sys.argv[2:]
+add, off = {}, {}
+ops = []
+for v in vs:
+    try:
+        lines = open("%s/%s" % (d, v)).read().splitlines()
+    except OSError:
+        continue
+    for l in lines:
+        if l.startswith("{"):
+            r = json.loads(l)
+            if r["op"] not in ops:
+                ops.append(r["op"])
+            add.setdefault((r["op"], v), []).append(r["on_ns"] - r["off_ns"])
+            off.setdefault(r["op"], []).append(r["off_ns"])
+print("| call | time with recording off, ns | " + " | ".join("%s adds, ns" % v for v in vs) +
+      (" | gpuscope / floor |" if "gpuscope" in vs and "floor" in vs else " |"))
+print("|---|---|" + "---|" * len(vs) + ("---|" if "gpuscope" in vs and "floor" in vs else ""))
+for op in ops:
+    cells = []
+    for v in vs:
+        xs = add.get((op, v), [])
+        cells.append("%+.0f (%+.0f..%+.0f)" % (statistics.median(xs), min(xs), max(xs)) if xs else "n/a")
+    row = "| %s | %.0f | %s |" % (op, statistics.median(off[op]), " | ".join(cells))
+    if "gpuscope" in vs and "floor" in vs:
+        g, f = statistics.median(add[(op, "gpuscope")]), statistics.median(add[(op, "floor")])
+        row += " %s |" % ("%.2f" % (g / f) if f > 20 else "n/a (floor adds < 20 ns)")
+    print(row)
+PY
+{
+	echo
+	echo "## $(date -u +%Y-%m-%d): what recording adds to one CUDA call (H200)"
+	echo
+	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)."
+	echo "Command: \`REPS=$REPS CALLS=$CALLS OPS=$OPS BLOCKS=$BLOCKS PROGS=\"$PROGS\" VARIANTS=\"$VARIANTS\" bench/launch_cost.sh\`:"
+	echo "$REPS processes of each variant and program, interleaved; in each, $BLOCKS pairs of blocks of $CALLS"
+	echo "calls ($OPS operations for torch_ops.py) of each kind, recording off then on; per process the added time is the on median minus the"
+	echo "off median; cells: median over processes (min..max), ns per call."
+	echo
+	cat "$T/table.md"
+} >>bench/RESULTS.md
+[ -n "${OUT:-}" ] && { cp bench/RESULTS.md "$OUT/RESULTS.md"; mkdir -p "$OUT/launch_cost"; for v in $VARIANTS; do cp "$T/$v" "$OUT/launch_cost/"; done; cp "$T"/*.err "$OUT/launch_cost/" 2>/dev/null; }
+exit 0
