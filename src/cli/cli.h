@@ -18,6 +18,7 @@ struct gs_command {
 	const char *synopsis; /* after "gpuscope NAME " */
 	const char *summary;  /* one line for `gpuscope help` */
 	const char *options;  /* the OPTIONS block of --help */
+	void (*more_help)(FILE *f); /* after it, a list made from a table (reports, formats), or NULL */
 };
 
 extern const struct gs_command *const gs_commands[];
@@ -30,6 +31,8 @@ void gs_cli_warn(const char *fmt, ...) GS_PRINTF(1, 2);
 int gs_getopt(const struct gs_command *cmd, int argc, char **argv, const char *shortopts,
 	      const struct option *longopts);
 void gs_command_help(const struct gs_command *cmd, FILE *f);
+/* One "  NAME  TEXT" line of a help list: NAME padded to a column, TEXT wrapped under it. */
+void gs_help_item(FILE *f, const char *name, const char *text);
 /* Write sb to path ("-" or NULL: stdout). Returns 0, or 1 after printing an error. */
 int gs_emit(const char *path, const struct gs_strbuf *sb);
 int gs_usage_error(const struct gs_command *cmd, const char *fmt, ...) GS_PRINTF(2, 3);

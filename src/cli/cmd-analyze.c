@@ -214,4 +214,5 @@ const struct gs_command gs_cmd_analyze = {
 	"                           start (1.5s:2s, 200ms:, :3s; units s, ms, us, ns)\n"
 	"      --device D           only GPU work on device D\n"
 	"  -h, --help               show this help\n",
+	NULL,
 };

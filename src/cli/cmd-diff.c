@@ -200,4 +200,5 @@ const struct gs_command gs_cmd_diff = {
 	"                           session's start (1.5s:2s, 200ms:, :3s)\n"
 	"      --device D           only GPU work on device D\n"
 	"  -h, --help               show this help\n",
+	NULL,
 };

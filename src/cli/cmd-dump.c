@@ -617,4 +617,5 @@ const struct gs_command gs_cmd_dump = {
 	"Print every chunk and record of a trace, for debugging the format.",
 	"  -f, --format F           text (default) or jsonl\n"
 	"  -h, --help               show this help\n",
+	NULL,
 };

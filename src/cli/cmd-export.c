@@ -159,14 +159,23 @@ static int run(int argc, char **argv)
 	return rc;
 }
 
+/* --help's list of formats, from the exporter table */
+static void list_formats(FILE *f)
+{
+	fprintf(f, "\nformats (--type):\n");
+	for (size_t i = 0; i < gs_nexporters; i++) {
+		const struct gs_exporter *e = &gs_exporters[i];
+		char text[256]; /* the description, and the default output's name */
+		snprintf(text, sizeof(text), "%s (TRACE%s%s%s)", e->what, e->to_dir ? "-" : "",
+			 e->to_dir ? e->type : e->ext, e->to_dir ? "/" : "");
+		gs_help_item(f, e->type, text);
+	}
+}
+
 const struct gs_command gs_cmd_export = {
 	"export", run, "[OPTIONS] TRACE",
 	"Write a trace in another tool's format (Perfetto, Chrome JSON, CSV, JSON, SQLite).",
-	"  -t, --type T             perfetto (default): Perfetto's protobuf trace (.pftrace);\n"
-	"                           chrome: Chrome-trace JSON in PyTorch profiler (Kineto)\n"
-	"                           layout (chrome://tracing, Perfetto, TensorBoard, HTA);\n"
-	"                           csv, json: a folder with a file per table;\n"
-	"                           sqlite: nsys's export schema (.sqlite)\n"
+	"  -t, --type T             the format to write (listed below; default perfetto)\n"
 	"  -o, --output OUT         the file or folder to write (default: TRACE with its\n"
 	"                           extension replaced: trace.pftrace, trace.json, trace-csv/)\n"
 	"  -f, --force-overwrite    replace OUT if it exists\n"
@@ -175,4 +184,5 @@ const struct gs_command gs_cmd_export = {
 	"                           (1.5s:2s, 200ms:, :3s; units s, ms, us, ns; default s)\n"
 	"      --device D           only GPU work on device D (no CPU-side records)\n"
 	"  -h, --help               show this help\n",
+	list_formats,
 };

@@ -281,4 +281,5 @@ const struct gs_command gs_cmd_info = {
 	"info", run, "TRACE",
 	"What a trace holds: session, processes, threads, counts, lost records.",
 	"  -h, --help               show this help\n",
+	NULL,
 };

@@ -812,4 +812,5 @@ const struct gs_command gs_cmd_profile = {
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"
 	"succeeded but the trace could not be written). Processes that outlive PROGRAM are\n"
 	"recorded until the trace is written after PROGRAM ends; info marks them as still running.\n",
+	NULL,
 };

@@ -141,4 +141,5 @@ const struct gs_command gs_cmd_report = {
 	"                           (1.5s:2s, 200ms:, :3s; units s, ms, us, ns; default s)\n"
 	"      --device D           only GPU work on device D\n"
 	"  -h, --help               show this help\n",
+	NULL,
 };

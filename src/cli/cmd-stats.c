@@ -147,16 +147,19 @@ static int run(int argc, char **argv)
 	return rc;
 }
 
+/* --help's list of reports, from the report table (names as nsys's where nsys has one) */
+static void list_reports(FILE *f)
+{
+	fprintf(f, "\nreports:\n");
+	for (size_t i = 0; i < gs_nreports; i++)
+		gs_help_item(f, gs_reports[i].name, gs_reports[i].summary);
+}
+
 const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
 	"Summary tables like nsys stats.",
-	"  -r, --report R[,R...]    reports to run (default: an overview of the trace):\n"
-	"                           nsys's: nvtx_sum, nvtx_kern_sum, nvtx_gpu_proj_sum,\n"
-	"                           cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_kern_gb_sum,\n"
-	"                           cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum,\n"
-	"                           cuda_gpu_trace, cuda_kern_exec_sum; gpuscope's: step_sum,\n"
-	"                           gpu_util, gpu_util_timeline, stream_sum, launch_sum,\n"
-	"                           memory_sum, memory_timeline\n"
+	"  -r, --report R[,R...]    reports to run (listed below; default: an overview of the\n"
+	"                           trace)\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"
@@ -166,4 +169,5 @@ const struct gs_command gs_cmd_stats = {
 	"                           ranges, else the whole run)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               show this help\n",
+	list_reports,
 };

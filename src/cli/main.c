@@ -66,6 +66,35 @@ void gs_command_help(const struct gs_command *cmd, FILE *f)
 		cmd->summary);
 	if (cmd->options && *cmd->options)
 		fprintf(f, "\noptions:\n%s", cmd->options);
+	if (cmd->more_help)
+		cmd->more_help(f);
+}
+
+void gs_help_item(FILE *f, const char *name, const char *text)
+{
+	enum { COL = 22, WIDTH = 80 };
+	int at = fprintf(f, "  %s", name);
+	if (at >= COL) {
+		fputc('\n', f);
+		at = 0;
+	}
+	fprintf(f, "%*s", COL - at, "");
+	at = COL;
+	while (*text) {
+		size_t word = strcspn(text, " ");
+		if (at > COL && at + 1 + (int)word > WIDTH) {
+			fprintf(f, "\n%*s", COL, "");
+			at = COL;
+		} else if (at > COL) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(text, 1, word, f);
+		at += (int)word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
 }
 
 int gs_getopt(const struct gs_command *cmd, int argc, char **argv, const char *shortopts,
@@ -173,9 +202,9 @@ static int cmd_version(int argc, char **argv)
 }
 
 const struct gs_command gs_cmd_help = {"help", cmd_help, "[COMMAND|environment]",
-				       "Show help for gpuscope or one command.", ""};
+				       "Show help for gpuscope or one command.", "", NULL};
 const struct gs_command gs_cmd_version = {"version", cmd_version, "",
-					  "Print gpuscope's version.", ""};
+					  "Print gpuscope's version.", "", NULL};
 
 /* Epilogue: a full disk or closed pipe on stdout must not look like success. */
 static int finish(int rc)

@@ -8,10 +8,10 @@
 const struct gs_exporter gs_exporters[] = {
 	{"perfetto", "Perfetto's protobuf trace (ui.perfetto.dev, trace_processor)", ".pftrace", 0,
 	 gs_export_perfetto},
-	{"chrome", "Chrome-trace JSON in PyTorch profiler (Kineto) layout", ".json", 0, gs_export_chrome},
+	{"chrome", "Chrome-trace JSON in PyTorch profiler (Kineto) layout: chrome://tracing, Perfetto, TensorBoard, HTA", ".json", 0, gs_export_chrome},
 	{"csv", "a folder of CSV files, one per table", "", 1, gs_export_csv},
 	{"json", "a folder of JSON files, one per table", "", 1, gs_export_json},
-	{"sqlite", "SQLite in nsys's export schema", ".sqlite", 0, gs_export_sqlite},
+	{"sqlite", "SQLite in the schema of nsys export --type sqlite", ".sqlite", 0, gs_export_sqlite},
 	{"folded", "CPU samples as folded stacks for flame graphs (flamegraph.pl, speedscope)", ".folded", 0,
 	 gs_export_folded},
 	{"pprof", "CPU samples as a gzipped pprof profile (go tool pprof)", ".pb.gz", 0, gs_export_pprof},

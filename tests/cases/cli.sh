@@ -24,6 +24,21 @@ err=$($GS info "$T/junk.gst" 2>&1); eq "junk exits 1" 1 $?; has "junk message" "
 env_names=$(sed -n 's/^GS_ENV(\([A-Z_0-9]*\),.*/\1/p' "$ROOT/src/collector/env.def" | sort)
 doc_names=$(sed -n 's/^## \(GPUSCOPE_[A-Z_0-9]*\)$/\1/p' "$ROOT/docs/gpuscope-environment.md" | grep -v GPUSCOPE_INJECT_LIB | sort)
 eq "environment docs match env.def" "$env_names" "$doc_names"
+# --help lists every report and every export format, from their tables
+help_stats=$($GS stats --help)
+names=$(sed -n 's/^\t{"\([a-z_0-9]*\)", .*/\1/p' "$ROOT/src/analysis/reports.c")
+between "report names read from reports.c" 23 1000 "$(echo $names | wc -w)"
+for r in $names; do
+	n=$(printf '%s\n' "$help_stats" | grep -cE "^  $r( |\$)"); eq "stats --help lists $r" 1 "$n"
+done
+help_export=$($GS export --help)
+names=$(sed -n 's/^\t{"\([a-z_0-9]*\)", .*/\1/p' "$ROOT/src/export/exporters.c")
+between "format names read from exporters.c" 7 100 "$(echo $names | wc -w)"
+for x in $names; do
+	n=$(printf '%s\n' "$help_export" | grep -cE "^  $x( |\$)"); eq "export --help lists $x" 1 "$n"
+done
+has "export --help names pprof's output" "(TRACE.pb.gz)" "$help_export"
+has "export --help names csv's folder" "(TRACE-csv/)" "$help_export"
 help_env=$($GS help environment)
 for v in $env_names; do has "help environment lists $v" "$v" "$help_env"; done
 
