@@ -55,7 +55,7 @@ DEPS_OK  = $(BUILD)/.deps-ok
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
 	$(BUILD)/tests/programs/libhost_hot.so $(BUILD)/tests/programs/libhost_wide.so \
-	$(BUILD)/tests/programs/libhost_tls.so $(GEN_TRACE) $(GEN_COUNTERS)
+	$(BUILD)/tests/programs/libhost_tls.so $(BUILD)/tests/programs/libhost_exitinit.so $(GEN_TRACE) $(GEN_COUNTERS)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -161,6 +161,15 @@ $(BUILD)/tests/programs/libhost_wide.so: tests/programs/peer/host_wide.c | $(DEP
 $(BUILD)/tests/programs/libhost_tls.so: tests/programs/peer/host_tls.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/programs/libhost_exitinit.so: tests/programs/peer/host_exitinit.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
+# linked with it: a library loaded at start (not dlopen'ed) is what a dlopen at exit initialised again
+$(BUILD)/tests/programs/host_exitinit: tests/programs/host_exitinit.c $(BUILD)/tests/programs/libhost_exitinit.so | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(@D) -Wl,--no-as-needed -lhost_exitinit -Wl,-rpath,'$$ORIGIN'
 
 $(BUILD)/examples/%: examples/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)

@@ -543,14 +543,16 @@ static int parse_cie(const uint8_t *cie, uintptr_t lo, uintptr_t hi, struct cie 
 }
 
 /* .eh_frame's address, from the .eh_frame_hdr at hdr inside [lo, hi); 0 when unreadable */
-uintptr_t gs_cfi_eh_frame(uintptr_t hdr, uintptr_t lo, uintptr_t hi)
+uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
 {
-	struct rd r = {(const uint8_t *)hdr, (const uint8_t *)hi, 0};
+	struct rd r = {copy, copy + n, 0};
 	if (hdr < lo || hdr >= hi || rd_bytes(&r, 1) != 1)
 		return 0;
 	uint8_t enc = (uint8_t)rd_bytes(&r, 1);
 	rd_bytes(&r, 2);
 	uint64_t v = read_enc(&r, enc, hdr);
+	if ((enc & 0x70) == 0x10) /* pcrel: from the field's address in the object, not in the copy */
+		v += (uint64_t)hdr - (uint64_t)(uintptr_t)copy;
 	return r.bad || v < lo || v >= hi ? 0 : (uintptr_t)v;
 }
 

@@ -192,7 +192,9 @@ struct gs_cfi_regs {
  * to libunwind */
 GS_HIDDEN int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
 			  uint64_t *ips, uint32_t max);
-GS_HIDDEN uintptr_t gs_cfi_eh_frame(uintptr_t hdr, uintptr_t lo, uintptr_t hi);
+/* Where .eh_frame starts, from the first n bytes of .eh_frame_hdr (at hdr, in the segment
+ * [lo, hi)) as copied to copy; 0 when not found there */
+GS_HIDDEN uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr, uintptr_t lo, uintptr_t hi);
 /* the rule cache, emptied by the collector's thread when an object is unloaded: off, wait for
  * the walks inside, on */
 GS_HIDDEN uint64_t gs_cfi_cache_subs(void);

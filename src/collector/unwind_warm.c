@@ -11,15 +11,23 @@
  * with the libraries in the page cache and 547 us without, a sample being due every 4 ms.
  *
  * So with sampling on, a background thread of low priority maps those sections ahead of the
- * walks: madvise(MADV_POPULATE_READ) where the kernel has it (5.14), and in any case a read of
- * every record header of .eh_frame and of every page of .eh_frame_hdr, which faults in what
- * the madvise did not. It looks at the loaded objects 50 ms after start (a short-lived process,
- * such as the shell scripts of a Python version manager, is gone by then and costs nothing)
- * and then twenty times a second, and does work only when an object was loaded
- * (dl_iterate_phdr's dlpi_adds moved). Each object
- * is held open (dlopen RTLD_NOLOAD) while its pages are read, so a dlclose on another thread
- * cannot unmap them under us; the loader's lock is not held while reading.
- * (An object the loader cannot name, such as the vDSO, is left alone.) The thread also keeps
+ * walks. It looks at the loaded objects 50 ms after start (a short-lived process, such as the
+ * shell scripts of a Python version manager, is gone by then and costs nothing) and then twenty
+ * times a second, and does work only when an object was loaded (dl_iterate_phdr's dlpi_adds
+ * moved). It copies .eh_frame_hdr and .eh_frame, 64 KiB at a time, with process_vm_readv on
+ * its own process, following .eh_frame's records to its end: the copy faults the pages in and
+ * maps them as a read would, and memory that was unmapped meanwhile (a dlclose on another
+ * thread) makes it fail instead of crashing, so it needs neither the loader's lock nor a hold
+ * on the object. Where a seccomp filter refuses the call, madvise(MADV_POPULATE_READ) maps the
+ * segment from the header on (Linux 5.14; before, MADV_WILLNEED reads it ahead). Earlier the
+ * thread held each object open with dlopen(RTLD_NOLOAD) while it read the pages directly: at
+ * exit, once glibc's _dl_fini had marked the objects finalized and let go of its lock to run
+ * their destructors, that dlopen ran the constructors of a library loaded at start a second
+ * time (tests/programs/host_exitinit; seen first as AddressSanitizer's report of the
+ * collector's own globals registered twice, in about one run in fifty of
+ * tests/cases/pytorch_hook.sh). Reading under the loader's lock instead would let this thread,
+ * at the lowest priority, keep the samples' walks waiting on that lock (measured: up to 0.2 s
+ * on a busy machine). The thread also keeps
  * the list of loaded objects from which the walks' look-ups are answered (dl_iterate_phdr,
  * below). Its calls into the loader, like the walks', pass the fork gate (host.c).
  * GPUSCOPE_UNWIND_WARM=0 leaves the tables to be faulted in by the walks (for measuring).
@@ -29,6 +37,7 @@
  * does not. */
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,9 +91,8 @@ static _Atomic unsigned walks_active;
 static struct obj_list *retired[256];
 static size_t nretired;
 
-/* One object's tables, found under the loader's lock, read outside it. */
+/* One object's tables, as the loader listed them */
 struct warm_obj {
-	char *name;              /* as the loader has it ("" for the executable) */
 	uintptr_t hdr, hdr_size; /* .eh_frame_hdr (PT_GNU_EH_FRAME) */
 	uintptr_t lo, hi;        /* the loadable segment that holds it */
 };
@@ -229,12 +238,7 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		todo = n;
 		captodo = cap;
 	}
-	char *name = strdup(info->dlpi_name ? info->dlpi_name : "");
-	if (!name) {
-		list_failed = 1;
-		return 1;
-	}
-	todo[ntodo++] = (struct warm_obj){name, t.hdr, t.hdr_size, t.seg_lo, t.seg_hi};
+	todo[ntodo++] = (struct warm_obj){t.hdr, t.hdr_size, t.seg_lo, t.seg_hi};
 	return 0;
 }
 
@@ -408,53 +412,79 @@ GS_EXPORT int dl_iterate_phdr(phdr_cb cb, void *data)
 	return r;
 }
 
-static volatile uint8_t sink;
+/* The tables are copied a stretch at a time into this buffer by process_vm_readv, which faults
+ * their pages in and maps them as a read would, while memory unmapped meanwhile makes it fail
+ * rather than crash: no lock is held and no object held open while it runs. */
+#define STRETCH (64u << 10)
+static uint8_t copy_buf[STRETCH];
+static int copy_refused; /* process_vm_readv not allowed here (a seccomp filter): madvise only */
 
-/* Map [a, b) and read a byte of each page: what the madvise did not map is faulted in. */
-static void warm_range(uintptr_t a, uintptr_t b)
+/* [a, a + n) copied to copy_buf (n <= STRETCH): the bytes copied, 0 when none */
+static size_t copy_in(uintptr_t a, size_t n)
 {
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a0 = a & ~(pg - 1);
-	madvise((void *)a0, b - a0, MADV_POPULATE_READ); /* EINVAL before 5.14: the reads do it */
-	uint8_t x = 0;
-	for (uintptr_t p = a; p < b; p = (p & ~(pg - 1)) + pg)
-		x ^= *(const volatile uint8_t *)p;
-	sink = x;
-	warm_bytes += b - a;
+	struct iovec to = {copy_buf, n}, from = {(void *)a, n};
+	ssize_t got = copy_refused ? -1 : process_vm_readv(getpid(), &to, 1, &from, 1, 0);
+	if (got < 0 && (errno == ENOSYS || errno == EPERM))
+		copy_refused = 1;
+	if (got > 0)
+		warm_bytes += (uint64_t)got;
+	return got > 0 ? (size_t)got : 0;
+}
+
+/* Where copying is refused: [a, b) mapped by the kernel (5.14), else read ahead from disk */
+static void populate(uintptr_t a, uintptr_t b)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a0 = a & ~(pg - 1);
+	if (b > a0 && madvise((void *)a0, b - a0, MADV_POPULATE_READ) != 0 && errno == EINVAL)
+		madvise((void *)a0, b - a0, MADV_WILLNEED);
 }
 
 /* .eh_frame_hdr, then .eh_frame: from the header's pointer to it, record by record (a length,
  * 0xffffffff then a 64-bit one for the long form) up to the zero terminator or the end of the
- * segment. */
-static void warm_one(const struct warm_obj *o)
+ * segment. Returns whether the object could be read (it may have been unloaded since). */
+static int warm_one(const struct warm_obj *o)
 {
-	warm_range(o->hdr, o->hdr + o->hdr_size);
-	uintptr_t eh = gs_cfi_eh_frame(o->hdr, o->lo, o->hi);
-	if (!eh)
-		return;
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t q = eh, end = o->hi, mapped = eh;
-	while (end - q >= 4) {
-		if (q >= mapped) { /* a stretch at a time: map it, then read its records */
-			mapped = GS_MIN(((q & ~(pg - 1)) + (256u << 10)), end);
-			warm_range(q, mapped);
-		}
-		uint32_t len;
-		memcpy(&len, (const void *)q, 4);
-		if (len == 0)
-			break;
-		uint64_t l = len;
-		uintptr_t body = q + 4;
-		if (len == 0xffffffffu) {
-			if (end - q < 12)
-				break;
-			memcpy(&l, (const void *)(q + 4), 8);
-			body = q + 12;
-		}
-		if (l > end - body)
-			break;
-		q = body + (uintptr_t)l;
+	size_t n = copy_in(o->hdr, GS_MIN(o->hdr_size, (uintptr_t)STRETCH));
+	uintptr_t eh = n ? gs_cfi_eh_frame(copy_buf, n, o->hdr, o->lo, o->hi) : 0;
+	for (uintptr_t a = o->hdr + STRETCH; n && a < o->hdr + o->hdr_size; a += STRETCH)
+		copy_in(a, GS_MIN(o->hdr + o->hdr_size - a, (uintptr_t)STRETCH));
+	if (copy_refused) {
+		populate(o->hdr, o->hi); /* the header, .eh_frame and what follows it in the segment */
+		return 1;
 	}
+	if (!n)
+		return 0;
+	uintptr_t q = eh, end = o->hi;
+	while (eh && end - q >= 4) {
+		size_t got = copy_in(q, GS_MIN(end - q, (uintptr_t)STRETCH)), at = 0;
+		if (got < 4)
+			break;
+		for (;;) { /* the records whose headers were copied */
+			uint32_t len;
+			if (got - at < 4)
+				break;
+			memcpy(&len, copy_buf + at, 4);
+			if (len == 0)
+				return 1;
+			uint64_t l = len;
+			size_t body = at + 4;
+			if (len == 0xffffffffu) {
+				if (got - at < 12)
+					break;
+				memcpy(&l, copy_buf + at + 4, 8);
+				body = at + 12;
+			}
+			if (l > end - (q + body))
+				return 1;
+			at = body + (size_t)l;
+			if (at >= got)
+				break;
+		}
+		if (!at) /* a copy cut short: the object is going */
+			break;
+		q += at;
+	}
+	return 1;
 }
 
 /* The walks' new list of the loaded objects (and with tables, the objects whose tables are
@@ -486,23 +516,8 @@ static void warm_new(void)
 		return;
 	uint64_t t0 = gs_clock_ns(CLOCK_MONOTONIC);
 	list_make(1);
-	for (size_t i = 0; i < ntodo; i++) {
-		struct warm_obj *o = &todo[i];
-		/* held open while read; the executable is never unloaded */
-		gate_enter();
-		void *pin = o->name[0] ? dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-		gs_loader_leave();
-		if (pin || !o->name[0]) {
-			warm_one(o);
-			warm_objects++;
-		}
-		if (pin) {
-			gate_enter();
-			dlclose(pin);
-			gs_loader_leave();
-		}
-		free(o->name);
-	}
+	for (size_t i = 0; i < ntodo; i++)
+		warm_objects += (uint64_t)warm_one(&todo[i]);
 	if (list_failed)
 		seen_adds = ~0ull; /* out of memory: try again next time */
 	warm_ns += gs_clock_ns(CLOCK_MONOTONIC) - t0;

@@ -227,6 +227,31 @@ static void test_walk(void **state)
 }
 
 /* Tables mutated at random: any rule, never a read outside the segment (ASan), never a hang */
+/* .eh_frame_hdr's pointer to .eh_frame, read from a copy of the header made elsewhere (the
+ * unwind thread's process_vm_readv): a pc-relative pointer counts from the header's address in
+ * the object, an absolute one is taken as it is */
+static void test_eh_frame_from_copy(void **state)
+{
+	(void)state;
+	uintptr_t lo = 0x400000, hi = 0x480000, hdr = 0x410000;
+	uint8_t copy[8] = {1, 0x1b, 0x03, 0x3b}; /* version, pcrel|sdata4, udata4, datarel|sdata4 */
+	int32_t rel = 0x2000 - 4; /* .eh_frame at hdr + 0x2000: relative to the field, at hdr + 4 */
+	memcpy(copy + 4, &rel, 4);
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr, lo, hi), hdr + 0x2000);
+	copy[1] = 0x03; /* udata4: absolute */
+	uint32_t abs = 0x430000;
+	memcpy(copy + 4, &abs, 4);
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr, lo, hi), 0x430000);
+	abs = 0x490000; /* outside the segment */
+	memcpy(copy + 4, &abs, 4);
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr, lo, hi), 0);
+	assert_int_equal(gs_cfi_eh_frame(copy, 6, hdr, lo, hi), 0); /* the copy cut short */
+	copy[1] = 0x1b;
+	rel = 0x2000 - 4;
+	memcpy(copy + 4, &rel, 4);
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hi, lo, hi), 0); /* header outside */
+}
+
 static void test_mutated(void **state)
 {
 	(void)state;
@@ -256,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_plt_drap_end_and_refused),
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_mutated),
+		cmocka_unit_test(test_eh_frame_from_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
