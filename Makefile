@@ -20,6 +20,14 @@ LDFLAGS ?=
 # TLS descriptors: the collector reads its thread state on every record; gnu2 makes that a
 # load instead of a call to __tls_get_addr once the state sits in static TLS.
 LIB_CFLAGS := $(shell $(CC) -mtls-dialect=gnu2 -Werror -fPIC -E -x c /dev/null >/dev/null 2>&1 && echo -mtls-dialect=gnu2)
+# Without them (clang before 19) every access calls __tls_get_addr, which after a library with
+# TLS was loaded grows the thread's TLS vector with malloc: in the sampling signal handler, on a
+# thread interrupted inside malloc, a deadlock (tests/programs/host_tlsload). Then the state is
+# initial-exec TLS, a load from the thread pointer, and `gpuscope profile` always preloads the
+# library so that its TLS is static (collector.h, GS_THREAD).
+ifeq ($(LIB_CFLAGS),)
+CFLAGS += -DGS_TLS_INITIAL_EXEC=1
+endif
 
 CLI_SRC  = $(wildcard src/util/*.c src/format/*.c src/capture/*.c src/model/*.c \
                       src/analysis/*.c src/render/*.c src/import/*.c \

@@ -423,7 +423,12 @@ static int run(int argc, char **argv)
 
 	/* OS runtime calls and CPU samples need the collector in LD_PRELOAD: its wrappers must
 	 * come before libc, and its constructor starts the sampler before main */
-	int host = strstr(trace, "osrt") || !strcmp(sample, "cpu");
+	int preload_collector = strstr(trace, "osrt") || !strcmp(sample, "cpu");
+#if GS_TLS_INITIAL_EXEC
+	/* built without TLS descriptors: the collector's TLS is initial-exec (collector.h), which
+	 * a library loaded later (by NVTX or the CUDA driver) may not get: preloaded always */
+	preload_collector = 1;
+#endif
 	/* libgpuscope-preload.so, beside it: flushes CUPTI at exec, guards CUPTI (optional) */
 	char *preload = NULL;
 	if (cuda_lib) {
@@ -539,13 +544,13 @@ static int run(int argc, char **argv)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);
 		setenv("GPUSCOPE_SAMPLING_FREQUENCY", sampling_hz, 1);
-		if (preload || host) { /* after what the user preloads (a sanitizer runtime must be first) */
+		if (preload || preload_collector) { /* after what the user preloads (a sanitizer runtime must be first) */
 			struct gs_strbuf v;
 			gs_strbuf_init(&v);
 			const char *old = getenv("LD_PRELOAD");
 			if (old && *old)
 				gs_strbuf_addf(&v, "%s:", old);
-			if (host)
+			if (preload_collector)
 				gs_strbuf_addf(&v, "%s%s", lib, preload ? ":" : "");
 			if (preload)
 				gs_strbuf_adds(&v, preload);

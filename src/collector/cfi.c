@@ -103,10 +103,10 @@ static void cache_put(uint64_t pc, uint64_t rule)
  * rules up there (the shared table's slots lie on up to that many pages, each a TLB miss, and
  * in a virtual machine a costly one); emptied when the shared one is (cache_gen). */
 #define TCACHE_SLOTS 256
-static __thread struct {
+static GS_THREAD struct {
 	uint64_t key, val;
 } tcache[TCACHE_SLOTS];
-static __thread uint64_t tcache_gen;
+static GS_THREAD uint64_t tcache_gen;
 static _Atomic uint64_t cache_gen = 1;
 
 static size_t tslot_of(uint64_t pc)

@@ -44,7 +44,17 @@ struct gs_tls {
 	uint16_t cap_level1, cap_domain;
 };
 
-extern GS_HIDDEN __thread struct gs_tls gs_tls;
+/* The collector's thread-local state. With TLS descriptors (-mtls-dialect=gnu2, the Makefile)
+ * a preloaded library's TLS is a load from the thread pointer; without them (clang before 19)
+ * it is declared initial-exec for the same, and the library is always preloaded. Either way
+ * the sampling signal handler never calls __tls_get_addr, which may malloc. */
+#if GS_TLS_INITIAL_EXEC
+#define GS_THREAD __thread __attribute__((tls_model("initial-exec")))
+#else
+#define GS_THREAD __thread
+#endif
+
+extern GS_HIDDEN GS_THREAD struct gs_tls gs_tls;
 extern GS_HIDDEN uint32_t gs_gen;
 /* Nonzero outside a capture range: records are not made (and not counted as lost). Hidden,
  * so the record path reads it directly rather than through the GOT; the CUDA library
@@ -161,7 +171,7 @@ GS_HIDDEN void gs_fork_gate_close(void);
 GS_HIDDEN void gs_fork_gate_open(int child);
 /* Nonzero while the calling thread's sampler walks its stack (host.c): libunwind's calls are
  * answered in-process then (sigprocmask, dl_iterate_phdr) */
-extern GS_HIDDEN __thread int gs_in_walk;
+extern GS_HIDDEN GS_THREAD int gs_in_walk;
 /* ring.c: clock id's time in nanoseconds (clock_gettime) */
 GS_HIDDEN uint64_t gs_clock_ns(clockid_t id);
 /* host.c: start fn on a detached thread of the collector (signals blocked, not sampled) */

@@ -90,8 +90,8 @@ GS_HIDDEN uint64_t gs_osrt_thr; /* threshold in collector clock ticks */
 static int sample_on;
 static long sample_period_ns;
 static pthread_key_t timer_key;
-static __thread timer_t tl_timer;
-static __thread int tl_timer_armed;
+static GS_THREAD timer_t tl_timer;
+static GS_THREAD int tl_timer_armed;
 
 /* ---- OS runtime records ---- */
 
@@ -440,7 +440,7 @@ void gs_fork_gate_open(int child)
  * calls several times per frame, most of a sample's cost. The handler runs with every signal
  * already blocked (its sa_mask), so inside a walk those calls change nothing and are answered
  * here without the system call; everywhere else this is libc's sigprocmask. */
-GS_HIDDEN __thread int gs_in_walk;
+GS_HIDDEN GS_THREAD int gs_in_walk;
 
 GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
@@ -501,7 +501,7 @@ static uint32_t walk_libunwind(void *ucv, uint64_t *ips)
 }
 
 /* The calling thread's stack, [lo, hi): read when its timer is armed (cfi.c reads no further) */
-static __thread uintptr_t tl_stack_lo, tl_stack_hi;
+static GS_THREAD uintptr_t tl_stack_lo, tl_stack_hi;
 
 static void stack_bounds(void)
 {
@@ -664,12 +664,12 @@ static uint16_t sample_weight(const siginfo_t *si)
  * record, or at its exit. The record paths pay nothing for it. A program that spends most of
  * its time in NVTX calls can have PEND_MAX waiting; one more is counted as skipped. */
 #define PEND_MAX 4
-static __thread struct pending_sample {
+static GS_THREAD struct pending_sample {
 	uint16_t n, weight;
 	uint64_t ts;
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
 } pend[PEND_MAX];
-static __thread uint32_t npend;
+static GS_THREAD uint32_t npend;
 
 static void write_pending(struct gs_tls *t)
 {

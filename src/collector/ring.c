@@ -14,7 +14,7 @@
 
 #include "collector.h"
 
-GS_HIDDEN __thread struct gs_tls gs_tls;
+GS_HIDDEN GS_THREAD struct gs_tls gs_tls;
 GS_HIDDEN uint32_t gs_gen;
 GS_HIDDEN struct gs_ring_header *gs_ring;
 GS_HIDDEN _Atomic int gs_paused;

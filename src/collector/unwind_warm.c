@@ -293,8 +293,8 @@ static void objs_publish(struct obj_list *l)
  * of the loader's list answers, as everywhere outside a walk. The objects do not overlap, so
  * the order in which they are offered changes nothing in what is found. */
 #define MRU 8
-static __thread struct obj_list *tl_mru_list;
-static __thread uint32_t tl_mru[MRU];
+static GS_THREAD struct obj_list *tl_mru_list;
+static GS_THREAD uint32_t tl_mru[MRU];
 
 struct in_walk {
 	struct obj_list *l;
