@@ -996,9 +996,17 @@ void gs_host_exit(void)
 		maps_snapshot(); /* libraries loaded since */
 	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
 	gs_unwind_lookups(&look, &listed, &look_ticks);
+	/* other threads may still be sampled: the count of gpuscope's walks and that of those
+	 * compared (each walk adds to the one, then to the other) taken when they agree */
+	uint64_t cfi = atomic_load(&walk_cfi), compared = atomic_load(&check_n);
+	for (int i = 0; i < 1000 && gs_cfg.unwind_check && compared != cfi; i++) {
+		sched_yield();
+		cfi = atomic_load(&walk_cfi);
+		compared = atomic_load(&check_n);
+	}
 	if (walk_ticks_ms && n)
 		gs_log("sampling: %llu stacks walked (%llu by gpuscope's walk, %llu rules worked out, %llu given to libunwind; %llu by unw_step), mean %.1f us, max %.1f us, %llu over 50 us, %.1f frames, %llu page faults (%llu major), %llu object look-ups (%llu from the collector's list), %.1f us in look-ups per walk",
-		       (unsigned long long)n, (unsigned long long)atomic_load(&walk_cfi),
+		       (unsigned long long)n, (unsigned long long)cfi,
 		       (unsigned long long)gs_cfi_rules_made(), (unsigned long long)atomic_load(&walk_cfi_gaveup),
 		       (unsigned long long)atomic_load(&walk_stepped),
 		       1000.0 * (double)atomic_load(&walk_sum) / (double)n / (double)walk_ticks_ms,
@@ -1028,7 +1036,7 @@ void gs_host_exit(void)
 		       (unsigned long long)at[why][3]);
 	}
 	if (walk_ticks_ms && gs_cfg.unwind_check) {
-		gs_log("unwind check: %llu walks compared with libunwind's, %llu differ", (unsigned long long)atomic_load(&check_n),
+		gs_log("unwind check: %llu walks compared with libunwind's, %llu differ", (unsigned long long)compared,
 		       (unsigned long long)atomic_load(&check_diff));
 		for (uint32_t i = 0; atomic_load(&check_diff) && i < GS_MAX(check_na, check_nb); i++)
 			gs_log("unwind check: frame %u: %#llx %s %#llx", i, (unsigned long long)(i < check_na ? check_a[i] : 0),
