@@ -25,18 +25,18 @@ env_names=$(sed -n 's/^GS_ENV(\([A-Z_0-9]*\),.*/\1/p' "$ROOT/src/collector/env.d
 doc_names=$(sed -n 's/^## \(GPUSCOPE_[A-Z_0-9]*\)$/\1/p' "$ROOT/docs/gpuscope-environment.md" | grep -v GPUSCOPE_INJECT_LIB | sort)
 eq "environment docs match env.def" "$env_names" "$doc_names"
 # --help lists every report and every export format, from their tables
-help_stats=$($GS stats --help)
-names=$(sed -n 's/^\t{"\([a-z_0-9]*\)", .*/\1/p' "$ROOT/src/analysis/reports.c")
-between "report names read from reports.c" 23 1000 "$(echo $names | wc -w)"
-for r in $names; do
-	n=$(printf '%s\n' "$help_stats" | grep -cE "^  $r( |\$)"); eq "stats --help lists $r" 1 "$n"
-done
+help_lists() { # COMMAND TABLE-FILE LEAST WHAT: each name of the table's rows on a line of its own
+	local help names n
+	help=$($GS "$1" --help)
+	names=$(sed -n 's/^\t{"\([a-z_0-9]*\)", .*/\1/p' "$ROOT/$2")
+	between "$4 names read from $2" "$3" 1000 "$(echo $names | wc -w)"
+	for r in $names; do
+		n=$(printf '%s\n' "$help" | grep -cE "^  $r( |\$)"); eq "$1 --help lists $r" 1 "$n"
+	done
+}
+help_lists stats src/analysis/reports.c 23 report
+help_lists export src/export/exporters.c 7 format
 help_export=$($GS export --help)
-names=$(sed -n 's/^\t{"\([a-z_0-9]*\)", .*/\1/p' "$ROOT/src/export/exporters.c")
-between "format names read from exporters.c" 7 100 "$(echo $names | wc -w)"
-for x in $names; do
-	n=$(printf '%s\n' "$help_export" | grep -cE "^  $x( |\$)"); eq "export --help lists $x" 1 "$n"
-done
 has "export --help names pprof's output" "(TRACE.pb.gz)" "$help_export"
 has "export --help names csv's folder" "(TRACE-csv/)" "$help_export"
 help_env=$($GS help environment)
