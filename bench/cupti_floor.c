@@ -15,7 +15,12 @@
  * range opens and every other id disabled (CUPTI 13.0 gives no API records for ids enabled
  * one by one once CUDA is set up: what gpuscope does since commit 437b01e); "activity_all",
  * the API activity kinds whole (every call); "callback_runtime", the callbacks of the runtime
- * API's diagnosis set only (what the driver API's callbacks cost on top). */
+ * API's diagnosis set only (what the driver API's callbacks cost on top).
+ *
+ * FLOOR_STANDING=1 also enables, from the start as gpuscope does, the kinds gpuscope keeps on
+ * for the whole run (DEVICE, CONTEXT, STREAM, GRAPH_TRACE): whether they change what a
+ * launch costs (bench/launch_cost.sh measured gpuscope's runtime launches cheaper than the
+ * floor's). */
 #include <cupti.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +156,13 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		return 1;
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+	const char *st = getenv("FLOOR_STANDING");
+	if (st && !strcmp(st, "1")) {
+		static const CUpti_ActivityKind k[] = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+						       CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
+		for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+			cuptiActivityEnable(k[i]);
+	}
 	atexit(at_exit);
 	return 1;
 }

@@ -11,7 +11,8 @@
 # Variants: none (no tool; the control), floor (bench/cupti_floor.c: CUPTI kernels, copies,
 # memsets), floor_cb (the floor and the diagnosis set's enter/exit callbacks, each writing two
 # TSC reads to a thread buffer: the least a callback recorder can do), floor_cbrt (those of the
-# runtime API only), gpuscope (defaults), gpuscope_gpu (--cuda-api=none), gpuscope_nosample
+# runtime API only), floor_std (the floor with the kinds gpuscope keeps on all run: DEVICE,
+# CONTEXT, STREAM, GRAPH_TRACE), gpuscope (defaults), gpuscope_gpu (--cuda-api=none), gpuscope_nosample
 # (--sample none), gpuscope_nots (CUPTI's timestamps from its own clock, not gpuscope's),
 # gpuscope_bare (--cuda-api=none --sample none, and none of the optional or standing CUPTI
 # kinds: kernels, copies and memsets into gpuscope's buffers, what the floor records).
@@ -38,6 +39,7 @@ for _ in $(seq "$REPS"); do
 			floor) floor_run ;;
 			floor_cb) FLOOR_API=callback floor_run ;;
 			floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
+			floor_std) FLOOR_STANDING=1 floor_run ;;
 			gpuscope) gs_run ;;
 			gpuscope_gpu) gs_run --cuda-api=none ;;
 			gpuscope_nosample) gs_run --sample none ;;
