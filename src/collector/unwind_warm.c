@@ -175,14 +175,8 @@ static int code_add(struct list_build *b, const struct dl_phdr_info *info, const
 		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
 		if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || !l->p_memsz)
 			continue;
-		if (b->nu == b->capu) {
-			size_t cap = b->capu ? 2 * b->capu : 256;
-			struct gs_uobj *n = realloc(b->u, cap * sizeof(*n));
-			if (!n)
-				return -1;
-			b->u = n;
-			b->capu = cap;
-		}
+		if (b->nu == b->capu)
+			return -1; /* loaded since they were counted: made again next time */
 		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
 		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_lo, t->seg_hi};
 	}
@@ -197,15 +191,11 @@ static int code_cmp(const void *a, const void *b)
 
 static int list_add(struct list_build *b, const struct dl_phdr_info *info)
 {
-	if (!b->l || b->l->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-		struct obj_list *n = realloc(b->l, sizeof(*n) + cap * sizeof(n->obj[0]));
-		if (!n)
-			return -1;
-		if (!b->l)
-			*n = (struct obj_list){.adds = info->dlpi_adds, .subs = info->dlpi_subs};
-		b->l = n;
-		b->cap = cap;
+	if (b->l->n == b->cap)
+		return -1; /* loaded since they were counted: made again next time */
+	if (!b->l->n) {
+		b->l->adds = info->dlpi_adds;
+		b->l->subs = info->dlpi_subs;
 	}
 	struct dl_phdr_info *o = &b->l->obj[b->l->n++];
 	*o = *info;
@@ -229,14 +219,8 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!t.hdr || !list_tables || !seen_add(t.hdr))
 		return 0;
 	if (ntodo == captodo) {
-		size_t cap = captodo ? 2 * captodo : 256;
-		struct warm_obj *n = realloc(todo, cap * sizeof(*n));
-		if (!n) {
-			list_failed = 1;
-			return 1;
-		}
-		todo = n;
-		captodo = cap;
+		list_failed = 1;
+		return 1;
 	}
 	todo[ntodo++] = (struct warm_obj){t.hdr, t.hdr_size, t.seg_lo, t.seg_hi};
 	return 0;
@@ -489,14 +473,51 @@ static int warm_one(const struct warm_obj *o)
 
 /* The walks' new list of the loaded objects (and with tables, the objects whose tables are
  * to be read, in todo) */
+/* The objects and their code segments, counted: the lists are allocated before the pass that
+ * fills them, as nothing may allocate while the loader's lock is held (a sampled thread,
+ * interrupted in malloc with its arena locked, waits for that lock in its walk) */
+struct list_size {
+	size_t objs, code;
+};
+
+static int size_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct list_size *z = arg;
+	z->objs++;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		z->code += info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X);
+	return 0;
+}
+
 static void list_make(int tables)
 {
 	ntodo = 0;
 	list_failed = 0;
 	list_tables = tables;
+	struct list_size z = {0};
+	iterate(size_cb, &z);
 	struct list_build b = {0};
+	b.cap = z.objs + 32; /* room for a few loaded between the two passes */
+	b.capu = z.code + 64;
+	b.l = malloc(sizeof(*b.l) + b.cap * sizeof(b.l->obj[0]));
+	b.u = malloc(b.capu * sizeof(*b.u));
+	if (tables && captodo < b.cap) {
+		struct warm_obj *n = realloc(todo, b.cap * sizeof(*n));
+		if (n) {
+			todo = n;
+			captodo = b.cap;
+		}
+	}
+	if (!b.l || !b.u || (tables && captodo < b.cap)) {
+		free(b.u);
+		free(b.l);
+		list_failed = 1;
+		return;
+	}
+	*b.l = (struct obj_list){0};
 	iterate(list_cb, &b);
-	if (!list_failed && b.l) {
+	if (!list_failed && b.l->n) {
 		qsort(b.u, b.nu, sizeof(*b.u), code_cmp);
 		b.l->u = b.u;
 		b.l->nu = b.nu;
