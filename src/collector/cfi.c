@@ -542,22 +542,24 @@ static int parse_cie(const uint8_t *cie, uintptr_t lo, uintptr_t hi, struct cie 
 	return 0;
 }
 
-/* .eh_frame's address, from the .eh_frame_hdr at hdr inside [lo, hi); 0 when unreadable */
-uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
+/* .eh_frame's address, from a copy of the .eh_frame_hdr at hdr; 0 when unreadable */
+uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr)
 {
 	struct rd r = {copy, copy + n, 0};
-	if (hdr < lo || hdr >= hi || rd_bytes(&r, 1) != 1)
+	if (rd_bytes(&r, 1) != 1)
 		return 0;
 	uint8_t enc = (uint8_t)rd_bytes(&r, 1);
 	rd_bytes(&r, 2);
 	uint64_t v = read_enc(&r, enc, hdr);
 	if ((enc & 0x70) == 0x10) /* pcrel: from the field's address in the object, not in the copy */
 		v += (uint64_t)hdr - (uint64_t)(uintptr_t)copy;
-	return r.bad || v < lo || v >= hi ? 0 : (uintptr_t)v;
+	return r.bad ? 0 : (uintptr_t)v;
 }
 
 /* The rule at pc, in the object whose .eh_frame_hdr is at hdr, inside the segment [lo, hi). */
-static uint64_t rule_at(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uint64_t pc)
+/* pc's rule from the object's tables: .eh_frame_hdr at hdr, in the segment that ends at hi,
+ * .eh_frame's records in [elo, ehi) */
+static uint64_t rule_at(uintptr_t hdr, uintptr_t hi, uintptr_t elo, uintptr_t ehi, uint64_t pc)
 {
 	const uint64_t bad = R_VALID | R_BAD;
 	struct rd r = {(const uint8_t *)hdr, (const uint8_t *)hi, 0};
@@ -588,9 +590,9 @@ static uint64_t rule_at(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uint64_t pc)
 	if ((int64_t)start > rel)
 		return bad;
 	const uint8_t *fde = (const uint8_t *)(hdr + (uintptr_t)(intptr_t)off);
-	if ((uintptr_t)fde < lo || (uintptr_t)fde >= hi)
+	if ((uintptr_t)fde < elo || (uintptr_t)fde >= ehi)
 		return bad;
-	struct rd f = {fde, (const uint8_t *)hi, 0};
+	struct rd f = {fde, (const uint8_t *)ehi, 0};
 	uint64_t len = rd_bytes(&f, 4);
 	if (len == 0xffffffffu)
 		len = rd_bytes(&f, 8);
@@ -602,7 +604,7 @@ static uint64_t rule_at(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uint64_t pc)
 	if (!id)
 		return bad; /* a CIE where an FDE should be */
 	struct cie c;
-	if (parse_cie(idp - id, lo, hi, &c) != 0 || c.signal)
+	if (parse_cie(idp - id, elo, ehi, &c) != 0 || c.signal)
 		return bad;
 	uint64_t begin = read_enc(&f, c.fde_enc, 0);
 	uint64_t range = read_enc(&f, (uint8_t)(c.fde_enc & 0x0f), 0);
@@ -695,7 +697,7 @@ static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cac
 	if (!u->hdr)
 		v = R_VALID | R_BAD;
 	else
-		v = rule_at(u->hdr, u->seg_lo, u->seg_hi, pc);
+		v = rule_at(u->hdr, u->seg_hi, u->eh_lo, u->eh_hi, pc);
 	if (GS_UNLIKELY(gs_cfg.debug))
 		atomic_fetch_add_explicit(&rules_made, 1, memory_order_relaxed);
 	if (cached)

@@ -185,7 +185,9 @@ GS_HIDDEN void gs_unwind_warm_start(void);
 /* The code of a loaded object, for the walks of cfi.c: one executable segment [lo, hi), the
  * object's .eh_frame_hdr (0: none) and the loadable segment [seg_lo, seg_hi) that holds it */
 struct gs_uobj {
-	uintptr_t lo, hi, hdr, seg_lo, seg_hi;
+	uintptr_t lo, hi, hdr, seg_lo, seg_hi; /* code; .eh_frame_hdr and the segment that holds it */
+	uintptr_t eh_lo, eh_hi; /* the segment that holds .eh_frame: most often the same one, in some
+				 * libraries (libnvrtc) a writable one after it */
 };
 /* Run fn on the table of the loaded objects' code (sorted by lo), while libc's dl_iterate_phdr
  * holds the loader's lock and no object was unloaded since the table was made; subs: the
@@ -202,9 +204,9 @@ struct gs_cfi_regs {
  * to libunwind */
 GS_HIDDEN int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
 			  uint64_t *ips, uint32_t max);
-/* Where .eh_frame starts, from the first n bytes of .eh_frame_hdr (at hdr, in the segment
- * [lo, hi)) as copied to copy; 0 when not found there */
-GS_HIDDEN uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr, uintptr_t lo, uintptr_t hi);
+/* Where .eh_frame starts, from the first n bytes of .eh_frame_hdr (at hdr) as copied to copy
+ * (or read in place: copy == hdr); 0 when they do not say */
+GS_HIDDEN uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr);
 /* the rule cache, emptied by the collector's thread when an object is unloaded: off, wait for
  * the walks inside, on */
 GS_HIDDEN uint64_t gs_cfi_cache_subs(void);

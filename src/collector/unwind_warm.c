@@ -95,6 +95,7 @@ static size_t nretired;
 struct warm_obj {
 	uintptr_t hdr, hdr_size; /* .eh_frame_hdr (PT_GNU_EH_FRAME) */
 	uintptr_t lo, hi;        /* the loadable segment that holds it */
+	uintptr_t eh_lo, eh_hi;  /* the one that holds .eh_frame */
 };
 
 /* The .eh_frame_hdr addresses already read: open addressing, 0 = empty. */
@@ -142,11 +143,27 @@ struct list_build {
 	size_t nu, capu;
 };
 
-/* The object's .eh_frame_hdr (its PT_GNU_EH_FRAME) and the loadable segment that holds it:
- * *t zeroed when it has none. */
+/* The object's .eh_frame_hdr (its PT_GNU_EH_FRAME), the loadable segment that holds it and
+ * the one that holds .eh_frame (read from the header: the object is listed, so mapped): *t
+ * zeroed when it has none. */
 struct eh_tables {
-	uintptr_t hdr, hdr_size, seg_lo, seg_hi;
+	uintptr_t hdr, hdr_size, seg_lo, seg_hi, eh_lo, eh_hi;
 };
+
+/* The loadable segment of info's object that holds [a, a + n), as *lo and *hi; 0 when none */
+static int segment_of(const struct dl_phdr_info *info, uintptr_t a, uintptr_t n, uintptr_t *lo, uintptr_t *hi)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + l->p_vaddr, e = s + l->p_memsz;
+		if (l->p_type == PT_LOAD && a >= s && a + n <= e) {
+			*lo = s;
+			*hi = e;
+			return 1;
+		}
+	}
+	return 0;
+}
 
 static void eh_tables_of(const struct dl_phdr_info *info, struct eh_tables *t)
 {
@@ -157,15 +174,13 @@ static void eh_tables_of(const struct dl_phdr_info *info, struct eh_tables *t)
 			eh = &info->dlpi_phdr[i];
 	if (!eh || eh->p_memsz < 4)
 		return;
-	uintptr_t h = info->dlpi_addr + eh->p_vaddr;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + l->p_vaddr, hi = lo + l->p_memsz;
-		if (l->p_type == PT_LOAD && h >= lo && h + eh->p_memsz <= hi) {
-			*t = (struct eh_tables){h, eh->p_memsz, lo, hi};
-			return;
-		}
-	}
+	uintptr_t h = info->dlpi_addr + eh->p_vaddr, lo, hi, elo = 0, ehi = 0;
+	if (!segment_of(info, h, eh->p_memsz, &lo, &hi))
+		return;
+	uintptr_t f = gs_cfi_eh_frame((const uint8_t *)h, GS_MIN(eh->p_memsz, (uintptr_t)16), h);
+	if (f && !segment_of(info, f, 4, &elo, &ehi))
+		elo = ehi = 0; /* nowhere: the walks find no rule in the object */
+	*t = (struct eh_tables){h, eh->p_memsz, lo, hi, elo, ehi};
 }
 
 /* The object's executable segments into the code table, each with the object's tables t */
@@ -178,7 +193,7 @@ static int code_add(struct list_build *b, const struct dl_phdr_info *info, const
 		if (b->nu == b->capu)
 			return -1; /* loaded since they were counted: made again next time */
 		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
-		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_lo, t->seg_hi};
+		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_lo, t->seg_hi, t->eh_lo, t->eh_hi};
 	}
 	return 0;
 }
@@ -222,7 +237,7 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		list_failed = 1;
 		return 1;
 	}
-	todo[ntodo++] = (struct warm_obj){t.hdr, t.hdr_size, t.seg_lo, t.seg_hi};
+	todo[ntodo++] = (struct warm_obj){t.hdr, t.hdr_size, t.seg_lo, t.seg_hi, t.eh_lo, t.eh_hi};
 	return 0;
 }
 
@@ -429,16 +444,20 @@ static void populate(uintptr_t a, uintptr_t b)
 static int warm_one(const struct warm_obj *o)
 {
 	size_t n = copy_in(o->hdr, GS_MIN(o->hdr_size, (uintptr_t)STRETCH));
-	uintptr_t eh = n ? gs_cfi_eh_frame(copy_buf, n, o->hdr, o->lo, o->hi) : 0;
+	uintptr_t eh = n ? gs_cfi_eh_frame(copy_buf, n, o->hdr) : 0;
+	if (eh < o->eh_lo || eh >= o->eh_hi)
+		eh = 0;
 	for (uintptr_t a = o->hdr + STRETCH; n && a < o->hdr + o->hdr_size; a += STRETCH)
 		copy_in(a, GS_MIN(o->hdr + o->hdr_size - a, (uintptr_t)STRETCH));
 	if (copy_refused) {
-		populate(o->hdr, o->hi); /* the header, .eh_frame and what follows it in the segment */
+		populate(o->hdr, o->hi); /* the header and what follows it in its segment */
+		if (eh && o->eh_lo != o->lo)
+			populate(eh, o->eh_hi); /* .eh_frame in a segment of its own */
 		return 1;
 	}
 	if (!n)
 		return 0;
-	uintptr_t q = eh, end = o->hi;
+	uintptr_t q = eh, end = o->eh_hi;
 	while (eh && end - q >= 4) {
 		size_t got = copy_in(q, GS_MIN(end - q, (uintptr_t)STRETCH)), at = 0;
 		if (got < 4)

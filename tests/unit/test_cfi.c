@@ -102,7 +102,8 @@ static void build(const struct fde *f, size_t nf)
 
 static uint64_t at(size_t off)
 {
-	return rule_at(hdr_at, (uintptr_t)seg, (uintptr_t)seg + sizeof(seg), (uint64_t)(uintptr_t)(code + off));
+	return rule_at(hdr_at, (uintptr_t)seg + sizeof(seg), (uintptr_t)seg, (uintptr_t)seg + sizeof(seg),
+		       (uint64_t)(uintptr_t)(code + off));
 }
 
 static uint64_t std_rule(int rbp_base, int32_t off, int rbp_saved_at)
@@ -183,7 +184,7 @@ static void test_walk(void **state)
 			  {320, 10, outer, sizeof(outer)}};
 	build(f, 3);
 	struct gs_uobj o = {(uintptr_t)code, (uintptr_t)code + sizeof(code), hdr_at, (uintptr_t)seg,
-			    (uintptr_t)seg + sizeof(seg)};
+			    (uintptr_t)seg + sizeof(seg), (uintptr_t)seg, (uintptr_t)seg + sizeof(seg)};
 	uint64_t stk[64] = {0}, *s = stk;
 	uintptr_t jit = (uintptr_t)stk + 4096 * 16; /* an address in no object: frame pointer */
 	/* leaf: in the prologue's function past mov rbp,rsp (CFA rbp+16, RBP at cfa-16); its
@@ -226,32 +227,43 @@ static void test_walk(void **state)
 	assert_int_equal(gs_cfi_walk(&notab, 1, 8, 0, &r, ips, 16), -1);
 }
 
-/* Tables mutated at random: any rule, never a read outside the segment (ASan), never a hang */
 /* .eh_frame_hdr's pointer to .eh_frame, read from a copy of the header made elsewhere (the
  * unwind thread's process_vm_readv): a pc-relative pointer counts from the header's address in
  * the object, an absolute one is taken as it is */
 static void test_eh_frame_from_copy(void **state)
 {
 	(void)state;
-	uintptr_t lo = 0x400000, hi = 0x480000, hdr = 0x410000;
+	uintptr_t hdr = 0x410000;
 	uint8_t copy[8] = {1, 0x1b, 0x03, 0x3b}; /* version, pcrel|sdata4, udata4, datarel|sdata4 */
 	int32_t rel = 0x2000 - 4; /* .eh_frame at hdr + 0x2000: relative to the field, at hdr + 4 */
 	memcpy(copy + 4, &rel, 4);
-	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr, lo, hi), hdr + 0x2000);
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr), hdr + 0x2000);
 	copy[1] = 0x03; /* udata4: absolute */
 	uint32_t abs = 0x430000;
 	memcpy(copy + 4, &abs, 4);
-	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr, lo, hi), 0x430000);
-	abs = 0x490000; /* outside the segment */
-	memcpy(copy + 4, &abs, 4);
-	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr, lo, hi), 0);
-	assert_int_equal(gs_cfi_eh_frame(copy, 6, hdr, lo, hi), 0); /* the copy cut short */
-	copy[1] = 0x1b;
-	rel = 0x2000 - 4;
-	memcpy(copy + 4, &rel, 4);
-	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hi, lo, hi), 0); /* header outside */
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr), 0x430000);
+	assert_int_equal(gs_cfi_eh_frame(copy, 6, hdr), 0); /* the copy cut short */
+	copy[1] = 0x50; /* aligned: not an encoding of a pointer here */
+	assert_int_equal(gs_cfi_eh_frame(copy, sizeof(copy), hdr), 0);
 }
 
+/* .eh_frame in a segment of its own, after .eh_frame_hdr's (libnvrtc has it writable): the
+ * rules are the same as with one segment; records outside .eh_frame's segment are refused */
+static void test_eh_frame_apart(void **state)
+{
+	(void)state;
+	static const uint8_t push[] = {0x41, 0x0e, 0x10}; /* advance 1; def_cfa_offset 16 */
+	const struct fde f[] = {{64, 16, push, sizeof(push)}};
+	build(f, 1);
+	uintptr_t end = (uintptr_t)seg + sizeof(seg);
+	uint64_t one = at(64 + 2);
+	assert_true(one & R_VALID);
+	assert_false(one & R_BAD);
+	assert_int_equal(rule_at(hdr_at, eh_at, eh_at, end, (uint64_t)(uintptr_t)(code + 64 + 2)), one);
+	assert_true(rule_at(hdr_at, eh_at, (uintptr_t)seg, eh_at, (uint64_t)(uintptr_t)(code + 64 + 2)) & R_BAD);
+}
+
+/* Tables mutated at random: any rule, never a read outside the segment (ASan), never a hang */
 static void test_mutated(void **state)
 {
 	(void)state;
@@ -282,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_mutated),
 		cmocka_unit_test(test_eh_frame_from_copy),
+		cmocka_unit_test(test_eh_frame_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
