@@ -91,21 +91,12 @@ static _Atomic unsigned walks_active;
 static struct obj_list *retired[256];
 static size_t nretired;
 
-/* One object's tables, as the loader listed them */
-struct warm_obj {
-	uintptr_t hdr, hdr_size; /* .eh_frame_hdr (PT_GNU_EH_FRAME) */
-	uintptr_t lo, hi;        /* the loadable segment that holds it */
-	uintptr_t eh_lo, eh_hi;  /* the one that holds .eh_frame */
-};
-
 /* The .eh_frame_hdr addresses already read: open addressing, 0 = empty. */
 #define SEEN_SLOTS 8192
 static uintptr_t seen[SEEN_SLOTS];
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
 
-static struct warm_obj *todo;
-static size_t ntodo, captodo;
-static int list_failed, list_tables;
+static int list_failed;
 static uint64_t warm_objects, warm_bytes, warm_ns;
 
 static int seen_add(uintptr_t a) /* 1 when new */
@@ -141,6 +132,7 @@ struct list_build {
 	size_t cap;
 	struct gs_uobj *u;
 	size_t nu, capu;
+	int tables; /* the objects whose tables were not read yet into todo too */
 };
 
 /* The object's .eh_frame_hdr (its PT_GNU_EH_FRAME), the loadable segment that holds it and
@@ -149,6 +141,9 @@ struct list_build {
 struct eh_tables {
 	uintptr_t hdr, hdr_size, seg_lo, seg_hi, eh_lo, eh_hi;
 };
+
+static struct eh_tables *todo; /* the objects whose tables are to be read */
+static size_t ntodo, captodo;
 
 /* The loadable segment of info's object that holds [a, a + n), as *lo and *hi; 0 when none */
 static int segment_of(const struct dl_phdr_info *info, uintptr_t a, uintptr_t n, uintptr_t *lo, uintptr_t *hi)
@@ -231,13 +226,13 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		list_failed = 1;
 		return 1;
 	}
-	if (!t.hdr || !list_tables || !seen_add(t.hdr))
+	if (!t.hdr || !((struct list_build *)arg)->tables || !seen_add(t.hdr))
 		return 0;
 	if (ntodo == captodo) {
 		list_failed = 1;
 		return 1;
 	}
-	todo[ntodo++] = (struct warm_obj){t.hdr, t.hdr_size, t.seg_lo, t.seg_hi, t.eh_lo, t.eh_hi};
+	todo[ntodo++] = t;
 	return 0;
 }
 
@@ -441,7 +436,7 @@ static void populate(uintptr_t a, uintptr_t b)
 /* .eh_frame_hdr, then .eh_frame: from the header's pointer to it, record by record (a length,
  * 0xffffffff then a 64-bit one for the long form) up to the zero terminator or the end of the
  * segment. Returns whether the object could be read (it may have been unloaded since). */
-static int warm_one(const struct warm_obj *o)
+static int warm_one(const struct eh_tables *o)
 {
 	size_t n = copy_in(o->hdr, GS_MIN(o->hdr_size, (uintptr_t)STRETCH));
 	uintptr_t eh = n ? gs_cfi_eh_frame(copy_buf, n, o->hdr) : 0;
@@ -450,8 +445,8 @@ static int warm_one(const struct warm_obj *o)
 	for (uintptr_t a = o->hdr + STRETCH; n && a < o->hdr + o->hdr_size; a += STRETCH)
 		copy_in(a, GS_MIN(o->hdr + o->hdr_size - a, (uintptr_t)STRETCH));
 	if (copy_refused) {
-		populate(o->hdr, o->hi); /* the header and what follows it in its segment */
-		if (eh && o->eh_lo != o->lo)
+		populate(o->hdr, o->seg_hi); /* the header and what follows it in its segment */
+		if (eh && o->eh_lo != o->seg_lo)
 			populate(eh, o->eh_hi); /* .eh_frame in a segment of its own */
 		return 1;
 	}
@@ -490,8 +485,6 @@ static int warm_one(const struct warm_obj *o)
 	return 1;
 }
 
-/* The walks' new list of the loaded objects (and with tables, the objects whose tables are
- * to be read, in todo) */
 /* The objects and their code segments, counted: the lists are allocated before the pass that
  * fills them, as nothing may allocate while the loader's lock is held (a sampled thread,
  * interrupted in malloc with its arena locked, waits for that lock in its walk) */
@@ -509,20 +502,21 @@ static int size_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The walks' new list of the loaded objects (and with tables, the objects whose tables are
+ * to be read, in todo) */
 static void list_make(int tables)
 {
 	ntodo = 0;
 	list_failed = 0;
-	list_tables = tables;
 	struct list_size z = {0};
 	iterate(size_cb, &z);
-	struct list_build b = {0};
+	struct list_build b = {.tables = tables};
 	b.cap = z.objs + 32; /* room for a few loaded between the two passes */
 	b.capu = z.code + 64;
 	b.l = malloc(sizeof(*b.l) + b.cap * sizeof(b.l->obj[0]));
 	b.u = malloc(b.capu * sizeof(*b.u));
 	if (tables && captodo < b.cap) {
-		struct warm_obj *n = realloc(todo, b.cap * sizeof(*n));
+		struct eh_tables *n = realloc(todo, b.cap * sizeof(*n));
 		if (n) {
 			todo = n;
 			captodo = b.cap;
@@ -559,7 +553,7 @@ static void warm_new(void)
 	for (size_t i = 0; i < ntodo; i++)
 		warm_objects += (uint64_t)warm_one(&todo[i]);
 	if (list_failed)
-		seen_adds = ~0ull; /* out of memory: try again next time */
+		seen_adds = ~0ull; /* out of memory, or loaded between the two passes: again next time */
 	warm_ns += gs_clock_ns(CLOCK_MONOTONIC) - t0;
 	if (gs_cfg.debug)
 		gs_log("unwind tables: %llu objects, %.1f MiB read in %.1f ms so far",
