@@ -60,10 +60,10 @@ EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
 GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
+HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(BUILD)/tests/programs/libhost_hot.so $(BUILD)/tests/programs/libhost_wide.so \
-	$(BUILD)/tests/programs/libhost_tls.so $(BUILD)/tests/programs/libhost_exitinit.so $(GEN_TRACE) $(GEN_COUNTERS)
+	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -158,19 +158,8 @@ $(BUILD)/tests/programs/libnvtx_peer.so: tests/programs/peer/nvtx_peer.c | $(DEP
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -I$(NVTX_INC) -o $@ $< -ldl
 
-$(BUILD)/tests/programs/libhost_hot.so: tests/programs/peer/host_hot.c | $(DEPS_OK)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
-
-$(BUILD)/tests/programs/libhost_wide.so: tests/programs/peer/host_wide.c | $(DEPS_OK)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
-
-$(BUILD)/tests/programs/libhost_tls.so: tests/programs/peer/host_tls.c | $(DEPS_OK)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
-
-$(BUILD)/tests/programs/libhost_exitinit.so: tests/programs/peer/host_exitinit.c | $(DEPS_OK)
+# the host tests' libraries: tests/programs/peer/host_NAME.c as libhost_NAME.so
+$(BUILD)/tests/programs/libhost_%.so: tests/programs/peer/host_%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
