@@ -49,6 +49,7 @@ BIN      = $(BUILD)/bin/gpuscope
 LIB      = $(BUILD)/lib/libgpuscope-inject.so
 CUDA_LIB = $(BUILD)/lib/libgpuscope-cuda.so
 PRELOAD_LIB = $(BUILD)/lib/libgpuscope-preload.so
+OSRT_LIB = $(BUILD)/lib/libgpuscope-osrt.so
 # `gpuscope profile --pytorch`: the Python hook, put on PYTHONPATH from lib/python/
 PY_HOOK  = $(patsubst src/python/%,$(BUILD)/lib/python/%,$(wildcard src/python/*.py))
 # CUPTI and the driver stub from the CUDA toolkit (headers: $(NVTX_INC)).
@@ -62,7 +63,7 @@ GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
-all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
+all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
 	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS)
 
 $(DEPS_OK): scripts/deps.sh
@@ -131,6 +132,13 @@ $(CUDA_LIB): $(CUDA_LIB_OBJ) $(LIB)
 		-o $@ $(CUDA_LIB_OBJ) -L$(BUILD)/lib -lgpuscope-inject $(CUDA_LIBDIRS:%=-L%) \
 		-L$(CUDA_STUBS) -lcupti -lcuda -Wl,-rpath,'$$ORIGIN' \
 		$(CUDA_LIBDIRS:%=-Wl,-rpath,%) -Wl,--enable-new-dtags
+
+# The OS runtime wrappers (--trace osrt): preloaded with osrt only, beside the library above,
+# whose record path they call (found beside it).
+$(OSRT_LIB): $(BUILD)/pic/src/collector/osrt/osrt.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,-soname,libgpuscope-osrt.so \
+		-o $@ $< -L$(BUILD)/lib -lgpuscope-inject -ldl -Wl,-rpath,'$$ORIGIN' -Wl,--enable-new-dtags
 
 $(BUILD)/lib/python/%.py: src/python/%.py
 	@mkdir -p $(@D)
@@ -211,13 +219,14 @@ bench: all
 bench-load: $(BIN) $(GEN_TRACE)
 	@bash bench/load.sh $(BUILD)
 
-install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(PY_HOOK)
+install: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/lib/python
 	install -m 644 $(PY_HOOK) $(DESTDIR)$(PREFIX)/lib/python/
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpuscope
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-inject.so
 	install -m 755 $(CUDA_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-cuda.so
 	install -m 755 $(PRELOAD_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-preload.so
+	install -m 755 $(OSRT_LIB) $(DESTDIR)$(PREFIX)/lib/libgpuscope-osrt.so
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

@@ -421,9 +421,23 @@ static int run(int argc, char **argv)
 		}
 	}
 
-	/* OS runtime calls and CPU samples need the collector in LD_PRELOAD: its wrappers must
-	 * come before libc, and its constructor starts the sampler before main */
-	int preload_collector = strstr(trace, "osrt") || !strcmp(sample, "cpu");
+	/* OS runtime calls: their wrappers, libgpuscope-osrt.so beside it, go into LD_PRELOAD
+	 * (before libc); only then, so that without osrt the program's calls are libc's own */
+	char *osrt_lib = NULL;
+	if (strstr(trace, "osrt")) {
+		osrt_lib = sibling(lib, "libgpuscope-osrt.so");
+		if (access(osrt_lib, R_OK) != 0) {
+			gs_cli_error("cannot find %s for --trace osrt", osrt_lib);
+			free(osrt_lib);
+			free(cuda_lib);
+			free(lib);
+			free(pyhook);
+			return 1;
+		}
+	}
+	/* OS runtime calls and CPU samples need the collector in LD_PRELOAD: its constructor
+	 * starts the sampler before main, and the wrappers call into it */
+	int preload_collector = osrt_lib || !strcmp(sample, "cpu");
 #if GS_TLS_INITIAL_EXEC
 	/* built without TLS descriptors: the collector's TLS is initial-exec (collector.h), which
 	 * a library loaded later (by NVTX or the CUDA driver) may not get: preloaded always */
@@ -457,6 +471,7 @@ static int run(int argc, char **argv)
 			free(pyhook);
 			free(cuda_lib);
 			free(preload);
+			free(osrt_lib);
 			return rc;
 		}
 	}
@@ -551,7 +566,9 @@ static int run(int argc, char **argv)
 			if (old && *old)
 				gs_strbuf_addf(&v, "%s:", old);
 			if (preload_collector)
-				gs_strbuf_addf(&v, "%s%s", lib, preload ? ":" : "");
+				gs_strbuf_addf(&v, "%s%s", lib, osrt_lib || preload ? ":" : "");
+			if (osrt_lib)
+				gs_strbuf_addf(&v, "%s%s", osrt_lib, preload ? ":" : "");
 			if (preload)
 				gs_strbuf_adds(&v, preload);
 			setenv("LD_PRELOAD", v.buf, 1);
@@ -618,6 +635,7 @@ static int run(int argc, char **argv)
 		free(pyhook);
 		free(cuda_lib);
 		free(preload);
+		free(osrt_lib);
 		return early;
 	}
 
@@ -764,6 +782,7 @@ static int run(int argc, char **argv)
 	free(pyhook);
 	free(cuda_lib);
 	free(preload);
+	free(osrt_lib);
 	free(session);
 	return code;
 }

@@ -24,9 +24,16 @@ static void (*cuda_hook)(int on);
 static uint64_t window_start, window_stop; /* CLOCK_MONOTONIC ns; 0: none */
 static int window_over;
 
-void gs_capture_pause(int paused)
+/* every write of gs_paused: the OS runtime wrappers' flag follows it */
+static void set_paused(int paused)
 {
 	atomic_store(&gs_paused, paused);
+	gs_osrt_sync();
+}
+
+void gs_capture_pause(int paused)
+{
+	set_paused(paused);
 }
 
 void gs_capture_switch(int on)
@@ -43,9 +50,9 @@ void gs_capture_switch(int on)
 	if (on) {
 		if (cuda_hook)
 			cuda_hook(1);
-		atomic_store(&gs_paused, 0);
+		set_paused(0);
 	} else {
-		atomic_store(&gs_paused, 1);
+		set_paused(1);
 		if (cuda_hook)
 			cuda_hook(0);
 	}
@@ -94,11 +101,11 @@ void gs_capture_window_arm(void)
 	uint64_t now = gs_clock_ns(CLOCK_MONOTONIC);
 	if ((window_stop && now >= window_stop) || window_over) {
 		window_over = 1;
-		atomic_store(&gs_paused, 1);
+		set_paused(1);
 		return;
 	}
 	if (window_start > now)
-		atomic_store(&gs_paused, 1);
+		set_paused(1);
 	if (gs_collector_thread(window_thread) != 0)
 		gs_log("cannot start the capture window thread: recording the whole run");
 }
@@ -117,14 +124,14 @@ void gs_capture_configure(const char *range, const char *start, const char *stop
 {
 	if (!strcmp(range, "cudaProfilerApi")) {
 		gs_cfg.capture_profiler_api = 1;
-		atomic_store(&gs_paused, 1); /* until cudaProfilerStart */
+		set_paused(1); /* until cudaProfilerStart */
 	} else if (!strncmp(range, "nvtx:", 5) && range[5]) {
 		capture_len = strlen(range + 5);
 		if (capture_len >= sizeof(capture_name))
 			capture_len = sizeof(capture_name) - 1;
 		memcpy(capture_name, range + 5, capture_len);
 		gs_capture_nvtx = 1;
-		atomic_store(&gs_paused, 1); /* until a range of that name opens */
+		set_paused(1); /* until a range of that name opens */
 	}
 	window_start = env_u64(start);
 	window_stop = env_u64(stop);

@@ -74,6 +74,35 @@ extern GS_HIDDEN _Atomic uint64_t gs_capture_end_id;
 extern GS_HIDDEN uint32_t gs_clock;
 extern GS_HIDDEN struct gs_ring_header *gs_ring;
 
+/* host.c, for libgpuscope-osrt.so (osrt/osrt.c: the OS runtime wrappers, preloaded with
+ * --trace osrt only): clocking is 1 while osrt is on and the capture range open (gs_osrt_sync
+ * keeps it so after every change of either), clock the kind of gs_clock, thr the threshold in
+ * its ticks. Written only at start and at capture switches, so the wrappers' reads of it
+ * through the GOT stay in their caches. */
+struct gs_osrt_ctl {
+	_Atomic int clocking;
+	uint32_t clock;
+	uint64_t thr;
+};
+extern GS_API struct gs_osrt_ctl gs_osrt_ctl;
+/* A wrapped call that took at least the threshold: its record, on the calling thread */
+GS_API void gs_osrt_record(uint16_t call, uint64_t t0, uint64_t t1);
+GS_HIDDEN void gs_osrt_sync(void);
+
+/* In a wrapper of a libc function: f, the next definition of name (dlsym RTLD_NEXT, so the
+ * user includes dlfcn.h), looked up once; without one the wrapper fails with ENOSYS. */
+#define GS_NEXT(ptype, name, f)                                                              \
+	static __typeof__(ptype) real_;                                                      \
+	__typeof__(ptype) f = real_;                                                         \
+	if (GS_UNLIKELY(!f)) {                                                               \
+		f = (__typeof__(ptype))(uintptr_t)dlsym(RTLD_NEXT, name);                    \
+		if (!f) {                                                                    \
+			errno = ENOSYS;                                                      \
+			return -1;                                                           \
+		}                                                                            \
+		real_ = f;                                                                   \
+	}
+
 /* the clock (gs_clock_choose is in init.c) */
 static inline uint64_t gs_clock_now(void)
 {

@@ -306,6 +306,16 @@ $GS profile -o hs_bad --sampling-frequency 0 true 2>/dev/null; eq "sampling freq
 $GS profile -o hs_bad --sample gpu true 2>/dev/null; eq "--sample gpu: usage error" 2 $?
 out=$($GS profile -o hs_pl -t nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
 has "sample: the collector is preloaded" "libgpuscope-inject.so" "$out"
+# the OS runtime wrappers come in with osrt only: otherwise the program's calls are libc's (or
+# a sanitizer runtime's, in the ASan build)
+who() { echo "$out" | awk -v n="$1" '$1 == n { print ($2 ~ /^libgpuscope/) ? $2 : "not gpuscope" }'; }
+out=$($GS profile -o hs_who -t nvtx "$P/host_whois" read pthread_mutex_lock pthread_create 2>/dev/null)
+eq "no osrt: read is not wrapped" "not gpuscope" "$(who read)"
+eq "no osrt: pthread_mutex_lock is not wrapped" "not gpuscope" "$(who pthread_mutex_lock)"
+eq "sampling: pthread_create is the collector's" libgpuscope-inject.so "$(who pthread_create)"
+out=$($GS profile -f -o hs_who -t nvtx,osrt "$P/host_whois" read pthread_mutex_lock 2>/dev/null)
+eq "osrt: read is the wrapper's" libgpuscope-osrt.so "$(who read)"
+eq "osrt: pthread_mutex_lock is the wrapper's" libgpuscope-osrt.so "$(who pthread_mutex_lock)"
 
 # committed fixtures of format 1.4 (tests/data/README.md): read as recorded; the program that
 # host_cpu.gst sampled is not on this machine, so its frames are named after their module
