@@ -7,10 +7,17 @@
  * the bench's floor library), so what a tool adds per call is measured to a few nanoseconds.
  *
  *   launch     cudaLaunchKernel of an empty kernel (runtime API: what ATen's kernels use)
+ *   launch_ex  cudaLaunchKernelExC of it (the runtime's launch with a configuration: cuBLAS's
+ *              and cuDNN's, 192 of the 1429 launches of a ResNet-50 inference)
  *   launch_drv cuLaunchKernel of the same kernel (driver API: what Triton's kernels use)
+ *   launch_drv_ex cuLaunchKernelEx of it (the driver's launch with a configuration)
  *   memset     cudaMemsetAsync of 4 bytes (a GPU operation that is not a kernel)
  *   query      cudaStreamQuery of an idle stream (a call of the diagnosis set with no GPU work)
  *   event      cudaEventRecord (a call outside the diagnosis set: what an untimed call costs)
+ *
+ * Built twice by bench/launch_cost.sh: with the CUDA runtime linked statically (nvcc's default)
+ * and as the shared libcudart.so that PyTorch loads, to tell whether the runtime's linking
+ * changes what a recorder costs.
  *
  * usage: launch_cost VARIANT [CALLS BLOCKS]    (defaults 1000 calls a block, 12 pairs)
  * Prints one JSON line per call kind: {"op", "variant", "off_ns", "on_ns"}, the medians over
@@ -54,13 +61,16 @@ static double median(double *v, int n)
 		}                                                                           \
 	} while (0)
 
-enum op { LAUNCH, LAUNCH_DRV, MEMSET, QUERY, EVENT, NOPS };
-static const char *const op_name[NOPS] = {"launch", "launch_drv", "memset", "query", "event"};
+enum op { LAUNCH, LAUNCH_EX, LAUNCH_DRV, LAUNCH_DRV_EX, MEMSET, QUERY, EVENT, NOPS };
+static const char *const op_name[NOPS] = {"launch", "launch_ex", "launch_drv", "launch_drv_ex",
+					  "memset", "query", "event"};
 
 static cudaStream_t stream;
 static CUfunction fn;
 static void *dbuf;
 static cudaEvent_t ev;
+static cudaLaunchConfig_t rt_config; /* one block of one thread on the stream, no attributes */
+static CUlaunchConfig drv_config;
 
 /* Mean ns per call of `calls` calls of op; the stream drained after, untimed. */
 static double block(enum op op, int calls)
@@ -71,9 +81,18 @@ static double block(enum op op, int calls)
 		case LAUNCH:
 			empty_kernel<<<1, 1, 0, stream>>>();
 			break;
+		case LAUNCH_EX:
+			CHECK(cudaLaunchKernelExC(&rt_config, (const void *)empty_kernel, NULL));
+			break;
 		case LAUNCH_DRV:
 			if (cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, (CUstream)stream, NULL, NULL) != CUDA_SUCCESS) {
 				fprintf(stderr, "launch_cost: cuLaunchKernel failed\n");
+				exit(1);
+			}
+			break;
+		case LAUNCH_DRV_EX:
+			if (cuLaunchKernelEx(&drv_config, fn, NULL, NULL) != CUDA_SUCCESS) {
+				fprintf(stderr, "launch_cost: cuLaunchKernelEx failed\n");
 				exit(1);
 			}
 			break;
@@ -113,6 +132,14 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&dbuf, 4096));
 	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
 	CHECK(cudaGetFuncBySymbol(&fn, (const void *)empty_kernel));
+	memset(&rt_config, 0, sizeof(rt_config));
+	rt_config.gridDim = dim3(1, 1, 1);
+	rt_config.blockDim = dim3(1, 1, 1);
+	rt_config.stream = stream;
+	memset(&drv_config, 0, sizeof(drv_config));
+	drv_config.gridDimX = drv_config.gridDimY = drv_config.gridDimZ = 1;
+	drv_config.blockDimX = drv_config.blockDimY = drv_config.blockDimZ = 1;
+	drv_config.hStream = (CUstream)stream;
 	static double off[NOPS][1000], on[NOPS][1000];
 	for (int op = 0; op < NOPS; op++) /* warm-up: every path taken once */
 		block((enum op)op, calls);

@@ -7,7 +7,10 @@
 # "on" median minus its "off" median; the table gives the median over processes (min..max),
 # and gpuscope's added time over the floor's. Appends to bench/RESULTS.md.
 #   usage: bench/launch_cost.sh [BUILD_DIR]   (env: REPS=6 CALLS=1000 OPS=500 BLOCKS=12
-#   PROGS="c torch" VARIANTS="none floor floor_cb gpuscope gpuscope_gpu gpuscope_nosample")
+#   PROGS="c c_shared torch" VARIANTS="none floor floor_cb gpuscope gpuscope_gpu gpuscope_nosample")
+# Programs: c (launch_cost.cu, the CUDA runtime linked statically: nvcc's default), c_shared
+# (the same with the shared libcudart.so that PyTorch loads; its rows are named "shared:OP"),
+# torch (torch_ops.py).
 # Variants: none (no tool; the control), floor (bench/cupti_floor.c: CUPTI kernels, copies,
 # memsets), floor_cb (the floor and the diagnosis set's enter/exit callbacks, each writing two
 # TSC reads to a thread buffer: the least a callback recorder can do), floor_cbrt (those of the
@@ -20,22 +23,33 @@ set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
 GS=$PWD/$BUILD/bin/gpuscope
-REPS=${REPS:-6} CALLS=${CALLS:-1000} OPS=${OPS:-500} BLOCKS=${BLOCKS:-12} PROGS=${PROGS:-c torch}
+REPS=${REPS:-6} CALLS=${CALLS:-1000} OPS=${OPS:-500} BLOCKS=${BLOCKS:-12} PROGS=${PROGS:-c c_shared torch}
 VARIANTS=${VARIANTS:-none floor floor_cb gpuscope gpuscope_gpu gpuscope_nosample}
 TO="timeout ${PROC_TIMEOUT:-120}"
 T=$(mktemp -d)
 . bench/floor_lib.sh
 build_floor "$T" || exit 1
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 nvcc -O2 -arch=sm_90 -o "$T/launch_cost" bench/launch_cost.cu -lcuda || exit 1
-# one process of variant $v running program $p (c or torch)
-cmd() { if [ "$p" = c ]; then echo "$T/launch_cost $v $CALLS $BLOCKS"; else echo "python3 bench/torch_ops.py $v $OPS $BLOCKS"; fi; }
-floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $TO $(cmd) 2>>"$T/floor.err" >>"$T/$v"; }
-gs_run() { $TO "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" $(cmd) 2>>"$T/gs.err" >>"$T/$v"; }
+nvcc -O2 -arch=sm_90 -cudart shared -Xlinker -rpath -Xlinker "$CUDA_HOME/lib64" \
+	-o "$T/launch_cost_shared" bench/launch_cost.cu -lcuda || exit 1
+# one process of variant $v running program $p (c, c_shared or torch)
+cmd() {
+	case $p in
+	c) echo "$T/launch_cost $v $CALLS $BLOCKS" ;;
+	c_shared) echo "$T/launch_cost_shared $v $CALLS $BLOCKS" ;;
+	*) echo "python3 bench/torch_ops.py $v $OPS $BLOCKS" ;;
+	esac
+}
+# its result lines, the shared-runtime program's named apart
+out() { if [ "$p" = c_shared ]; then sed 's/"op": "/"op": "shared:/' >>"$T/$v"; else cat >>"$T/$v"; fi; }
+floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $TO $(cmd) 2>>"$T/floor.err" | out; }
+gs_run() { $TO "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" $(cmd) 2>>"$T/gs.err" | out; }
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		for p in $PROGS; do
 			case $v in
-			none) $TO $(cmd) 2>>"$T/none.err" >>"$T/$v" ;;
+			none) $TO $(cmd) 2>>"$T/none.err" | out ;;
 			floor) floor_run ;;
 			floor_cb) FLOOR_API=callback floor_run ;;
 			floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
@@ -50,10 +64,12 @@ for _ in $(seq "$REPS"); do
 		done
 	done
 done
-grep -i "gpuscope: wrote" "$T/gs.err" | tail -1
+grep -i "gpuscope: wrote" "$T/gs.err" 2>/dev/null | tail -1
 for v in $VARIANTS; do
 	n=$(grep -c '^{' "$T/$v" 2>/dev/null)
-	[ "${n:-0}" -lt $((REPS * ($(echo " $PROGS " | grep -c " c ") * 5 + $(echo " $PROGS " | grep -c " torch ") * 4))) ] && { echo "$v: ${n:-0} results"; tail -4 "$T"/*.err | grep -v '^$' | tail -8; }
+	want=0
+	for p in $PROGS; do case $p in c | c_shared) want=$((want + 7)) ;; torch) want=$((want + 4)) ;; esac; done
+	[ "${n:-0}" -lt $((REPS * want)) ] && { echo "$v: ${n:-0} results of $((REPS * want))"; tail -n 4 "$T"/*.err | grep -v '^$' | tail -8; }
 done
 python3 - "$T" $VARIANTS <<'PY' | tee "$T/table.md"
 import json, statistics, sys
