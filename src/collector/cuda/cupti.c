@@ -109,6 +109,36 @@ out:
 
 static void api_flush(void);
 
+/* GPUSCOPE_DEBUG=1: the callbacks CUPTI made, per API call (domain 0 runtime, 1 driver), those
+ * of the calls inside a timed runtime call included (they are dispatched, then dropped): what
+ * a program's calls cost in CUPTI's dispatch, printed at exit, the most frequent first. */
+#define CB_IDS 1024
+static int cb_counting;
+static _Atomic uint32_t cb_count[2][CB_IDS];
+
+static void cb_report(void)
+{
+	uint64_t total = 0;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < CB_IDS; i++)
+			total += atomic_load(&cb_count[d][i]);
+	gs_log("CUPTI callbacks: %llu in all, the most frequent:", (unsigned long long)total);
+	for (int k = 0; k < 12 && total; k++) {
+		int bd = 0, bi = 0;
+		uint32_t best = 0;
+		for (int d = 0; d < 2; d++)
+			for (int i = 0; i < CB_IDS; i++)
+				if (atomic_load(&cb_count[d][i]) > best)
+					best = atomic_load(&cb_count[d][i]), bd = d, bi = i;
+		if (!best)
+			break;
+		const char *name = NULL;
+		cuptiGetCallbackName(bd ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, (uint32_t)bi, &name);
+		gs_log("  %s %s: %u", bd ? "driver" : "runtime", name ? name : "?", best);
+		atomic_store(&cb_count[bd][bi], 0);
+	}
+}
+
 static void flush_at_exit(void)
 {
 	if (active) {
@@ -116,6 +146,8 @@ static void flush_at_exit(void)
 			gs_km_at_exit();
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		api_flush();
+		if (cb_counting)
+			cb_report();
 	}
 }
 
@@ -503,6 +535,9 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 	if (!active)
 		return;
 	int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (GS_UNLIKELY(cb_counting) && (driver || domain == CUPTI_CB_DOMAIN_RUNTIME_API) && cbid < CB_IDS &&
+	    cb->callbackSite == CUPTI_API_ENTER)
+		atomic_fetch_add_explicit(&cb_count[driver][cbid], 1, memory_order_relaxed);
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
 		if (km_on && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
 			gs_km_context_destroy(((const CUpti_ResourceData *)data)->context);
@@ -599,6 +634,7 @@ GS_EXPORT int InitializeInjection(void)
 	}
 	active = 1;
 	owner_pid = getpid();
+	cb_counting = gs_cfg.debug;
 	find_diag_ids();
 	/* the slots' key: for the diagnosis set timed by callbacks and the synchronization
 	 * records written from them, both unless the API calls are CUPTI's activity records */
