@@ -556,7 +556,6 @@ uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr)
 	return r.bad ? 0 : (uintptr_t)v;
 }
 
-/* The rule at pc, in the object whose .eh_frame_hdr is at hdr, inside the segment [lo, hi). */
 /* pc's rule from the object's tables: .eh_frame_hdr at hdr, in the segment that ends at hi,
  * .eh_frame's records in [elo, ehi) */
 static uint64_t rule_at(uintptr_t hdr, uintptr_t hi, uintptr_t elo, uintptr_t ehi, uint64_t pc)

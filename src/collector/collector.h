@@ -212,11 +212,11 @@ GS_HIDDEN void gs_unwind_init(void); /* before the first walk */
 GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks); /* GPUSCOPE_DEBUG=1 counts */
 GS_HIDDEN void gs_unwind_warm_start(void);
 /* The code of a loaded object, for the walks of cfi.c: one executable segment [lo, hi), the
- * object's .eh_frame_hdr (0: none) and the loadable segment [seg_lo, seg_hi) that holds it */
+ * object's .eh_frame_hdr (0: none), the end of the loadable segment that holds it, and the
+ * segment [eh_lo, eh_hi) that holds .eh_frame: most often the same one, in some libraries
+ * (libnvrtc) a writable one after it */
 struct gs_uobj {
-	uintptr_t lo, hi, hdr, seg_lo, seg_hi; /* code; .eh_frame_hdr and the segment that holds it */
-	uintptr_t eh_lo, eh_hi; /* the segment that holds .eh_frame: most often the same one, in some
-				 * libraries (libnvrtc) a writable one after it */
+	uintptr_t lo, hi, hdr, seg_hi, eh_lo, eh_hi;
 };
 /* Run fn on the table of the loaded objects' code (sorted by lo), while libc's dl_iterate_phdr
  * holds the loader's lock and no object was unloaded since the table was made; subs: the

@@ -188,7 +188,7 @@ static int code_add(struct list_build *b, const struct dl_phdr_info *info, const
 		if (b->nu == b->capu)
 			return -1; /* loaded since they were counted: made again next time */
 		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
-		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_lo, t->seg_hi, t->eh_lo, t->eh_hi};
+		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_hi, t->eh_lo, t->eh_hi};
 	}
 	return 0;
 }

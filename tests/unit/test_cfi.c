@@ -183,7 +183,7 @@ static void test_walk(void **state)
 	struct fde f[] = {{100, 40, prologue, sizeof(prologue)}, {200, 100, drap, sizeof(drap)},
 			  {320, 10, outer, sizeof(outer)}};
 	build(f, 3);
-	struct gs_uobj o = {(uintptr_t)code, (uintptr_t)code + sizeof(code), hdr_at, (uintptr_t)seg,
+	struct gs_uobj o = {(uintptr_t)code, (uintptr_t)code + sizeof(code), hdr_at,
 			    (uintptr_t)seg + sizeof(seg), (uintptr_t)seg, (uintptr_t)seg + sizeof(seg)};
 	uint64_t stk[64] = {0}, *s = stk;
 	uintptr_t jit = (uintptr_t)stk + 4096 * 16; /* an address in no object: frame pointer */
