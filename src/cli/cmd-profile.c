@@ -563,14 +563,11 @@ static int run(int argc, char **argv)
 			struct gs_strbuf v;
 			gs_strbuf_init(&v);
 			const char *old = getenv("LD_PRELOAD");
-			if (old && *old)
-				gs_strbuf_addf(&v, "%s:", old);
-			if (preload_collector)
-				gs_strbuf_addf(&v, "%s%s", lib, osrt_lib || preload ? ":" : "");
-			if (osrt_lib)
-				gs_strbuf_addf(&v, "%s%s", osrt_lib, preload ? ":" : "");
-			if (preload)
-				gs_strbuf_adds(&v, preload);
+			const char *parts[] = {old && *old ? old : NULL, preload_collector ? lib : NULL,
+					       osrt_lib, preload};
+			for (size_t i = 0; i < GS_ARRAY_SIZE(parts); i++)
+				if (parts[i])
+					gs_strbuf_addf(&v, "%s%s", v.len ? ":" : "", parts[i]);
 			setenv("LD_PRELOAD", v.buf, 1);
 			/* a program built with AddressSanitizer refuses to start when a preloaded
 			 * library comes before its runtime; ours intercepts nothing ASan does */

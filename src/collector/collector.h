@@ -103,16 +103,23 @@ GS_HIDDEN void gs_osrt_sync(void);
 		real_ = f;                                                                   \
 	}
 
-/* the clock (gs_clock_choose is in init.c) */
-static inline uint64_t gs_clock_now(void)
+/* the clock of kind `kind` (GS_CLOCK_TSC or GS_CLOCK_MONOTONIC) */
+static inline uint64_t gs_clock_read(uint32_t kind)
 {
 #if defined(__x86_64__)
-	if (GS_LIKELY(gs_clock == GS_CLOCK_TSC))
+	if (GS_LIKELY(kind == GS_CLOCK_TSC))
 		return __builtin_ia32_rdtsc();
 #endif
+	(void)kind;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* the collector's clock (gs_clock_choose is in init.c) */
+static inline uint64_t gs_clock_now(void)
+{
+	return gs_clock_read(gs_clock);
 }
 GS_HIDDEN uint32_t gs_clock_choose(const char *want);
 

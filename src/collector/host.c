@@ -286,16 +286,7 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 			sigfillset(old);
 		return 0;
 	}
-	static __typeof__(int (*)(int, const sigset_t *, sigset_t *)) real_;
-	__typeof__(real_) f = real_;
-	if (GS_UNLIKELY(!f)) {
-		f = (__typeof__(f))(uintptr_t)next_fn("sigprocmask");
-		if (!f) {
-			errno = ENOSYS;
-			return -1;
-		}
-		real_ = f;
-	}
+	GS_NEXT(int (*)(int, const sigset_t *, sigset_t *), "sigprocmask", f)
 	return f(how, set, old);
 }
 

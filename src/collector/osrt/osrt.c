@@ -44,25 +44,13 @@
  * rare, where reading tls.busy on every call would cost a TLS-descriptor call. */
 #define OSRT_LIVE() GS_LIKELY(atomic_load_explicit(&gs_osrt_ctl.clocking, memory_order_relaxed))
 
-/* The collector's clock (collector.h's gs_clock_now, from the kind gs_osrt_ctl carries) */
-static inline uint64_t clock_now(void)
-{
-#if defined(__x86_64__)
-	if (GS_LIKELY(gs_osrt_ctl.clock == GS_CLOCK_TSC))
-		return __builtin_ia32_rdtsc();
-#endif
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The clocked part of a wrapper: f is the next definition, args its arguments. */
 #define OSRT_TIMED(ret, call, f, args)                                                       \
 	if (!OSRT_LIVE())                                                                    \
 		return f args;                                                               \
-	uint64_t t0_ = clock_now();                                                          \
+	uint64_t t0_ = gs_clock_read(gs_osrt_ctl.clock);                                     \
 	ret res_ = f args;                                                                   \
-	uint64_t t1_ = clock_now();                                                          \
+	uint64_t t1_ = gs_clock_read(gs_osrt_ctl.clock);                                     \
 	if (GS_UNLIKELY(t1_ - t0_ >= gs_osrt_ctl.thr))                                       \
 		gs_osrt_record(call, t0_, t1_);                                              \
 	return res_
