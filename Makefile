@@ -159,6 +159,12 @@ $(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
 
+# the CUDA library's API-call record writer, driven on the CPU (tests/cases/apirec.sh)
+$(BUILD)/tests/programs/cuda_apirec: tests/programs/cuda_apirec.c $(BUILD)/pic/src/collector/cuda/apirec.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< $(BUILD)/pic/src/collector/cuda/apirec.o \
+		-L$(BUILD)/lib -lgpuscope-inject -Wl,-rpath,'$$ORIGIN/../../lib' -ldl
+
 # the CPU-bound function walks back into a JIT'ed frame that only %rbp chains
 $(BUILD)/tests/programs/host_jitfork: CFLAGS += -fno-omit-frame-pointer
 

@@ -606,6 +606,17 @@ static void kmetrics_chunk(struct ctx *c, const struct gs_ring_header *h)
 	gs_strbuf_release(&rows);
 }
 
+struct retime {
+	const struct gs_timemap *tm;
+	uint32_t clock_kind;
+};
+
+static uint64_t retime_ns(const void *ctx, uint64_t t)
+{
+	const struct retime *rt = ctx;
+	return gs_timemap_ns(rt->tm, rt->clock_kind, t);
+}
+
 /* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, through
  * the transcoder (CUDA chunks, and CUPTI_RAW for the rest).
  * Buffers CUPTI still held when the process ended (killed, or exec) are not readable: their
@@ -654,6 +665,17 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 		}
 		if (!pc->used)
 			continue;
+		if (pc->slot == GS_CUPTI_CHUNK_OWN && h->clock_kind == GS_CLOCK_TSC) {
+			/* the collector's own API and synchronization records, in TSC ticks */
+			if (data != buf)
+				memcpy(buf, data, pc->used);
+			data = buf;
+			struct retime rt = {c->tm, h->clock_kind};
+			if (gs_cupti_retime(buf, pc->used, retime_ns, &rt) != 0) {
+				unfinished++; /* damaged: not stored, counted as unreadable */
+				continue;
+			}
+		}
 		gs_transcoder_buffer(&c->cuda, &c->w, h->pid, h->cupti_version, data, pc->used);
 		c->st->cupti_buffers++;
 	}

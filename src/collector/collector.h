@@ -122,6 +122,10 @@ static inline uint64_t gs_clock_now(void)
 	return gs_clock_read(gs_clock);
 }
 GS_HIDDEN uint32_t gs_clock_choose(const char *want);
+/* for libgpuscope-cuda.so: the kind of gs_clock, and its ticks in ns nanoseconds (for the
+ * TSC, measured: the call takes 200 us) */
+GS_API uint32_t gs_clock_kind(void);
+GS_API uint64_t gs_clock_ticks(uint64_t ns);
 
 /* ring.c */
 GS_HIDDEN int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots);
@@ -132,6 +136,10 @@ GS_API struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, siz
 /* Whole chunks for CUPTI: take one (NULL when none is free), give it back filled (SEALED). */
 GS_API uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size);
 GS_API int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used);
+/* the same, the chunk's descriptor marked with `mark` (its slot field: a CUPTI ring's
+ * GS_CUPTI_CHUNK_*) */
+GS_API int gs_chunk_give_as(struct gs_ring_header *h, const uint8_t *chunk, size_t used,
+			    uint32_t mark);
 /* Append a registry record to ring h; callers serialise (gs_nvtx_lock). */
 GS_API int gs_registry_add_to(struct gs_ring_header *h, uint16_t kind, uint32_t id,
 			      uint32_t domain, const char *text, size_t len);

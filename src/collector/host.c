@@ -739,7 +739,6 @@ GS_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
-static uint64_t threshold_ticks(uint64_t threshold_ns);
 
 static int sampler_init(long hz)
 {
@@ -759,7 +758,7 @@ static int sampler_init(long hz)
 	if (sigaction(GS_SAMPLE_SIGNAL, &sa, NULL) != 0)
 		return -1;
 	if (gs_cfg.debug)
-		walk_ticks_ms = GS_MAX(threshold_ticks(1000000), 1);
+		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
 	gs_unwind_init();
 	walk_prime();
 	sample_on = 1;
@@ -771,24 +770,6 @@ static int sampler_init(long hz)
 
 /* ---- set-up ---- */
 
-/* Collector clock ticks in threshold_ns. */
-static uint64_t threshold_ticks(uint64_t threshold_ns)
-{
-	if (gs_clock != GS_CLOCK_TSC)
-		return threshold_ns;
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	uint64_t t0 = gs_clock_now();
-	uint64_t ns;
-	do {
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
-		     (uint64_t)a.tv_nsec;
-	} while (ns < 200000);
-	uint64_t ticks = gs_clock_now() - t0;
-	return (uint64_t)((long double)threshold_ns * ticks / ns + 0.5L);
-}
-
 static int preloaded(void);
 
 void gs_host_start(void)
@@ -798,7 +779,7 @@ void gs_host_start(void)
 	maps_snapshot();
 	if (gs_cfg.trace_osrt) {
 		gs_osrt_ctl.clock = gs_clock;
-		gs_osrt_ctl.thr = threshold_ticks(gs_cfg.osrt_threshold_ns);
+		gs_osrt_ctl.thr = gs_clock_ticks(gs_cfg.osrt_threshold_ns);
 		osrt_on = 1;
 		gs_osrt_sync();
 	}

@@ -100,6 +100,30 @@ uint32_t gs_clock_choose(const char *want)
 	return GS_CLOCK_MONOTONIC;
 }
 
+uint32_t gs_clock_kind(void)
+{
+	return gs_clock;
+}
+
+/* The collector's clock ticks in ns nanoseconds: for the TSC, measured against
+ * CLOCK_MONOTONIC over 200 us. */
+uint64_t gs_clock_ticks(uint64_t ns)
+{
+	if (gs_clock != GS_CLOCK_TSC)
+		return ns;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	uint64_t t0 = gs_clock_now();
+	uint64_t spent;
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		spent = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
+			(uint64_t)a.tv_nsec;
+	} while (spent < 200000);
+	uint64_t ticks = gs_clock_now() - t0;
+	return (uint64_t)((long double)ns * ticks / spent + 0.5L);
+}
+
 static void on_fork_prepare(void)
 {
 	gs_fork_gate_close();

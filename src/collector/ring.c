@@ -178,6 +178,11 @@ uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size)
 
 int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used)
 {
+	return gs_chunk_give_as(h, chunk, used, 0);
+}
+
+int gs_chunk_give_as(struct gs_ring_header *h, const uint8_t *chunk, size_t used, uint32_t mark)
+{
 	if (!h)
 		return -1;
 	const uint8_t *base = (const uint8_t *)h + h->chunks_offset;
@@ -187,6 +192,7 @@ int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t used)
 	if (i >= h->nchunks || base + i * h->chunk_size != chunk)
 		return -1;
 	struct gs_ring_desc *d = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset) + i;
+	d->slot = mark;
 	atomic_store_explicit(&d->used, (uint32_t)used, memory_order_release);
 	atomic_store_explicit(&d->state, GS_CHUNK_SEALED, memory_order_release);
 	return 0;

@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 5 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
+#define GS_RING_VERSION 6 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
                            * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC
-                           * registry records */
+                           * registry records; 6: a CUPTI ring's chunk marks (GS_CUPTI_CHUNK_*) */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
@@ -59,6 +59,14 @@ enum gs_ring_kind {
 	GS_RING_RECORDS = 0, /* thread records (below), one chunk per writing thread at a time */
 	GS_RING_CUPTI = 1,   /* CUPTI activity buffers: CUPTI fills a chunk it was handed; at its
 	                      * completion callback `used` = validSize and the chunk is SEALED */
+};
+
+/* What a sealed chunk of a CUPTI ring holds (its descriptor's slot field). */
+enum gs_cupti_chunk {
+	GS_CUPTI_CHUNK_CUPTI = 0, /* a buffer CUPTI filled: times in CLOCK_MONOTONIC nanoseconds */
+	GS_CUPTI_CHUNK_OWN = 1,   /* the collector's own CUpti_ActivityAPI and
+	                           * CUpti_ActivitySynchronization2 records (API calls timed by
+	                           * callbacks): start and end in the ring's clock (clock_kind) */
 };
 
 #define GS_RING_READY 1u      /* header complete */
@@ -112,7 +120,8 @@ struct gs_ring_slot {
 
 struct gs_ring_desc {
 	_Atomic uint32_t state;    /* enum gs_chunk_state */
-	uint32_t slot;             /* writer's slot index */
+	uint32_t slot;             /* writer's slot index; in a CUPTI ring, the chunk's mark
+	                            * (GS_CUPTI_CHUNK_*) */
 	_Atomic uint32_t used;     /* committed bytes */
 	uint32_t seq;              /* acquisition order within the ring */
 };

@@ -204,6 +204,36 @@ long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out)
 	return (long)n;
 }
 
+int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(const void *ctx, uint64_t t),
+		    const void *ctx)
+{
+	uint8_t *p = buf, *end = buf + len;
+	while (end - p >= 8) {
+		uint32_t kind;
+		memcpy(&kind, p, sizeof(kind));
+		size_t size = record_size(kind), at;
+		if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER)
+			at = offsetof(CUpti_ActivityAPI, start);
+		else if (kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
+			at = offsetof(CUpti_ActivitySynchronization2, start);
+		else
+			return -1;
+		if (size > (size_t)(end - p))
+			return -1;
+		_Static_assert(offsetof(CUpti_ActivityAPI, end) == offsetof(CUpti_ActivityAPI, start) + 8 &&
+				       offsetof(CUpti_ActivitySynchronization2, end) ==
+					       offsetof(CUpti_ActivitySynchronization2, start) + 8,
+			       "start and end are adjacent in both layouts");
+		uint64_t t[2];
+		memcpy(t, p + at, sizeof(t));
+		t[0] = map(ctx, t[0]);
+		t[1] = map(ctx, t[1]);
+		memcpy(p + at, t, sizeof(t));
+		p += GS_ALIGN8(size);
+	}
+	return 0;
+}
+
 /* One field of a record of type T at p, read where it lies. */
 #define FIELD(dst, p, T, f) memcpy(&(dst), (p) + offsetof(T, f), sizeof(dst))
 

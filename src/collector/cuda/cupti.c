@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../collector.h"
+#include "apirec.h"
 #include "kmetrics.h"
 
 static struct gs_ring_header *cring;
@@ -107,8 +108,6 @@ out:
 	errno = saved;
 }
 
-static void api_flush(void);
-
 /* GPUSCOPE_DEBUG=1: the callbacks CUPTI made, per API call (domain 0 runtime, 1 driver), those
  * of the calls inside a timed runtime call included (they are dispatched, then dropped): what
  * a program's calls cost in CUPTI's dispatch, printed at exit, the most frequent first. */
@@ -145,7 +144,7 @@ static void flush_at_exit(void)
 		if (km_on)
 			gs_km_at_exit();
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-		api_flush();
+		gs_apirec_flush();
 		if (cb_counting)
 			cb_report();
 	}
@@ -155,138 +154,13 @@ static void in_fork_child(void)
 {
 	active = 0; /* the child's CUPTI is unusable; its NVTX continues in its own ring */
 	cring = NULL;
+	gs_apirec_detach();
 }
 
-/* API calls timed by callbacks. Each thread that makes a call of the set holds a slot with a
- * chunk of the CUPTI ring; at a call's exit it appends one CUpti_ActivityAPI record. A chunk
- * goes to the CLI when full, a second after it was taken (so a long run drains as it goes),
- * when its thread ends, and at a flush (capture range closing, exec, exit). Slots are never
- * freed (a thread's slot is taken over by a later thread), and each has a lock that only a
- * flush from another thread ever contends. */
-struct api_slot {
-	atomic_flag lock;
-	atomic_int owned;       /* a live thread writes into it */
-	uint8_t *buf;           /* chunk of the CUPTI ring, or NULL */
-	uint32_t used, size;
-	uint64_t since;         /* when buf was taken */
-	uint32_t tid;
-	int in_runtime;         /* inside a timed runtime call: its inner driver calls are not timed */
-	struct api_slot *next;
-};
-static struct api_slot *_Atomic api_slots;
-static pthread_key_t api_key;
-static _Thread_local struct api_slot *api_mine;
+/* API calls timed by callbacks: apirec.c writes their records. */
 static int api_by_callback; /* the diagnosis set timed by callbacks (not by API activity kinds) */
 static int sync_by_callback; /* synchronization records written from the callbacks (sync_record) */
 static atomic_int api_on;   /* callbacks of the set enabled */
-
-static void api_lock(struct api_slot *s)
-{
-	while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
-		sched_yield();
-}
-
-static void api_unlock(struct api_slot *s)
-{
-	atomic_flag_clear_explicit(&s->lock, memory_order_release);
-}
-
-/* Hand a slot's chunk to the CLI (locked). */
-static void api_give(struct api_slot *s)
-{
-	if (s->buf && gs_chunk_give(cring, s->buf, s->used) != 0)
-		gs_log("an API-call chunk was refused by the ring");
-	s->buf = NULL;
-	s->used = 0;
-}
-
-static void api_thread_end(void *p)
-{
-	struct api_slot *s = p;
-	api_lock(s);
-	if (active)
-		api_give(s);
-	s->buf = NULL;
-	api_unlock(s);
-	atomic_store(&s->owned, 0);
-}
-
-static struct api_slot *api_slot(void)
-{
-	struct api_slot *s;
-	for (s = atomic_load(&api_slots); s; s = s->next) {
-		int free_ = 0;
-		if (!atomic_load_explicit(&s->owned, memory_order_relaxed) &&
-		    atomic_compare_exchange_strong(&s->owned, &free_, 1))
-			break;
-	}
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			return NULL;
-		atomic_flag_clear(&s->lock);
-		atomic_store(&s->owned, 1);
-		s->next = atomic_load(&api_slots);
-		while (!atomic_compare_exchange_weak(&api_slots, &s->next, s))
-			;
-	}
-	s->tid = (uint32_t)syscall(SYS_gettid);
-	s->in_runtime = 0;
-	pthread_setspecific(api_key, s);
-	return api_mine = s;
-}
-
-/* Every slot's chunk to the CLI, whoever owns it. */
-static void api_flush(void)
-{
-	for (struct api_slot *s = atomic_load(&api_slots); s; s = s->next) {
-		api_lock(s);
-		api_give(s);
-		api_unlock(s);
-	}
-}
-
-/* Append one record of size bytes to the slot's chunk, taking a chunk when it has none or the
- * record does not fit, and handing it on when it is a second old (end: the record's time). */
-static void api_put(struct api_slot *s, const void *rec, size_t size, uint64_t end)
-{
-	api_lock(s);
-	_Static_assert(sizeof(CUpti_ActivityAPI) % 8 == 0 && sizeof(CUpti_ActivitySynchronization2) % 8 == 0,
-		       "records are packed at multiples of 8");
-	if (s->buf && (s->size - s->used < size || end - s->since > 1000000000u))
-		api_give(s);
-	if (!s->buf) {
-		uint32_t n = 0;
-		s->buf = gs_chunk_take(cring, &n);
-		if (!s->buf) {
-			api_unlock(s);
-			atomic_fetch_add(&cring->lost[GS_LOSS_CUPTI_DROPPED], 1);
-			return;
-		}
-		s->size = n;
-		s->used = 0;
-		s->since = end;
-	}
-	memcpy(s->buf + s->used, rec, size);
-	s->used += (uint32_t)size;
-	api_unlock(s);
-}
-
-static void api_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t start, uint64_t end,
-		       uint32_t corr, uint32_t result)
-{
-	CUpti_ActivityAPI r;
-	memset(&r, 0, sizeof(r));
-	r.kind = driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
-	r.cbid = (CUpti_CallbackId)cbid;
-	r.start = start;
-	r.end = end;
-	r.processId = (uint32_t)owner_pid;
-	r.threadId = s->tid;
-	r.correlationId = corr;
-	r.returnValue = result;
-	api_put(s, &r, sizeof(r), end);
-}
 
 /* Synchronization records from the callbacks of the calls that wait (the default): CUPTI's
  * SYNCHRONIZATION kind, once enabled, slowed every launch-bound step by about a quarter, open
@@ -317,35 +191,38 @@ static uint8_t sync_type_of(const char *name)
 /* The wait a call of sync type `type` made, as CUPTI's own record would give it: the stream
  * (the first parameter of the stream calls) by CUPTI's stream id; the event's id is CUPTI's
  * own and not to be had here, so it is left invalid, as for the calls without an event. */
-static void sync_record(struct api_slot *s, int driver, uint32_t cbid, uint64_t start, uint64_t end,
-			const CUpti_CallbackData *cb)
+static void sync_record(struct gs_apirec_slot *s, int driver, uint32_t cbid, uint64_t start,
+			uint64_t end, const CUpti_CallbackData *cb)
 {
 	uint8_t type = sync_type[driver][cbid];
-	CUpti_ActivitySynchronization2 r;
-	memset(&r, 0, sizeof(r));
-	r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-	r.type = (CUpti_ActivitySynchronizationType)type;
-	r.start = start;
-	r.end = end;
-	r.correlationId = cb->correlationId;
-	r.contextId = cb->contextUid;
-	r.streamId = r.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
-	r.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	uint32_t stream_id = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	if ((type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE ||
 	     type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) && cb->functionParams) {
 		CUstream stream;
 		uint32_t id;
 		memcpy(&stream, cb->functionParams, sizeof(stream));
 		if (cuptiGetStreamIdEx(cb->context, stream, sync_ptsz[driver][cbid], &id) == CUPTI_SUCCESS)
-			r.streamId = id;
+			stream_id = id;
 	}
-	api_put(s, &r, sizeof(r), end);
+	CUpti_ActivitySynchronization2 *r = gs_apirec_reserve(s, sizeof(*r), end);
+	if (!r)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	r->type = (CUpti_ActivitySynchronizationType)type;
+	r->start = start;
+	r->end = end;
+	r->correlationId = cb->correlationId;
+	r->contextId = cb->contextUid;
+	r->streamId = stream_id;
+	r->cudaEventId = r->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	gs_apirec_commit(s, sizeof(*r));
 }
 
 /* One timed call's enter or exit (cb: CUPTI's callback data). */
 static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb)
 {
-	struct api_slot *s = api_mine ? api_mine : api_slot();
+	struct gs_apirec_slot *s = gs_apirec_mine();
 	if (!s)
 		return;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -353,17 +230,17 @@ static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb
 			s->in_runtime = 1;
 		else if (s->in_runtime)
 			return;
-		*cb->correlationData = mono_ns();
+		*cb->correlationData = gs_apirec_now();
 		return;
 	}
 	if (!driver)
 		s->in_runtime = 0;
 	else if (s->in_runtime)
 		return;
-	uint64_t end = mono_ns();
+	uint64_t end = gs_apirec_now();
 	uint32_t result = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue : 0;
 	if (api_by_callback)
-		api_record(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
+		gs_apirec_api(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
 	if (sync_by_callback && cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid])
 		sync_record(s, driver, cbid, *cb->correlationData, end, cb);
 }
@@ -483,7 +360,7 @@ static void enable_api_callbacks(int on)
 				gs_log("CUPTI refused the callback of API id %u", diag_ids[d][i]);
 	api_on = on;
 	if (!on)
-		api_flush();
+		gs_apirec_flush();
 }
 
 static void enable_kinds(int on, int late)
@@ -575,7 +452,7 @@ static void before_exec(void)
 {
 	if (active && getpid() == owner_pid) {
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-		api_flush();
+		gs_apirec_flush();
 	}
 }
 
@@ -636,10 +513,13 @@ GS_EXPORT int InitializeInjection(void)
 	owner_pid = getpid();
 	cb_counting = gs_cfg.debug;
 	find_diag_ids();
-	/* the slots' key: for the diagnosis set timed by callbacks and the synchronization
-	 * records written from them, both unless the API calls are CUPTI's activity records */
+	/* the records of the diagnosis set timed by callbacks and the synchronization records
+	 * written from them, both unless the API calls are CUPTI's activity records; a slot's
+	 * chunk is handed on within a second of its first record, so long runs drain as they go */
 	int callbacks = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_activity &&
-			pthread_key_create(&api_key, api_thread_end) == 0;
+			gs_apirec_init(cring, (uint32_t)owner_pid, 1000000000u, 1) == 0;
+	if (callbacks && !gs_apirec_lockfree())
+		gs_log("no membarrier: each API-call record takes its slot's lock");
 	api_by_callback = callbacks && !gs_cfg.cuda_api_none;
 	sync_by_callback = callbacks && gs_cfg.kind_sync;
 	/* full buffers reach the ring within a second, so long runs drain as they go */

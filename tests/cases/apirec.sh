@@ -1,0 +1,107 @@
+# apirec.sh: the CUDA library's API-call record writer (src/collector/cuda/apirec.c) on the
+# CPU, through tests/programs/cuda_apirec (the writer linked in, driven as CUPTI's callbacks
+# drive it, under `gpuscope profile`): every call's record is in the trace once, with its
+# thread, correlation id and kind; its start and end, written in the collector's clock (TSC
+# ticks where it clocks by the TSC, which the CLI maps to nanoseconds), lie inside the NVTX
+# range the program pushed around the call and span its sleep; the synchronization records
+# carry the same times; a thread's chunk goes to the CLI a second after it was taken. Run
+# with the clock the collector picks (the TSC here where the CPU has an invariant one) and
+# with GPUSCOPE_CLOCK=monotonic. Then 4 threads write 200,000 records as fast as they can
+# while the main thread flushes every slot every 20 us (what a capture range's end does while
+# other threads call), without the lock (membarrier) and with it: every record arrives once
+# and whole (a flush that does not wait for the record in progress loses some: checked).
+echo "apirec:"
+cd "$T" || exit 1
+
+apirec_check() { # JSONL THREADS CALLS SLEEP_US: one line of figures, or "bad: why"
+	python3 - "$@" <<'PY'
+import bisect, json, sys
+path, threads, calls, sleep_us = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+apis, syncs, ranges = [], [], {}
+for line in open(path):
+    r = json.loads(line)
+    if r.get("cuda") in ("runtime_api", "driver_api"):
+        apis.append(r)
+    elif r.get("cuda") == "sync":
+        syncs.append(r)
+    elif r.get("event") == "range" and r.get("name") == "call":
+        ranges.setdefault(r["tid"], []).append((r["start"], r["start"] + r["dur"]))
+n = threads * calls
+corr = sorted(a["correlation"] for a in apis)
+kinds_ok = all((a["cuda"] == "driver_api") == (((a["correlation"] - 1) % calls) % 2 == 1) and
+               a["cbid"] == (126 if a["cuda"] == "driver_api" else 131) for a in apis)
+inside = 0
+for v in ranges.values():
+    v.sort()
+for a in apis:  # the last range of its thread that starts at or before the call
+    s, e = a["start"], a["start"] + a["dur"]
+    rs = ranges.get(a["tid"], [])
+    i = bisect.bisect_right(rs, (s, float("inf"))) - 1
+    if i >= 0 and rs[i][0] <= s and e <= rs[i][1]:
+        inside += 1
+short = sum(1 for a in apis if a["dur"] < sleep_us * 1000)
+by_corr = {a["correlation"]: a for a in apis}
+sync_same = sum(1 for y in syncs if y["correlation"] in by_corr and
+                y["start"] == by_corr[y["correlation"]]["start"] and
+                y["dur"] == by_corr[y["correlation"]]["dur"] and y["type"] == 3 and
+                y["stream"] == (y["correlation"] - 1) // calls + 1)
+print(len(apis), int(corr == list(range(1, n + 1))), int(kinds_ok), len({a["tid"] for a in apis}),
+      inside, short, len(syncs), sync_same)
+PY
+}
+
+for clock in auto monotonic; do
+	GPUSCOPE_CLOCK=$clock $GS profile -o ar_$clock --sample none -- "$P/cuda_apirec" 4 50 300 >ar_$clock.out 2>ar_$clock.err
+	eq "apirec ($clock): the program ran (exit 0)" 0 $?
+	eq "apirec ($clock): and said ok" ok "$(cat ar_$clock.out)"
+	$GS dump --format jsonl ar_$clock.gst >ar_$clock.jsonl 2>ar_$clock.derr
+	eq "apirec ($clock): dump exit 0" 0 $?
+	want=monotonic # the collector's choice (init.c): the TSC where the kernel says it is invariant
+	if [ $clock = auto ] && grep -m1 '^flags' /proc/cpuinfo | grep -q ' constant_tsc' &&
+		grep -m1 '^flags' /proc/cpuinfo | grep -q ' nonstop_tsc'; then want=tsc; fi
+	has "apirec ($clock): the session's clock is $want" "\"k7\":\"$want\"" "$(grep -m1 '"chunk":"session"' ar_$clock.jsonl)"
+	read -r napi corr kinds tids inside short nsync same <<<"$(apirec_check ar_$clock.jsonl 4 50 300)"
+	eq "apirec ($clock): 200 API records" 200 "$napi"
+	eq "apirec ($clock): correlation ids 1..200, each once" 1 "$corr"
+	eq "apirec ($clock): runtime and driver calls as made" 1 "$kinds"
+	eq "apirec ($clock): on 4 threads" 4 "$tids"
+	eq "apirec ($clock): every call inside its NVTX range" 200 "$inside"
+	eq "apirec ($clock): none shorter than its 300 us sleep" 0 "$short"
+	eq "apirec ($clock): 68 synchronization records (every third call)" 68 "$nsync"
+	eq "apirec ($clock): each with its call's times, type and stream" 68 "$same"
+	# what stats makes of them: 100 calls each way, each at least the sleep
+	$GS stats -r cuda_api_sum --format csv ar_$clock.gst >ar_$clock.csv 2>&1
+	eq "apirec ($clock): cuda_api_sum: 100 cudaStreamSynchronize calls" 100 \
+		"$(python3 -c 'import csv,sys; print([r for r in csv.DictReader(open(sys.argv[1])) if r["Name"].startswith("cudaStreamSynchronize")][0]["Num Calls"])' ar_$clock.csv)"
+	between "apirec ($clock): cuda_api_sum: their shortest, ns" 300000 100000000 \
+		"$(python3 -c 'import csv,sys; print([r for r in csv.DictReader(open(sys.argv[1])) if r["Name"].startswith("cudaStreamSynchronize")][0]["Min (ns)"])' ar_$clock.csv)"
+done
+
+# a thread whose calls span more than a second hands its chunk on by age: 12 calls of
+# 100 ms fill 672 bytes of a 4 KiB chunk, and the record ending a second after the chunk
+# was taken starts another: two chunks, where one would hold them all
+$GS profile -o ar_age --sample none -- "$P/cuda_apirec" 1 12 100000 >/dev/null 2>ar_age.err
+eq "apirec age: exit 0" 0 $?
+$GS dump --format jsonl ar_age.gst >ar_age.jsonl 2>/dev/null
+eq "apirec age: 12 API records" 12 "$(grep -c '"cuda":"[a-z]*_api"' ar_age.jsonl)"
+eq "apirec age: in two chunks (the first handed on by age)" 2 "$(grep -c '^{"chunk":"cuda"' ar_age.jsonl)"
+
+# flushes while the threads write: every record once, whole
+for mode in lockfree lock; do
+	opt=; [ $mode = lock ] && opt=--lock
+	$GS profile -o ar_fl_$mode --sample none -- "$P/cuda_apirec" $opt --flush-every 20 4 50000 0 >ar_fl_$mode.out 2>ar_fl_$mode.err
+	eq "apirec flush ($mode): exit 0" 0 $?
+	if [ $mode = lockfree ] && grep -q "no membarrier" ar_fl_$mode.err; then
+		ok "apirec flush ($mode): no membarrier on this machine: records took the lock"
+	fi
+	between "apirec flush ($mode): flushed while the threads wrote" 3 100000000 \
+		"$(sed -n 's/.*: \([0-9]*\) flushes while the threads wrote/\1/p' ar_fl_$mode.err)"
+	$GS dump --format jsonl ar_fl_$mode.gst >ar_fl_$mode.jsonl 2>/dev/null
+	read -r napi corr kinds tids inside short nsync same <<<"$(apirec_check ar_fl_$mode.jsonl 4 50000 0)"
+	eq "apirec flush ($mode): 200,000 API records" 200000 "$napi"
+	eq "apirec flush ($mode): correlation ids 1..200,000, each once" 1 "$corr"
+	eq "apirec flush ($mode): kinds as made" 1 "$kinds"
+	eq "apirec flush ($mode): every call inside its NVTX range" 200000 "$inside"
+	eq "apirec flush ($mode): 66,668 synchronization records, each its call's" "66668 66668" "$nsync $same"
+	rm -f ar_fl_$mode.jsonl
+done

@@ -1,0 +1,166 @@
+/* cuda_apirec: the CUDA library's API-call record writer (src/collector/cuda/apirec.c, linked
+ * in) driven on the CPU as its CUPTI callbacks drive it, into a CUPTI ring of this process:
+ * THREADS threads each make CALLS "calls" of SLEEP_US microseconds, each timed with
+ * gs_apirec_now() around the sleep and written with gs_apirec_api, inside an NVTX range
+ * "call" pushed just before and popped just after. Call k of thread t has correlation id
+ * t * CALLS + k + 1, is a runtime call (cbid 131, cudaStreamSynchronize) when k is even and a
+ * driver call (cbid 126, cuStreamSynchronize) when odd; every third call also writes a
+ * synchronization record of the same times (type 3: stream synchronize, stream t + 1), as
+ * cupti.c's sync_record does. The trace then shows each call inside its range, sleep long.
+ * Run under `gpuscope profile` (the collector preloaded); prints "ok" at the end.
+ *
+ * Options, before the numbers: --lock: every record takes its slot's lock (the writer's way
+ * where membarrier is missing); --flush-every US: meanwhile the main thread flushes every
+ * slot every US microseconds, as a capture range closing does while other threads call.
+ *
+ * `cuda_apirec [--lock] --time CALLS` (bench/apirec.sh) times instead, on one thread, in
+ * chunks of the library's size (1 MiB): CALLS pairs of clock reads alone, then CALLS timed
+ * calls (two clock reads and the record), best of 5 blocks each; prints "reads NS record NS"
+ * per call. */
+#include <cupti_activity.h>
+#include <cupti_version.h>
+#include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/collector/cuda/apirec.h"
+
+static int calls;
+static long sleep_us;
+static int lockfree = 1;
+static atomic_int running;
+
+static void *worker(void *arg)
+{
+	uint32_t t = (uint32_t)(uintptr_t)arg;
+	for (int k = 0; k < calls; k++) {
+		nvtxRangePushA("call");
+		struct gs_apirec_slot *s = gs_apirec_mine();
+		uint64_t start = gs_apirec_now();
+		struct timespec ts = {sleep_us / 1000000, (sleep_us % 1000000) * 1000};
+		if (sleep_us)
+			nanosleep(&ts, NULL);
+		uint64_t end = gs_apirec_now();
+		uint32_t corr = t * (uint32_t)calls + (uint32_t)k + 1;
+		int driver = k & 1;
+		gs_apirec_api(s, driver, driver ? 126 : 131, start, end, corr, 0);
+		if (k % 3 == 0) {
+			CUpti_ActivitySynchronization2 *r = gs_apirec_reserve(s, sizeof(*r), end);
+			if (r) {
+				memset(r, 0, sizeof(*r));
+				r->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+				r->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+				r->start = start;
+				r->end = end;
+				r->correlationId = corr;
+				r->streamId = t + 1;
+				r->cudaEventId = r->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+				gs_apirec_commit(s, sizeof(*r));
+			}
+		}
+		nvtxRangePop();
+	}
+	atomic_fetch_sub(&running, 1);
+	return NULL;
+}
+
+static double block_ns(int with_record, int n)
+{
+	struct gs_apirec_slot *s = gs_apirec_mine();
+	volatile uint64_t sink = 0;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++) {
+		uint64_t start = gs_apirec_now();
+		uint64_t end = gs_apirec_now();
+		if (with_record)
+			gs_apirec_api(s, 0, 211, start, end, (uint32_t)i + 1, 0);
+		else
+			sink += end - start;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	(void)sink;
+	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
+}
+
+static int time_calls(int n)
+{
+	struct gs_ring_header *ring = gs_ring_create(gs_cfg.session_dir, GS_RING_CUPTI, 256u << 20,
+						     1u << 20, 1, CUPTI_API_VERSION);
+	if (!ring || gs_apirec_init(ring, (uint32_t)getpid(), 1000000000u, lockfree) != 0)
+		return 1;
+	if (lockfree && !gs_apirec_lockfree())
+		fprintf(stderr, "cuda_apirec: no membarrier here: records take the lock\n");
+	double best[2] = {1e18, 1e18};
+	for (int k = 0; k < 5; k++)
+		for (int w = 0; w < 2; w++) {
+			double v = block_ns(w, n / 5);
+			best[w] = v < best[w] ? v : best[w];
+		}
+	gs_apirec_flush();
+	printf("reads %.2f record %.2f\n", best[0], best[1]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long flush_us = 0;
+	int a = 1;
+	for (; a < argc && !strncmp(argv[a], "--", 2); a++)
+		if (!strcmp(argv[a], "--lock"))
+			lockfree = 0;
+		else if (!strcmp(argv[a], "--flush-every") && a + 1 < argc)
+			flush_us = atol(argv[++a]);
+		else if (!strcmp(argv[a], "--time") && a + 2 == argc)
+			return gs_collector_init() == 1 ? time_calls(atoi(argv[a + 1])) : 2;
+		else
+			break;
+	if (argc - a != 3) {
+		fprintf(stderr, "usage: cuda_apirec [--lock] [--flush-every US] THREADS CALLS SLEEP_US\n"
+				"       cuda_apirec [--lock] --time CALLS\n");
+		return 2;
+	}
+	int threads = atoi(argv[a]);
+	calls = atoi(argv[a + 1]);
+	sleep_us = atol(argv[a + 2]);
+	if (threads < 1 || threads > 64 || calls < 1) {
+		fprintf(stderr, "cuda_apirec: 1..64 threads, 1 call or more\n");
+		return 2;
+	}
+	if (gs_collector_init() != 1) {
+		fprintf(stderr, "cuda_apirec: not recording (run it under gpuscope profile)\n");
+		return 2;
+	}
+	/* small chunks (16 KiB: 400 API records), so threads hand several on */
+	struct gs_ring_header *ring = gs_ring_create(gs_cfg.session_dir, GS_RING_CUPTI, 32u << 20,
+						     16384, 1, CUPTI_API_VERSION);
+	if (!ring || gs_apirec_init(ring, (uint32_t)getpid(), 1000000000u, lockfree) != 0) {
+		fprintf(stderr, "cuda_apirec: no CUPTI ring\n");
+		return 1;
+	}
+	if (lockfree && !gs_apirec_lockfree())
+		fprintf(stderr, "cuda_apirec: no membarrier here: records take the lock\n");
+	pthread_t tid[64];
+	atomic_store(&running, threads);
+	for (int t = 0; t < threads; t++)
+		pthread_create(&tid[t], NULL, worker, (void *)(uintptr_t)t);
+	long flushes = 0;
+	while (flush_us > 0 && atomic_load(&running) > 0) {
+		struct timespec ts = {flush_us / 1000000, (flush_us % 1000000) * 1000};
+		nanosleep(&ts, NULL);
+		gs_apirec_flush();
+		flushes++;
+	}
+	for (int t = 0; t < threads; t++)
+		pthread_join(tid[t], NULL);
+	gs_apirec_flush();
+	if (flush_us > 0)
+		fprintf(stderr, "cuda_apirec: %ld flushes while the threads wrote\n", flushes);
+	printf("ok\n");
+	return 0;
+}
