@@ -14,6 +14,11 @@
  *   memset     cudaMemsetAsync of 4 bytes (a GPU operation that is not a kernel)
  *   query      cudaStreamQuery of an idle stream (a call of the diagnosis set with no GPU work)
  *   event      cudaEventRecord (a call outside the diagnosis set: what an untimed call costs)
+ *   launch_cold cudaLaunchKernel as `launch`, each call after running 2048 distinct functions
+ *              (about 64 KiB of code, twice the L1 instruction cache) and reading 256 KiB of
+ *              data: the caches as a PyTorch operation's ~10 us of host code leaves them, where
+ *              the tight loops above keep the recorder's code and data hot. The eviction is
+ *              inside the timed loop in both blocks, so it cancels in the added time.
  *
  * Built twice by bench/launch_cost.sh: with the CUDA runtime linked statically (nvcc's default)
  * and as the shared libcudart.so that PyTorch loads, to tell whether the runtime's linking
@@ -30,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <utility>
 
 __global__ void empty_kernel(void) {}
 
@@ -61,9 +67,32 @@ static double median(double *v, int n)
 		}                                                                           \
 	} while (0)
 
-enum op { LAUNCH, LAUNCH_EX, LAUNCH_DRV, LAUNCH_DRV_EX, MEMSET, QUERY, EVENT, NOPS };
+enum op { LAUNCH, LAUNCH_EX, LAUNCH_DRV, LAUNCH_DRV_EX, MEMSET, QUERY, EVENT, LAUNCH_COLD, NOPS };
 static const char *const op_name[NOPS] = {"launch", "launch_ex", "launch_drv", "launch_drv_ex",
-					  "memset", "query", "event"};
+					  "memset", "query", "event", "launch_cold"};
+
+/* The eviction before each launch_cold call: 2048 functions with code of their own, called in
+ * turn, then a read of 256 KiB, a line at a time. */
+template <unsigned N> __attribute__((noinline)) unsigned cold_fn(unsigned x)
+{
+	x ^= N * 2654435761u;
+	x = (x << 7 | x >> 25) * 40503u + N;
+	return x ^ (x >> 11);
+}
+template <size_t... I> static unsigned cold_code(unsigned x, std::index_sequence<I...>)
+{
+	((x = cold_fn<(unsigned)I>(x)), ...);
+	return x;
+}
+static unsigned char cold_data[256 << 10];
+static volatile unsigned cold_sink;
+static void evict(void)
+{
+	unsigned x = cold_code(cold_sink, std::make_index_sequence<2048>{});
+	for (size_t i = 0; i < sizeof(cold_data); i += 64)
+		x += cold_data[i];
+	cold_sink = x;
+}
 
 static cudaStream_t stream;
 static CUfunction fn;
@@ -79,6 +108,10 @@ static double block(enum op op, int calls)
 	for (int i = 0; i < calls; i++) {
 		switch (op) {
 		case LAUNCH:
+			empty_kernel<<<1, 1, 0, stream>>>();
+			break;
+		case LAUNCH_COLD:
+			evict();
 			empty_kernel<<<1, 1, 0, stream>>>();
 			break;
 		case LAUNCH_EX:
