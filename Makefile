@@ -153,7 +153,7 @@ $(PRELOAD_LIB): src/collector/preload/preload.c | $(DEPS_OK)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o -lcmocka -lzstd -ldeflate -lz -lsqlite3 -lm
+	$(CC) $(CFLAGS) -I$(NVTX_INC) -MMD -MP -o $@ $< $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o -lcmocka -lzstd -ldeflate -lz -lsqlite3 -lm
 
 $(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)

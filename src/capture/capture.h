@@ -34,9 +34,14 @@ struct gs_ringfile {
 	size_t nseen, seen_cap;
 };
 
-/* Maps collector timestamps to CLOCK_MONOTONIC ns. */
+/* Maps collector timestamps (TSC ticks) to CLOCK_MONOTONIC ns: (TSC, CLOCK_MONOTONIC) pairs
+ * taken by the CLI at the session's start, about every second while the program runs, and at
+ * its end, in order; linear between neighbouring pairs, so a change of the two clocks' rate
+ * during a long run (NTP slewing CLOCK_MONOTONIC) moves no timestamp by more than the pairs'
+ * own error, and a pair taken badly costs its neighbourhood, not the whole session. */
 struct gs_timemap {
-	uint64_t tsc0, mono0, tsc1, mono1;
+	uint64_t (*pt)[2]; /* [k][0] TSC, [k][1] CLOCK_MONOTONIC ns; TSC increasing */
+	size_t n, cap;
 };
 
 struct gs_drain {
@@ -55,8 +60,14 @@ uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err);
 void gs_drain_release(struct gs_drain *d);
 
 void gs_timemap_begin(struct gs_timemap *tm);
+/* While the program runs (the drain loop): a pair when the last is a second old. */
+void gs_timemap_tick(struct gs_timemap *tm);
 void gs_timemap_end(struct gs_timemap *tm);
+/* A pair of the map (for the tests: a map of known pairs); ignored unless its TSC and its
+ * time are above the last pair's. */
+void gs_timemap_add(struct gs_timemap *tm, uint64_t tsc, uint64_t mono);
 uint64_t gs_timemap_ns(const struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts);
+void gs_timemap_release(struct gs_timemap *tm);
 
 struct gs_session_info {
 	const char *const *argv; /* the profiled command */

@@ -247,41 +247,93 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A (TSC, CLOCK_MONOTONIC) pair: the monotonic reading between two TSC reads, the tightest of
+ * 8 tries, so one try interrupted between its reads (a preempted vCPU) is not the one kept. */
 static void pair(uint64_t *tsc, uint64_t *mono)
 {
 #if defined(__x86_64__)
-	uint64_t a = __builtin_ia32_rdtsc();
-	*mono = mono_ns();
-	uint64_t b = __builtin_ia32_rdtsc();
-	*tsc = a + (b - a) / 2;
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = __builtin_ia32_rdtsc();
+		uint64_t m = mono_ns();
+		uint64_t b = __builtin_ia32_rdtsc();
+		if (b >= a && b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*mono = m;
+		}
+	}
+	if (best == UINT64_MAX) { /* the TSC went back: no pair */
+		*mono = mono_ns();
+		*tsc = 0;
+	}
 #else
 	*mono = mono_ns();
 	*tsc = 0;
 #endif
 }
 
+void gs_timemap_add(struct gs_timemap *tm, uint64_t tsc, uint64_t mono)
+{
+	if (!tsc || (tm->n && (tsc <= tm->pt[tm->n - 1][0] || mono <= tm->pt[tm->n - 1][1])))
+		return;
+	gs_grow((void **)&tm->pt, &tm->cap, tm->n + 1, sizeof(*tm->pt));
+	tm->pt[tm->n][0] = tsc;
+	tm->pt[tm->n][1] = mono;
+	tm->n++;
+}
+
+static void take(struct gs_timemap *tm)
+{
+	uint64_t tsc, mono;
+	pair(&tsc, &mono);
+	gs_timemap_add(tm, tsc, mono);
+}
+
 void gs_timemap_begin(struct gs_timemap *tm)
 {
 	memset(tm, 0, sizeof(*tm));
-	pair(&tm->tsc0, &tm->mono0);
+	take(tm);
+}
+
+void gs_timemap_tick(struct gs_timemap *tm)
+{
+	if (tm->n && mono_ns() >= tm->pt[tm->n - 1][1] + 1000000000u)
+		take(tm);
 }
 
 void gs_timemap_end(struct gs_timemap *tm)
 {
-	/* A baseline of at least 20 ms keeps the tick rate error under a part per million. */
-	while (mono_ns() < tm->mono0 + 20000000u) {
+	/* A first segment of at least 20 ms keeps the tick rate error under a part per million. */
+	while (tm->n && mono_ns() < tm->pt[0][1] + 20000000u) {
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);
 	}
-	pair(&tm->tsc1, &tm->mono1);
+	take(tm);
 }
 
 uint64_t gs_timemap_ns(const struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts)
 {
-	if (clock_kind != GS_CLOCK_TSC || tm->tsc1 <= tm->tsc0)
+	if (clock_kind != GS_CLOCK_TSC || tm->n < 2)
 		return ts;
-	long double rate = (long double)(tm->mono1 - tm->mono0) / (long double)(tm->tsc1 - tm->tsc0);
-	long double d = ((long double)ts - (long double)tm->tsc0) * rate;
-	long double v = (long double)tm->mono0 + d;
+	/* the segment: the last pair at or below ts (the first segment below the first pair,
+	 * the last beyond the last) */
+	size_t lo = 0, hi = tm->n - 1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (tm->pt[mid][0] <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const uint64_t *a = tm->pt[lo], *b = tm->pt[lo + 1];
+	long double rate = (long double)(b[1] - a[1]) / (long double)(b[0] - a[0]);
+	long double v = (long double)a[1] + ((long double)ts - (long double)a[0]) * rate;
 	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
+}
+
+void gs_timemap_release(struct gs_timemap *tm)
+{
+	free(tm->pt);
+	memset(tm, 0, sizeof(*tm));
 }

@@ -675,6 +675,7 @@ static int run(int argc, char **argv)
 	gs_drain_init(&drain, session);
 	int status = 0, drain_failed = 0;
 	for (;;) {
+		gs_timemap_tick(&tm);
 		long moved = drain_failed ? 0 : gs_drain_poll(&drain, &err);
 		if (moved < 0) {
 			gs_cli_warn("%s; the trace will miss what follows", err.msg);
@@ -721,16 +722,19 @@ static int run(int argc, char **argv)
 		gs_cli_error("'%s' appeared while profiling; not overwriting it (use -f); "
 			     "the raw session is kept in '%s'", out, session);
 		gs_drain_release(&drain);
+		gs_timemap_release(&tm);
 		return code ? code : 1;
 	}
 	struct gs_assemble_stats st;
 	if (gs_assemble(&drain, &tm, &si, out, &st, &err) < 0) {
 		gs_cli_error("%s; the raw session is kept in '%s'", err.msg, session);
 		gs_drain_release(&drain);
+		gs_timemap_release(&tm);
 		gs_gpumetrics_release(&gm);
 		return code ? code : 1;
 	}
 	gs_drain_release(&drain);
+	gs_timemap_release(&tm);
 	remove_dir(session);
 
 	struct gs_strbuf sb;

@@ -85,6 +85,9 @@ eq "apirec age: exit 0" 0 $?
 $GS dump --format jsonl ar_age.gst >ar_age.jsonl 2>/dev/null
 eq "apirec age: 12 API records" 12 "$(grep -c '"cuda":"[a-z]*_api"' ar_age.jsonl)"
 eq "apirec age: in two chunks (the first handed on by age)" 2 "$(grep -c '^{"chunk":"cuda"' ar_age.jsonl)"
+# 1.2 s: the CLI took a time pair while it ran (one a second), and the calls map through it
+read -r napi corr kinds tids inside short nsync same <<<"$(apirec_check ar_age.jsonl 1 12 100000)"
+eq "apirec age: every call inside its NVTX range, none shorter than 100 ms" "12 0" "$inside $short"
 
 # flushes while the threads write: every record once, whole
 for mode in lockfree lock; do
