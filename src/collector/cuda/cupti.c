@@ -7,7 +7,7 @@
  *
  * The API calls of the diagnosis set are timed by CUPTI's callback API (enter and exit), each
  * thread writing its calls as CUpti_ActivityAPI records, the layout CUPTI's own API records
- * have, into a chunk of the same ring that it holds (api_* below): measured cheaper than
+ * have, into a chunk of the same ring that it holds (apirec.c): measured cheaper than
  * CUPTI's API activity records, which once enabled time every call of the domain. The calls
  * that wait (device, context, stream, event synchronize; stream wait event) also write their
  * CUpti_ActivitySynchronization2 record there (sync_record): CUPTI's SYNCHRONIZATION kind was
