@@ -89,6 +89,18 @@ eq "apirec age: in two chunks (the first handed on by age)" 2 "$(grep -c '^{"chu
 read -r napi corr kinds tids inside short nsync same <<<"$(apirec_check ar_age.jsonl 1 12 100000)"
 eq "apirec age: every call inside its NVTX range, none shorter than 100 ms" "12 0" "$inside $short"
 
+# waves of threads that end (their chunks handed on at their end, their slots taken over by
+# the next wave) while the main thread flushes: every record once, whole
+$GS profile -o ar_waves --sample none -- "$P/cuda_apirec" --flush-every 20 --waves 25 4 2000 0 >/dev/null 2>ar_waves.err
+eq "apirec waves: exit 0" 0 $?
+$GS dump --format jsonl ar_waves.gst >ar_waves.jsonl 2>/dev/null
+read -r napi corr kinds tids inside short nsync same <<<"$(apirec_check ar_waves.jsonl 100 2000 0)"
+eq "apirec waves: 200,000 API records, correlation ids 1..200,000 each once, kinds as made" "200000 1 1" "$napi $corr $kinds"
+between "apirec waves: from many threads (4 a wave, 25 waves)" 26 100 "$tids"
+eq "apirec waves: every call inside its NVTX range" 200000 "$inside"
+eq "apirec waves: the synchronization records, each its call's" "66700 66700" "$nsync $same"
+rm -f ar_waves.jsonl
+
 # flushes while the threads write: every record once, whole
 for mode in lockfree lock; do
 	opt=; [ $mode = lock ] && opt=--lock

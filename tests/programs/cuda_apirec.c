@@ -11,7 +11,10 @@
  *
  * Options, before the numbers: --lock: every record takes its slot's lock (the writer's way
  * where membarrier is missing); --flush-every US: meanwhile the main thread flushes every
- * slot every US microseconds, as a capture range closing does while other threads call.
+ * slot every US microseconds, as a capture range closing does while other threads call;
+ * --waves W: W waves of THREADS threads one after the other, each thread ending after its
+ * calls (its chunk handed on at its end, its slot taken over by the next wave's threads);
+ * thread t of wave w counts as thread w * THREADS + t above.
  *
  * `cuda_apirec [--lock] --time CALLS` (bench/apirec.sh) times instead, on one thread, in
  * chunks of the library's size (1 MiB): CALLS pairs of clock reads alone, then CALLS timed
@@ -110,26 +113,28 @@ static int time_calls(int n)
 int main(int argc, char **argv)
 {
 	long flush_us = 0;
-	int a = 1;
+	int a = 1, waves = 1;
 	for (; a < argc && !strncmp(argv[a], "--", 2); a++)
 		if (!strcmp(argv[a], "--lock"))
 			lockfree = 0;
 		else if (!strcmp(argv[a], "--flush-every") && a + 1 < argc)
 			flush_us = atol(argv[++a]);
+		else if (!strcmp(argv[a], "--waves") && a + 1 < argc)
+			waves = atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--time") && a + 2 == argc)
 			return gs_collector_init() == 1 ? time_calls(atoi(argv[a + 1])) : 2;
 		else
 			break;
 	if (argc - a != 3) {
-		fprintf(stderr, "usage: cuda_apirec [--lock] [--flush-every US] THREADS CALLS SLEEP_US\n"
+		fprintf(stderr, "usage: cuda_apirec [--lock] [--flush-every US] [--waves W] THREADS CALLS SLEEP_US\n"
 				"       cuda_apirec [--lock] --time CALLS\n");
 		return 2;
 	}
 	int threads = atoi(argv[a]);
 	calls = atoi(argv[a + 1]);
 	sleep_us = atol(argv[a + 2]);
-	if (threads < 1 || threads > 64 || calls < 1) {
-		fprintf(stderr, "cuda_apirec: 1..64 threads, 1 call or more\n");
+	if (threads < 1 || threads > 64 || calls < 1 || waves < 1) {
+		fprintf(stderr, "cuda_apirec: 1..64 threads, 1 call and 1 wave or more\n");
 		return 2;
 	}
 	if (gs_collector_init() != 1) {
@@ -146,18 +151,20 @@ int main(int argc, char **argv)
 	if (lockfree && !gs_apirec_lockfree())
 		fprintf(stderr, "cuda_apirec: no membarrier here: records take the lock\n");
 	pthread_t tid[64];
-	atomic_store(&running, threads);
-	for (int t = 0; t < threads; t++)
-		pthread_create(&tid[t], NULL, worker, (void *)(uintptr_t)t);
 	long flushes = 0;
-	while (flush_us > 0 && atomic_load(&running) > 0) {
-		struct timespec ts = {flush_us / 1000000, (flush_us % 1000000) * 1000};
-		nanosleep(&ts, NULL);
-		gs_apirec_flush();
-		flushes++;
+	for (int w = 0; w < waves; w++) {
+		atomic_store(&running, threads);
+		for (int t = 0; t < threads; t++)
+			pthread_create(&tid[t], NULL, worker, (void *)(uintptr_t)(w * threads + t));
+		while (flush_us > 0 && atomic_load(&running) > 0) {
+			struct timespec ts = {flush_us / 1000000, (flush_us % 1000000) * 1000};
+			nanosleep(&ts, NULL);
+			gs_apirec_flush();
+			flushes++;
+		}
+		for (int t = 0; t < threads; t++)
+			pthread_join(tid[t], NULL);
 	}
-	for (int t = 0; t < threads; t++)
-		pthread_join(tid[t], NULL);
 	gs_apirec_flush();
 	if (flush_us > 0)
 		fprintf(stderr, "cuda_apirec: %ld flushes while the threads wrote\n", flushes);
