@@ -739,7 +739,6 @@ GS_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
-
 static int sampler_init(long hz)
 {
 	if (hz < 1 || hz > 100000)
