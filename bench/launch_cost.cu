@@ -14,6 +14,9 @@
  *   memset     cudaMemsetAsync of 4 bytes (a GPU operation that is not a kernel)
  *   query      cudaStreamQuery of an idle stream (a call of the diagnosis set with no GPU work)
  *   event      cudaEventRecord (a call outside the diagnosis set: what an untimed call costs)
+ *   sync       cudaStreamSynchronize of an idle stream (a call that waits: gpuscope also
+ *              writes its synchronization record, looking the stream's id up in CUPTI; the
+ *              .item() loop makes one per iteration)
  *   launch_cold cudaLaunchKernel as `launch`, each call after running 2048 distinct functions
  *              (about 64 KiB of code, twice the L1 instruction cache) and reading 256 KiB of
  *              data: the caches as a PyTorch operation's ~10 us of host code leaves them, where
@@ -67,9 +70,9 @@ static double median(double *v, int n)
 		}                                                                           \
 	} while (0)
 
-enum op { LAUNCH, LAUNCH_EX, LAUNCH_DRV, LAUNCH_DRV_EX, MEMSET, QUERY, EVENT, LAUNCH_COLD, NOPS };
+enum op { LAUNCH, LAUNCH_EX, LAUNCH_DRV, LAUNCH_DRV_EX, MEMSET, QUERY, EVENT, SYNC, LAUNCH_COLD, NOPS };
 static const char *const op_name[NOPS] = {"launch", "launch_ex", "launch_drv", "launch_drv_ex",
-					  "memset", "query", "event", "launch_cold"};
+					  "memset", "query", "event", "sync", "launch_cold"};
 
 /* The eviction before each launch_cold call: 2048 functions with code of their own, called in
  * turn, then a read of 256 KiB, a line at a time. */
@@ -140,6 +143,9 @@ static double block(enum op op, int calls)
 			break;
 		case EVENT:
 			CHECK(cudaEventRecord(ev, stream));
+			break;
+		case SYNC:
+			CHECK(cudaStreamSynchronize(stream));
 			break;
 		default:
 			break;

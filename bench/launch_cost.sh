@@ -68,7 +68,7 @@ grep -i "gpuscope: wrote" "$T/gs.err" 2>/dev/null | tail -1
 for v in $VARIANTS; do
 	n=$(grep -c '^{' "$T/$v" 2>/dev/null)
 	want=0
-	for p in $PROGS; do case $p in c | c_shared) want=$((want + 8)) ;; torch) want=$((want + 4)) ;; esac; done
+	for p in $PROGS; do case $p in c | c_shared) want=$((want + 9)) ;; torch) want=$((want + 4)) ;; esac; done
 	[ "${n:-0}" -lt $((REPS * want)) ] && { echo "$v: ${n:-0} results of $((REPS * want))"; tail -n 4 "$T"/*.err | grep -v '^$' | tail -8; }
 done
 python3 - "$T" $VARIANTS <<'PY' | tee "$T/table.md"
