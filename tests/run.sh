@@ -42,7 +42,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 build build && suite build
 build build-asan SAN=1 && GS_TEST_RANGES=${GS_TEST_RANGES_ASAN:-2000000} suite build-asan
-build build-clang CC=clang && suite build-clang tests/cases/host.sh tests/cases/profile.sh
+build build-clang CC=clang && suite build-clang tests/cases/host.sh tests/cases/profile.sh tests/cases/apirec.sh
 if [ -x tests/fuzz/run.sh ]; then echo "== fuzz"; . tests/fuzz/run.sh; fi
 if [ "$FAIL" -gt 0 ]; then printf '\nfailed:%s\n' "$FAILED_NAMES"; fi
 echo
