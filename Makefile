@@ -59,12 +59,13 @@ UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
+TIMEMAP_BENCH = $(BUILD)/bench/timemap
 GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS)
+	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -198,6 +199,11 @@ $(BUILD)/tests/programs/osrt_calls: bench/osrt_calls.c | $(DEPS_OK)
 $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lm
+
+# What mapping a TSC timestamp costs the assembler (bench/timemap.c).
+$(TIMEMAP_BENCH): bench/timemap.c $(CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lm
 
 # GPU counter tracks of known values, written through the format's writer (tests/cases/gpu_metrics.sh).
 $(GEN_COUNTERS): tests/tools/gen_counters.c $(CLI_OBJ)

@@ -66,7 +66,7 @@ struct ctx {
 	struct gs_writer w;
 	struct gs_intern strings;
 	size_t strings_written;
-	const struct gs_timemap *tm;
+	struct gs_timemap *tm;
 	struct gs_assemble_stats *st;
 	/* per ring */
 	struct gs_ring_header *h;
@@ -607,7 +607,7 @@ static void kmetrics_chunk(struct ctx *c, const struct gs_ring_header *h)
 }
 
 struct retime {
-	const struct gs_timemap *tm;
+	struct gs_timemap *tm;
 	uint32_t clock_kind;
 };
 
@@ -929,7 +929,7 @@ static int cmp_ring(const void *a, const void *b)
 	return (x->h->pid > y->h->pid) - (x->h->pid < y->h->pid);
 }
 
-int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs_session_info *si,
+int gs_assemble(struct gs_drain *d, struct gs_timemap *tm, const struct gs_session_info *si,
 		const char *path, struct gs_assemble_stats *st, struct gs_err *err)
 {
 	memset(st, 0, sizeof(*st));

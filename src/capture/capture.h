@@ -42,6 +42,9 @@ struct gs_ringfile {
 struct gs_timemap {
 	uint64_t (*pt)[2]; /* [k][0] TSC, [k][1] CLOCK_MONOTONIC ns; TSC increasing */
 	size_t n, cap;
+	/* the segment the last mapping used, and its rate: timestamps come mostly in order */
+	size_t seg;
+	long double seg_rate;
 };
 
 struct gs_drain {
@@ -66,7 +69,7 @@ void gs_timemap_end(struct gs_timemap *tm);
 /* A pair of the map (for the tests: a map of known pairs); ignored unless its TSC and its
  * time are above the last pair's. */
 void gs_timemap_add(struct gs_timemap *tm, uint64_t tsc, uint64_t mono);
-uint64_t gs_timemap_ns(const struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts);
+uint64_t gs_timemap_ns(struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts);
 void gs_timemap_release(struct gs_timemap *tm);
 
 struct gs_session_info {
@@ -91,7 +94,7 @@ struct gs_assemble_stats {
 };
 
 /* Writes path (through path.tmp and a rename) from everything the drain holds. */
-int gs_assemble(struct gs_drain *d, const struct gs_timemap *tm, const struct gs_session_info *si,
+int gs_assemble(struct gs_drain *d, struct gs_timemap *tm, const struct gs_session_info *si,
 		const char *path, struct gs_assemble_stats *st, struct gs_err *err);
 
 #endif

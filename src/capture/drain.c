@@ -281,6 +281,7 @@ void gs_timemap_add(struct gs_timemap *tm, uint64_t tsc, uint64_t mono)
 	tm->pt[tm->n][0] = tsc;
 	tm->pt[tm->n][1] = mono;
 	tm->n++;
+	tm->seg_rate = 0; /* the last segment's rate, if it was cached, is another now */
 }
 
 static void take(struct gs_timemap *tm)
@@ -312,23 +313,31 @@ void gs_timemap_end(struct gs_timemap *tm)
 	take(tm);
 }
 
-uint64_t gs_timemap_ns(const struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts)
+uint64_t gs_timemap_ns(struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts)
 {
 	if (clock_kind != GS_CLOCK_TSC || tm->n < 2)
 		return ts;
 	/* the segment: the last pair at or below ts (the first segment below the first pair,
-	 * the last beyond the last) */
-	size_t lo = 0, hi = tm->n - 1;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (tm->pt[mid][0] <= ts)
-			lo = mid;
-		else
-			hi = mid;
+	 * the last beyond the last); the last one used when ts is inside it */
+	size_t k = tm->seg;
+	if (!tm->seg_rate || k + 1 >= tm->n || ts < tm->pt[k][0] || ts >= tm->pt[k + 1][0]) {
+		size_t lo = 0, hi = tm->n - 1;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (tm->pt[mid][0] <= ts)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		k = lo;
+		if (k != tm->seg || !tm->seg_rate) {
+			const uint64_t *a = tm->pt[k], *b = tm->pt[k + 1];
+			tm->seg = k;
+			tm->seg_rate = (long double)(b[1] - a[1]) / (long double)(b[0] - a[0]);
+		}
 	}
-	const uint64_t *a = tm->pt[lo], *b = tm->pt[lo + 1];
-	long double rate = (long double)(b[1] - a[1]) / (long double)(b[0] - a[0]);
-	long double v = (long double)a[1] + ((long double)ts - (long double)a[0]) * rate;
+	const uint64_t *a = tm->pt[k];
+	long double v = (long double)a[1] + ((long double)ts - (long double)a[0]) * tm->seg_rate;
 	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
 }
 

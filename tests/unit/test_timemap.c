@@ -48,6 +48,13 @@ static void test_rate_change(void **state)
 		worst_every = da > worst_every ? da : worst_every;
 		worst_ends = db > worst_ends ? db : worst_ends;
 	}
+	/* the same backwards and hopping between segments (the last segment used is cached) */
+	for (uint64_t i = 0; i < 400; i++) {
+		uint64_t t = T0 + 60000000000ull - 1 - (i * 7919ull % 400) * 149999999ull;
+		uint64_t got = gs_timemap_ns(&every, GS_CLOCK_TSC, t), want = truth(t);
+		uint64_t d = got > want ? got - want : want - got;
+		worst_every = d > worst_every ? d : worst_every;
+	}
 	assert_true(worst_every <= 1);       /* pair by pair: exact to the rounding */
 	assert_true(worst_ends > 100000);    /* one line: off by more than 100 us mid-run */
 	/* beyond the last pair the last segment's rate, before the first the first's */
