@@ -606,15 +606,9 @@ static void kmetrics_chunk(struct ctx *c, const struct gs_ring_header *h)
 	gs_strbuf_release(&rows);
 }
 
-struct retime {
-	struct gs_timemap *tm;
-	uint32_t clock_kind;
-};
-
-static uint64_t retime_ns(const void *ctx, uint64_t t)
+static uint64_t tsc_ns(void *tm, uint64_t t)
 {
-	const struct retime *rt = ctx;
-	return gs_timemap_ns(rt->tm, rt->clock_kind, t);
+	return gs_timemap_ns(tm, GS_CLOCK_TSC, t);
 }
 
 /* A CUPTI ring: the names its records point to, then every buffer CUPTI completed, through
@@ -670,8 +664,7 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 			if (data != buf)
 				memcpy(buf, data, pc->used);
 			data = buf;
-			struct retime rt = {c->tm, h->clock_kind};
-			if (gs_cupti_retime(buf, pc->used, retime_ns, &rt) != 0) {
+			if (gs_cupti_retime(buf, pc->used, tsc_ns, c->tm) != 0) {
 				unfinished++; /* damaged: not stored, counted as unreadable */
 				continue;
 			}

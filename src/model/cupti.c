@@ -204,8 +204,7 @@ long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out)
 	return (long)n;
 }
 
-int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(const void *ctx, uint64_t t),
-		    const void *ctx)
+int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(void *ctx, uint64_t t), void *ctx)
 {
 	uint8_t *p = buf, *end = buf + len;
 	while (end - p >= 8) {

@@ -378,8 +378,7 @@ long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out);
 /* The start and end of every API and synchronization record of buf (len bytes of records
  * laid out as this build's CUPTI writes them) through map(ctx, t); 0, or -1 at a record of
  * another kind or one cut short (the records before it mapped). */
-int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(const void *ctx, uint64_t t),
-		    const void *ctx);
+int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(void *ctx, uint64_t t), void *ctx);
 /* CUDA chunks (model/cuda_chunk.c). Encode the GPU tables of s (decoded from one CUPTI buffer
  * of process pid) into out: its kernel shapes from shapes_from on are defined, with file ids
  * shape_base + index. Load one CUDA chunk's payload into m; -1 when malformed. */

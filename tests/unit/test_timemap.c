@@ -113,7 +113,7 @@ static void test_taken(void **state)
 	gs_timemap_release(&tm);
 }
 
-static uint64_t plus_million(const void *ctx, uint64_t t)
+static uint64_t plus_million(void *ctx, uint64_t t)
 {
 	(void)ctx;
 	return t + 1000000;
