@@ -5,8 +5,8 @@
  * "call" pushed just before and popped just after. Call k of thread t has correlation id
  * t * CALLS + k + 1, is a runtime call (cbid 131, cudaStreamSynchronize) when k is even and a
  * driver call (cbid 126, cuStreamSynchronize) when odd; every third call also writes a
- * synchronization record of the same times (type 3: stream synchronize, stream t + 1), as
- * cupti.c's sync_record does. The trace then shows each call inside its range, sleep long.
+ * synchronization record of the same times (type 3: stream synchronize, stream t + 1) with
+ * gs_apirec_sync, as cupti.c's sync_record does. The trace then shows each call inside its range, sleep long.
  * Run under `gpuscope profile` (the collector preloaded); prints "ok" at the end.
  *
  * Options, before the numbers: --lock: every record takes its slot's lock (the writer's way
@@ -52,20 +52,9 @@ static void *worker(void *arg)
 		uint32_t corr = t * (uint32_t)calls + (uint32_t)k + 1;
 		int driver = k & 1;
 		gs_apirec_api(s, driver, driver ? 126 : 131, start, end, corr, 0);
-		if (k % 3 == 0) {
-			CUpti_ActivitySynchronization2 *r = gs_apirec_reserve(s, sizeof(*r), end);
-			if (r) {
-				memset(r, 0, sizeof(*r));
-				r->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-				r->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
-				r->start = start;
-				r->end = end;
-				r->correlationId = corr;
-				r->streamId = t + 1;
-				r->cudaEventId = r->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
-				gs_apirec_commit(s, sizeof(*r));
-			}
-		}
+		if (k % 3 == 0)
+			gs_apirec_sync(s, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, start, end,
+				       corr, 0, t + 1);
 		nvtxRangePop();
 	}
 	atomic_fetch_sub(&running, 1);

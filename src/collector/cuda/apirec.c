@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -196,5 +197,23 @@ void gs_apirec_api(struct gs_apirec_slot *s, int driver, uint32_t cbid, uint64_t
 	r->threadId = s->tid;
 	r->correlationId = correlation;
 	r->returnValue = result;
+	gs_apirec_commit(s, sizeof(*r));
+}
+
+void gs_apirec_sync(struct gs_apirec_slot *s, uint32_t type, uint64_t start, uint64_t end,
+		    uint32_t correlation, uint32_t context, uint32_t stream)
+{
+	CUpti_ActivitySynchronization2 *r = gs_apirec_reserve(s, sizeof(*r), end);
+	if (!r)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	r->type = (CUpti_ActivitySynchronizationType)type;
+	r->start = start;
+	r->end = end;
+	r->correlationId = correlation;
+	r->contextId = context;
+	r->streamId = stream;
+	r->cudaEventId = r->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	gs_apirec_commit(s, sizeof(*r));
 }

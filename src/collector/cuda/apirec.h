@@ -72,6 +72,11 @@ GS_HIDDEN void gs_apirec_commit(struct gs_apirec_slot *s, size_t size);
 /* One CUpti_ActivityAPI record (driver: of the driver API, else of the runtime API). */
 GS_HIDDEN void gs_apirec_api(struct gs_apirec_slot *s, int driver, uint32_t cbid, uint64_t start,
 			     uint64_t end, uint32_t correlation, uint32_t result);
+/* One CUpti_ActivitySynchronization2 record: type (a CUpti_ActivitySynchronizationType), the
+ * call's times and correlation id, its context's CUPTI id, the stream's (or
+ * CUPTI_SYNCHRONIZATION_INVALID_VALUE); the event's id is CUPTI's own, never had here. */
+GS_HIDDEN void gs_apirec_sync(struct gs_apirec_slot *s, uint32_t type, uint64_t start, uint64_t end,
+			      uint32_t correlation, uint32_t context, uint32_t stream);
 /* Every slot's chunk to the CLI, whoever owns it. */
 GS_HIDDEN void gs_apirec_flush(void);
 

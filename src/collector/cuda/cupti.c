@@ -204,19 +204,7 @@ static void sync_record(struct gs_apirec_slot *s, int driver, uint32_t cbid, uin
 		if (cuptiGetStreamIdEx(cb->context, stream, sync_ptsz[driver][cbid], &id) == CUPTI_SUCCESS)
 			stream_id = id;
 	}
-	CUpti_ActivitySynchronization2 *r = gs_apirec_reserve(s, sizeof(*r), end);
-	if (!r)
-		return;
-	memset(r, 0, sizeof(*r));
-	r->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-	r->type = (CUpti_ActivitySynchronizationType)type;
-	r->start = start;
-	r->end = end;
-	r->correlationId = cb->correlationId;
-	r->contextId = cb->contextUid;
-	r->streamId = stream_id;
-	r->cudaEventId = r->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
-	gs_apirec_commit(s, sizeof(*r));
+	gs_apirec_sync(s, type, start, end, cb->correlationId, cb->contextUid, stream_id);
 }
 
 /* One timed call's enter or exit (cb: CUPTI's callback data). */
