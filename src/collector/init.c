@@ -111,15 +111,10 @@ uint64_t gs_clock_ticks(uint64_t ns)
 {
 	if (gs_clock != GS_CLOCK_TSC)
 		return ns;
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	uint64_t t0 = gs_clock_now();
-	uint64_t spent;
-	do {
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		spent = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
-			(uint64_t)a.tv_nsec;
-	} while (spent < 200000);
+	uint64_t m0 = gs_clock_read(GS_CLOCK_MONOTONIC), t0 = gs_clock_now(), spent;
+	do
+		spent = gs_clock_read(GS_CLOCK_MONOTONIC) - m0;
+	while (spent < 200000);
 	uint64_t ticks = gs_clock_now() - t0;
 	return (uint64_t)((long double)ns * ticks / spent + 0.5L);
 }
