@@ -9,6 +9,7 @@
 #define GS_COLLECTOR_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -262,6 +263,11 @@ GS_HIDDEN uint64_t gs_cfi_rules_made(void); /* GPUSCOPE_DEBUG=1 counts */
  * since), and the first of them: address, rule, sp, bp */
 GS_HIDDEN uint64_t gs_cfi_gave_up(int why, uint64_t at[4]);
 GS_HIDDEN void gs_sample_flush(void);    /* a thread's waiting CPU sample, at its exit */
+/* sigchain.c: the sampler holds SIGPROF while the program keeps its own actions for it */
+GS_HIDDEN int gs_sigchain_take(int sig, void (*handler)(int, siginfo_t *, void *));
+GS_HIDDEN void gs_sigchain_pass(int sig, siginfo_t *si, void *ucv); /* not a sampler's signal */
+GS_HIDDEN void gs_sigchain_exec(int before); /* around an exec (before = 0: it failed) */
+GS_HIDDEN void gs_sigchain_fork_child(void);
 
 /* nvtx.c */
 GS_HIDDEN void gs_nvtx_child_reset(void);

@@ -81,6 +81,9 @@ static int unwind_load(void)
 #endif
 
 #define GS_SAMPLE_SIGNAL SIGPROF
+/* in si_value of the sampler's timer signals: the program's own SIGPROF timers differ */
+static char sample_cookie_;
+#define SAMPLE_COOKIE ((void *)&sample_cookie_)
 
 static int osrt_on;
 struct gs_osrt_ctl gs_osrt_ctl; /* thr: the threshold in collector clock ticks */
@@ -520,9 +523,10 @@ void gs_sample_flush(void)
 
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
-	(void)sig;
-	if (!si || si->si_code != SI_TIMER)
-		return; /* not our timer (sent by kill): nothing to do */
+	if (!si || si->si_code != SI_TIMER || si->si_value.sival_ptr != SAMPLE_COOKIE) {
+		gs_sigchain_pass(sig, si, ucv); /* the program's own SIGPROF (sigchain.c) */
+		return;
+	}
 	if (atomic_load_explicit(&gs_paused, memory_order_relaxed))
 		return; /* outside the capture range: no stack walk, nothing recorded */
 	int saved = errno;
@@ -568,6 +572,7 @@ static void sampler_thread_start(void)
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = GS_SAMPLE_SIGNAL;
+	sev.sigev_value.sival_ptr = SAMPLE_COOKIE;
 	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tl_timer) == 0) {
 		struct itimerspec its = {{0, sample_period_ns}, {0, sample_period_ns}};
@@ -675,6 +680,7 @@ static void before_exec(void)
 			;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
+	gs_sigchain_exec(1); /* an ignored SIGPROF stays ignored in the new image */
 	maps_snapshot(); /* this image's last mappings */
 	errno = saved;
 }
@@ -684,6 +690,7 @@ static void after_failed_exec(void)
 	if (!sample_on)
 		return;
 	int saved = errno;
+	gs_sigchain_exec(0);
 	sampler_thread_start();
 	errno = saved;
 }
@@ -750,11 +757,9 @@ static int sampler_init(long hz)
 	}
 	if (pthread_key_create(&timer_key, timer_key_destructor) != 0)
 		return -1;
-	struct sigaction sa = {0};
-	sa.sa_sigaction = on_sample;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask); /* nothing interrupts a walk: see sigprocmask above */
-	if (sigaction(GS_SAMPLE_SIGNAL, &sa, NULL) != 0)
+	/* every signal blocked in the handler (nothing interrupts a walk: see sigprocmask above);
+	 * the program's own SIGPROF actions are kept apart and honoured (sigchain.c) */
+	if (gs_sigchain_take(GS_SAMPLE_SIGNAL, on_sample) != 0)
 		return -1;
 	if (gs_cfg.debug)
 		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
@@ -790,6 +795,7 @@ void gs_host_start(void)
 
 void gs_host_fork_child(void)
 {
+	gs_sigchain_fork_child();
 	maps_nseen = 0; /* the child's registry is new */
 	maps_snapshot();
 	tl_timer_armed = 0; /* timers are not inherited */

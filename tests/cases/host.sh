@@ -159,7 +159,7 @@ PY
 # JIT frames (tests/programs/host_jit.c: 30 calls through a trampoline in anonymous memory, no
 # unwind information, like CPython's perf trampolines): every stack reaches main through them;
 # the program's own sigprocmask calls work (it exits 3 if not)
-$GS profile -o hs_jit -t nvtx "$P/host_jit" 30 2>/dev/null; eq "sample jit: exit 0 (the program's sigprocmask works)" 0 $?
+$GS profile -o hs_jit -t nvtx "$P/host_jit" 30 >/dev/null 2>&1; eq "sample jit: exit 0 (the program's sigprocmask works)" 0 $?
 $GS export -t folded -o hs_jit.folded hs_jit.gst 2>/dev/null
 if [ "$(uname -m)" = x86_64 ]; then
 	between "sample jit: the samples' stacks go through the 30 JIT frames to main (31 recurse), %" 95 100 "$(jit_full hs_jit.folded)"
@@ -235,6 +235,30 @@ for i in 1 2 3; do
 	eq "a library's constructor runs once when the program exits during the unwind thread's look (run $i)" \
 		"constructor|loaded|0" "$(printf '%s\n' "$out" | paste -sd'|')|$rc"
 done
+# A program that uses SIGPROF itself (host_sigprof; the sampler's signal too): what it sees and
+# how it ends are the same under gpuscope as without it (the count of its own 100 Hz profiling
+# ticks apart, which is checked for range: 400 ms of CPU). Before sigchain.c the program saw a
+# foreign handler at start, its handler got the sampler's timer signals, a SIGPROF left at the
+# default did not end it, and an exec did not keep it ignored.
+for m in handler default ignore oneshot; do
+	# (through sh, whose stderr takes the shell's "Profiling timer expired")
+	rc_ref=$(sh -c '"$1" "$2" >"$3" 2>/dev/null; echo $?' sh "$P/host_sigprof" $m hs_sp_$m.ref 2>/dev/null)
+	$GS profile -f -o hs_sp_$m "$P/host_sigprof" $m >hs_sp_$m.out 2>/dev/null
+	rc=$?
+	echo $rc >hs_sp_$m.rc
+	eq "own SIGPROF ($m): the output and exit status ($rc_ref) without a profiler" \
+		"$(sed 's/^ticks: .*/ticks/' hs_sp_$m.ref)|$rc_ref" "$(sed 's/^ticks: .*/ticks/' hs_sp_$m.out)|$rc"
+done
+has "own SIGPROF: the program's handler got its own timer's signal, not the sampler's" "timer: 1 value 42" "$(cat hs_sp_handler.out)"
+eq "own SIGPROF: the default action ends the program (128 + SIGPROF)" "before|155" "$(cat hs_sp_default.out)|$(cat hs_sp_default.rc)"
+between "own SIGPROF: the program's 100 Hz ticks in 400 ms of CPU" 34 44 "$(sed -n 's/^ticks: \([0-9]*\).*/\1/p' hs_sp_handler.out)"
+out=$(python3 "$ROOT/tests/cases/sigprof.py" 2>&1; echo "rc $?")
+eq "own SIGPROF, Python: as it runs without a profiler" "start: 0|ticks for 400 ms of CPU at 100 Hz, 34 to 44: True|handler kept: True|end|rc 0" "$(printf '%s\n' "$out" | paste -sd'|')"
+out=$($GS profile -o hs_sp_py python3 "$ROOT/tests/cases/sigprof.py" 2>/dev/null; echo "rc $?")
+eq "own SIGPROF, Python: the same under gpuscope" "start: 0|ticks for 400 ms of CPU at 100 Hz, 34 to 44: True|handler kept: True|end|rc 0" "$(printf '%s\n' "$out" | paste -sd'|')"
+$GS stats -r cpu_sample_sum --format csv -o hs_sp.csv hs_sp_handler.gst 2>/dev/null
+between "own SIGPROF: the sampler still samples (1 kHz of CPU: burn_with_handler's self samples)" 250 480 \
+	"$(python3 -c 'import csv,sys; print(sum(int(r["Self Samples"]) for r in csv.DictReader(open(sys.argv[1])) if r["Function"].startswith("burn_with_handler")))' hs_sp.csv)"
 # With 100 more libraries loaded first (system ones, as bench/sample_walk.sh picks them), the
 # look-ups of libunwind's walks (GPUSCOPE_UNWINDER=libunwind here: gpuscope's walk makes none)
 # of the object that holds an address are answered from the collector's list
