@@ -293,6 +293,58 @@ GS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return f(how, set, old);
 }
 
+/* libunwind keeps a pipe for its memory checks (a byte of the address written through it),
+ * made at its first walk (walk_prime) and again inside a walk when it finds the pipe closed.
+ * Made where the program's own descriptors go (3 and 4 in a fresh process), it moved the
+ * program's next open to 5, and a program that closed every descriptor from 3 and opened
+ * files of its own would have had libunwind read and write one byte on them. Made inside a
+ * walk, the pipe is moved up to fd_base and beyond (fcntl F_DUPFD, async-signal-safe), out of
+ * the way of the lowest-first numbering of the program's descriptors. */
+static int fd_base = 3;
+
+static void fd_base_init(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 128)
+		return;
+	fd_base = (int)GS_MIN(rl.rlim_cur, 1024) - 32;
+}
+
+static void fds_up(int fd[2], int flags)
+{
+	for (int i = 0; i < 2; i++) {
+		int h = fcntl(fd[i], (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, fd_base);
+		if (h >= 0) {
+			close(fd[i]);
+			fd[i] = h;
+		}
+	}
+}
+
+GS_EXPORT int pipe2(int fd[2], int flags)
+{
+	GS_NEXT(int (*)(int *, int), "pipe2", f)
+	int r = f(fd, flags);
+	if (GS_UNLIKELY(gs_in_walk) && r == 0) {
+		int saved = errno;
+		fds_up(fd, flags);
+		errno = saved;
+	}
+	return r;
+}
+
+GS_EXPORT int pipe(int fd[2])
+{
+	GS_NEXT(int (*)(int *), "pipe", f)
+	int r = f(fd);
+	if (GS_UNLIKELY(gs_in_walk) && r == 0) {
+		int saved = errno;
+		fds_up(fd, 0);
+		errno = saved;
+	}
+	return r;
+}
+
 /* What the walks cost, counted only with GPUSCOPE_DEBUG=1 and printed at exit: the one
  * measure of the sampler inside a real program where no CPU profiler runs (the GPU machine
  * has no perf). walk_ticks_ms: clock ticks per millisecond, 0 when not counting. */
@@ -764,6 +816,7 @@ static int sampler_init(long hz)
 	if (gs_cfg.debug)
 		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
 	gs_unwind_init();
+	fd_base_init();
 	walk_prime();
 	sample_on = 1;
 	sampler_thread_start();

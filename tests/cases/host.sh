@@ -235,6 +235,13 @@ for i in 1 2 3; do
 	eq "a library's constructor runs once when the program exits during the unwind thread's look (run $i)" \
 		"constructor|loaded|0" "$(printf '%s\n' "$out" | paste -sd'|')|$rc"
 done
+# The descriptors a program finds open and its first open's number are those it has without
+# gpuscope: libunwind's pipe (made at the sampler's first walk) took 3 and 4 before.
+"$P/host_fds" </dev/null >hs_fds.ref 2>/dev/null
+$GS profile -o hs_fds "$P/host_fds" </dev/null >hs_fds.out 2>/dev/null
+eq "descriptors: the program's first open and the ones it finds, as without gpuscope" "$(cat hs_fds.ref)" "$(cat hs_fds.out)"
+GPUSCOPE_UNWINDER=libunwind $GS profile -o hs_fds_lu "$P/host_fds" </dev/null >hs_fds_lu.out 2>/dev/null
+eq "descriptors: the same with libunwind's walk" "$(cat hs_fds.ref)" "$(cat hs_fds_lu.out)"
 # A program that uses SIGPROF itself (host_sigprof; the sampler's signal too): what it sees and
 # how it ends are the same under gpuscope as without it (the count of its own 100 Hz profiling
 # ticks apart, which is checked for range: 400 ms of CPU). Before sigchain.c the program saw a
