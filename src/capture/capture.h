@@ -24,6 +24,7 @@ struct gs_ringfile {
 	char *path;
 	struct gs_ring_header *h;
 	size_t size;
+	int in_memory; /* its memory came through the socket (a memfd); the file is empty */
 	FILE *spool;
 	char *spool_path;
 	/* a record ring's process: executable mappings read from /proc/PID/maps while it ran
@@ -47,17 +48,36 @@ struct gs_timemap {
 	long double seg_rate;
 };
 
+/* A ring's memory received through the session's socket, waiting for its file's header to be
+ * complete: the file name (no directory) and the memfd */
+struct gs_ring_mem {
+	char *name;
+	int fd;
+};
+
 struct gs_drain {
 	char *dir;
 	struct gs_ringfile **rings;
 	size_t nrings, cap;
 	uint64_t polls;
+	int sock; /* the session's socket (GS_RING_SOCKET), -1 when it could not be made */
+	int *conn; /* connections whose message has not come yet */
+	size_t nconn, conn_cap;
+	struct gs_ring_mem *mem;
+	size_t nmem, mem_cap;
 };
 
+/* Before the program starts: the socket through which its processes hand over their rings'
+ * memory (without it, or when it is full, they record into the ring files themselves). */
 void gs_drain_init(struct gs_drain *d, const char *dir);
+/* When the session directory is kept (the trace was not written): each ring held in memory
+ * is written into its file, so the directory holds what the rings held. */
+void gs_drain_keep(struct gs_drain *d);
 /* Move sealed chunks (adopting new ring files every 16th call, and always when final);
  * returns chunks moved, or negative on error. */
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err);
+/* Sleep until a process sends its ring's memory, or MS milliseconds. */
+void gs_drain_wait(struct gs_drain *d, int ms);
 /* Forks whose child has not yet created its ring file (after adopting new ring files). */
 uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err);
 void gs_drain_release(struct gs_drain *d);

@@ -5,10 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,10 +20,107 @@
 #include "../util/common.h"
 #include "../util/intern.h"
 
+static uint64_t mono_ns(void);
+
 void gs_drain_init(struct gs_drain *d, const char *dir)
 {
 	memset(d, 0, sizeof(*d));
 	d->dir = gs_xstrdup(dir);
+	d->sock = -1;
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	int n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, GS_RING_SOCKET);
+	if (n < 0 || (size_t)n >= sizeof(a.sun_path))
+		return; /* a deep directory: the rings are the files */
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(s, 4096) == 0)
+		d->sock = s;
+	else if (s >= 0)
+		close(s);
+}
+
+/* One connection's message: the ring file's name and its memory. 1 taken (or dropped: a
+ * message that is not a plain ring name with one descriptor), 0 not sent yet, -1 ended. */
+static int take_ring(struct gs_drain *d, int c)
+{
+	char name[256];
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} cm;
+	struct iovec iov = {name, sizeof(name) - 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf)};
+	ssize_t r;
+	while ((r = recvmsg(c, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return errno == EAGAIN ? 0 : -1;
+	if (r == 0)
+		return -1;
+	name[r] = 0;
+	int fd = -1, extra = 0;
+	for (struct cmsghdr *ch = CMSG_FIRSTHDR(&m); ch; ch = CMSG_NXTHDR(&m, ch)) {
+		if (ch->cmsg_level != SOL_SOCKET || ch->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t nfd = (ch->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(ch) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = f;
+			else
+				close(f), extra = 1;
+		}
+	}
+	size_t n = (size_t)r;
+	int plain = n > 5 && !strcmp(name + n - 5, ".ring") && !strchr(name, '/') && strlen(name) == n;
+	if (fd < 0 || extra || !plain || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	gs_grow((void **)&d->mem, &d->mem_cap, d->nmem + 1, sizeof(*d->mem));
+	d->mem[d->nmem].name = gs_xstrdup(name);
+	d->mem[d->nmem].fd = fd;
+	d->nmem++;
+	return 1;
+}
+
+/* Take the rings' memory the processes have sent since the last call: each process connects,
+ * sends one message and closes; a connection whose message has not come yet is kept. */
+static void receive(struct gs_drain *d)
+{
+	for (size_t i = 0; i < d->nconn;) {
+		if (take_ring(d, d->conn[i]) != 0) {
+			close(d->conn[i]);
+			d->conn[i] = d->conn[--d->nconn];
+		} else {
+			i++;
+		}
+	}
+	int c;
+	while (d->sock >= 0 && ((c = accept4(d->sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0 || errno == EINTR)) {
+		if (c < 0)
+			continue;
+		if (take_ring(d, c) != 0) {
+			close(c);
+		} else {
+			gs_grow((void **)&d->conn, &d->conn_cap, d->nconn + 1, sizeof(*d->conn));
+			d->conn[d->nconn++] = c;
+		}
+	}
+}
+
+/* The memory received for ring file NAME, or -1 */
+static int mem_for(const struct gs_drain *d, const char *name, size_t *at)
+{
+	for (size_t i = 0; i < d->nmem; i++)
+		if (!strcmp(d->mem[i].name, name)) {
+			*at = i;
+			return d->mem[i].fd;
+		}
+	return -1;
 }
 
 static int adopted(const struct gs_drain *d, const char *path)
@@ -31,19 +131,28 @@ static int adopted(const struct gs_drain *d, const char *path)
 	return 0;
 }
 
-/* Map a ring file once its header is complete; 1 adopted, 0 not ready, <0 error. */
-static int adopt(struct gs_drain *d, const char *path, struct gs_err *err)
+/* Map a ring once its header is complete; 1 adopted, 0 not ready, <0 error. An empty ring
+ * file stands for memory received through the socket under its name. */
+static int adopt(struct gs_drain *d, const char *path, const char *name, struct gs_err *err)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : gs_errf(err, -errno, "cannot open ring '%s': %s", path, strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < GS_RING_HEADER_SIZE) {
+	size_t at = 0;
+	int mfd = -1;
+	if (fstat(fd, &st) == 0 && st.st_size == 0 && (mfd = mem_for(d, name, &at)) >= 0) {
 		close(fd);
+		fd = mfd;
+	}
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < GS_RING_HEADER_SIZE) {
+		if (mfd < 0)
+			close(fd);
 		return 0;
 	}
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
+	if (mfd < 0)
+		close(fd);
 	if (m == MAP_FAILED)
 		return gs_errf(err, -errno, "cannot map ring '%s': %s", path, strerror(errno));
 	struct gs_ring_header *h = m;
@@ -61,10 +170,16 @@ static int adopt(struct gs_drain *d, const char *path, struct gs_err *err)
 		return gs_errf(err, -EINVAL, "ring '%s' has an inconsistent layout (version %u)", path,
 			       h->version);
 	}
+	if (mfd >= 0) { /* mapped: the descriptor is no longer needed */
+		close(mfd);
+		free(d->mem[at].name);
+		d->mem[at] = d->mem[--d->nmem];
+	}
 	struct gs_ringfile *rf = gs_xcalloc(1, sizeof(*rf));
 	rf->path = gs_xstrdup(path);
 	rf->h = h;
 	rf->size = (size_t)st.st_size;
+	rf->in_memory = mfd >= 0;
 	size_t n = strlen(path);
 	rf->spool_path = gs_xmalloc(n + 7);
 	memcpy(rf->spool_path, path, n);
@@ -113,6 +228,7 @@ static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
 /* Adopt ring files that appeared since the last scan. */
 static int scan(struct gs_drain *d, struct gs_err *err)
 {
+	receive(d); /* first: a ring's file exists before its memory is sent */
 	DIR *dir = opendir(d->dir);
 	if (!dir)
 		return gs_errf(err, -errno, "cannot read session directory '%s': %s", d->dir, strerror(errno));
@@ -125,7 +241,7 @@ static int scan(struct gs_drain *d, struct gs_err *err)
 		snprintf(path, sizeof(path), "%s/%s", d->dir, e->d_name);
 		if (adopted(d, path))
 			continue;
-		int rc = adopt(d, path, err);
+		int rc = adopt(d, path, e->d_name, err);
 		if (rc < 0) {
 			closedir(dir);
 			return rc;
@@ -192,6 +308,7 @@ static void poll_maps(struct gs_drain *d)
 
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 {
+	receive(d); /* the rings' memory, at every poll: few processes wait for a connection */
 	/* New processes are rare; a directory scan costs more than a ring pass. */
 	if (d->polls % 16 == 0) {
 		int rc = scan(d, err);
@@ -208,6 +325,23 @@ long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 		moved += m;
 	}
 	return moved;
+}
+
+void gs_drain_wait(struct gs_drain *d, int ms)
+{
+	if (d->sock < 0) {
+		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		return;
+	}
+	/* the rings' memory is taken as it comes; the chunks are moved at the next poll, as
+	 * without a socket */
+	uint64_t end = mono_ns() + (uint64_t)ms * 1000000u;
+	for (uint64_t now = mono_ns(); now < end; now = mono_ns()) {
+		struct pollfd p = {d->sock, POLLIN, 0};
+		if (poll(&p, 1, (int)((end - now + 999999) / 1000000)) > 0)
+			receive(d);
+	}
 }
 
 uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err)
@@ -234,8 +368,44 @@ void gs_drain_release(struct gs_drain *d)
 		free(rf);
 	}
 	free(d->rings);
+	for (size_t i = 0; i < d->nmem; i++) {
+		close(d->mem[i].fd);
+		free(d->mem[i].name);
+	}
+	free(d->mem);
+	for (size_t i = 0; i < d->nconn; i++)
+		close(d->conn[i]);
+	free(d->conn);
+	if (d->sock >= 0) {
+		close(d->sock);
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", d->dir, GS_RING_SOCKET);
+		unlink(path);
+	}
 	free(d->dir);
 	memset(d, 0, sizeof(*d));
+}
+
+void gs_drain_keep(struct gs_drain *d)
+{
+	static const uint8_t zero[4096];
+	for (size_t i = 0; i < d->nrings; i++) {
+		struct gs_ringfile *rf = d->rings[i];
+		if (!rf->in_memory)
+			continue;
+		int fd = open(rf->path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		int ok = ftruncate(fd, (off_t)rf->size) == 0;
+		/* pages of zeros stay holes */
+		for (size_t off = 0; ok && off < rf->size; off += sizeof(zero)) {
+			size_t n = GS_MIN(sizeof(zero), rf->size - off);
+			const uint8_t *p = (const uint8_t *)rf->h + off;
+			if (memcmp(p, zero, n) != 0)
+				ok = pwrite(fd, p, n, (off_t)off) == (ssize_t)n;
+		}
+		close(fd);
+	}
 }
 
 /* ---- clocks ---- */

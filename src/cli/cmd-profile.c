@@ -636,6 +636,10 @@ static int run(int argc, char **argv)
 		return early;
 	}
 
+	/* before the program starts: its processes hand their rings' memory to the drain */
+	struct gs_drain drain;
+	gs_drain_init(&drain, session);
+
 	struct sigaction sa = {0}, old[6];
 	static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	sa.sa_sigaction = forward;
@@ -658,6 +662,7 @@ static int run(int argc, char **argv)
 		int st;
 		waitpid(pid, &st, 0);
 		gs_cli_error("cannot run '%s': %s", prog[0], strerror(e));
+		gs_drain_release(&drain);
 		remove_dir(session);
 		return shell_status(st);
 	}
@@ -671,8 +676,6 @@ static int run(int argc, char **argv)
 			si.gpu_metrics = NULL;
 		}
 	}
-	struct gs_drain drain;
-	gs_drain_init(&drain, session);
 	int status = 0, drain_failed = 0;
 	for (;;) {
 		gs_timemap_tick(&tm);
@@ -689,10 +692,8 @@ static int run(int argc, char **argv)
 			status = 1 << 8; /* reported as exit status 1 */
 			break;
 		}
-		if (moved <= 0) {
-			struct timespec ts = {0, 2000000};
-			nanosleep(&ts, NULL);
-		}
+		if (moved <= 0)
+			gs_drain_wait(&drain, 2);
 	}
 	/* A process that forked just before the program ended has a child that may not have
 	 * created its ring file yet; give it up to a second, so the child is not missed. */
@@ -721,6 +722,7 @@ static int run(int argc, char **argv)
 	if (!force && access(out, F_OK) == 0) {
 		gs_cli_error("'%s' appeared while profiling; not overwriting it (use -f); "
 			     "the raw session is kept in '%s'", out, session);
+		gs_drain_keep(&drain);
 		gs_drain_release(&drain);
 		gs_timemap_release(&tm);
 		return code ? code : 1;
@@ -728,6 +730,7 @@ static int run(int argc, char **argv)
 	struct gs_assemble_stats st;
 	if (gs_assemble(&drain, &tm, &si, out, &st, &err) < 0) {
 		gs_cli_error("%s; the raw session is kept in '%s'", err.msg, session);
+		gs_drain_keep(&drain);
 		gs_drain_release(&drain);
 		gs_timemap_release(&tm);
 		gs_gpumetrics_release(&gm);

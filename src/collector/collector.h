@@ -186,6 +186,7 @@ struct gs_config {
 	uint64_t osrt_threshold_ns;
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
+	int ring_memory;     /* GPUSCOPE_RING_MEMORY (not 0) */
 	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM (not 0) */
 	int unwind_cfi;      /* GPUSCOPE_UNWINDER (not libunwind) */
 	int unwind_check;    /* GPUSCOPE_UNWIND_CHECK=1 */

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +64,66 @@ static size_t read_file(const char *path, char *buf, size_t cap)
 	return n;
 }
 
+/* The ring's memory: a memfd (shared memory, no file system under it) sized to the ring and
+ * handed to `gpuscope profile` through the session's socket, with the name of the ring file
+ * it stands for (trace-format.md 1.1). -1 when there is no such socket, it does not take the
+ * descriptor within about 50 ms, or the memfd cannot be made: the ring is then the file. */
+static int ring_memory(const char *dir, const char *name, size_t total)
+{
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	int n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, GS_RING_SOCKET);
+	if (n < 0 || (size_t)n >= sizeof(a.sun_path))
+		return -1;
+	int mfd = memfd_create(name, MFD_CLOEXEC);
+	if (mfd < 0)
+		return -1;
+	int s = ftruncate(mfd, (off_t)total) == 0 ? socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)
+						  : -1;
+	if (s < 0) {
+		close(mfd);
+		return -1;
+	}
+	/* a connection is queued at once unless 4096 wait (the CLI takes them as they come) */
+	int rc;
+	for (int tries = 0; (rc = connect(s, (struct sockaddr *)&a, sizeof(a))) != 0 && tries < 100 &&
+			    (errno == EAGAIN || errno == EINTR);
+	     tries++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	if (rc != 0) {
+		gs_log("no ring in memory (%s): the ring is the file %s/%s", strerror(errno), dir, name);
+		close(s);
+		close(mfd);
+		return -1;
+	}
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	memset(&c, 0, sizeof(c));
+	struct iovec iov = {(void *)name, strlen(name)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+			   .msg_controllen = sizeof(c.buf)};
+	struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(ch), &mfd, sizeof(int));
+	ssize_t r;
+	while ((r = sendmsg(s, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	close(s);
+	if (r < 0) {
+		gs_log("no ring in memory (%s): the ring is the file %s/%s", strerror(errno), dir, name);
+		close(mfd);
+		return -1;
+	}
+	return mfd;
+}
+
 static void thread_key_destructor(void *v)
 {
 	(void)v;
@@ -96,7 +158,15 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 		gs_log("cannot create a ring in '%s': %s", dir, strerror(errno));
 		return NULL;
 	}
-	if (ftruncate(fd, (off_t)total) != 0) {
+	/* the file's name is the ring's either way; its memory is a memfd where gpuscope profile
+	 * takes one (a file in the session directory costs what its file system charges a page
+	 * fault: about 2 ms for the first store into a new region of an ext4 file) */
+	const char *name = strrchr(path, '/') + 1;
+	int mfd = gs_cfg.ring_memory ? ring_memory(dir, name, total) : -1;
+	if (mfd >= 0) {
+		close(fd);
+		fd = mfd;
+	} else if (ftruncate(fd, (off_t)total) != 0) {
 		gs_log("cannot size ring '%s': %s", path, strerror(errno));
 		close(fd);
 		unlink(path);
@@ -106,7 +176,8 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	close(fd);
 	if (m == MAP_FAILED) {
 		gs_log("cannot map ring '%s': %s", path, strerror(errno));
-		unlink(path);
+		if (mfd < 0)
+			unlink(path);
 		return NULL;
 	}
 	struct gs_ring_header *h = m;
@@ -137,8 +208,8 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	h->cupti_version = tag;
 	h->magic = GS_RING_MAGIC;
 	atomic_store_explicit(&h->flags, GS_RING_READY, memory_order_release);
-	gs_log("recording into %s (%u chunks of %zu bytes, %u thread slots)", path, nchunks,
-	       chunk, nslots);
+	gs_log("recording into %s (%s; %u chunks of %zu bytes, %u thread slots)", path,
+	       mfd >= 0 ? "in memory" : "the file", nchunks, chunk, nslots);
 	return h;
 }
 

@@ -23,6 +23,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* In the session directory: the CLI's datagram socket that takes each ring's memory (a memfd,
+ * SCM_RIGHTS) with the ring file's name as the message (trace-format.md 1.1) */
+#define GS_RING_SOCKET "ring.sock"
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
 #define GS_RING_VERSION 6 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
                            * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC

@@ -89,6 +89,39 @@ stats_csv exec.gst exec.csv
 eq "exec: both images" "5 7" "$(field exec.csv :before_exec Instances) $(field exec.csv :after_exec Instances)"
 has "exec: second image" "(after exec #1)" "$($GS info exec.gst)"
 
+# where the rings live: in memory (a memfd sent through the session directory's ring.sock),
+# their files in the session directory empty; with GPUSCOPE_RING_MEMORY=0 in the files.
+# (bash, preloaded for sampling, makes a ring; its builtins look at the directory.)
+look='for f in "$GPUSCOPE_SESSION_DIR"/*; do case $f in *.ring) [ -s "$f" ] && echo "ring in the file" || echo "ring file empty" ;; */ring.sock) [ -S "$f" ] && echo socket ;; esac; done'
+eq "rings: in memory, the ring file empty, the socket there" "ring file empty|socket" \
+	"$($GS profile -o rings_mem bash -c "$look" 2>/dev/null | sort | paste -sd'|')"
+eq "rings: GPUSCOPE_RING_MEMORY=0, the ring in the file" "ring in the file|socket" \
+	"$(GPUSCOPE_RING_MEMORY=0 $GS profile -o rings_file bash -c "$look" 2>/dev/null | sort | paste -sd'|')"
+for mem in 1 0; do # the same records either way, forks and execs included
+	GPUSCOPE_RING_MEMORY=$mem $GS profile --sample none -o rings_t$mem "$P/nvtx_threads" 4 100 2>rings_t$mem.err
+	has "rings (memory $mem): threads, every record" "1 process, 5 threads, 1,201 events, 0 lost" "$(cat rings_t$mem.err)"
+	GPUSCOPE_RING_MEMORY=$mem $GS profile -o rings_f$mem "$P/nvtx_fork" 2>/dev/null
+	stats_csv rings_f$mem.gst rings_f$mem.csv
+	eq "rings (memory $mem): fork, parent and child ranges" "10 10 20" \
+		"$(field rings_f$mem.csv :parent_before Instances) $(field rings_f$mem.csv :parent_after Instances) $(field rings_f$mem.csv :child_range Instances)"
+	GPUSCOPE_RING_MEMORY=$mem $GS profile -o rings_e$mem "$P/nvtx_exec" 2>/dev/null
+	stats_csv rings_e$mem.gst rings_e$mem.csv
+	eq "rings (memory $mem): exec, both images" "5 7" "$(field rings_e$mem.csv :before_exec Instances) $(field rings_e$mem.csv :after_exec Instances)"
+done
+# 64 processes started at once: each gets its ring in memory (none falls back to its file)
+GPUSCOPE_DEBUG=1 $GS profile -o rings_burst bash -c 'for i in $(seq 64); do "$0" 1 & done; wait' "$P/nvtx_loop" >/dev/null 2>rings_burst.err
+eq "rings: 64 processes at once, none fell back to a file" 0 "$(grep -c 'no ring in memory' rings_burst.err)"
+eq "rings: 64 processes at once, every one's range" 64 "$($GS stats -r nvtx_sum --format csv rings_burst.gst 2>/dev/null | python3 -c 'import csv,sys; print(sum(int(r["Instances"]) for r in csv.DictReader(sys.stdin)))')"
+# a session kept because the trace cannot be written: the rings held in memory are written
+# into their files there, holes for their pages of zeros
+err=$($GS profile -o rings_kept bash -c 'echo x >rings_kept.gst' 2>&1)
+kept=$(printf '%s\n' "$err" | sed -n "s/.*the raw session is kept in '\(.*\)'.*/\1/p")
+has "rings: a kept session says where" "the raw session is kept in" "$err"
+eq "rings: a kept session's ring file holds the ring (its size, written from memory)" 69246976 \
+	"$(stat -c %s "$kept"/*-0.ring 2>/dev/null | head -1)"
+between "rings: ... sparse (KiB on disk)" 1 8192 "$(du -k "$kept"/*-0.ring 2>/dev/null | head -1 | cut -f1)"
+rm -rf "$kept" rings_kept.gst
+
 # deaths: status passed through, what was recorded survives
 for mode in segv:139 abort:134 sigterm:143 exit3:3 _exit4:4 return5:5; do
 	m=${mode%%:*}; want=${mode#*:}
