@@ -60,12 +60,13 @@ PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
 TIMEMAP_BENCH = $(BUILD)/bench/timemap
+RINGFAULT_BENCH = $(BUILD)/bench/ringfault
 GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH)
+	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -204,6 +205,11 @@ $(GEN_TRACE): bench/gen_trace.c $(CLI_OBJ)
 $(TIMEMAP_BENCH): bench/timemap.c $(CLI_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(CLI_OBJ) -lzstd -ldeflate -lz -lm
+
+# What the first stores into a ring cost, in a file against a memfd (bench/ringfault.c).
+$(RINGFAULT_BENCH): bench/ringfault.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $<
 
 # GPU counter tracks of known values, written through the format's writer (tests/cases/gpu_metrics.sh).
 $(GEN_COUNTERS): tests/tools/gen_counters.c $(CLI_OBJ)
