@@ -717,11 +717,27 @@ GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
  * with sigtimedwait): the disposition stays ours, so the other threads' timers, which may fire
  * until the kernel ends those threads, still reach the handler. If exec fails, sampling goes
  * on. Other threads' signals are directed at them and die with them. */
+/* A vfork child (Python's subprocess makes one for each command it runs) shares the parent's
+ * memory, this thread's storage included, until its exec; no fork handler ran in it. The timer
+ * state here is the parent's thread's, the child has no timer and no signal pending of it, and
+ * the parent's mappings are already known: it does nothing of the above but keep an ignored
+ * SIGPROF ignored. (Before, it read /proc/self/maps, a PyTorch process's included, at each
+ * exec it tried, and a failed one armed a timer of its own over the parent's thread's.) */
+static int in_vfork_child(void)
+{
+	return gs_ring && gs_ring->pid != (int32_t)getpid();
+}
+
 static void before_exec(void)
 {
 	if (!sample_on)
 		return;
 	int saved = errno;
+	if (in_vfork_child()) {
+		gs_sigchain_exec(1);
+		errno = saved;
+		return;
+	}
 	sampler_thread_stop();
 	sigset_t one, old;
 	sigemptyset(&one);
@@ -743,7 +759,8 @@ static void after_failed_exec(void)
 		return;
 	int saved = errno;
 	gs_sigchain_exec(0);
-	sampler_thread_start();
+	if (!in_vfork_child())
+		sampler_thread_start();
 	errno = saved;
 }
 
@@ -848,7 +865,6 @@ void gs_host_start(void)
 
 void gs_host_fork_child(void)
 {
-	gs_sigchain_fork_child();
 	maps_nseen = 0; /* the child's registry is new */
 	maps_snapshot();
 	tl_timer_armed = 0; /* timers are not inherited */

@@ -134,6 +134,7 @@ static void on_fork_parent(void)
 static void on_fork_child(void)
 {
 	gs_fork_gate_open(1);
+	gs_sigchain_fork_child();
 	gs_nvtx_child_reset();
 	struct gs_ring_header *parent = gs_ring;
 	gs_ring = NULL; /* the parent's mapping stays mapped until our own ring exists */
