@@ -210,8 +210,13 @@ static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
 	if (atomic_load_explicit(&h->nfree, memory_order_acquire) == h->nchunks)
 		return 0;
 	/* in index order: each chunk keeps its slot and sequence number in the spool, and the
-	 * assembler orders by those */
-	for (uint32_t i = 0; i < h->nchunks; i++) {
+	 * assembler orders by those. Only below the highest chunk ever taken: chunks are taken
+	 * lowest first, so a ring uses few of its 2048 (and its other descriptors' pages are
+	 * never touched, which in a memfd would make them). */
+	uint32_t hw = atomic_load_explicit(&h->chunks_hiwater, memory_order_acquire);
+	if (hw > h->nchunks)
+		hw = h->nchunks;
+	for (uint32_t i = 0; i < hw; i++) {
 		struct gs_ring_desc *d = &desc[i];
 		if (atomic_load_explicit(&d->state, memory_order_acquire) != GS_CHUNK_SEALED)
 			continue;

@@ -124,6 +124,15 @@ static int ring_memory(const char *dir, const char *name, size_t total)
 	return mfd;
 }
 
+/* Chunk i was taken: the drain's bound grows to cover it (before the chunk can be sealed). */
+static void hiwater(struct gs_ring_header *h, uint32_t i)
+{
+	uint32_t hw = atomic_load_explicit(&h->chunks_hiwater, memory_order_relaxed);
+	while (hw <= i && !atomic_compare_exchange_weak_explicit(&h->chunks_hiwater, &hw, i + 1,
+								  memory_order_release, memory_order_relaxed))
+		;
+}
+
 static void thread_key_destructor(void *v)
 {
 	(void)v;
@@ -237,6 +246,7 @@ uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size)
 		    !atomic_compare_exchange_strong(&desc[i].state, &want, GS_CHUNK_CLAIMED))
 			continue;
 		atomic_fetch_sub(&h->nfree, 1);
+		hiwater(h, i);
 		desc[i].slot = 0;
 		desc[i].seq = atomic_fetch_add(&h->chunk_seq, 1);
 		atomic_store_explicit(&desc[i].used, 0, memory_order_relaxed);
@@ -349,6 +359,7 @@ static int acquire(struct gs_tls *t)
 		if (!atomic_compare_exchange_strong(&d->state, &want, GS_CHUNK_CLAIMED))
 			continue;
 		atomic_fetch_sub(&h->nfree, 1);
+		hiwater(h, i);
 		d->slot = t->slot_index;
 		d->seq = atomic_fetch_add(&h->chunk_seq, 1);
 		atomic_store_explicit(&d->used, 0, memory_order_relaxed);

@@ -27,9 +27,10 @@
  * SCM_RIGHTS) with the ring file's name as the message (trace-format.md 1.1) */
 #define GS_RING_SOCKET "ring.sock"
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 6 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
+#define GS_RING_VERSION 7 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
                            * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC
-                           * registry records; 6: a CUPTI ring's chunk marks (GS_CUPTI_CHUNK_*) */
+                           * registry records; 6: a CUPTI ring's chunk marks (GS_CUPTI_CHUNK_*);
+                           * 7: chunks_hiwater */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
@@ -107,6 +108,8 @@ struct gs_ring_header {
 	uint32_t cupti_version;   /* CUPTI ring: cuptiGetVersion() of the library that wrote it */
 	_Atomic uint32_t forks_pending; /* forks begun whose child has not yet opened its ring:
 	                                 * the CLI waits (bounded) for them before assembling */
+	_Atomic uint32_t chunks_hiwater; /* one past the highest chunk index ever taken: the CLI's
+	                                  * drain looks at the descriptors below it only */
 };
 
 /* One per thread that recorded; 128 bytes. Only the owning thread writes it. */
