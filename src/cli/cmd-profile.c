@@ -555,6 +555,11 @@ static int run(int argc, char **argv)
 			}
 		}
 		setenv("GPUSCOPE_SAMPLE", sample, 1);
+		/* the clock, chosen once for the session: each process image would otherwise ask the
+		 * CPU (two CPUID instructions, a hypervisor trap each in a VM) */
+		const char *clk = getenv("GPUSCOPE_CLOCK");
+		if (!clk || !*clk || !strcmp(clk, "auto"))
+			setenv("GPUSCOPE_CLOCK", gs_tsc_invariant() ? "tsc" : "monotonic", 1);
 		if (si.perfmap_ours)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);

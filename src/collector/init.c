@@ -1,9 +1,6 @@
 /* init.c: one-time set-up of the collector, its environment table, clock choice, fork and
  * exit handling, and the silent-unless-asked debug log. Both NVTX instances and (later) the
  * CUDA driver call gs_collector_init; it runs once per process image. */
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -83,14 +80,9 @@ uint32_t gs_clock_choose(const char *want)
 #if defined(__x86_64__)
 	if (!strcmp(want, "tsc"))
 		return GS_CLOCK_TSC;
-	/* auto: the TSC only where it is invariant (CPUID 0x80000007, EDX bit 8: a constant rate
-	 * across P-, C- and T-states), the bit from which the kernel sets both constant_tsc and
-	 * nonstop_tsc in /proc/cpuinfo on Intel and AMD. Asked of the CPU rather than read from
-	 * /proc/cpuinfo, which the kernel makes anew for each CPU at each read (a process image
-	 * paid that at its start). */
-	unsigned a, b, c, d;
-	if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000007u &&
-	    __get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8)))
+	/* auto (`gpuscope profile` has usually answered this already, in GPUSCOPE_CLOCK): the TSC
+	 * only where it is invariant */
+	if (gs_tsc_invariant())
 		return GS_CLOCK_TSC;
 #endif
 	return GS_CLOCK_MONOTONIC;

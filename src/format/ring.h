@@ -39,6 +39,28 @@ enum gs_clock_kind {
 	GS_CLOCK_TSC = 2,       /* timestamps are invariant-TSC ticks, mapped by the CLI */
 };
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+/* Whether the TSC is invariant: CPUID 0x80000007, EDX bit 8 (a constant rate across P-, C- and
+ * T-states), the bit from which the kernel sets both constant_tsc and nonstop_tsc in
+ * /proc/cpuinfo on Intel and AMD. Two CPUID instructions, each a trap to the hypervisor in a
+ * virtual machine (18 us each on the dev VM): `gpuscope profile` asks once per session and
+ * passes the answer on in GPUSCOPE_CLOCK. */
+static inline int gs_tsc_invariant(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	__cpuid(0x80000000u, a, b, c, d);
+	if (a < 0x80000007u)
+		return 0;
+	__cpuid(0x80000007u, a, b, c, d);
+	return (d >> 8) & 1u;
+#else
+	return 0;
+#endif
+}
+
 /* Why records were lost. Appending only: the values are stored in traces. */
 enum gs_loss {
 	GS_LOSS_BUFFER_FULL = 0,   /* no free chunk: the drain did not keep up */

@@ -122,6 +122,13 @@ eq "rings: a kept session's ring file holds the ring (its size, written from mem
 between "rings: ... sparse (KiB on disk)" 1 8192 "$(du -k "$kept"/*-0.ring 2>/dev/null | head -1 | cut -f1)"
 rm -rf "$kept" rings_kept.gst
 
+# the clock is chosen once for the session and passed on: the program sees what the trace says
+clk=$($GS profile -o clk_auto bash -c 'echo "$GPUSCOPE_CLOCK"' 2>/dev/null)
+has "clock: the session's choice passed on (auto resolved)" "(clock: $clk)" "$($GS info clk_auto.gst | grep '^sources')"
+eq "clock: resolved to tsc or monotonic" 1 "$(case $clk in tsc | monotonic) echo 1 ;; *) echo 0 ;; esac)"
+eq "clock: a value the user set is kept" monotonic "$(GPUSCOPE_CLOCK=monotonic $GS profile -o clk_mono bash -c 'echo "$GPUSCOPE_CLOCK"' 2>/dev/null)"
+has "clock: ... and used" "(clock: monotonic)" "$($GS info clk_mono.gst | grep '^sources')"
+
 # deaths: status passed through, what was recorded survives
 for mode in segv:139 abort:134 sigterm:143 exit3:3 _exit4:4 return5:5; do
 	m=${mode%%:*}; want=${mode#*:}
