@@ -33,7 +33,9 @@ build_floor "$T" || exit 1
 # the walks (GPUSCOPE_UNWIND_WARM=0); gpuscope_libunwind: every stack walked by libunwind
 # (GPUSCOPE_UNWINDER=libunwind); gpuscope_100hz: sampling at --sampling-frequency 100;
 # gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
-# with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range). CPU sampling, OS
+# with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range);
+# gpuscope_files: the rings in their files in the session directory, as before 2026-12-05
+# (GPUSCOPE_RING_MEMORY=0; page faults and writeback of the directory's file system). CPU sampling, OS
 # runtime wrappers and NVML polling run for the whole process, not only inside the capture
 # range: their cost is in the "off" blocks too, so a second table compares each variant's "off"
 # step time with that of the processes run with no profiler
@@ -62,6 +64,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_metrics) gs_run --gpu-metrics ;;
 		gpuscope_pytorch) gs_run --pytorch nvtx ;;
 		gpuscope_gpu) gs_run --cuda-api=none ;;
+		gpuscope_files) GPUSCOPE_RING_MEMORY=0 gs_run ;;
 		esac
 	done
 done
@@ -77,7 +80,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "floor_cbrt", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "torch"):
+for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "floor_cbrt", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):

@@ -18,7 +18,9 @@
 # CONTEXT, STREAM, GRAPH_TRACE), gpuscope (defaults), gpuscope_gpu (--cuda-api=none), gpuscope_nosample
 # (--sample none), gpuscope_nots (CUPTI's timestamps from its own clock, not gpuscope's),
 # gpuscope_bare (--cuda-api=none --sample none, and none of the optional or standing CUPTI
-# kinds: kernels, copies and memsets into gpuscope's buffers, what the floor records).
+# kinds: kernels, copies and memsets into gpuscope's buffers, what the floor records),
+# gpuscope_files (the rings in their files in the session directory: GPUSCOPE_RING_MEMORY=0,
+# gpuscope before 2026-12-05).
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -59,6 +61,7 @@ for _ in $(seq "$REPS"); do
 			gpuscope_nosample) gs_run --sample none ;;
 			gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
 			gpuscope_bare) GPUSCOPE_CUPTI_STANDING=timestamps,flush GPUSCOPE_CUPTI_KINDS=none gs_run --cuda-api=none --sample none ;;
+			gpuscope_files) GPUSCOPE_RING_MEMORY=0 gs_run ;;
 			*) echo "unknown variant $v" >&2; exit 2 ;;
 			esac
 		done
