@@ -10,11 +10,13 @@
  *   header: the first store into the first page;
  *   region: the first store 64 KiB on (the chunk descriptors, a region of its own);
  *   chunks: the first store into each of 64 chunks in a row (per chunk);
+ *   cupti:  the first store into each of 16 chunks of a CUPTI ring (1 MiB each, from 32 MiB
+ *           on) (per chunk);
  *   again:  a store into each of those 64 pages after msync (a file's pages written back are
  *           write-protected again: the next store faults) (per page);
  *   unlink: removing the file (what the CLI pays at the end; 0 for the memfd).
- * stdout: one line per backing, "<backing> header_us M region_us M chunk_us M again_us M
- * unlink_us M", medians over the repetitions, and each measure's min..max after it.
+ * stdout: one line per backing, "<backing> header_us M region_us M chunk_us M cupti_us M
+ * again_us M unlink_us M", medians over the repetitions, and each measure's min..max after it.
  * Exit status 0; 1 when DIR cannot take a file.
  */
 #include <fcntl.h>
@@ -43,8 +45,9 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* m[0]: header, m[1]: region, m[2]: per chunk, m[3]: per page again, m[4]: unlink */
-static int once(const char *dir, int memory, double m[5])
+/* m[0]: header, m[1]: region, m[2]: per chunk, m[3]: per CUPTI chunk, m[4]: per page again,
+ * m[5]: unlink */
+static int once(const char *dir, int memory, double m[6])
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/ringfault-%d.ring", dir, (int)getpid());
@@ -63,6 +66,9 @@ static int once(const char *dir, int memory, double m[5])
 	for (unsigned i = 0; i < NCH; i++)
 		r[CHUNKS_AT + (size_t)i * CHUNK] = 1;
 	double t3 = now_us();
+	for (unsigned i = 0; i < 16; i++)
+		r[(32u << 20) + (size_t)i * (1u << 20)] = 1;
+	double t3c = now_us();
 	msync((void *)r, RING, MS_SYNC);
 	double t4 = now_us();
 	for (unsigned i = 0; i < NCH; i++)
@@ -76,8 +82,9 @@ static int once(const char *dir, int memory, double m[5])
 	m[0] = t1 - t0;
 	m[1] = t2 - t1;
 	m[2] = (t3 - t2) / NCH;
-	m[3] = (t5 - t4) / NCH;
-	m[4] = memory ? 0 : t7 - t6;
+	m[3] = (t3c - t3) / 16;
+	m[4] = (t5 - t4) / NCH;
+	m[5] = memory ? 0 : t7 - t6;
 	return 0;
 }
 
@@ -89,19 +96,19 @@ int main(int argc, char **argv)
 	if (reps < 1 || reps > 1000)
 		reps = 7;
 	static const char *name[] = {"file", "memfd"};
-	static const char *what[] = {"header_us", "region_us", "chunk_us", "again_us", "unlink_us"};
-	double v[2][5][1000];
+	static const char *what[] = {"header_us", "region_us", "chunk_us", "cupti_us", "again_us", "unlink_us"};
+	double v[2][6][1000];
 	for (int i = 0; i < reps; i++)
 		for (int b = 0; b < 2; b++) { /* alternating */
-			double m[5];
+			double m[6];
 			if (once(argv[1], b, m) != 0)
 				return fprintf(stderr, "ringfault: cannot make a ring in '%s'\n", argv[1]), 1;
-			for (int k = 0; k < 5; k++)
+			for (int k = 0; k < 6; k++)
 				v[b][k][i] = m[k];
 		}
 	for (int b = 0; b < 2; b++) {
 		printf("%s", name[b]);
-		for (int k = 0; k < 5; k++) {
+		for (int k = 0; k < 6; k++) {
 			qsort(v[b][k], (size_t)reps, sizeof(double), cmp);
 			printf(" %s %.2f (%.2f..%.2f)", what[k], v[b][k][reps / 2], v[b][k][0], v[b][k][reps - 1]);
 		}
