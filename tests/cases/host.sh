@@ -247,7 +247,7 @@ eq "descriptors: the same with libunwind's walk" "$(cat hs_fds.ref)" "$(cat hs_f
 # ticks apart, which is checked for range: 400 ms of CPU). Before sigchain.c the program saw a
 # foreign handler at start, its handler got the sampler's timer signals, a SIGPROF left at the
 # default did not end it, and an exec did not keep it ignored.
-for m in handler default ignore oneshot; do
+for m in handler default ignore oneshot mask; do
 	# (through sh, whose stderr takes the shell's "Profiling timer expired")
 	rc_ref=$(sh -c '"$1" "$2" >"$3" 2>/dev/null; echo $?' sh "$P/host_sigprof" $m hs_sp_$m.ref 2>/dev/null)
 	$GS profile -f -o hs_sp_$m "$P/host_sigprof" $m >hs_sp_$m.out 2>/dev/null
@@ -257,6 +257,7 @@ for m in handler default ignore oneshot; do
 		"$(sed 's/^ticks: .*/ticks/' hs_sp_$m.ref)|$rc_ref" "$(sed 's/^ticks: .*/ticks/' hs_sp_$m.out)|$rc"
 done
 has "own SIGPROF: the program's handler got its own timer's signal, not the sampler's" "timer: 1 value 42" "$(cat hs_sp_handler.out)"
+eq "own SIGPROF: the handler's mask as the program set it (sa_mask, SA_NODEFER)" "mask: usr1 1 prof 1|nodefer: usr1 0 prof 0" "$(paste -sd'|' hs_sp_mask.out)"
 eq "own SIGPROF: the default action ends the program (128 + SIGPROF)" "before|155" "$(cat hs_sp_default.out)|$(cat hs_sp_default.rc)"
 between "own SIGPROF: the program's 100 Hz ticks in 400 ms of CPU" 34 44 "$(sed -n 's/^ticks: \([0-9]*\).*/\1/p' hs_sp_handler.out)"
 out=$(python3 "$ROOT/tests/cases/sigprof.py" 2>&1; echo "rc $?")

@@ -17,7 +17,10 @@
  *     prints the disposition it inherited ("inherited: ignore") and exits 4.
  *   oneshot: sysv_signal(SIGPROF, h) (one-shot): the first raise runs h ("oneshot: 1"),
  *     the disposition then reads "default", and the second raise ends the process.
+ *   mask: a handler whose sa_mask holds SIGUSR1, then one with SA_NODEFER; each reports what
+ *     is blocked while it runs ("mask: usr1 1 prof 1", "nodefer: usr1 0 prof 0"). Exit 0.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +75,15 @@ __attribute__((noinline)) static double burn_with_handler(double ms)
 	return x;
 }
 
+static void on_mask(int sig)
+{
+	(void)sig;
+	sigset_t now;
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	printf("%s: usr1 %d prof %d\n", oneshot ? "nodefer" : "mask", sigismember(&now, SIGUSR1),
+	       sigismember(&now, SIGPROF));
+}
+
 static void on_oneshot(int sig)
 {
 	(void)sig;
@@ -102,6 +114,21 @@ int main(int argc, char **argv)
 		execl(argv[0], argv[0], "ignored-check", (char *)NULL);
 		perror("execl");
 		return 1;
+	}
+	if (!strcmp(mode, "mask")) {
+		struct sigaction a;
+		memset(&a, 0, sizeof(a));
+		a.sa_handler = on_mask;
+		sigemptyset(&a.sa_mask);
+		sigaddset(&a.sa_mask, SIGUSR1);
+		sigaction(SIGPROF, &a, NULL);
+		raise(SIGPROF);
+		oneshot = 1;
+		sigemptyset(&a.sa_mask);
+		a.sa_flags = SA_NODEFER;
+		sigaction(SIGPROF, &a, NULL);
+		raise(SIGPROF);
+		return 0;
 	}
 	if (!strcmp(mode, "oneshot")) {
 		if (sysv_signal(SIGPROF, on_oneshot) == SIG_ERR)
