@@ -28,13 +28,9 @@ void gs_drain_init(struct gs_drain *d, const char *dir)
 	d->dir = gs_xstrdup(dir);
 	d->sock = -1;
 	struct sockaddr_un a;
-	memset(&a, 0, sizeof(a));
-	a.sun_family = AF_UNIX;
-	int n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, GS_RING_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(a.sun_path))
-		return; /* a deep directory: the rings are the files */
+	socklen_t alen = gs_ring_sockaddr(dir, &a);
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(s, 4096) == 0)
+	if (s >= 0 && bind(s, (struct sockaddr *)&a, alen) == 0 && listen(s, 4096) == 0)
 		d->sock = s;
 	else if (s >= 0)
 		close(s);
@@ -103,6 +99,14 @@ static void receive(struct gs_drain *d)
 	while (d->sock >= 0 && ((c = accept4(d->sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0 || errno == EINTR)) {
 		if (c < 0)
 			continue;
+		/* only this user's processes (an abstract name, for a deep directory, has no file
+		 * permissions to keep others out) */
+		struct ucred cr;
+		socklen_t crl = sizeof(cr);
+		if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &crl) != 0 || cr.uid != geteuid()) {
+			close(c);
+			continue;
+		}
 		if (take_ring(d, c) != 0) {
 			close(c);
 		} else {
@@ -388,9 +392,9 @@ void gs_drain_release(struct gs_drain *d)
 	free(d->conn);
 	if (d->sock >= 0) {
 		close(d->sock);
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", d->dir, GS_RING_SOCKET);
-		unlink(path);
+		struct sockaddr_un a;
+		if (gs_ring_sockaddr(d->dir, &a) == sizeof(a) && a.sun_path[0])
+			unlink(a.sun_path);
 	}
 	free(d->dir);
 	memset(d, 0, sizeof(*d));

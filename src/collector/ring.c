@@ -71,11 +71,7 @@ static size_t read_file(const char *path, char *buf, size_t cap)
 static int ring_memory(const char *dir, const char *name, size_t total)
 {
 	struct sockaddr_un a;
-	memset(&a, 0, sizeof(a));
-	a.sun_family = AF_UNIX;
-	int n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, GS_RING_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(a.sun_path))
-		return -1;
+	socklen_t alen = gs_ring_sockaddr(dir, &a);
 	int mfd = memfd_create(name, MFD_CLOEXEC);
 	if (mfd < 0)
 		return -1;
@@ -87,7 +83,7 @@ static int ring_memory(const char *dir, const char *name, size_t total)
 	}
 	/* a connection is queued at once unless 4096 wait (the CLI takes them as they come) */
 	int rc;
-	for (int tries = 0; (rc = connect(s, (struct sockaddr *)&a, sizeof(a))) != 0 && tries < 100 &&
+	for (int tries = 0; (rc = connect(s, (struct sockaddr *)&a, alen)) != 0 && tries < 100 &&
 			    (errno == EAGAIN || errno == EINTR);
 	     tries++) {
 		struct timespec ms = {0, 1000000};

@@ -23,9 +23,34 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* In the session directory: the CLI's datagram socket that takes each ring's memory (a memfd,
+/* In the session directory: the CLI's socket that takes each ring's memory (a memfd,
  * SCM_RIGHTS) with the ring file's name as the message (trace-format.md 1.1) */
 #define GS_RING_SOCKET "ring.sock"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* The socket's address for session directory DIR: DIR/ring.sock when that fits a socket
+ * address (107 bytes), else an abstract name made of a hash of DIR ("\0gpuscope-ring-<hex>":
+ * the directory is unique, made by mkdtemp). Both sides compute it; returns its length. */
+static inline socklen_t gs_ring_sockaddr(const char *dir, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	int n = snprintf(a->sun_path, sizeof(a->sun_path), "%s/%s", dir, GS_RING_SOCKET);
+	if (n > 0 && (size_t)n < sizeof(a->sun_path))
+		return (socklen_t)sizeof(*a);
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (const char *p = dir; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	memset(a->sun_path, 0, sizeof(a->sun_path));
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "gpuscope-ring-%016llx", (unsigned long long)h);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
 #define GS_RING_VERSION 7 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
                            * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC

@@ -97,6 +97,13 @@ eq "rings: in memory, the ring file empty, the socket there" "ring file empty|so
 	"$($GS profile -o rings_mem bash -c "$look" 2>/dev/null | sort | paste -sd'|')"
 eq "rings: GPUSCOPE_RING_MEMORY=0, the ring in the file" "ring in the file|socket" \
 	"$(GPUSCOPE_RING_MEMORY=0 $GS profile -o rings_file bash -c "$look" 2>/dev/null | sort | paste -sd'|')"
+# a session directory too deep for a socket's path (107 bytes): an abstract socket named after
+# it, so the rings are in memory there too (no socket file)
+deep="$T/$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 50))"
+mkdir -p "$deep"
+eq "rings: a deep session directory, the ring in memory all the same" "ring file empty" \
+	"$($GS profile -o "$deep/rings_deep" bash -c "$look" 2>/dev/null | sort | paste -sd'|')"
+has "rings: ... and the trace written" "state:       complete" "$($GS info "$deep/rings_deep.gst")"
 for mem in 1 0; do # the same records either way, forks and execs included
 	GPUSCOPE_RING_MEMORY=$mem $GS profile --sample none -o rings_t$mem "$P/nvtx_threads" 4 100 2>rings_t$mem.err
 	has "rings (memory $mem): threads, every record" "1 process, 5 threads, 1,201 events, 0 lost" "$(cat rings_t$mem.err)"
