@@ -3,8 +3,9 @@
  * The sampler's timers send SIGPROF (host.c). A program may use SIGPROF itself: its own
  * profiler (setitimer(ITIMER_PROF), gperftools, vmprof), a POSIX timer, `kill -PROF`. Without
  * this file the program's sigaction replaced the sampler's handler (no samples from then on)
- * and the program's handler then received the sampler's signals too, ten a tick at 1 kHz; a
- * program that left SIGPROF at its default was not killed by a SIGPROF sent to it.
+ * and the program's handler then received the sampler's signals too (1000 a second of CPU
+ * time, against its own 100 of a 10 ms timer); a program that left SIGPROF at its default was
+ * not killed by a SIGPROF sent to it.
  *
  * Here the disposition the program sets is kept apart from the one installed:
  *  - sigaction, signal, bsd_signal, sysv_signal and __sysv_signal on SIGPROF, once the
@@ -14,7 +15,8 @@
  *    cookie in si_value) to gs_sigchain_pass, which does what the program's action says:
  *    ignore it, end the process as the default action does, or run the program's handler
  *    with the mask and flags it asked for (SA_SIGINFO, SA_NODEFER, SA_RESETHAND);
- *  - an exec carries an ignored SIGPROF into the new image, as it would without gpuscope.
+ *  - an exec carries an ignored SIGPROF into the new image, as it would without gpuscope;
+ *  - a vfork child (it shares this memory, not its actions) sets its own actions only.
  *
  * The program's action is read inside the signal handler, so it is published with a sequence
  * count (odd while it is written); the writer blocks SIGPROF on its own thread while it
