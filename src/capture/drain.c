@@ -83,9 +83,34 @@ static int take_ring(struct gs_drain *d, int c)
 	return 1;
 }
 
+static int adopted(const struct gs_drain *d, const char *path);
+static int adopt(struct gs_drain *d, const char *path, const char *name, struct gs_err *err);
+
+/* Adopt the rings whose memory has come (each process sends its ring complete), so their
+ * descriptors are closed at once; one that is not ready, or fails, waits for the scan, which
+ * reports what fails. */
+static void adopt_received(struct gs_drain *d)
+{
+	char path[4096];
+	for (size_t i = 0; i < d->nmem;) {
+		snprintf(path, sizeof(path), "%s/%s", d->dir, d->mem[i].name);
+		size_t before = d->nmem;
+		struct gs_err e = {0};
+		if (adopted(d, path)) { /* a second message for one ring: not ours to keep */
+			close(d->mem[i].fd);
+			free(d->mem[i].name);
+			d->mem[i] = d->mem[--d->nmem];
+		} else if (adopt(d, path, d->mem[i].name, &e) != 1 || d->nmem == before) {
+			i++;
+		}
+	}
+}
+
 /* Take the rings' memory the processes have sent since the last call: each process connects,
- * sends one message and closes; a connection whose message has not come yet is kept. */
-static void receive(struct gs_drain *d)
+ * sends one message and closes; a connection whose message has not come yet is kept. Returns
+ * 0, or -1 when connections wait that cannot be taken now (no descriptor left: the memfds
+ * held until their files are scanned are closed then). */
+static int receive(struct gs_drain *d)
 {
 	for (size_t i = 0; i < d->nconn;) {
 		if (take_ring(d, d->conn[i]) != 0) {
@@ -114,6 +139,9 @@ static void receive(struct gs_drain *d)
 			d->conn[d->nconn++] = c;
 		}
 	}
+	int full = d->sock >= 0 && (errno == EMFILE || errno == ENFILE);
+	adopt_received(d);
+	return full ? -1 : 0;
 }
 
 /* The memory received for ring file NAME, or -1 */
@@ -140,8 +168,10 @@ static int adopted(const struct gs_drain *d, const char *path)
 static int adopt(struct gs_drain *d, const char *path, const char *name, struct gs_err *err)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : gs_errf(err, -errno, "cannot open ring '%s': %s", path, strerror(errno));
+	if (fd < 0) /* gone, or no descriptor left now (one held per ring received): later */
+		return errno == ENOENT || errno == EMFILE || errno == ENFILE
+			       ? 0
+			       : gs_errf(err, -errno, "cannot open ring '%s': %s", path, strerror(errno));
 	struct stat st;
 	size_t at = 0;
 	int mfd = -1;
@@ -353,8 +383,12 @@ void gs_drain_wait(struct gs_drain *d, int ms)
 	uint64_t end = mono_ns() + (uint64_t)ms * 1000000u;
 	for (uint64_t now = mono_ns(); now < end; now = mono_ns()) {
 		struct pollfd p = {d->sock, POLLIN, 0};
-		if (poll(&p, 1, (int)((end - now + 999999) / 1000000)) > 0)
-			receive(d);
+		if (poll(&p, 1, (int)((end - now + 999999) / 1000000)) > 0 && receive(d) < 0) {
+			/* out of descriptors: the socket stays readable; sleep the rest */
+			struct timespec ts = {0, (long)(end - now)};
+			nanosleep(&ts, NULL);
+			return;
+		}
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -641,7 +642,14 @@ static int run(int argc, char **argv)
 		return early;
 	}
 
-	/* before the program starts: its processes hand their rings' memory to the drain */
+	/* before the program starts: its processes hand their rings' memory to the drain, a
+	 * descriptor each until its file is scanned (the CLI's own limit is raised to the hard
+	 * one for a burst of processes; the program, forked already, keeps its own) */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	struct gs_drain drain;
 	gs_drain_init(&drain, session);
 

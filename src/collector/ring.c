@@ -64,23 +64,17 @@ static size_t read_file(const char *path, char *buf, size_t cap)
 	return n;
 }
 
-/* The ring's memory: a memfd (shared memory, no file system under it) sized to the ring and
- * handed to `gpuscope profile` through the session's socket, with the name of the ring file
- * it stands for (trace-format.md 1.1). -1 when there is no such socket, it does not take the
- * descriptor within about 50 ms, or the memfd cannot be made: the ring is then the file. */
-static int ring_memory(const char *dir, const char *name, size_t total)
+/* Hands a ring held in memory (a memfd, shared memory with no file system under it, its
+ * header complete) to `gpuscope profile` through the session's socket, with the name of the
+ * ring file it stands for (trace-format.md 1.1). 0 sent; -1 when there is no such socket or it
+ * does not take the connection within about 100 ms: the ring is then the file. */
+static int ring_send(const char *dir, const char *name, int mfd)
 {
 	struct sockaddr_un a;
 	socklen_t alen = gs_ring_sockaddr(dir, &a);
-	int mfd = memfd_create(name, MFD_CLOEXEC);
-	if (mfd < 0)
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
 		return -1;
-	int s = ftruncate(mfd, (off_t)total) == 0 ? socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)
-						  : -1;
-	if (s < 0) {
-		close(mfd);
-		return -1;
-	}
 	/* a connection is queued at once unless 4096 wait (the CLI takes them as they come) */
 	int rc;
 	for (int tries = 0; (rc = connect(s, (struct sockaddr *)&a, alen)) != 0 && tries < 100 &&
@@ -89,35 +83,77 @@ static int ring_memory(const char *dir, const char *name, size_t total)
 		struct timespec ms = {0, 1000000};
 		nanosleep(&ms, NULL);
 	}
-	if (rc != 0) {
-		gs_log("no ring in memory (%s): the ring is the file %s/%s", strerror(errno), dir, name);
-		close(s);
-		close(mfd);
-		return -1;
+	ssize_t r = -1;
+	if (rc == 0) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} c;
+		memset(&c, 0, sizeof(c));
+		struct iovec iov = {(void *)name, strlen(name)};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+				   .msg_controllen = sizeof(c.buf)};
+		struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
+		ch->cmsg_level = SOL_SOCKET;
+		ch->cmsg_type = SCM_RIGHTS;
+		ch->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(ch), &mfd, sizeof(int));
+		while ((r = sendmsg(s, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+			;
 	}
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	memset(&c, 0, sizeof(c));
-	struct iovec iov = {(void *)name, strlen(name)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-			   .msg_controllen = sizeof(c.buf)};
-	struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
-	ch->cmsg_level = SOL_SOCKET;
-	ch->cmsg_type = SCM_RIGHTS;
-	ch->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(ch), &mfd, sizeof(int));
-	ssize_t r;
-	while ((r = sendmsg(s, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
+	int e = errno;
 	close(s);
 	if (r < 0) {
-		gs_log("no ring in memory (%s): the ring is the file %s/%s", strerror(errno), dir, name);
-		close(mfd);
+		gs_log("no ring in memory (%s): the ring is the file %s/%s", strerror(e), dir, name);
 		return -1;
 	}
-	return mfd;
+	return 0;
+}
+
+struct ring_layout {
+	size_t total, chunk, slots_off, desc_off, reg_off, reg_size, chunks_off;
+	uint32_t nchunks, nslots;
+};
+
+static struct gs_ring_header *ring_map(int fd, const struct ring_layout *l)
+{
+	if (ftruncate(fd, (off_t)l->total) != 0)
+		return NULL;
+	void *m = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* The header, complete: GS_RING_READY (release) is its last store. */
+static void ring_header(struct gs_ring_header *h, const struct ring_layout *l, uint32_t image,
+			uint32_t kind, uint32_t tag)
+{
+	h->version = GS_RING_VERSION;
+	h->header_size = GS_RING_HEADER_SIZE;
+	h->file_size = l->total;
+	h->chunk_size = (uint32_t)l->chunk;
+	h->nchunks = l->nchunks;
+	h->slots_offset = l->slots_off;
+	h->nslots = l->nslots;
+	h->slot_size = sizeof(struct gs_ring_slot);
+	h->desc_offset = l->desc_off;
+	h->registry_offset = l->reg_off;
+	h->registry_size = l->reg_size;
+	h->chunks_offset = l->chunks_off;
+	h->pid = getpid();
+	h->ppid = getppid();
+	h->image = image;
+	h->clock_kind = gs_clock;
+	h->start_ts = gs_clock_now();
+	h->start_mono_ns = gs_clock_ns(CLOCK_MONOTONIC);
+	h->start_real_ns = gs_clock_ns(CLOCK_REALTIME);
+	atomic_store(&h->nfree, l->nchunks);
+	h->cmdline_len = (uint32_t)read_file("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline));
+	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
+	h->exe_len = el > 0 ? (uint32_t)el : 0;
+	h->kind = kind;
+	h->cupti_version = tag;
+	h->magic = GS_RING_MAGIC;
+	atomic_store_explicit(&h->flags, GS_RING_READY, memory_order_release);
 }
 
 /* Chunk i was taken: the drain's bound grows to cover it (before the chunk can be sealed). */
@@ -138,13 +174,13 @@ static void thread_key_destructor(void *v)
 struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
 				      uint32_t nslots, uint32_t tag)
 {
-	uint32_t nchunks = (uint32_t)(bytes / chunk);
-	size_t slots_off = GS_RING_HEADER_SIZE;
-	size_t desc_off = slots_off + (size_t)nslots * sizeof(struct gs_ring_slot);
-	size_t reg_off = desc_off + (size_t)nchunks * sizeof(struct gs_ring_desc);
-	size_t reg_size = 1u << 20;
-	size_t chunks_off = (reg_off + reg_size + 4095) & ~(size_t)4095;
-	size_t total = chunks_off + (size_t)nchunks * chunk;
+	struct ring_layout l = {.chunk = chunk, .nchunks = (uint32_t)(bytes / chunk), .nslots = nslots};
+	l.slots_off = GS_RING_HEADER_SIZE;
+	l.desc_off = l.slots_off + (size_t)nslots * sizeof(struct gs_ring_slot);
+	l.reg_off = l.desc_off + (size_t)l.nchunks * sizeof(struct gs_ring_desc);
+	l.reg_size = 1u << 20;
+	l.chunks_off = (l.reg_off + l.reg_size + 4095) & ~(size_t)4095;
+	l.total = l.chunks_off + (size_t)l.nchunks * chunk;
 	pid_t pid = getpid();
 	char path[1200];
 	int fd = -1;
@@ -163,58 +199,38 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 		gs_log("cannot create a ring in '%s': %s", dir, strerror(errno));
 		return NULL;
 	}
-	/* the file's name is the ring's either way; its memory is a memfd where gpuscope profile
-	 * takes one (a file in the session directory costs what its file system charges a page
-	 * fault: about 2 ms for the first store into a new region of an ext4 file) */
+	/* The file's name is the ring's either way. Its memory is a memfd, complete before it is
+	 * handed over, where gpuscope profile takes one; else the file's (which costs what the
+	 * session directory's file system charges for page faults: on ext4 1-4 ms at the first
+	 * store, 0.3 ms at each new CUPTI chunk). */
 	const char *name = strrchr(path, '/') + 1;
-	int mfd = gs_cfg.ring_memory ? ring_memory(dir, name, total) : -1;
+	struct gs_ring_header *h = NULL;
+	int mfd = gs_cfg.ring_memory ? memfd_create(name, MFD_CLOEXEC) : -1;
 	if (mfd >= 0) {
-		close(fd);
-		fd = mfd;
-	} else if (ftruncate(fd, (off_t)total) != 0) {
-		gs_log("cannot size ring '%s': %s", path, strerror(errno));
-		close(fd);
-		unlink(path);
-		return NULL;
+		h = ring_map(mfd, &l);
+		if (h) {
+			ring_header(h, &l, image, kind, tag);
+			if (ring_send(dir, name, mfd) != 0) {
+				munmap(h, l.total);
+				h = NULL;
+			}
+		}
+		close(mfd);
 	}
-	void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		gs_log("cannot map ring '%s': %s", path, strerror(errno));
-		if (mfd < 0)
+	int in_memory = h != NULL;
+	if (!h) {
+		h = ring_map(fd, &l);
+		if (!h) {
+			gs_log("cannot size or map ring '%s': %s", path, strerror(errno));
+			close(fd);
 			unlink(path);
-		return NULL;
+			return NULL;
+		}
+		ring_header(h, &l, image, kind, tag);
 	}
-	struct gs_ring_header *h = m;
-	h->version = GS_RING_VERSION;
-	h->header_size = GS_RING_HEADER_SIZE;
-	h->file_size = total;
-	h->chunk_size = (uint32_t)chunk;
-	h->nchunks = nchunks;
-	h->slots_offset = slots_off;
-	h->nslots = nslots;
-	h->slot_size = sizeof(struct gs_ring_slot);
-	h->desc_offset = desc_off;
-	h->registry_offset = reg_off;
-	h->registry_size = reg_size;
-	h->chunks_offset = chunks_off;
-	h->pid = pid;
-	h->ppid = getppid();
-	h->image = image;
-	h->clock_kind = gs_clock;
-	h->start_ts = gs_clock_now();
-	h->start_mono_ns = gs_clock_ns(CLOCK_MONOTONIC);
-	h->start_real_ns = gs_clock_ns(CLOCK_REALTIME);
-	atomic_store(&h->nfree, nchunks);
-	h->cmdline_len = (uint32_t)read_file("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline));
-	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
-	h->exe_len = el > 0 ? (uint32_t)el : 0;
-	h->kind = kind;
-	h->cupti_version = tag;
-	h->magic = GS_RING_MAGIC;
-	atomic_store_explicit(&h->flags, GS_RING_READY, memory_order_release);
+	close(fd);
 	gs_log("recording into %s (%s; %u chunks of %zu bytes, %u thread slots)", path,
-	       mfd >= 0 ? "in memory" : "the file", nchunks, chunk, nslots);
+	       in_memory ? "in memory" : "the file", l.nchunks, chunk, nslots);
 	return h;
 }
 

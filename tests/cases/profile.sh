@@ -119,6 +119,12 @@ done
 GPUSCOPE_DEBUG=1 $GS profile -o rings_burst bash -c 'for i in $(seq 64); do "$0" 1 & done; wait' "$P/nvtx_loop" >/dev/null 2>rings_burst.err
 eq "rings: 64 processes at once, none fell back to a file" 0 "$(grep -c 'no ring in memory' rings_burst.err)"
 eq "rings: 64 processes at once, every one's range" 64 "$($GS stats -r nvtx_sum --format csv rings_burst.gst 2>/dev/null | python3 -c 'import csv,sys; print(sum(int(r["Instances"]) for r in csv.DictReader(sys.stdin)))')"
+# with a low open-files limit (64): the CLI raises its own for the memfds it holds, the program
+# keeps the limit it was given
+eq "rings: the program keeps its open-files limit" 64 "$(ulimit -Sn 64 && $GS profile -o rings_nofile bash -c 'ulimit -Sn' 2>/dev/null)"
+GPUSCOPE_DEBUG=1 bash -c 'ulimit -Sn 64 && "$0" profile -o rings_burst64 bash -c "for i in \$(seq 100); do \"\$0\" 1 & done; wait" "$1"' "$GS" "$P/nvtx_loop" >/dev/null 2>rings_burst64.err
+eq "rings: 100 processes at once under a limit of 64 descriptors, none fell back to a file" 0 "$(grep -c 'no ring in memory' rings_burst64.err)"
+eq "rings: ... every one's range" 100 "$($GS stats -r nvtx_sum --format csv rings_burst64.gst 2>/dev/null | python3 -c 'import csv,sys; print(sum(int(r["Instances"]) for r in csv.DictReader(sys.stdin)))')"
 # a session kept because the trace cannot be written: the rings held in memory are written
 # into their files there, holes for their pages of zeros
 err=$($GS profile -o rings_kept bash -c 'echo x >rings_kept.gst' 2>&1)
