@@ -269,6 +269,7 @@ GS_HIDDEN int gs_sigchain_take(int sig, void (*handler)(int, siginfo_t *, void *
 GS_HIDDEN void gs_sigchain_pass(int sig, siginfo_t *si, void *ucv); /* not a sampler's signal */
 GS_HIDDEN void gs_sigchain_exec(int before); /* around an exec (before = 0: it failed) */
 GS_HIDDEN void gs_sigchain_fork_child(void);
+GS_HIDDEN int gs_in_vfork_child(void); /* host.c: sharing the parent's memory until its exec */
 
 /* nvtx.c */
 GS_HIDDEN void gs_nvtx_child_reset(void);

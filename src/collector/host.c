@@ -335,14 +335,7 @@ GS_EXPORT int pipe2(int fd[2], int flags)
 
 GS_EXPORT int pipe(int fd[2])
 {
-	GS_NEXT(int (*)(int *), "pipe", f)
-	int r = f(fd);
-	if (GS_UNLIKELY(gs_in_walk) && r == 0) {
-		int saved = errno;
-		fds_up(fd, 0);
-		errno = saved;
-	}
-	return r;
+	return pipe2(fd, 0);
 }
 
 /* What the walks cost, counted only with GPUSCOPE_DEBUG=1 and printed at exit: the one
@@ -711,29 +704,29 @@ GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return rc;
 }
 
+/* A vfork child (Python's subprocess makes one for each command it runs) shares the parent's
+ * memory, this thread's storage included, until its exec; no fork handler ran in it. The timer
+ * state here is the parent's thread's, the child has no timer and no signal pending of it, and
+ * the parent's mappings are already known: its exec does nothing of the below but keep an
+ * ignored SIGPROF ignored, and its sigaction calls act on its own actions (sigchain.c). (Before, it read /proc/self/maps, a PyTorch process's included, at each
+ * exec it tried, and a failed one armed a timer of its own over the parent's thread's.) */
+int gs_in_vfork_child(void)
+{
+	return gs_ring && gs_ring->pid != (int32_t)getpid();
+}
+
 /* exec: the image is replaced, and a timer signal pending on this thread would be delivered
  * to the new image, whose handler is the default (termination). So before the call this
  * thread's timer is deleted and a signal it left pending is taken off (blocked, then accepted
  * with sigtimedwait): the disposition stays ours, so the other threads' timers, which may fire
  * until the kernel ends those threads, still reach the handler. If exec fails, sampling goes
  * on. Other threads' signals are directed at them and die with them. */
-/* A vfork child (Python's subprocess makes one for each command it runs) shares the parent's
- * memory, this thread's storage included, until its exec; no fork handler ran in it. The timer
- * state here is the parent's thread's, the child has no timer and no signal pending of it, and
- * the parent's mappings are already known: it does nothing of the above but keep an ignored
- * SIGPROF ignored. (Before, it read /proc/self/maps, a PyTorch process's included, at each
- * exec it tried, and a failed one armed a timer of its own over the parent's thread's.) */
-static int in_vfork_child(void)
-{
-	return gs_ring && gs_ring->pid != (int32_t)getpid();
-}
-
 static void before_exec(void)
 {
 	if (!sample_on)
 		return;
 	int saved = errno;
-	if (in_vfork_child()) {
+	if (gs_in_vfork_child()) {
 		gs_sigchain_exec(1);
 		errno = saved;
 		return;
@@ -759,7 +752,7 @@ static void after_failed_exec(void)
 		return;
 	int saved = errno;
 	gs_sigchain_exec(0);
-	if (!in_vfork_child())
+	if (!gs_in_vfork_child())
 		sampler_thread_start();
 	errno = saved;
 }

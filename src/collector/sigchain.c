@@ -49,7 +49,6 @@ static struct sigaction prog;              /* the program's action, under seq */
 static _Atomic unsigned seq;               /* even: prog is stable */
 static _Atomic unsigned reset_at;          /* seq + 1 of an action SA_RESETHAND used up; 0 none */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t owner;                        /* the process whose actions these are */
 
 static sigaction_fn real_sigaction(void)
 {
@@ -106,7 +105,6 @@ int gs_sigchain_take(int sig, void (*handler)(int, siginfo_t *, void *))
 		return -1;
 	ours = a;
 	memcpy(&prog, &before, sizeof(prog)); /* SIG_DFL, or SIG_IGN inherited through an exec */
-	owner = getpid();
 	chain_sig = sig;
 	return 0;
 }
@@ -188,7 +186,6 @@ void gs_sigchain_exec(int before)
  * leave one set by a thread that did not survive the fork). */
 void gs_sigchain_fork_child(void)
 {
-	owner = getpid();
 	pthread_mutex_init(&write_lock, NULL);
 	if (atomic_load(&seq) & 1u)
 		atomic_fetch_add(&seq, 1u);
@@ -205,7 +202,7 @@ GS_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	}
 	/* a vfork child shares this memory with its parent but has its own actions: what it sets
 	 * (Python's subprocess puts handled signals back to the default there) is its own */
-	if (!chain_sig || sig != chain_sig || getpid() != owner)
+	if (!chain_sig || sig != chain_sig || gs_in_vfork_child())
 		return f(sig, act, old);
 	struct sigaction was;
 	read_prog(&was);
