@@ -97,8 +97,9 @@ for w in ws:
         xs = add.get((w, var), [])
         v[var] = (statistics.median(xs), min(xs), max(xs)) if xs else (float("nan"),) * 3
     o = off.get(w, [float("nan")])
-    cell = lambda t: "%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in t)
-    ratio = lambda a, b: "%.2f" % (a / b) if b > 0 else "n/a"
+    # a variant this run did not have is "n/a", not a number
+    cell = lambda t: "n/a" if t[0] != t[0] else "%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in t)
+    ratio = lambda a, b: "%.2f" % (a / b) if b > 0 and a == a else "n/a"
     print("| %s | %.3f ms (%.3f..%.3f) | %s | %s | %s | %s | %s | %s |" % (
         w, statistics.median(o), min(o), max(o), cell(v["none"]), cell(v["floor"]),
         cell(v["gpuscope"]), cell(v["torch"]), ratio(v["gpuscope"][0], v["floor"][0]),
