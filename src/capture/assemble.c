@@ -82,7 +82,7 @@ struct ctx {
 	uint64_t last_ns;
 	uint32_t root_last_image;
 	struct gs_transcoder cuda; /* CUPTI buffers to CUDA chunks */
-	const struct gs_drain *drain;
+	struct gs_drain *drain;
 	struct gs_strbuf tmp;
 	struct gs_strbuf maps;   /* this ring's executable mappings (MAPS chunk body) */
 	uint64_t nmaps;
@@ -457,12 +457,22 @@ typedef GS_VEC(struct piece) piece_vec;
  * valid while a thread owns it; a CUPTI chunk's is not: those are only counted). Each
  * writer's chunks were acquired one after the other, so this order keeps every thread's
  * records in the order it wrote them, however the drain happened to move them. */
-static int collect_pieces(struct gs_ringfile *rf, int owned_too, piece_vec *out,
+/* The ring's spool open for reading (the drain keeps only so many open); 0 or negative. */
+static int spool_ready(struct gs_drain *d, struct gs_ringfile *rf, struct gs_err *err)
+{
+	int rc = gs_drain_spool(d, rf, err);
+	return rc > 0 ? 0 : rc < 0 ? rc : gs_errf(err, -EMFILE, "cannot open spool '%s': no file descriptor left", rf->spool_path);
+}
+
+static int collect_pieces(struct gs_drain *d, struct gs_ringfile *rf, int owned_too, piece_vec *out,
 			  uint64_t *owned_left, struct gs_err *err)
 {
 	struct gs_ring_header *h = rf->h;
 	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
-	if (rf->spool) {
+	if (rf->spool_made) {
+		int rc = spool_ready(d, rf, err);
+		if (rc < 0)
+			return rc;
 		fflush(rf->spool);
 		rewind(rf->spool);
 		uint32_t rec[4];
@@ -492,12 +502,14 @@ static int collect_pieces(struct gs_ringfile *rf, int owned_too, piece_vec *out,
 }
 
 /* The bytes of one piece: in the ring, or read from the spool into buf (chunk_size bytes). */
-static const uint8_t *piece_data(struct gs_ringfile *rf, const struct piece *pc, uint8_t *buf,
-				 struct gs_err *err)
+static const uint8_t *piece_data(struct gs_drain *d, struct gs_ringfile *rf, const struct piece *pc,
+				 uint8_t *buf, struct gs_err *err)
 {
 	struct gs_ring_header *h = rf->h;
 	if (!pc->spooled)
 		return (uint8_t *)h + h->chunks_offset + (uint64_t)pc->where * h->chunk_size;
+	if (spool_ready(d, rf, err) < 0)
+		return NULL;
 	if (fseek(rf->spool, pc->where, SEEK_SET) != 0 ||
 	    (pc->used && fread(buf, pc->used, 1, rf->spool) != 1)) {
 		gs_errf(err, -EIO, "cannot read spool '%s'", rf->spool_path);
@@ -648,11 +660,11 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 
 	piece_vec pieces = {0};
 	uint64_t unfinished = 0;
-	int rc = collect_pieces(rf, 0, &pieces, &unfinished, err);
+	int rc = collect_pieces(c->drain, rf, 0, &pieces, &unfinished, err);
 	uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
 	for (size_t k = 0; k < pieces.n && !rc; k++) {
 		const struct piece *pc = &pieces.v[k];
-		const uint8_t *data = piece_data(rf, pc, buf, err);
+		const uint8_t *data = piece_data(c->drain, rf, pc, buf, err);
 		if (!data) {
 			rc = -EIO;
 			break;
@@ -762,10 +774,10 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	/* 1. every chunk, in acquisition order (collect_pieces) */
 	piece_vec pieces = {0};
 	uint64_t none = 0;
-	int rc = collect_pieces(rf, 1, &pieces, &none, err);
+	int rc = collect_pieces(c->drain, rf, 1, &pieces, &none, err);
 	uint8_t *buf = gs_xmalloc(h->chunk_size ? h->chunk_size : 1);
 	for (size_t k = 0; k < pieces.n && !rc; k++) {
-		const uint8_t *data = piece_data(rf, &pieces.v[k], buf, err);
+		const uint8_t *data = piece_data(c->drain, rf, &pieces.v[k], buf, err);
 		if (!data)
 			rc = -EIO;
 		else

@@ -25,8 +25,12 @@ struct gs_ringfile {
 	struct gs_ring_header *h;
 	size_t size;
 	int in_memory; /* its memory came through the socket (a memfd); the file is empty */
+	/* the chunks moved out of the ring: a file beside it, made at the first chunk moved, open
+	 * only while used (gs_drain_spool) */
 	FILE *spool;
 	char *spool_path;
+	int spool_made;
+	uint64_t spool_used; /* the drain's spool_tick at its last use */
 	/* a record ring's process: executable mappings read from /proc/PID/maps while it ran
 	 * (MAPS records, format/host.h), and hashes of those already kept */
 	struct gs_strbuf maps;
@@ -65,6 +69,14 @@ struct gs_drain {
 	size_t nconn, conn_cap;
 	struct gs_ring_mem *mem;
 	size_t nmem, mem_cap;
+	/* spools open at once: at most spool_cap (a quarter of the open-files limit, 1024 at
+	 * most), the least recently used closed first, so a session of many processes does not
+	 * hold a descriptor per ring */
+	size_t spools_open, spool_cap;
+	uint64_t spool_tick;
+	uint64_t spools_made, spools_reopened, spools_peak; /* for GPUSCOPE_DEBUG */
+	uint64_t rings_dropped; /* memory sent that reached the CLI without its descriptor */
+	struct gs_err late; /* a spool closed to make room could not be written */
 };
 
 /* Before the program starts: the socket through which its processes hand over their rings'
@@ -81,6 +93,13 @@ void gs_drain_wait(struct gs_drain *d, int ms);
 /* Forks whose child has not yet created its ring file (after adopting new ring files). */
 uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err);
 void gs_drain_release(struct gs_drain *d);
+/* Rings of the session that were not read: ring files never adopted (no descriptor to open
+ * them with, or a header never completed) and memory that reached the CLI without its
+ * descriptor. After the last poll. */
+size_t gs_drain_unread(struct gs_drain *d);
+/* The spool of rf open, positioned at its end (made empty at the first call): 1, or 0 when no
+ * descriptor can be had now, or negative on error. */
+int gs_drain_spool(struct gs_drain *d, struct gs_ringfile *rf, struct gs_err *err);
 
 void gs_timemap_begin(struct gs_timemap *tm);
 /* While the program runs (the drain loop): a pair when the last is a second old. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,6 +28,12 @@ void gs_drain_init(struct gs_drain *d, const char *dir)
 	memset(d, 0, sizeof(*d));
 	d->dir = gs_xstrdup(dir);
 	d->sock = -1;
+	struct rlimit nofile;
+	d->spool_cap = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY)
+		d->spool_cap = GS_MIN(d->spool_cap, (size_t)nofile.rlim_cur / 4);
+	if (d->spool_cap < 4)
+		d->spool_cap = 4;
 	struct sockaddr_un a;
 	socklen_t alen = gs_ring_sockaddr(dir, &a);
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -38,8 +45,38 @@ void gs_drain_init(struct gs_drain *d, const char *dir)
 
 /* One connection's message: the ring file's name and its memory. 1 taken (or dropped: a
  * message that is not a plain ring name with one descriptor), 0 not sent yet, -1 ended. */
+/* Whether n more descriptors can be had now (a ring's memory received through the socket
+ * takes one, and with none free the kernel drops it from the message). */
+static int fd_room(const struct gs_drain *d, int n)
+{
+	int fds[2], k = 0;
+	while (k < n && k < 2 && (fds[k] = fcntl(d->sock, F_DUPFD_CLOEXEC, 0)) >= 0)
+		k++;
+	for (int i = 0; i < k; i++)
+		close(fds[i]);
+	return k == n;
+}
+
+static int spool_evict(struct gs_drain *d, const struct gs_ringfile *keep, struct gs_err *err);
+
+/* Room for n more descriptors, closing spools (least recently used first) to make it. */
+static int make_room(struct gs_drain *d, int n)
+{
+	while (!fd_room(d, n)) {
+		struct gs_err e = {0};
+		int rc = spool_evict(d, NULL, &e);
+		if (rc < 0 && !d->late.code)
+			d->late = e; /* a spool that could not be written: gs_drain_poll says so */
+		if (rc <= 0)
+			return 0;
+	}
+	return 1;
+}
+
 static int take_ring(struct gs_drain *d, int c)
 {
+	if (!make_room(d, 1)) /* not now: the message waits in its connection */
+		return 0;
 	char name[256];
 	union {
 		struct cmsghdr h;
@@ -74,6 +111,8 @@ static int take_ring(struct gs_drain *d, int c)
 	if (fd < 0 || extra || !plain || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (fd >= 0)
 			close(fd);
+		if (plain && (m.msg_flags & MSG_CTRUNC)) /* its memory lost on the way: said at the end */
+			d->rings_dropped++;
 		return 1;
 	}
 	gs_grow((void **)&d->mem, &d->mem_cap, d->nmem + 1, sizeof(*d->mem));
@@ -120,8 +159,10 @@ static int receive(struct gs_drain *d)
 			i++;
 		}
 	}
-	int c;
-	while (d->sock >= 0 && ((c = accept4(d->sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0 || errno == EINTR)) {
+	int c, full = 0;
+	/* a connection is taken only with room for it and for the memory it brings */
+	while (d->sock >= 0 && !(full = !make_room(d, 2)) &&
+	       ((c = accept4(d->sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0 || errno == EINTR)) {
 		if (c < 0)
 			continue;
 		/* only this user's processes (an abstract name, for a deep directory, has no file
@@ -134,12 +175,13 @@ static int receive(struct gs_drain *d)
 		}
 		if (take_ring(d, c) != 0) {
 			close(c);
+			adopt_received(d); /* its memory mapped and its descriptor closed at once */
 		} else {
 			gs_grow((void **)&d->conn, &d->conn_cap, d->nconn + 1, sizeof(*d->conn));
 			d->conn[d->nconn++] = c;
 		}
 	}
-	int full = d->sock >= 0 && (errno == EMFILE || errno == ENFILE);
+	full = full || (d->sock >= 0 && (errno == EMFILE || errno == ENFILE));
 	adopt_received(d);
 	return full ? -1 : 0;
 }
@@ -167,18 +209,19 @@ static int adopted(const struct gs_drain *d, const char *path)
  * file stands for memory received through the socket under its name. */
 static int adopt(struct gs_drain *d, const char *path, const char *name, struct gs_err *err)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) /* gone, or no descriptor left now (one held per ring received): later */
+	/* a ring received through the socket needs no descriptor of its file (only its size,
+	 * which is 0): under a low open-files limit the memfds waiting to be adopted could
+	 * otherwise leave none to adopt them with */
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return errno == ENOENT ? 0 : gs_errf(err, -errno, "cannot read ring '%s': %s", path, strerror(errno));
+	size_t at = 0;
+	int mfd = st.st_size == 0 ? mem_for(d, name, &at) : -1;
+	int fd = mfd;
+	if (fd < 0 && (fd = open(path, O_RDWR | O_CLOEXEC)) < 0) /* gone, or no descriptor left now: later */
 		return errno == ENOENT || errno == EMFILE || errno == ENFILE
 			       ? 0
 			       : gs_errf(err, -errno, "cannot open ring '%s': %s", path, strerror(errno));
-	struct stat st;
-	size_t at = 0;
-	int mfd = -1;
-	if (fstat(fd, &st) == 0 && st.st_size == 0 && (mfd = mem_for(d, name, &at)) >= 0) {
-		close(fd);
-		fd = mfd;
-	}
 	if (fstat(fd, &st) != 0 || (size_t)st.st_size < GS_RING_HEADER_SIZE) {
 		if (mfd < 0)
 			close(fd);
@@ -218,22 +261,73 @@ static int adopt(struct gs_drain *d, const char *path, const char *name, struct 
 	rf->spool_path = gs_xmalloc(n + 7);
 	memcpy(rf->spool_path, path, n);
 	memcpy(rf->spool_path + n, ".spool", 7);
-	rf->spool = fopen(rf->spool_path, "w+be");
-	if (!rf->spool) {
-		int e = errno;
-		munmap(m, rf->size);
-		free(rf->path);
-		free(rf->spool_path);
-		free(rf);
-		return gs_errf(err, -e, "cannot create spool '%s': %s", path, strerror(e));
-	}
-	setvbuf(rf->spool, NULL, _IOFBF, 1 << 20);
 	gs_grow((void **)&d->rings, &d->cap, d->nrings + 1, sizeof(*d->rings));
 	d->rings[d->nrings++] = rf;
 	return 1;
 }
 
-static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
+/* Close a spool (its file stays); 0, or negative when what it buffered could not be written. */
+static int spool_close(struct gs_drain *d, struct gs_ringfile *rf, struct gs_err *err)
+{
+	if (!rf->spool)
+		return 0;
+	int bad = ferror(rf->spool) | fclose(rf->spool);
+	rf->spool = NULL;
+	d->spools_open--;
+	return bad ? gs_errf(err, -EIO, "cannot write spool '%s': %s", rf->spool_path, strerror(errno)) : 0;
+}
+
+/* Close the least recently used open spool but keep's; 1 closed, 0 none open, <0 error. */
+static int spool_evict(struct gs_drain *d, const struct gs_ringfile *keep, struct gs_err *err)
+{
+	struct gs_ringfile *lru = NULL;
+	for (size_t i = 0; i < d->nrings; i++) {
+		struct gs_ringfile *rf = d->rings[i];
+		if (rf->spool && rf != keep && (!lru || rf->spool_used < lru->spool_used))
+			lru = rf;
+	}
+	if (!lru)
+		return 0;
+	int rc = spool_close(d, lru, err);
+	return rc < 0 ? rc : 1;
+}
+
+int gs_drain_spool(struct gs_drain *d, struct gs_ringfile *rf, struct gs_err *err)
+{
+	rf->spool_used = ++d->spool_tick;
+	if (rf->spool)
+		return 1;
+	for (int tries = 0;; tries++) {
+		if (d->spools_open >= d->spool_cap || tries) {
+			int rc = spool_evict(d, rf, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 0 && tries)
+				return 0; /* nothing of ours to close: later */
+		}
+		rf->spool = fopen(rf->spool_path, rf->spool_made ? "r+be" : "w+be");
+		if (rf->spool)
+			break;
+		if ((errno != EMFILE && errno != ENFILE) || tries >= 8)
+			return errno == EMFILE || errno == ENFILE
+				       ? 0
+				       : gs_errf(err, -errno, "cannot %s spool '%s': %s", rf->spool_made ? "open" : "create",
+						 rf->spool_path, strerror(errno));
+	}
+	d->spools_open++;
+	d->spools_peak = GS_MAX(d->spools_peak, (uint64_t)d->spools_open);
+	*(rf->spool_made ? &d->spools_reopened : &d->spools_made) += 1;
+	rf->spool_made = 1;
+	setvbuf(rf->spool, NULL, _IOFBF, 1 << 20);
+	if (fseek(rf->spool, 0, SEEK_END) != 0) {
+		int e = errno;
+		spool_close(d, rf, NULL);
+		return gs_errf(err, -e, "cannot open spool '%s': %s", rf->spool_path, strerror(e));
+	}
+	return 1;
+}
+
+static long move_sealed(struct gs_drain *dr, struct gs_ringfile *rf, struct gs_err *err)
 {
 	struct gs_ring_header *h = rf->h;
 	struct gs_ring_desc *desc = (struct gs_ring_desc *)((uint8_t *)h + h->desc_offset);
@@ -254,6 +348,11 @@ static long move_sealed(struct gs_ringfile *rf, struct gs_err *err)
 		struct gs_ring_desc *d = &desc[i];
 		if (atomic_load_explicit(&d->state, memory_order_acquire) != GS_CHUNK_SEALED)
 			continue;
+		if (!n) { /* no descriptor for the spool now: the chunks wait in the ring */
+			int rc = gs_drain_spool(dr, rf, err);
+			if (rc <= 0)
+				return rc;
+		}
 		uint32_t used = atomic_load_explicit(&d->used, memory_order_acquire);
 		if (used > h->chunk_size)
 			used = h->chunk_size;
@@ -274,6 +373,14 @@ static int scan(struct gs_drain *d, struct gs_err *err)
 {
 	receive(d); /* first: a ring's file exists before its memory is sent */
 	DIR *dir = opendir(d->dir);
+	if (!dir && (errno == EMFILE || errno == ENFILE)) { /* make room, or scan later */
+		int rc = spool_evict(d, NULL, err);
+		if (rc <= 0)
+			return rc;
+		dir = opendir(d->dir);
+		if (!dir && (errno == EMFILE || errno == ENFILE))
+			return 0;
+	}
 	if (!dir)
 		return gs_errf(err, -errno, "cannot read session directory '%s': %s", d->dir, strerror(errno));
 	struct dirent *e;
@@ -352,6 +459,11 @@ static void poll_maps(struct gs_drain *d)
 
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 {
+	if (d->late.code) {
+		if (err)
+			*err = d->late;
+		return d->late.code;
+	}
 	receive(d); /* the rings' memory, at every poll: few processes wait for a connection */
 	/* New processes are rare; a directory scan costs more than a ring pass. */
 	if (d->polls % 16 == 0) {
@@ -363,7 +475,7 @@ long gs_drain_poll(struct gs_drain *d, struct gs_err *err)
 		poll_maps(d);
 	long moved = 0;
 	for (size_t i = 0; i < d->nrings; i++) {
-		long m = move_sealed(d->rings[i], err);
+		long m = move_sealed(d, d->rings[i], err);
 		if (m < 0)
 			return m;
 		moved += m;
@@ -390,6 +502,25 @@ void gs_drain_wait(struct gs_drain *d, int ms)
 			return;
 		}
 	}
+}
+
+size_t gs_drain_unread(struct gs_drain *d)
+{
+	size_t n = (size_t)d->rings_dropped;
+	DIR *dir = opendir(d->dir);
+	if (!dir)
+		return n;
+	struct dirent *e;
+	char path[4096];
+	while ((e = readdir(dir))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".ring"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", d->dir, e->d_name);
+		n += !adopted(d, path);
+	}
+	closedir(dir);
+	return n;
 }
 
 uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err)

@@ -749,6 +749,16 @@ static int run(int argc, char **argv)
 		gs_gpumetrics_release(&gm);
 		return code ? code : 1;
 	}
+	size_t unread = gs_drain_unread(&drain);
+	if (unread)
+		gs_cli_warn("%zu ring%s of the session could not be read (no file descriptor free, or a "
+			    "process ended while making it): the trace misses %s records",
+			    unread, unread == 1 ? "" : "s", unread == 1 ? "its" : "their");
+	const char *dbg = getenv("GPUSCOPE_DEBUG");
+	if (dbg && *dbg && strcmp(dbg, "0"))
+		fprintf(stderr, "gpuscope: drain: %zu rings, %llu spools made, %llu reopened, at most %llu open at once (%zu allowed)\n",
+			drain.nrings, (unsigned long long)drain.spools_made, (unsigned long long)drain.spools_reopened,
+			(unsigned long long)drain.spools_peak, drain.spool_cap);
 	gs_drain_release(&drain);
 	gs_timemap_release(&tm);
 	remove_dir(session);

@@ -125,6 +125,17 @@ eq "rings: the program keeps its open-files limit" 64 "$(ulimit -Sn 64 && $GS pr
 GPUSCOPE_DEBUG=1 bash -c 'ulimit -Sn 64 && "$0" profile -o rings_burst64 bash -c "for i in \$(seq 100); do \"\$0\" 1 & done; wait" "$1"' "$GS" "$P/nvtx_loop" >/dev/null 2>rings_burst64.err
 eq "rings: 100 processes at once under a limit of 64 descriptors, none fell back to a file" 0 "$(grep -c 'no ring in memory' rings_burst64.err)"
 eq "rings: ... every one's range" 100 "$($GS stats -r nvtx_sum --format csv rings_burst64.gst 2>/dev/null | python3 -c 'import csv,sys; print(sum(int(r["Instances"]) for r in csv.DictReader(sys.stdin)))')"
+# a hard limit of 64 descriptors (the CLI cannot raise its own): 100 processes at once, each
+# filling chunks that the drain moves into a spool while they run. The CLI opens a spool only
+# for a ring that has chunks to move and keeps at most a quarter of its limit open, least
+# recently used closed first; a ring's memory is taken from the socket only with a descriptor
+# free for it (with none, the kernel drops it from the message)
+GPUSCOPE_DEBUG=1 bash -c 'ulimit -n 64 && ulimit -Hn 64 && "$0" profile -o rings_hard64 bash -c "for i in \$(seq 100); do \"\$0\" 3000 & done; wait" "$1"' "$GS" "$P/nvtx_loop" >/dev/null 2>rings_hard64.err
+eq "rings: hard limit of 64, 100 processes at once: every range" 300000 "$($GS stats -r nvtx_sum --format csv rings_hard64.gst 2>/dev/null | python3 -c 'import csv,sys; print(sum(int(r["Instances"]) for r in csv.DictReader(sys.stdin)))')"
+eq "rings: ... no ring unread" 0 "$(grep -c 'could not be read' rings_hard64.err)"
+drain_line=$(grep '^gpuscope: drain:' rings_hard64.err)
+has "rings: ... at most 16 spools open at once" "at most 16 open at once (16 allowed)" "$drain_line"
+between "rings: ... and a spool for each process (made, then reopened to be read)" 100 101 "$(printf '%s\n' "$drain_line" | sed -n 's/.* \([0-9]*\) spools made.*/\1/p')"
 # a session kept because the trace cannot be written: the rings held in memory are written
 # into their files there, holes for their pages of zeros
 err=$($GS profile -o rings_kept bash -c 'echo x >rings_kept.gst' 2>&1)
