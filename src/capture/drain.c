@@ -368,6 +368,21 @@ static long move_sealed(struct gs_drain *dr, struct gs_ringfile *rf, struct gs_e
 	return n;
 }
 
+/* The name of the directory's next ring file not adopted yet (its path in path), or NULL */
+static const char *next_new_ring(const struct gs_drain *d, DIR *dir, char *path, size_t cap)
+{
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+		if (n < 6 || strcmp(e->d_name + n - 5, ".ring"))
+			continue;
+		snprintf(path, cap, "%s/%s", d->dir, e->d_name);
+		if (!adopted(d, path))
+			return e->d_name;
+	}
+	return NULL;
+}
+
 /* Adopt ring files that appeared since the last scan. */
 static int scan(struct gs_drain *d, struct gs_err *err)
 {
@@ -383,16 +398,10 @@ static int scan(struct gs_drain *d, struct gs_err *err)
 	}
 	if (!dir)
 		return gs_errf(err, -errno, "cannot read session directory '%s': %s", d->dir, strerror(errno));
-	struct dirent *e;
 	char path[4096];
-	while ((e = readdir(dir))) {
-		size_t n = strlen(e->d_name);
-		if (n < 6 || strcmp(e->d_name + n - 5, ".ring"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", d->dir, e->d_name);
-		if (adopted(d, path))
-			continue;
-		int rc = adopt(d, path, e->d_name, err);
+	const char *name;
+	while ((name = next_new_ring(d, dir, path, sizeof(path)))) {
+		int rc = adopt(d, path, name, err);
 		if (rc < 0) {
 			closedir(dir);
 			return rc;
@@ -510,15 +519,9 @@ size_t gs_drain_unread(struct gs_drain *d)
 	DIR *dir = opendir(d->dir);
 	if (!dir)
 		return n;
-	struct dirent *e;
 	char path[4096];
-	while ((e = readdir(dir))) {
-		size_t len = strlen(e->d_name);
-		if (len < 6 || strcmp(e->d_name + len - 5, ".ring"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", d->dir, e->d_name);
-		n += !adopted(d, path);
-	}
+	while (next_new_ring(d, dir, path, sizeof(path)))
+		n++;
 	closedir(dir);
 	return n;
 }
