@@ -27,6 +27,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -194,6 +195,22 @@ static void maps_line(const char *l, const char *end)
 	gs_registry_add(GS_REG_MAP, 0, 0, rec, 24 + plen);
 }
 
+/* The loader's count of objects loaded and unloaded (dlpi_adds, dlpi_subs) */
+static int loads_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	unsigned long long *v = arg;
+	v[0] = info->dlpi_adds;
+	v[1] = info->dlpi_subs;
+	return 1;
+}
+
+/* the loader's counts at the last snapshot; the main thread's stack mapping (its end, and the
+ * end of the mapping below it), found by the snapshot the main thread made */
+static unsigned long long maps_loads[2] = {~0ull, ~0ull};
+extern void *__libc_stack_end; /* the loader's: the top of the main thread's stack at start */
+static uintptr_t main_stack_end, main_stack_below;
+
 /* Write the executable mappings not written yet into the registry (under its lock). */
 static void maps_snapshot(void)
 {
@@ -203,6 +220,8 @@ static void maps_snapshot(void)
 			close(fd);
 		return;
 	}
+	dl_iterate_phdr(loads_cb, maps_loads); /* before the read: a load meanwhile is seen later */
+	uintptr_t here = main_stack_end ? 0 : (uintptr_t)__libc_stack_end, below = 0;
 	static char buf[1 << 16];
 	size_t have = 0;
 	uint32_t busy = gs_tls.busy;
@@ -217,6 +236,15 @@ static void maps_snapshot(void)
 		have += (size_t)r;
 		char *l = buf, *nl;
 		while ((nl = memchr(l, '\n', have - (size_t)(l - buf)))) {
+			if (here) { /* the mapping that holds the main thread's stack */
+				const char *p = l;
+				uintptr_t start = (uintptr_t)hex(&p), end = *p == '-' ? (p++, (uintptr_t)hex(&p)) : 0;
+				if (start <= here && here < end) {
+					main_stack_end = end;
+					main_stack_below = below;
+				}
+				below = end;
+			}
 			maps_line(l, nl);
 			l = nl + 1;
 		}
@@ -228,6 +256,19 @@ static void maps_snapshot(void)
 	gs_nvtx_unlock();
 	gs_tls.busy = busy;
 	close(fd);
+}
+
+/* The same, only when the loader loaded or unloaded an object since the last snapshot (at an
+ * exec and at exit: most processes load nothing after their start or their fork, and a
+ * PyTorch process has thousands of mappings, a few ms to read). Executable file mappings made
+ * without the loader are taken by `gpuscope profile` from /proc/PID/maps while the process
+ * runs (capture/drain.c). */
+static void maps_snapshot_if_loaded(void)
+{
+	unsigned long long v[2] = {0, 0};
+	dl_iterate_phdr(loads_cb, v);
+	if (v[0] != maps_loads[0] || v[1] != maps_loads[1])
+		maps_snapshot();
 }
 
 /* ---- CPU sampling ---- */
@@ -385,6 +426,25 @@ static void stack_bounds(void)
 	void *addr;
 	size_t size;
 	tl_stack_lo = tl_stack_hi = 0;
+	struct rlimit rl;
+	if (main_stack_end && syscall(SYS_gettid) == getpid() && getrlimit(RLIMIT_STACK, &rl) == 0) {
+		/* the main thread: as glibc's pthread_getattr_np works it out, with the mapping
+		 * that maps_snapshot found (sparing a second read of /proc/self/maps, a few ms in
+		 * a process of thousands of mappings): from the page above __libc_stack_end down
+		 * by the stack limit (less what lies above that page), no lower than the mapping
+		 * below */
+		uintptr_t hi = ((uintptr_t)__libc_stack_end & ~(uintptr_t)4095) + 4096;
+		size_t above = main_stack_end - hi; /* arguments and environment */
+		size_t lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur < above
+				     ? SIZE_MAX
+				     : ((size_t)rl.rlim_cur - above) & ~(size_t)4095;
+		uintptr_t lo = hi - GS_MIN(lim, hi - main_stack_below), sp = (uintptr_t)&rl;
+		if (lo <= sp && sp < hi) { /* else the thread of a fork child, on a thread's stack */
+			tl_stack_lo = lo;
+			tl_stack_hi = hi;
+			return;
+		}
+	}
 	if (pthread_getattr_np(pthread_self(), &a) != 0)
 		return;
 	if (pthread_attr_getstack(&a, &addr, &size) == 0) {
@@ -612,7 +672,8 @@ static void sampler_thread_start(void)
 	if (!sample_on || tl_timer_armed)
 		return;
 	int saved = errno;
-	stack_bounds();
+	if (!tl_stack_hi) /* a fork child's thread has its parent thread's stack */
+		stack_bounds();
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -742,7 +803,7 @@ static void before_exec(void)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	gs_sigchain_exec(1); /* an ignored SIGPROF stays ignored in the new image */
-	maps_snapshot(); /* this image's last mappings */
+	maps_snapshot_if_loaded(); /* this image's last mappings */
 	errno = saved;
 }
 
@@ -871,7 +932,7 @@ void gs_host_fork_child(void)
 void gs_host_exit(void)
 {
 	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
-		maps_snapshot(); /* libraries loaded since */
+		maps_snapshot_if_loaded(); /* libraries loaded since */
 	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
 	gs_unwind_lookups(&look, &listed, &look_ticks);
 	/* other threads may still be sampled: the count of gpuscope's walks and that of those

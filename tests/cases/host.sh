@@ -203,6 +203,18 @@ while time.time() - t0 < 1.0:
     mid(200)
 PY
 uwcheck_run hs_uc_py "python3" python3 hs_uc.py
+# the main thread's stack, worked out from the collector's first read of /proc/self/maps as
+# glibc's pthread_getattr_np does (which would read it again): its walks as libunwind's; and a
+# fork child's thread, which keeps the bounds of the thread that forked (the child leaves by
+# _exit, without the debug figures): its samples reach main as the parent's do
+GPUSCOPE_DEBUG=1 GPUSCOPE_UNWIND_CHECK=1 $GS profile -o hs_uc_fork -t nvtx "$P/host_cpu" 4 fork 2>hs_uc_fork.err >/dev/null
+eq "unwind check, main thread (fork): exit 5 kept" 5 $?
+uwcheck_judge "unwind check, main thread (fork)" hs_uc_fork.err
+$GS stats -r cpu_sample_sum --format csv -o hs_uc_fork.csv hs_uc_fork.gst 2>/dev/null
+eq "unwind check, fork child: hot_seventy sampled in both processes" 2 "$(grep ',hot_seventy,' hs_uc_fork.csv | cut -d, -f6 | sort -u | wc -l)"
+$GS export -t folded -o hs_uc_fork.folded hs_uc_fork.gst 2>/dev/null
+eq "unwind check, fork child: every hot_seventy stack, both processes, through main" 0 \
+	"$(grep 'hot_seventy' hs_uc_fork.folded | grep -vc ';main;')"
 # GPUSCOPE_UNWINDER=libunwind: every stack by libunwind
 GPUSCOPE_UNWINDER=libunwind GPUSCOPE_DEBUG=1 $GS profile -o hs_uc_lu -t nvtx "$P/host_jit" 10 2>hs_uc_lu.err >/dev/null
 read -r walks ours _ <<<"$(uwcheck hs_uc_lu.err)"
