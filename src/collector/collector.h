@@ -213,6 +213,7 @@ GS_HIDDEN void gs_host_exit(void);       /* on the exit path */
  * open reopens it (after the fork, in the parent and the child) */
 GS_HIDDEN int gs_loader_enter(void);
 GS_HIDDEN void gs_loader_leave(void);
+GS_HIDDEN void gs_host_fork_prepare(void);
 GS_HIDDEN void gs_fork_gate_close(void);
 GS_HIDDEN void gs_fork_gate_open(int child);
 /* Nonzero while the calling thread's sampler walks its stack (host.c): libunwind's calls are

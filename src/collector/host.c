@@ -144,6 +144,34 @@ static int maps_seen_add(uint64_t key)
 	return 1;
 }
 
+/* The MAP records written, each as its key, its length (u16) and its bytes: a fork child
+ * writes them into its new registry without reading /proc/self/maps again (a few ms in a
+ * process of thousands of mappings). Not kept (maps_kept_bad) when memory ran out. */
+static uint8_t *maps_kept;
+static size_t maps_kept_len, maps_kept_cap;
+static int maps_kept_bad;
+
+static void maps_keep(uint64_t key, const char *rec, size_t n)
+{
+	if (maps_kept_bad)
+		return;
+	if (maps_kept_len + 10 + n > maps_kept_cap) {
+		size_t cap = GS_MAX(maps_kept_cap * 2, (size_t)16384) + n;
+		uint8_t *m = realloc(maps_kept, cap);
+		if (!m) {
+			maps_kept_bad = 1;
+			return;
+		}
+		maps_kept = m;
+		maps_kept_cap = cap;
+	}
+	uint16_t len = (uint16_t)n;
+	memcpy(maps_kept + maps_kept_len, &key, 8);
+	memcpy(maps_kept + maps_kept_len + 8, &len, 2);
+	memcpy(maps_kept + maps_kept_len + 10, rec, n);
+	maps_kept_len += 10 + n;
+}
+
 static uint64_t hex(const char **p)
 {
 	uint64_t v = 0;
@@ -193,6 +221,7 @@ static void maps_line(const char *l, const char *end)
 	memcpy(rec + 16, &off, 8);
 	memcpy(rec + 24, p, plen);
 	gs_registry_add(GS_REG_MAP, 0, 0, rec, 24 + plen);
+	maps_keep(key, rec, 24 + plen);
 }
 
 /* The loader's count of objects loaded and unloaded (dlpi_adds, dlpi_subs) */
@@ -211,8 +240,9 @@ static unsigned long long maps_loads[2] = {~0ull, ~0ull};
 extern void *__libc_stack_end; /* the loader's: the top of the main thread's stack at start */
 static uintptr_t main_stack_end, main_stack_below;
 
-/* Write the executable mappings not written yet into the registry (under its lock). */
-static void maps_snapshot(void)
+/* Write the executable mappings not written yet into the registry (under its lock); with
+ * ask_loader, note the loader's counts first (maps_snapshot_if_loaded). */
+static void maps_read(int ask_loader)
 {
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || !gs_ring) {
@@ -220,7 +250,8 @@ static void maps_snapshot(void)
 			close(fd);
 		return;
 	}
-	dl_iterate_phdr(loads_cb, maps_loads); /* before the read: a load meanwhile is seen later */
+	if (ask_loader) /* before the read: a load meanwhile is seen later */
+		dl_iterate_phdr(loads_cb, maps_loads);
 	uintptr_t here = main_stack_end ? 0 : (uintptr_t)__libc_stack_end, below = 0;
 	static char buf[1 << 16];
 	size_t have = 0;
@@ -258,6 +289,11 @@ static void maps_snapshot(void)
 	close(fd);
 }
 
+static void maps_snapshot(void)
+{
+	maps_read(1);
+}
+
 /* The same, only when the loader loaded or unloaded an object since the last snapshot (at an
  * exec and at exit: most processes load nothing after their start or their fork, and a
  * PyTorch process has thousands of mappings, a few ms to read). Executable file mappings made
@@ -269,6 +305,16 @@ static void maps_snapshot_if_loaded(void)
 	dl_iterate_phdr(loads_cb, v);
 	if (v[0] != maps_loads[0] || v[1] != maps_loads[1])
 		maps_snapshot();
+}
+
+/* Before a fork, in the parent: its mappings brought up to date, so the child's copy of the
+ * kept records is complete (the child does not ask the loader: glibc leaves the loader's list
+ * lock as it was at the fork, held if another thread of the program was inside
+ * dl_iterate_phdr then). */
+void gs_host_fork_prepare(void)
+{
+	if ((gs_cfg.trace_osrt || gs_cfg.sample_cpu) && gs_ring)
+		maps_snapshot_if_loaded();
 }
 
 /* ---- CPU sampling ---- */
@@ -919,8 +965,25 @@ void gs_host_start(void)
 
 void gs_host_fork_child(void)
 {
-	maps_nseen = 0; /* the child's registry is new */
-	maps_snapshot();
+	maps_nseen = 0; /* the child's registry is new: the parent's records again */
+	if (maps_kept_bad || !maps_kept_len) {
+		maps_read(0); /* not asking the loader: see gs_host_fork_prepare */
+	} else {
+		uint32_t busy = gs_tls.busy;
+		gs_tls.busy = 1;
+		gs_nvtx_lock();
+		for (size_t at = 0; at + 10 <= maps_kept_len;) {
+			uint64_t key;
+			uint16_t len;
+			memcpy(&key, maps_kept + at, 8);
+			memcpy(&len, maps_kept + at + 8, 2);
+			maps_seen_add(key);
+			gs_registry_add(GS_REG_MAP, 0, 0, (const char *)maps_kept + at + 10, len);
+			at += 10 + (size_t)len;
+		}
+		gs_nvtx_unlock();
+		gs_tls.busy = busy;
+	}
 	tl_timer_armed = 0; /* timers are not inherited */
 	sampler_thread_start();
 	/* The unwind thread is not started again here: a thread made in a fork handler upsets

@@ -109,6 +109,7 @@ uint64_t gs_clock_ticks(uint64_t ns)
 
 static void on_fork_prepare(void)
 {
+	gs_host_fork_prepare();
 	gs_fork_gate_close();
 	gs_nvtx_lock();
 	if (gs_ring)

@@ -302,6 +302,19 @@ $GS export -t folded -o hs_jitl1.folded hs_jitl1.gst 2>/dev/null
 if [ "$(uname -m)" = x86_64 ]; then
 	between "sample jit, 100 libraries: the recursion's stacks go through the 30 JIT frames to main, %" 95 100 "$(jit_full hs_jitl1.folded recursion)"
 fi
+# A fork child writes its parent's executable mappings into its own ring from the collector's
+# copy (no read of /proc/self/maps, a few ms in a process of thousands of mappings); a library
+# the parent loaded since its last read is added by the fork's prepare handler. The child here
+# lives for microseconds, so the CLI's own reads of /proc/PID/maps do not see it.
+child=$($GS profile -o hs_dlfork -t nvtx "$P/host_cpu" 1 dlfork "$P/libhost_hot.so" 2>/dev/null)
+eq "fork after dlopen: exit 6 kept" 6 $?
+$GS dump --format jsonl hs_dlfork.gst >hs_dlfork.jsonl 2>/dev/null
+between "fork after dlopen: the child's mappings (from the parent's copy)" 5 100000 \
+	"$(grep -c "\"pid\":${child:-0},\"offset\"" hs_dlfork.jsonl)"
+eq "fork after dlopen: ... include the library the parent loaded before the fork" 1 \
+	"$(grep "\"pid\":${child:-0},\"offset\"" hs_dlfork.jsonl | grep -c 'libhost_hot.so' | sed 's/^[1-9][0-9]*$/1/')"
+eq "fork after dlopen: ... and the program itself" 1 \
+	"$(grep "\"pid\":${child:-0},\"offset\"" hs_dlfork.jsonl | grep -c 'programs/host_cpu"' | sed 's/^[1-9][0-9]*$/1/')"
 # Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
 # once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
 # walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the

@@ -5,7 +5,9 @@
  * samples do not alias with the turns. `host_cpu N` runs N turns (default 10);
  * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5;
  * `host_cpu N dlopen LIB` then loads LIB (libhost_hot.so), runs its hot_in_library for about
- * 0.2 s of CPU and kills itself with SIGKILL. */
+ * 0.2 s of CPU and kills itself with SIGKILL; `host_cpu N dlfork LIB` then loads LIB and forks a
+ * child that exits at once (_exit), prints the child's pid and exits 6. */
+#include <stdio.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
@@ -64,6 +66,17 @@ int main(int argc, char **argv)
 		return 5;
 	}
 	warm_path(turns);
+	if (argc > 3 && !strcmp(argv[2], "dlfork")) {
+		if (!dlopen(argv[3], RTLD_NOW))
+			return 3;
+		pid_t p = fork();
+		if (p == 0)
+			_exit(0);
+		int st;
+		waitpid(p, &st, 0);
+		printf("%d\n", (int)p);
+		return 6;
+	}
 	if (argc > 3 && !strcmp(argv[2], "dlopen")) {
 		void *h = dlopen(argv[3], RTLD_NOW);
 		void (*hot)(long) = h ? (void (*)(long))(uintptr_t)dlsym(h, "hot_in_library") : NULL;
