@@ -18,8 +18,9 @@
  * pointers. New threads are covered through pthread_create (a trampoline arms the timer), fork
  * children through the fork handler (init.c), exec'd images through LD_PRELOAD again. The
  * timer counts CPU time only, so a thread blocked in a call is not interrupted by it.
- * Symbols are not looked up here: the executable mappings (/proc/self/maps at start, after a
- * fork and at exit) go into the registry and the CLI symbolizes at analysis time.
+ * Symbols are not looked up here: the executable mappings (/proc/self/maps at start, and at a
+ * fork, an exec and exit when the loader loaded something since; a fork child's from the
+ * parent's copy) go into the registry and the CLI symbolizes at analysis time.
  *
  * Invariants: the wrappers preserve the real call's result and errno and never record inside
  * the collector (tls.busy); the handler preserves errno, never allocates or locks, and skips
