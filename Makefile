@@ -61,12 +61,13 @@ EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
 TIMEMAP_BENCH = $(BUILD)/bench/timemap
 RINGFAULT_BENCH = $(BUILD)/bench/ringfault
+FORKCOST_BENCH = $(BUILD)/bench/forkcost
 GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH)
+	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH) $(FORKCOST_BENCH)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -208,6 +209,11 @@ $(TIMEMAP_BENCH): bench/timemap.c $(CLI_OBJ)
 
 # What the first stores into a ring cost, in a file against a memfd (bench/ringfault.c).
 $(RINGFAULT_BENCH): bench/ringfault.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $<
+
+# What a fork of a process of many mappings costs (bench/forkcost.c, bench/forkcost.sh).
+$(FORKCOST_BENCH): bench/forkcost.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $<
 
