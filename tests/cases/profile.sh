@@ -136,6 +136,12 @@ eq "rings: ... no ring unread" 0 "$(grep -c 'could not be read' rings_hard64.err
 drain_line=$(grep '^gpuscope: drain:' rings_hard64.err)
 has "rings: ... at most 16 spools open at once" "at most 16 open at once (16 allowed)" "$drain_line"
 between "rings: ... and a spool for each process (made, then reopened to be read)" 100 101 "$(printf '%s\n' "$drain_line" | sed -n 's/.* \([0-9]*\) spools made.*/\1/p')"
+# a ring file that is never readable (a process that ended while making it: here an empty one
+# with no memory sent for it) is reported, not silently left out
+err=$($GS profile -o rings_unread bash -c ': >"$GPUSCOPE_SESSION_DIR/999999-0.ring"' 2>&1)
+eq "rings: an unreadable ring, the program's status kept" 0 $?
+has "rings: ... reported" "1 ring of the session could not be read" "$err"
+hasnt "rings: none reported when every ring was read" "could not be read" "$(cat rings_hard64.err)"
 # a session kept because the trace cannot be written: the rings held in memory are written
 # into their files there, holes for their pages of zeros
 err=$($GS profile -o rings_kept bash -c 'echo x >rings_kept.gst' 2>&1)
