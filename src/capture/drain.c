@@ -43,8 +43,6 @@ void gs_drain_init(struct gs_drain *d, const char *dir)
 		close(s);
 }
 
-/* One connection's message: the ring file's name and its memory. 1 taken (or dropped: a
- * message that is not a plain ring name with one descriptor), 0 not sent yet, -1 ended. */
 /* Whether n more descriptors can be had now (a ring's memory received through the socket
  * takes one, and with none free the kernel drops it from the message). */
 static int fd_room(const struct gs_drain *d, int n)
@@ -73,6 +71,8 @@ static int make_room(struct gs_drain *d, int n)
 	return 1;
 }
 
+/* One connection's message: the ring file's name and its memory. 1 taken (or dropped: a
+ * message that is not a plain ring name with one descriptor), 0 not sent yet, -1 ended. */
 static int take_ring(struct gs_drain *d, int c)
 {
 	if (!make_room(d, 1)) /* not now: the message waits in its connection */
