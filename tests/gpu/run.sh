@@ -3,10 +3,10 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
-#   env: SECTIONS="nvtx cuda resnet kineto pytorch loader overhead" (which to run; add "multi"
-#        on a machine with two GPUs: tests/gpu/multi.sh), OUT (where fixtures go)
+#   env: SECTIONS="nvtx cuda resnet kineto pytorch loader perm overhead" (which to run; add
+#        "multi" on a machine with two GPUs: tests/gpu/multi.sh), OUT (where fixtures go)
 set -u
-SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch loader overhead}
+SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch loader perm overhead}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -45,6 +45,13 @@ echo "dataloader-bound loop (analyze from CPU samples):"
 bash tests/gpu/loader.sh "$BUILD" | tee "$T/loader.txt"
 p=$(tail -1 "$T/loader.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+fi
+
+if on perm; then
+echo "--kernel-metrics as a user who may not read the counters (tests/gpu/kmperm.sh):"
+bash tests/gpu/kmperm.sh "$BUILD" | tee "$T/perm.txt"
+p=$(tail -1 "$T/perm.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+[ -n "$p" ] && { PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* })); }
 fi
 
 if on multi; then
