@@ -755,7 +755,7 @@ static int run(int argc, char **argv)
 			    "process ended while making it): the trace misses %s records",
 			    unread, unread == 1 ? "" : "s", unread == 1 ? "its" : "their");
 	const char *dbg = getenv("GPUSCOPE_DEBUG");
-	if (dbg && *dbg && strcmp(dbg, "0"))
+	if (dbg && dbg[0] == '1') /* as the collector reads it */
 		fprintf(stderr, "gpuscope: drain: %zu rings, %llu spools made, %llu reopened, at most %llu open at once (%zu allowed)\n",
 			drain.nrings, (unsigned long long)drain.spools_made, (unsigned long long)drain.spools_reopened,
 			(unsigned long long)drain.spools_peak, drain.spool_cap);

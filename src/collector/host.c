@@ -145,18 +145,19 @@ static int maps_seen_add(uint64_t key)
 	return 1;
 }
 
-/* The MAP records written, each as its key, its length (u16) and its bytes: a fork child
- * writes them into its new registry without reading /proc/self/maps again (a few ms in a
- * process of thousands of mappings). Not kept (maps_kept_bad) when memory ran out. */
+/* The MAP records written, each as its length (u16) and its bytes: a fork child writes them
+ * into its new registry without reading /proc/self/maps again (a few ms in a process of
+ * thousands of mappings); it inherits maps_seen, their keys. Not kept (maps_kept_bad) when
+ * memory ran out. */
 static uint8_t *maps_kept;
 static size_t maps_kept_len, maps_kept_cap;
 static int maps_kept_bad;
 
-static void maps_keep(uint64_t key, const char *rec, size_t n)
+static void maps_keep(const char *rec, size_t n)
 {
 	if (maps_kept_bad)
 		return;
-	if (maps_kept_len + 10 + n > maps_kept_cap) {
+	if (maps_kept_len + 2 + n > maps_kept_cap) {
 		size_t cap = GS_MAX(maps_kept_cap * 2, (size_t)16384) + n;
 		uint8_t *m = realloc(maps_kept, cap);
 		if (!m) {
@@ -167,10 +168,9 @@ static void maps_keep(uint64_t key, const char *rec, size_t n)
 		maps_kept_cap = cap;
 	}
 	uint16_t len = (uint16_t)n;
-	memcpy(maps_kept + maps_kept_len, &key, 8);
-	memcpy(maps_kept + maps_kept_len + 8, &len, 2);
-	memcpy(maps_kept + maps_kept_len + 10, rec, n);
-	maps_kept_len += 10 + n;
+	memcpy(maps_kept + maps_kept_len, &len, 2);
+	memcpy(maps_kept + maps_kept_len + 2, rec, n);
+	maps_kept_len += 2 + n;
 }
 
 static uint64_t hex(const char **p)
@@ -222,7 +222,7 @@ static void maps_line(const char *l, const char *end)
 	memcpy(rec + 16, &off, 8);
 	memcpy(rec + 24, p, plen);
 	gs_registry_add(GS_REG_MAP, 0, 0, rec, 24 + plen);
-	maps_keep(key, rec, 24 + plen);
+	maps_keep(rec, 24 + plen);
 }
 
 /* The loader's count of objects loaded and unloaded (dlpi_adds, dlpi_subs) */
@@ -474,7 +474,7 @@ static void stack_bounds(void)
 	size_t size;
 	tl_stack_lo = tl_stack_hi = 0;
 	struct rlimit rl;
-	if (main_stack_end && syscall(SYS_gettid) == getpid() && getrlimit(RLIMIT_STACK, &rl) == 0) {
+	if (main_stack_end && getrlimit(RLIMIT_STACK, &rl) == 0) {
 		/* the main thread: as glibc's pthread_getattr_np works it out, with the mapping
 		 * that maps_snapshot found (sparing a second read of /proc/self/maps, a few ms in
 		 * a process of thousands of mappings): from the page above __libc_stack_end down
@@ -486,7 +486,7 @@ static void stack_bounds(void)
 				     ? SIZE_MAX
 				     : ((size_t)rl.rlim_cur - above) & ~(size_t)4095;
 		uintptr_t lo = hi - GS_MIN(lim, hi - main_stack_below), sp = (uintptr_t)&rl;
-		if (lo <= sp && sp < hi) { /* else the thread of a fork child, on a thread's stack */
+		if (lo <= sp && sp < hi) { /* else another thread (or a fork child's, on its stack) */
 			tl_stack_lo = lo;
 			tl_stack_hi = hi;
 			return;
@@ -966,21 +966,19 @@ void gs_host_start(void)
 
 void gs_host_fork_child(void)
 {
-	maps_nseen = 0; /* the child's registry is new: the parent's records again */
+	/* the child's registry is new: the parent's records again */
 	if (maps_kept_bad || !maps_kept_len) {
+		maps_nseen = 0;
 		maps_read(0); /* not asking the loader: see gs_host_fork_prepare */
 	} else {
 		uint32_t busy = gs_tls.busy;
 		gs_tls.busy = 1;
 		gs_nvtx_lock();
-		for (size_t at = 0; at + 10 <= maps_kept_len;) {
-			uint64_t key;
+		for (size_t at = 0; at + 2 <= maps_kept_len;) {
 			uint16_t len;
-			memcpy(&key, maps_kept + at, 8);
-			memcpy(&len, maps_kept + at + 8, 2);
-			maps_seen_add(key);
-			gs_registry_add(GS_REG_MAP, 0, 0, (const char *)maps_kept + at + 10, len);
-			at += 10 + (size_t)len;
+			memcpy(&len, maps_kept + at, 2);
+			gs_registry_add(GS_REG_MAP, 0, 0, (const char *)maps_kept + at + 2, len);
+			at += 2 + (size_t)len;
 		}
 		gs_nvtx_unlock();
 		gs_tls.busy = busy;
