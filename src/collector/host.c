@@ -357,6 +357,87 @@ void gs_fork_gate_close(void)
 		sched_yield();
 }
 
+/* ---- the loader's lock, in the signal handler ----
+ * The walks call dl_iterate_phdr, which holds glibc's dl_load_write_lock (a recursive mutex
+ * in the loader's _rtld_global) while the objects' list must not change. A recursive mutex is
+ * taken again by its owner, but between the acquisition of its lock word and the store of its
+ * owner (and from the owner's clearing to the word's release, in the unlock) a thread holds it
+ * without owning it: a sample that came there waited for itself for ever, every signal blocked
+ * (seen: bash's fork handler's dl_iterate_phdr; tests/programs/host_dliter, a loop of
+ * dl_iterate_phdr calls, hung in every run). So the handler takes the lock first, with
+ * trylock: held by another thread, it waits for it as dl_iterate_phdr would; held by none
+ * (a lock or unlock under way: another thread's, which ends at once, or the interrupted
+ * one's, which never ends), it gives up after a few tries and the sample is skipped (counted).
+ * The lock is found once, before sampling starts: the one recursive mutex in _rtld_global that
+ * this thread holds inside a dl_iterate_phdr callback. Not found (another C library), the walks
+ * take the lock as before. */
+static pthread_mutex_t *loader_lock;
+
+struct lock_find {
+	pid_t tid;
+	const uint8_t *lo;
+	size_t size;
+	pthread_mutex_t *found;
+	int n;
+};
+
+static int lock_find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	struct lock_find *f = arg;
+	for (size_t off = 0; off + sizeof(pthread_mutex_t) <= f->size; off += 8) {
+		pthread_mutex_t *m = (pthread_mutex_t *)(uintptr_t)(f->lo + off);
+		if (m->__data.__owner == f->tid && m->__data.__count >= 1 &&
+		    (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP) {
+			f->found = m;
+			f->n++;
+		}
+	}
+	return 1;
+}
+
+static void loader_lock_find(void)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	void *g = dlsym(RTLD_DEFAULT, "_rtld_global");
+	struct lock_find f = {(pid_t)syscall(SYS_gettid), g, 0, NULL, 0};
+	if (!g || !dladdr1(g, &di, (void **)&sym, RTLD_DL_SYMENT) || !sym || (uintptr_t)g % 8)
+		goto none;
+	f.size = sym->st_size;
+	dl_iterate_phdr(lock_find_cb, &f);
+	if (f.n != 1 || f.found->__data.__owner == f.tid)
+		goto none;
+	loader_lock = f.found;
+	return;
+none:
+	gs_log("sampling: the loader's lock not found (%d candidates): walks take it themselves", f.n);
+}
+
+/* 1: the walk may call dl_iterate_phdr (walk_unlock after it); 0: skip it */
+static int walk_lock(void)
+{
+	if (!loader_lock)
+		return 1;
+	for (unsigned tries = 0;; tries++) {
+		int r = pthread_mutex_trylock(loader_lock);
+		if (r == 0)
+			return 1;
+		if (r != EBUSY)
+			return 0;
+		if (__atomic_load_n(&loader_lock->__data.__owner, __ATOMIC_RELAXED) == 0 && tries >= 64)
+			return 0;
+		sched_yield();
+	}
+}
+
+static void walk_unlock(void)
+{
+	if (loader_lock)
+		pthread_mutex_unlock(loader_lock);
+}
+
 void gs_fork_gate_open(int child)
 {
 	if (child)
@@ -689,6 +770,12 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		errno = saved;
 		return;
 	}
+	if (!walk_lock()) { /* this thread may be taking or leaving the loader's lock */
+		gs_loader_leave();
+		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		errno = saved;
+		return;
+	}
 	if (t->busy) {
 		if (npend < PEND_MAX) {
 			struct pending_sample *q = &pend[npend];
@@ -699,15 +786,17 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		} else {
 			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
 		}
+		walk_unlock();
 		gs_loader_leave();
 		errno = saved;
 		return;
 	}
 	t->busy = 1;
-	write_pending(t);
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
 	uint32_t n = walk(ucv, ips);
+	walk_unlock();
 	gs_loader_leave();
+	write_pending(t);
 	write_sample(t, ts, sample_weight(si), ips, n);
 	t->busy = 0;
 	errno = saved;
@@ -935,6 +1024,7 @@ static int sampler_init(long hz)
 		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
 	gs_unwind_init();
 	fd_base_init();
+	loader_lock_find();
 	walk_prime();
 	sample_on = 1;
 	sampler_thread_start();

@@ -315,6 +315,15 @@ eq "fork after dlopen: ... include the library the parent loaded before the fork
 	"$(grep "\"pid\":${child:-0},\"offset\"" hs_dlfork.jsonl | grep -c 'libhost_hot.so' | sed 's/^[1-9][0-9]*$/1/')"
 eq "fork after dlopen: ... and the program itself" 1 \
 	"$(grep "\"pid\":${child:-0},\"offset\"" hs_dlfork.jsonl | grep -c 'programs/host_cpu"' | sed 's/^[1-9][0-9]*$/1/')"
+# Samples inside the taking or leaving of the loader's lock (host_dliter: dl_iterate_phdr in a
+# loop for 2 s): the walk, which takes that lock, must not wait for the call it interrupted
+# (before, the program hung in every run, every signal blocked, so only SIGKILL ended it). Such
+# samples are skipped and counted; the others have their stacks.
+timeout -s KILL 60 $GS profile -o hs_dli -t nvtx "$P/host_dliter" 2 >hs_dli.out 2>/dev/null
+eq "loader's lock: the program ends, exit 0" "0 ok" "$? $(cat hs_dli.out)"
+between "loader's lock: samples taken" 100 100000 "$($GS info hs_dli.gst | awk '/cpu samples/ {print $3}')"
+between "loader's lock: samples inside its taking or leaving skipped" 1 100000 \
+	"$($GS info hs_dli.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
 # Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
 # once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
 # walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the
