@@ -90,8 +90,8 @@ void gs_drain_keep(struct gs_drain *d);
 long gs_drain_poll(struct gs_drain *d, struct gs_err *err);
 /* Sleep until a process sends its ring's memory, or MS milliseconds. */
 void gs_drain_wait(struct gs_drain *d, int ms);
-/* Forks whose child has not yet created its ring file (after adopting new ring files). */
-uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err);
+/* Adopt the rings made since the last poll (after the program ended: the last ones). */
+int gs_drain_scan(struct gs_drain *d, struct gs_err *err);
 void gs_drain_release(struct gs_drain *d);
 /* Rings of the session that were not read: ring files never adopted (no descriptor to open
  * them with, or a header never completed) and memory that reached the CLI without its

@@ -526,14 +526,9 @@ size_t gs_drain_unread(struct gs_drain *d)
 	return n;
 }
 
-uint32_t gs_drain_forks_pending(struct gs_drain *d, struct gs_err *err)
+int gs_drain_scan(struct gs_drain *d, struct gs_err *err)
 {
-	if (scan(d, err) < 0)
-		return 0;
-	uint32_t n = 0;
-	for (size_t i = 0; i < d->nrings; i++)
-		n += atomic_load(&d->rings[i]->h->forks_pending);
-	return n;
+	return scan(d, err);
 }
 
 void gs_drain_release(struct gs_drain *d)

@@ -150,6 +150,11 @@ GS_HIDDEN void gs_ring_thread_exit(void);
 GS_HIDDEN void gs_ring_warm_thread(void);
 GS_HIDDEN void gs_ring_process_exit(void);
 GS_HIDDEN void gs_ring_unmap(struct gs_ring_header *h); /* a fork child drops its parent's ring */
+/* In a fork child: its ring is made at its first record, its start being now; the parent's
+ * ring (NULL: none) is unmapped then */
+GS_HIDDEN void gs_ring_defer(struct gs_ring_header *parent);
+/* init.c: the registry a fork child inherits written into its new ring (registry lock held) */
+GS_HIDDEN void gs_registry_fill(void);
 GS_HIDDEN int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len);
 GS_HIDDEN void gs_count_loss(struct gs_tls *t, enum gs_loss cause);
 
@@ -206,7 +211,9 @@ GS_API void gs_log(const char *fmt, ...) GS_PRINTF(1, 2);
 
 /* host.c: OS runtime calls and CPU sampling */
 GS_HIDDEN void gs_host_start(void);      /* after the ring exists (init) */
-GS_HIDDEN void gs_host_fork_child(void); /* in a fork child, after its ring exists */
+GS_HIDDEN void gs_host_fork_child(void); /* in a fork child, its ring deferred */
+GS_HIDDEN void gs_host_maps_replay(void); /* a fork child's new ring: the parent's mappings
+                                           * (registry lock held) */
 GS_HIDDEN void gs_host_exit(void);       /* on the exit path */
 /* host.c: the fork gate around the collector's calls into the loader (dl_iterate_phdr):
  * enter returns 0 while a fork is being made; close waits for those inside (fork prepare),
@@ -277,5 +284,6 @@ GS_HIDDEN void gs_nvtx_child_reset(void);
 GS_HIDDEN void gs_nvtx_replay_registry(void);
 GS_API void gs_nvtx_lock(void);
 GS_API void gs_nvtx_unlock(void);
+GS_HIDDEN int gs_nvtx_trylock(void); /* 1: taken */
 
 #endif

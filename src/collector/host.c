@@ -88,6 +88,7 @@ static char sample_cookie_;
 #define SAMPLE_COOKIE ((void *)&sample_cookie_)
 
 static int osrt_on;
+static pid_t host_pid; /* the process whose collector this is (a vfork child has another pid) */
 struct gs_osrt_ctl gs_osrt_ctl; /* thr: the threshold in collector clock ticks */
 static int sample_on;
 static long sample_period_ns;
@@ -243,22 +244,32 @@ static uintptr_t main_stack_end, main_stack_below;
 
 /* Write the executable mappings not written yet into the registry (under its lock); with
  * ask_loader, note the loader's counts first (maps_snapshot_if_loaded). */
+static void maps_read_locked(int fd);
+
 static void maps_read(int ask_loader)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !gs_ring) {
-		if (fd >= 0)
-			close(fd);
+	if (!gs_gen) /* not recording (a fork child's ring may be still to make: then its copy) */
 		return;
-	}
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
 	if (ask_loader) /* before the read: a load meanwhile is seen later */
 		dl_iterate_phdr(loads_cb, maps_loads);
-	uintptr_t here = main_stack_end ? 0 : (uintptr_t)__libc_stack_end, below = 0;
-	static char buf[1 << 16];
-	size_t have = 0;
 	uint32_t busy = gs_tls.busy;
 	gs_tls.busy = 1; /* our own reads are not the program's, and no sample lands here */
 	gs_nvtx_lock();
+	maps_read_locked(fd);
+	gs_nvtx_unlock();
+	gs_tls.busy = busy;
+	close(fd);
+}
+
+/* The lines of /proc/self/maps from fd, under the registry lock */
+static void maps_read_locked(int fd)
+{
+	uintptr_t here = main_stack_end ? 0 : (uintptr_t)__libc_stack_end, below = 0;
+	static char buf[1 << 16];
+	size_t have = 0;
 	for (;;) {
 		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
 		if (r < 0 && errno == EINTR)
@@ -285,9 +296,6 @@ static void maps_read(int ask_loader)
 		if (have == sizeof(buf))
 			have = 0; /* a line longer than the buffer: skip it */
 	}
-	gs_nvtx_unlock();
-	gs_tls.busy = busy;
-	close(fd);
 }
 
 static void maps_snapshot(void)
@@ -314,7 +322,7 @@ static void maps_snapshot_if_loaded(void)
  * dl_iterate_phdr then). */
 void gs_host_fork_prepare(void)
 {
-	if ((gs_cfg.trace_osrt || gs_cfg.sample_cpu) && gs_ring)
+	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
 		maps_snapshot_if_loaded();
 }
 
@@ -909,7 +917,7 @@ GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
  * exec it tried, and a failed one armed a timer of its own over the parent's thread's.) */
 int gs_in_vfork_child(void)
 {
-	return gs_ring && gs_ring->pid != (int32_t)getpid();
+	return host_pid && host_pid != getpid();
 }
 
 /* exec: the image is replaced, and a timer signal pending on this thread would be delivered
@@ -1041,6 +1049,7 @@ void gs_host_start(void)
 {
 	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
 		return;
+	host_pid = getpid();
 	maps_snapshot();
 	if (gs_cfg.trace_osrt) {
 		gs_osrt_ctl.clock = gs_clock;
@@ -1054,25 +1063,35 @@ void gs_host_start(void)
 		gs_log("cannot set up CPU sampling: %s", strerror(errno));
 }
 
+/* The child's registry is new: the parent's MAP records again, from the copy kept (the
+ * records of mappings the child made before its ring are in it too); when there is no copy,
+ * from /proc/self/maps, kept no further (this may run in the sampling signal handler, which
+ * must not allocate). */
+void gs_host_maps_replay(void)
+{
+	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
+		return;
+	if (maps_kept_bad || !maps_kept_len) {
+		maps_kept_bad = 1;
+		maps_nseen = 0;
+		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			maps_read_locked(fd); /* not asking the loader: see gs_host_fork_prepare */
+			close(fd);
+		}
+		return;
+	}
+	for (size_t at = 0; at + 2 <= maps_kept_len;) {
+		uint16_t len;
+		memcpy(&len, maps_kept + at, 2);
+		gs_registry_add(GS_REG_MAP, 0, 0, (const char *)maps_kept + at + 2, len);
+		at += 2 + (size_t)len;
+	}
+}
+
 void gs_host_fork_child(void)
 {
-	/* the child's registry is new: the parent's records again */
-	if (maps_kept_bad || !maps_kept_len) {
-		maps_nseen = 0;
-		maps_read(0); /* not asking the loader: see gs_host_fork_prepare */
-	} else {
-		uint32_t busy = gs_tls.busy;
-		gs_tls.busy = 1;
-		gs_nvtx_lock();
-		for (size_t at = 0; at + 2 <= maps_kept_len;) {
-			uint16_t len;
-			memcpy(&len, maps_kept + at, 2);
-			gs_registry_add(GS_REG_MAP, 0, 0, (const char *)maps_kept + at + 2, len);
-			at += 2 + (size_t)len;
-		}
-		gs_nvtx_unlock();
-		gs_tls.busy = busy;
-	}
+	host_pid = getpid();
 	tl_timer_armed = 0; /* timers are not inherited */
 	sampler_thread_start();
 	/* The unwind thread is not started again here: a thread made in a fork handler upsets
@@ -1083,8 +1102,8 @@ void gs_host_fork_child(void)
 
 void gs_host_exit(void)
 {
-	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
-		maps_snapshot_if_loaded(); /* libraries loaded since */
+	if ((gs_cfg.trace_osrt || gs_cfg.sample_cpu) && gs_ring) /* a ring made: libraries loaded since */
+		maps_snapshot_if_loaded();
 	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
 	gs_unwind_lookups(&look, &listed, &look_ticks);
 	/* other threads may still be sampled: the count of gpuscope's walks and that of those

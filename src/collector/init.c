@@ -112,8 +112,6 @@ static void on_fork_prepare(void)
 	gs_host_fork_prepare();
 	gs_fork_gate_close();
 	gs_nvtx_lock();
-	if (gs_ring)
-		atomic_fetch_add(&gs_ring->forks_pending, 1);
 }
 
 static void on_fork_parent(void)
@@ -122,30 +120,31 @@ static void on_fork_parent(void)
 	gs_fork_gate_open(0);
 }
 
-/* In the child only the forking thread exists. It gets a ring of its own; the parent's
- * mapping is dropped, and the registry is written again so names resolve. */
+/* In the child only the forking thread exists. Its own ring is made at its first record
+ * (ring.c, gs_ring_defer), so a child that records nothing (one that execs or exits at once)
+ * costs none; the registry it inherits is written into it then (gs_registry_fill), and the
+ * parent's ring, which the child does not touch before (each page would fault), unmapped. */
 static void on_fork_child(void)
 {
 	gs_fork_gate_open(1);
 	gs_sigchain_fork_child();
 	gs_nvtx_child_reset();
 	struct gs_ring_header *parent = gs_ring;
-	gs_ring = NULL; /* the parent's mapping stays mapped until our own ring exists */
+	gs_ring = NULL;
 	uint32_t next = gs_gen + 1;
 	gs_gen = 0;
-	int opened = recording && gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes,
-					       gs_cfg.chunk_bytes, gs_cfg.max_threads) == 0;
-	/* Our ring file now exists (or never will): the CLI need not wait for us. */
-	if (parent) {
-		atomic_fetch_sub(&parent->forks_pending, 1);
-		gs_ring_unmap(parent);
-	}
-	if (opened) {
+	if (recording) {
+		gs_ring_defer(parent);
 		gs_gen = next ? next : 1;
-		gs_nvtx_replay_registry();
 		gs_capture_window_arm();
 		gs_host_fork_child();
 	}
+}
+
+void gs_registry_fill(void)
+{
+	gs_nvtx_replay_registry();
+	gs_host_maps_replay();
 }
 
 static void __attribute__((destructor)) on_unload(void)

@@ -50,9 +50,16 @@ void gs_nvtx_unlock(void)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+int gs_nvtx_trylock(void)
+{
+	return pthread_mutex_trylock(&reg_lock) == 0;
+}
+
 void gs_nvtx_child_reset(void)
 {
-	pthread_mutex_init(&reg_lock, NULL);
+	/* stores, not pthread_mutex_init: the child's first call of a function binds it, which
+	 * reads the symbol tables of every object (page faults that cost a fork more than this) */
+	reg_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	gs_tls.gen = 0; /* re-attach to the child's ring on the next record */
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,9 +124,10 @@ static struct gs_ring_header *ring_map(int fd, const struct ring_layout *l)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-/* The header, complete: GS_RING_READY (release) is its last store. */
+/* The header, complete: GS_RING_READY (release) is its last store. start: the image's start
+ * in the collector's clock, CLOCK_MONOTONIC and CLOCK_REALTIME, or NULL: now. */
 static void ring_header(struct gs_ring_header *h, const struct ring_layout *l, uint32_t image,
-			uint32_t kind, uint32_t tag)
+			uint32_t kind, uint32_t tag, const uint64_t *start)
 {
 	h->version = GS_RING_VERSION;
 	h->header_size = GS_RING_HEADER_SIZE;
@@ -143,9 +145,9 @@ static void ring_header(struct gs_ring_header *h, const struct ring_layout *l, u
 	h->ppid = getppid();
 	h->image = image;
 	h->clock_kind = gs_clock;
-	h->start_ts = gs_clock_now();
-	h->start_mono_ns = gs_clock_ns(CLOCK_MONOTONIC);
-	h->start_real_ns = gs_clock_ns(CLOCK_REALTIME);
+	h->start_ts = start ? start[0] : gs_clock_now();
+	h->start_mono_ns = start ? start[1] : gs_clock_ns(CLOCK_MONOTONIC);
+	h->start_real_ns = start ? start[2] : gs_clock_ns(CLOCK_REALTIME);
 	atomic_store(&h->nfree, l->nchunks);
 	h->cmdline_len = (uint32_t)read_file("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline));
 	ssize_t el = readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
@@ -171,8 +173,8 @@ static void thread_key_destructor(void *v)
 	gs_ring_thread_exit();
 }
 
-struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
-				      uint32_t nslots, uint32_t tag)
+static struct gs_ring_header *ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
+					  uint32_t nslots, uint32_t tag, const uint64_t *start)
 {
 	struct ring_layout l = {.chunk = chunk, .nchunks = (uint32_t)(bytes / chunk), .nslots = nslots};
 	l.slots_off = GS_RING_HEADER_SIZE;
@@ -209,7 +211,7 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	if (mfd >= 0) {
 		h = ring_map(mfd, &l);
 		if (h) {
-			ring_header(h, &l, image, kind, tag);
+			ring_header(h, &l, image, kind, tag, start);
 			if (ring_send(dir, name, mfd) != 0) {
 				munmap(h, l.total);
 				h = NULL;
@@ -226,12 +228,18 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 			unlink(path);
 			return NULL;
 		}
-		ring_header(h, &l, image, kind, tag);
+		ring_header(h, &l, image, kind, tag, start);
 	}
 	close(fd);
 	gs_log("recording into %s (%s; %u chunks of %zu bytes, %u thread slots)", path,
 	       in_memory ? "in memory" : "the file", l.nchunks, chunk, nslots);
 	return h;
+}
+
+struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
+				      uint32_t nslots, uint32_t tag)
+{
+	return ring_create(dir, kind, bytes, chunk, nslots, tag, NULL);
 }
 
 int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
@@ -243,6 +251,88 @@ int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 	if (!exit_key_ok)
 		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
 	return 0;
+}
+
+/* ---- a fork child's ring, made at its first record ----
+ * A fork child that records nothing (one that execs at once, as a shell's do, or exits) costs
+ * no ring: making one (a file in the session directory, a memfd, its header, the socket
+ * message) and writing the parent's registry into it cost a fork 0.3-0.7 ms. So the child
+ * notes when it began (gs_ring_defer) and its ring is made by the first record of any of its
+ * threads, in gs_rec_slow: from the NVTX and OS runtime wrappers, or inside the sampling
+ * signal handler, where everything it does is a system call or plain stores (no lock, no
+ * malloc). The registry the child inherits (NVTX names, the parent's mappings) is written
+ * then, under the registry's lock if it is free (gs_registry_fill), else by a later record or
+ * at exit. */
+enum { LAZY_NONE, LAZY_PENDING, LAZY_MAKING, LAZY_FAILED };
+static _Atomic int lazy;
+static _Atomic int fill_pending;
+static uint64_t lazy_start[3];
+static pid_t lazy_pid;
+static struct gs_ring_header *lazy_parent; /* the parent's ring, still mapped */
+static _Atomic uint64_t lazy_lost[GS_LOSS__N]; /* before the ring was made */
+
+void gs_ring_defer(struct gs_ring_header *parent)
+{
+	if (parent) /* else a mapping this process inherited without making a ring, kept */
+		lazy_parent = parent;
+	lazy_start[0] = gs_clock_now();
+	lazy_start[1] = gs_clock_ns(CLOCK_MONOTONIC);
+	lazy_start[2] = gs_clock_ns(CLOCK_REALTIME);
+	lazy_pid = getpid();
+	for (int i = 0; i < GS_LOSS__N; i++)
+		atomic_store_explicit(&lazy_lost[i], 0, memory_order_relaxed);
+	atomic_store(&fill_pending, 0);
+	atomic_store(&lazy, LAZY_PENDING);
+}
+
+/* The inherited registry written, once: with wait 0 only when its lock is free (in a signal
+ * handler the thread it interrupted may hold it), with wait 1 waiting for it (at exit). */
+static void registry_fill(int wait)
+{
+	if (!atomic_load_explicit(&fill_pending, memory_order_acquire))
+		return;
+	if (wait)
+		gs_nvtx_lock();
+	else if (!gs_nvtx_trylock())
+		return;
+	uint32_t busy = gs_tls.busy;
+	gs_tls.busy = 1; /* the reads of the fill are not the program's */
+	if (atomic_exchange(&fill_pending, 0))
+		gs_registry_fill();
+	gs_tls.busy = busy;
+	gs_nvtx_unlock();
+}
+
+/* The deferred ring made (once, by whichever thread records first; the others wait for it,
+ * at most about a second); 0 when there is one. */
+static int ring_make_deferred(void)
+{
+	int want = LAZY_PENDING;
+	if (atomic_compare_exchange_strong(&lazy, &want, LAZY_MAKING)) {
+		/* not in a vfork child, which shares this memory with its parent */
+		struct gs_ring_header *h = getpid() == lazy_pid
+			? ring_create(gs_cfg.session_dir, GS_RING_RECORDS, gs_cfg.buffer_bytes,
+				      gs_cfg.chunk_bytes, gs_cfg.max_threads, 0, lazy_start)
+			: NULL;
+		if (!h) {
+			atomic_store(&lazy, getpid() == lazy_pid ? LAZY_FAILED : LAZY_PENDING);
+			return -1;
+		}
+		for (int i = 0; i < GS_LOSS__N; i++)
+			atomic_fetch_add_explicit(&h->lost[i], atomic_load(&lazy_lost[i]), memory_order_relaxed);
+		gs_ring_unmap(lazy_parent);
+		lazy_parent = NULL;
+		atomic_store(&fill_pending, 1);
+		__atomic_store_n(&gs_ring, h, __ATOMIC_RELEASE);
+		atomic_store(&lazy, LAZY_NONE);
+		registry_fill(0);
+		return 0;
+	}
+	for (int i = 0; i < 100000 && want == LAZY_MAKING; i++) {
+		sched_yield();
+		want = atomic_load(&lazy);
+	}
+	return __atomic_load_n(&gs_ring, __ATOMIC_ACQUIRE) ? 0 : -1;
 }
 
 /* ---- chunks handed out whole (CUPTI rings) ---- */
@@ -305,6 +395,8 @@ void gs_count_loss(struct gs_tls *t, enum gs_loss cause)
 				      memory_order_relaxed);
 	} else if (gs_ring) {
 		atomic_fetch_add_explicit(&gs_ring->lost[cause], 1, memory_order_relaxed);
+	} else if (gs_gen && atomic_load_explicit(&lazy, memory_order_relaxed) != LAZY_FAILED) {
+		atomic_fetch_add_explicit(&lazy_lost[cause], 1, memory_order_relaxed);
 	}
 }
 
@@ -390,6 +482,10 @@ void *gs_rec_slow(struct gs_tls *t, size_t n)
 		return NULL; /* collector off, or outside the capture range */
 	int saved = errno;
 	void *p = NULL;
+	if (GS_UNLIKELY(!gs_ring) && ring_make_deferred() != 0)
+		goto out; /* no ring for this fork child */
+	if (GS_UNLIKELY(atomic_load_explicit(&fill_pending, memory_order_relaxed)))
+		registry_fill(0);
 	if (t->gen != gs_gen)
 		attach(t);
 	if (!t->slot) {
@@ -431,6 +527,7 @@ void gs_ring_process_exit(void)
 {
 	if (!gs_ring)
 		return;
+	registry_fill(1);
 	gs_ring_thread_exit();
 	gs_ring->exit_ts = gs_clock_now();
 	atomic_fetch_or_explicit(&gs_ring->flags, GS_RING_CLEAN_EXIT, memory_order_release);
@@ -466,7 +563,7 @@ int gs_registry_add_to(struct gs_ring_header *h, uint16_t kind, uint32_t id, uin
 void gs_ring_warm_thread(void)
 {
 	struct gs_tls *t = &gs_tls;
-	if (!gs_gen || t->busy)
+	if (!gs_gen || t->busy || !gs_ring) /* no ring yet: not made for this */
 		return;
 	int saved = errno;
 	if (t->gen != gs_gen)

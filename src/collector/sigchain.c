@@ -186,7 +186,7 @@ void gs_sigchain_exec(int before)
  * leave one set by a thread that did not survive the fork). */
 void gs_sigchain_fork_child(void)
 {
-	pthread_mutex_init(&write_lock, NULL);
+	write_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; /* as gs_nvtx_child_reset */
 	if (atomic_load(&seq) & 1u)
 		atomic_fetch_add(&seq, 1u);
 }

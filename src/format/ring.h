@@ -153,8 +153,9 @@ struct gs_ring_header {
 	char exe[1024];
 	uint32_t kind;            /* enum gs_ring_kind */
 	uint32_t cupti_version;   /* CUPTI ring: cuptiGetVersion() of the library that wrote it */
-	_Atomic uint32_t forks_pending; /* forks begun whose child has not yet opened its ring:
-	                                 * the CLI waits (bounded) for them before assembling */
+	_Atomic uint32_t forks_pending; /* unused since fork children make their rings at their
+	                                 * first record (was: forks begun whose child had not yet
+	                                 * made its ring); 0 */
 	_Atomic uint32_t chunks_hiwater; /* one past the highest chunk index ever taken: the CLI's
 	                                  * drain looks at the descriptors below it only */
 };

@@ -6,7 +6,8 @@
  * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5;
  * `host_cpu N dlopen LIB` then loads LIB (libhost_hot.so), runs its hot_in_library for about
  * 0.2 s of CPU and kills itself with SIGKILL; `host_cpu N dlfork LIB` then loads LIB and forks a
- * child that exits at once (_exit), prints the child's pid and exits 6. */
+ * child that spins 8 ms of CPU (time for a sample, whose record makes the child's ring) and
+ * exits (_exit), prints the child's pid and exits 6. */
 #include <stdio.h>
 #include <dlfcn.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile uint64_t sink;
@@ -70,8 +72,14 @@ int main(int argc, char **argv)
 		if (!dlopen(argv[3], RTLD_NOW))
 			return 3;
 		pid_t p = fork();
-		if (p == 0)
+		if (p == 0) {
+			struct timespec t = {0, 0};
+			while (t.tv_sec == 0 && t.tv_nsec < 8000000) {
+				sink = spin(sink, 10000);
+				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+			}
 			_exit(0);
+		}
 		int st;
 		waitpid(p, &st, 0);
 		printf("%d\n", (int)p);

@@ -10,10 +10,15 @@
  *                      word, emits "parent" x1 and exits without waiting for the child,
  *                      so the child outlives it;
  *   nvtx_edge quick_fork  emits "parent" x1, forks a child that sleeps 1 s and emits "late" x1,
- *                      and exits at once: the child may not even have run when the program ends. */
+ *                      and exits at once: the child may not even have run when the program ends.
+ *   nvtx_edge forks N  forks N children that exit at once (_exit), then N that each emit
+ *                      "child" x1 and exit (_exit), one after another, then emits "parent" x1.
+ *   nvtx_edge slow_child  forks a child that sleeps 0.3 s, emits "late" x1 and exits; waits for it. */
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,6 +96,32 @@ int main(int argc, char **argv)
 		}
 		return p < 0;
 	}
-	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan|quick_fork\n");
+	if (!strcmp(mode, "forks") && argc > 2) {
+		int n = atoi(argv[2]);
+		for (int quiet = 1; quiet >= 0; quiet--)
+			for (int i = 0; i < n; i++) {
+				pid_t p = fork();
+				if (p == 0) {
+					if (!quiet)
+						range("child");
+					_exit(0);
+				}
+				if (p < 0 || waitpid(p, NULL, 0) != p)
+					return 1;
+			}
+		range("parent");
+		return 0;
+	}
+	if (!strcmp(mode, "slow_child")) {
+		pid_t p = fork();
+		if (p == 0) {
+			struct timespec ts = {0, 300000000};
+			nanosleep(&ts, NULL);
+			range("late");
+			return 0;
+		}
+		return p < 0 || waitpid(p, NULL, 0) != p;
+	}
+	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan|quick_fork|forks N|slow_child\n");
 	return 2;
 }
