@@ -1018,10 +1018,6 @@ static int sampler_init(long hz)
 	if (hz < 1 || hz > 100000)
 		hz = 1000;
 	sample_period_ns = 1000000000L / hz;
-	if (unwind_load() != 0) {
-		gs_log("cannot load libunwind.so.8: no CPU samples (install libunwind8)");
-		return -1;
-	}
 	if (pthread_key_create(&timer_key, timer_key_destructor) != 0)
 		return -1;
 	/* every signal blocked in the handler (nothing interrupts a walk: see sigprocmask above);
@@ -1050,6 +1046,15 @@ void gs_host_start(void)
 	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
 		return;
 	host_pid = getpid();
+	int sample = gs_cfg.sample_cpu && preloaded();
+	if (gs_cfg.sample_cpu && !sample)
+		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
+	/* libunwind before the snapshot: loaded after it, it made every exit read the mappings
+	 * again (the loader's counts had moved) */
+	if (sample && unwind_load() != 0) {
+		gs_log("cannot load libunwind.so.8: no CPU samples (install libunwind8)");
+		sample = 0;
+	}
 	maps_snapshot();
 	if (gs_cfg.trace_osrt) {
 		gs_osrt_ctl.clock = gs_clock;
@@ -1057,9 +1062,7 @@ void gs_host_start(void)
 		osrt_on = 1;
 		gs_osrt_sync();
 	}
-	if (gs_cfg.sample_cpu && !preloaded())
-		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
-	else if (gs_cfg.sample_cpu && sampler_init((long)gs_cfg.sample_hz) != 0)
+	if (sample && sampler_init((long)gs_cfg.sample_hz) != 0)
 		gs_log("cannot set up CPU sampling: %s", strerror(errno));
 }
 
