@@ -93,12 +93,16 @@ uint32_t gs_clock_kind(void)
 	return gs_clock;
 }
 
-/* The collector's clock ticks in ns nanoseconds: for the TSC, measured against
- * CLOCK_MONOTONIC over 200 us. */
+/* The collector's clock ticks in ns nanoseconds: for the TSC, at the rate `gpuscope profile`
+ * measured (GPUSCOPE_TSC_HZ), else measured here against CLOCK_MONOTONIC over 200 us. */
+static uint64_t tsc_hz;
+
 uint64_t gs_clock_ticks(uint64_t ns)
 {
 	if (gs_clock != GS_CLOCK_TSC)
 		return ns;
+	if (tsc_hz)
+		return (uint64_t)((long double)ns * tsc_hz / 1e9L + 0.5L);
 	uint64_t m0 = gs_clock_read(GS_CLOCK_MONOTONIC), t0 = gs_clock_now(), spent;
 	do
 		spent = gs_clock_read(GS_CLOCK_MONOTONIC) - m0;
@@ -201,6 +205,7 @@ static void init_once(void)
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
+	tsc_hz = env_size(env_GPUSCOPE_TSC_HZ, 1000000, 100000000000ull, 0);
 	if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
 			 gs_cfg.max_threads) != 0)
 		goto out;

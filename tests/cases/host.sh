@@ -51,6 +51,14 @@ between "osrt threshold: a usleep kept took 25 ms or more" 25000000 100000000000
 eq "osrt threshold: 30 and 40 ms sleeps kept" 5 "$(osrt_field hs_blk25.csv nanosleep 'Num Calls')"
 eq "osrt threshold: mutex waits kept" 3 "$(osrt_field hs_blk25.csv pthread_mutex_lock 'Num Calls')"
 has "osrt threshold: recorded in the trace" "(at least 25000000 ns)" "$($GS info hs_blk25.gst)"
+# The threshold is compared in clock ticks, at the TSC rate `gpuscope profile` measured once
+# (GPUSCOPE_TSC_HZ): given a rate a thousandth of the true one, 25 ms is a few microseconds' worth
+# of ticks and the 20 ms sleeps are kept too
+if [ "$($GS info hs_blk25.gst | sed -n 's/.*(clock: \([a-z]*\)).*/\1/p')" = tsc ]; then
+	GPUSCOPE_TSC_HZ=$((1000000 + RANDOM)) $GS profile -o hs_blkhz -t osrt --osrt-threshold 25ms --sample none "$P/host_block" 2>/dev/null
+	$GS stats -r osrt_sum --format csv -o hs_blkhz.csv hs_blkhz.gst 2>/dev/null
+	eq "osrt threshold: in ticks at the session's TSC rate (a rate too low keeps the 20 ms sleeps)" 5 "$(osrt_field hs_blkhz.csv usleep 'Num Calls')"
+fi
 $GS profile -o hs_bad -t osrt --osrt-threshold x true 2>/dev/null; eq "osrt threshold: bad value is a usage error" 2 $?
 # inside a capture range only: nvtx_sleep's two outer_50ms ranges hold 3 sleeps each (20, 20
 # and 10 ms); its 8 sleeps before them are not recorded, nor any CPU sample
