@@ -236,9 +236,14 @@ static struct gs_ring_header *ring_create(const char *dir, uint32_t kind, size_t
 	return h;
 }
 
+static int ring_make_deferred(void);
+
 struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t bytes, size_t chunk,
 				      uint32_t nslots, uint32_t tag)
 {
+	/* a CUPTI ring takes its image number from the record ring: a fork child's is made first */
+	if (kind == GS_RING_CUPTI && !gs_ring)
+		ring_make_deferred();
 	return ring_create(dir, kind, bytes, chunk, nslots, tag, NULL);
 }
 
@@ -286,14 +291,19 @@ void gs_ring_defer(struct gs_ring_header *parent)
 }
 
 /* The inherited registry written, once: with wait 0 only when its lock is free (in a signal
- * handler the thread it interrupted may hold it), with wait 1 waiting for it (at exit). */
+ * handler the thread it interrupted may hold it), with wait 1 waiting for it up to about a
+ * second (at exit). */
 static void registry_fill(int wait)
 {
 	if (!atomic_load_explicit(&fill_pending, memory_order_acquire))
 		return;
-	if (wait)
-		gs_nvtx_lock();
-	else if (!gs_nvtx_trylock())
+	int locked = gs_nvtx_trylock();
+	for (int i = 0; wait && !locked && i < 1000; i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+		locked = gs_nvtx_trylock();
+	}
+	if (!locked)
 		return;
 	uint32_t busy = gs_tls.busy;
 	gs_tls.busy = 1; /* the reads of the fill are not the program's */
