@@ -549,6 +549,9 @@ static int run(int argc, char **argv)
 		if (n == 0)
 			_exit(127); /* gpuscope gave up before starting the program */
 		dir[n] = '\0';
+		char root[24];
+		snprintf(root, sizeof(root), "%d", (int)getpid());
+		setenv("GPUSCOPE_ROOT_PID", root, 1);
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
 		if (cuda_lib)
 			setenv("CUDA_INJECTION64_PATH", cuda_lib, 1);

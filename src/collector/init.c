@@ -206,9 +206,17 @@ static void init_once(void)
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
 	tsc_hz = env_size(env_GPUSCOPE_TSC_HZ, 1000000, 100000000000ull, 0);
-	if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
-			 gs_cfg.max_threads) != 0)
-		goto out;
+	/* The profiled program's own images make their ring now (the trace always has the
+	 * program, with its exit status); the others, like fork children, at their first record
+	 * (ring.c): a process that records nothing, such as a short command run by a script,
+	 * costs no ring */
+	if (!env_GPUSCOPE_ROOT_PID[0] || strtoll(env_GPUSCOPE_ROOT_PID, NULL, 10) == (long long)getpid()) {
+		if (gs_ring_open(gs_cfg.session_dir, gs_cfg.buffer_bytes, gs_cfg.chunk_bytes,
+				 gs_cfg.max_threads) != 0)
+			goto out;
+	} else {
+		gs_ring_defer(NULL);
+	}
 	recording = 1;
 	gs_gen = 1;
 	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);

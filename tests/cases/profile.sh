@@ -315,6 +315,16 @@ eq "forks: no record lost" "" "$($GS info forks.gst | sed -n 's/^lost records: /
 $GS profile -o slowc "$P/nvtx_edge" slow_child 2>/dev/null; eq "slow child: exit 0" 0 $?
 between "slow child: its process lasts from its fork, ms" 290 2000 \
 	"$($GS info slowc.gst | awk '/^  pid / { if (!root) root = $2; else if ($4 == root) print $5 }')"
+# The same for the other programs a session runs (GPUSCOPE_ROOT_PID): a script's short commands
+# that record nothing make no ring; one that records is there from its start (the NVTX program
+# sleeps 0.3 s in a child before its first range; the exec'd image it forks from records
+# nothing itself). The program started keeps its ring and exit status.
+$GS profile -o script bash -c 'for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; "$0" slow_child; exit 3' "$P/nvtx_edge" 2>/dev/null
+eq "script: exit 3 kept" 3 $?
+eq "script: the shell and the recording child, not the 11 images that recorded nothing" 2 \
+	"$($GS info script.gst | sed -n 's/^processes (\([0-9]*\)):/\1/p')"
+has "script: the shell's exit status" "exit 3" "$($GS info script.gst | grep -A1 '^  pid' | head -1)"
+stats_csv script.gst script.csv; eq "script: the child's range" 1 "$(field script.csv :late Instances)"
 sleep 1.6
 
 # output names with %h in the directory and %p in the file; an empty source list
