@@ -150,10 +150,11 @@ GS_HIDDEN void gs_ring_thread_exit(void);
 GS_HIDDEN void gs_ring_warm_thread(void);
 GS_HIDDEN void gs_ring_process_exit(void);
 GS_HIDDEN void gs_ring_unmap(struct gs_ring_header *h); /* a fork child drops its parent's ring */
-/* In a fork child: its ring is made at its first record, its start being now; the parent's
- * ring (NULL: none) is unmapped then */
+/* In a fork child, or an image other than the profiled program's: its ring is made at its
+ * first record, its start being now; the parent's ring (NULL: none) is unmapped then */
 GS_HIDDEN void gs_ring_defer(struct gs_ring_header *parent);
-/* init.c: the registry a fork child inherits written into its new ring (registry lock held) */
+/* init.c: the registry an image holds (a fork child's inherited) written into its new ring
+ * (registry lock held) */
 GS_HIDDEN void gs_registry_fill(void);
 GS_HIDDEN int gs_registry_add(uint16_t kind, uint32_t id, uint32_t domain, const char *text, size_t len);
 GS_HIDDEN void gs_count_loss(struct gs_tls *t, enum gs_loss cause);

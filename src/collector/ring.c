@@ -258,16 +258,17 @@ int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 	return 0;
 }
 
-/* ---- a fork child's ring, made at its first record ----
- * A fork child that records nothing (one that execs at once, as a shell's do, or exits) costs
- * no ring: making one (a file in the session directory, a memfd, its header, the socket
- * message) and writing the parent's registry into it cost a fork 0.3-0.7 ms. So the child
- * notes when it began (gs_ring_defer) and its ring is made by the first record of any of its
- * threads, in gs_rec_slow: from the NVTX and OS runtime wrappers, or inside the sampling
- * signal handler, where everything it does is a system call or plain stores (no lock, no
- * malloc). The registry the child inherits (NVTX names, the parent's mappings) is written
- * then, under the registry's lock if it is free (gs_registry_fill), else by a later record or
- * at exit. */
+/* ---- a ring made at the first record ----
+ * A fork child that records nothing (one that execs at once, as a shell's do, or exits), or a
+ * process image other than the profiled program's that records nothing (a script's short
+ * command), costs no ring: making one (a file in the session directory, a memfd, its header,
+ * the socket message) and writing the parent's registry into it cost a fork 0.2-0.6 ms on the
+ * dev VM (bench/RESULTS.md). So the image notes when it began (gs_ring_defer) and its ring is
+ * made by the first record of any of its threads, in gs_rec_slow: from the NVTX and OS runtime
+ * wrappers, or inside the sampling signal handler, where everything it does is a system call
+ * or plain stores (no lock, no malloc); a CUPTI ring's making makes it first. The registry it
+ * holds (NVTX names, the mappings, a fork child's inherited ones) is written then, under the
+ * registry's lock if it is free (gs_registry_fill), else by a later record or at exit. */
 enum { LAZY_NONE, LAZY_PENDING, LAZY_MAKING, LAZY_FAILED };
 static _Atomic int lazy;
 static _Atomic int fill_pending;
@@ -314,7 +315,7 @@ static void registry_fill(int wait)
 }
 
 /* The deferred ring made (once, by whichever thread records first; the others wait for it,
- * at most about a second); 0 when there is one. */
+ * a bounded while); 0 when there is one. */
 static int ring_make_deferred(void)
 {
 	int want = LAZY_PENDING;
