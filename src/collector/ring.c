@@ -315,7 +315,8 @@ static void registry_fill(int wait)
 }
 
 /* The deferred ring made (once, by whichever thread records first; the others wait for it,
- * a bounded while); 0 when there is one. */
+ * a bounded while); 0 when there is one, -2 when another thread is still making it, -1 when
+ * there is none (it could not be made, or this is a vfork child). */
 static int ring_make_deferred(void)
 {
 	int want = LAZY_PENDING;
@@ -343,7 +344,7 @@ static int ring_make_deferred(void)
 		sched_yield();
 		want = atomic_load(&lazy);
 	}
-	return __atomic_load_n(&gs_ring, __ATOMIC_ACQUIRE) ? 0 : -1;
+	return __atomic_load_n(&gs_ring, __ATOMIC_ACQUIRE) ? 0 : want == LAZY_MAKING ? -2 : -1;
 }
 
 /* ---- chunks handed out whole (CUPTI rings) ---- */
@@ -493,8 +494,13 @@ void *gs_rec_slow(struct gs_tls *t, size_t n)
 		return NULL; /* collector off, or outside the capture range */
 	int saved = errno;
 	void *p = NULL;
-	if (GS_UNLIKELY(!gs_ring) && ring_make_deferred() != 0)
-		goto out; /* no ring for this fork child */
+	if (GS_UNLIKELY(!gs_ring)) {
+		int made = ring_make_deferred();
+		if (made == -2) /* waited long for another thread to make it: counted */
+			gs_count_loss(t, GS_LOSS_BUFFER_FULL);
+		if (made != 0)
+			goto out; /* no ring for this process */
+	}
 	if (GS_UNLIKELY(atomic_load_explicit(&fill_pending, memory_order_relaxed)))
 		registry_fill(0);
 	if (t->gen != gs_gen)

@@ -315,6 +315,14 @@ eq "forks: no record lost" "" "$($GS info forks.gst | sed -n 's/^lost records: /
 $GS profile -o slowc "$P/nvtx_edge" slow_child 2>/dev/null; eq "slow child: exit 0" 0 $?
 between "slow child: its process lasts from its fork, ms" 290 2000 \
 	"$($GS info slowc.gst | awk '/^  pid / { if (!root) root = $2; else if ($4 == root) print $5 }')"
+# a fork child's 8 threads record at once: one makes the ring, the others wait for it
+for i in 1 2 3; do
+	$GS profile -f -o fthr "$P/nvtx_edge" fork_threads 2>/dev/null
+	rc=$?
+	stats_csv fthr.gst fthr.csv
+	eq "fork threads (run $i): exit 0, the 800 ranges, 2 processes, 8 threads that recorded, nothing lost" "0 800 2 8 none" \
+		"$rc $(field fthr.csv :t Instances) $($GS info fthr.gst | sed -n 's/^processes (\([0-9]*\)):/\1/p') $($GS info fthr.gst | awk '/^threads \(/ {gsub(/[():]/, "", $2); print $2}') $($GS info fthr.gst | sed -n 's/^lost records: //p')"
+done
 # The same for the other programs a session runs (GPUSCOPE_ROOT_PID): a script's short commands
 # that record nothing make no ring; one that records is there from its start (the NVTX program
 # sleeps 0.3 s in a child before its first range; the exec'd image it forks from records

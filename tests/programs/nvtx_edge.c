@@ -13,8 +13,11 @@
  *                      and exits at once: the child may not even have run when the program ends.
  *   nvtx_edge forks N  forks N children that exit at once (_exit), then N that each emit
  *                      "child" x1 and exit (_exit), one after another, then emits "parent" x1.
- *   nvtx_edge slow_child  forks a child that sleeps 0.3 s, emits "late" x1 and exits; waits for it. */
+ *   nvtx_edge slow_child  forks a child that sleeps 0.3 s, emits "late" x1 and exits; waits for it.
+ *   nvtx_edge fork_threads  forks a child whose 8 threads, released at once, each emit "t" x100
+ *                      (their first records race to make the child's ring); waits for it. */
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,17 @@ static void range(const char *name)
 {
 	nvtxRangePushA(name);
 	nvtxRangePop();
+}
+
+static pthread_barrier_t go;
+
+static void *hundred(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < 100; i++)
+		range("t");
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -122,6 +136,21 @@ int main(int argc, char **argv)
 		}
 		return p < 0 || waitpid(p, NULL, 0) != p;
 	}
-	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan|quick_fork|forks N|slow_child\n");
+	if (!strcmp(mode, "fork_threads")) {
+		pid_t p = fork();
+		if (p == 0) {
+			pthread_t th[8];
+			pthread_barrier_init(&go, NULL, 8);
+			for (int i = 0; i < 8; i++)
+				if (pthread_create(&th[i], NULL, hundred, NULL) != 0)
+					_exit(1);
+			for (int i = 0; i < 8; i++)
+				pthread_join(th[i], NULL);
+			_exit(0);
+		}
+		int st = 1;
+		return p < 0 || waitpid(p, &st, 0) != p || st != 0;
+	}
+	fprintf(stderr, "usage: nvtx_edge domains|misuse|orphan|quick_fork|forks N|slow_child|fork_threads\n");
 	return 2;
 }
