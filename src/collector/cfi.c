@@ -683,12 +683,20 @@ uint64_t gs_cfi_gave_up(int why, uint64_t at[4])
 	return atomic_load(&gave_up[why]);
 }
 
+GS_HIDDEN int (*gs_cfi_find)(uint64_t pc, struct gs_uobj *u);
+
 static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cached, int stale)
 {
 	uint64_t v = cached ? cache_get2(pc) : 0;
 	if (v)
 		return v;
 	const struct gs_uobj *u = obj_of(o, n, pc);
+	struct gs_uobj late;
+	if (!u && stale && gs_cfi_find) { /* the loader's list asked: pc is in an object or in none */
+		if (!gs_cfi_find(pc, &late))
+			return R_VALID | R_FP; /* as below */
+		u = &late;
+	}
 	if (!u && stale)
 		return R_VALID | R_BAD | R_NEW; /* perhaps in an object loaded since: not kept */
 	if (!u)

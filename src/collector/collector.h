@@ -259,6 +259,10 @@ struct gs_cfi_regs {
  * to libunwind */
 GS_HIDDEN int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
 			  uint64_t *ips, uint32_t max);
+/* For a walk on a table made before the last load (stale), under the loader's lock: the
+ * code segment of a loaded object that holds pc, in *u (1), or none holds it (0); set by
+ * unwind_warm.c (NULL: such a walk gives up at an address in no object of its table) */
+extern GS_HIDDEN int (*gs_cfi_find)(uint64_t pc, struct gs_uobj *u);
 /* Where .eh_frame starts, from the first n bytes of .eh_frame_hdr (at hdr) as copied to copy
  * (or read in place: copy == hdr); 0 when they do not say */
 GS_HIDDEN uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr);

@@ -360,6 +360,16 @@ static int with_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* Before the first table (the thread makes it at its start): no object listed, each looked up
+ * in the loader's list (gs_cfi_find) */
+static int none_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct with_objs *w = arg;
+	w->ret = w->fn(NULL, 0, info->dlpi_subs, 1, w->arg);
+	return 1;
+}
+
 int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *), void *arg)
 {
 	if (!real_iterate)
@@ -368,8 +378,43 @@ int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, i
 	struct with_objs w = {atomic_load(&objs), fn, arg, -1};
 	if (w.l && w.l->u)
 		real_iterate(with_cb, &w);
+	else
+		real_iterate(none_cb, &w);
 	atomic_fetch_sub(&walks_active, 1);
 	return w.ret;
+}
+
+/* gs_cfi_find: one pass over the loader's list (nested in the walk's: its lock is recursive),
+ * stopping at the object whose executable segment holds pc */
+struct find_pc {
+	uint64_t pc;
+	struct gs_uobj *u;
+	int found;
+};
+
+static int find_pc_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct find_pc *f = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
+		if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || f->pc < lo || f->pc >= lo + l->p_memsz)
+			continue;
+		struct eh_tables t;
+		eh_tables_of(info, &t);
+		*f->u = (struct gs_uobj){lo, lo + l->p_memsz, t.hdr, t.seg_hi, t.eh_lo, t.eh_hi};
+		f->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int find_pc(uint64_t pc, struct gs_uobj *u)
+{
+	struct find_pc f = {pc, u, 0};
+	real_iterate(find_pc_cb, &f);
+	return f.found;
 }
 
 /* libc's dl_iterate_phdr looked up (sampling's set-up, before any timer is armed) */
@@ -377,6 +422,8 @@ void gs_unwind_init(void)
 {
 	if (!real_iterate)
 		real_iterate = (__typeof__(real_iterate))(uintptr_t)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+	if (real_iterate)
+		gs_cfi_find = find_pc;
 }
 
 GS_EXPORT int dl_iterate_phdr(phdr_cb cb, void *data)

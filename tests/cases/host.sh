@@ -197,6 +197,13 @@ uwcheck_run hs_uc_wide "4000 functions at random" "$P/host_forkwalk" "$P/libhost
 # gcc build has them, `readelf --debug-dump=frames` shows "DW_OP_deref"), and the stacks
 # through them reach main
 uwcheck_run hs_uc_drap "realigned frames" "$P/host_drap" 10
+# An address in an object loaded after the walks' table was made (or before there is one) is
+# looked up in the loader's list by gpuscope's walk itself (gs_cfi_find): a library loaded and
+# run at once, here with no table ever (GPUSCOPE_UNWIND_WARM=0), every stack by gpuscope's walk
+# (before: every one given to libunwind), each as libunwind makes it
+GPUSCOPE_UNWIND_WARM=0 uwcheck_run hs_uc_late "a library loaded since the table, no table" "$P/host_cpu" 1 dlrun "$P/libhost_hot.so"
+read -r walks ours _ <<<"$(uwcheck hs_uc_late.err)"
+eq "unwind check, a library loaded since the table: every stack by gpuscope's walk" "${walks:-x}" "${ours:-y}"
 $GS export -t folded -o hs_uc_drap.folded hs_uc_drap.gst 2>/dev/null
 between "unwind check, realigned frames: samples in leaf() under realigned() under main" 10 100000 \
 	"$(awk '/;main;outer;realigned;leaf / {n += $NF} END {print n + 0}' hs_uc_drap.folded)"

@@ -5,7 +5,7 @@
  * samples do not alias with the turns. `host_cpu N` runs N turns (default 10);
  * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5;
  * `host_cpu N dlopen LIB` then loads LIB (libhost_hot.so), runs its hot_in_library for about
- * 0.2 s of CPU and kills itself with SIGKILL; `host_cpu N dlfork LIB` then loads LIB and forks a
+ * 0.2 s of CPU and kills itself with SIGKILL (`dlrun`: exits 0 instead); `host_cpu N dlfork LIB` then loads LIB and forks a
  * child that spins 8 ms of CPU (time for a sample, whose record makes the child's ring) and
  * exits (_exit), prints the child's pid and exits 6. */
 #include <stdio.h>
@@ -85,12 +85,14 @@ int main(int argc, char **argv)
 		printf("%d\n", (int)p);
 		return 6;
 	}
-	if (argc > 3 && !strcmp(argv[2], "dlopen")) {
+	if (argc > 3 && (!strcmp(argv[2], "dlopen") || !strcmp(argv[2], "dlrun"))) {
 		void *h = dlopen(argv[3], RTLD_NOW);
 		void (*hot)(long) = h ? (void (*)(long))(uintptr_t)dlsym(h, "hot_in_library") : NULL;
 		if (!hot)
 			return 3;
 		hot(100000000);
+		if (!strcmp(argv[2], "dlrun"))
+			return 0;
 		raise(SIGKILL);
 	}
 	return 0;
