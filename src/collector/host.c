@@ -373,9 +373,10 @@ void gs_fork_gate_close(void)
  * without owning it: a sample that came there waited for itself for ever, every signal blocked
  * (seen: bash's fork handler's dl_iterate_phdr; tests/programs/host_dliter, a loop of
  * dl_iterate_phdr calls, hung in every run). So the handler takes the lock first, with
- * trylock: held by another thread, it waits for it as dl_iterate_phdr would; held by none
- * (a lock or unlock under way: another thread's, which ends at once, or the interrupted
- * one's, which never ends), it gives up after a few tries and the sample is skipped (counted).
+ * trylock: held by another thread, it waits for it as dl_iterate_phdr would (a bounded
+ * while: a sample is never worth a hang); held by none (a lock or unlock under way: another
+ * thread's, which ends at once, or the interrupted one's, which never ends), it gives up after
+ * a few tries; either way the sample is skipped (counted).
  * The lock is found once, before sampling starts: the one recursive mutex in _rtld_global that
  * this thread holds inside a dl_iterate_phdr callback. Not found (another C library), the walks
  * take the lock as before. */
@@ -434,7 +435,8 @@ static int walk_lock(void)
 			return 1;
 		if (r != EBUSY)
 			return 0;
-		if (__atomic_load_n(&loader_lock->__data.__owner, __ATOMIC_RELAXED) == 0 && tries >= 64)
+		if ((__atomic_load_n(&loader_lock->__data.__owner, __ATOMIC_RELAXED) == 0 && tries >= 64) ||
+		    tries >= 100000)
 			return 0;
 		sched_yield();
 	}
