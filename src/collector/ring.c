@@ -247,14 +247,22 @@ struct gs_ring_header *gs_ring_create(const char *dir, uint32_t kind, size_t byt
 	return ring_create(dir, kind, bytes, chunk, nslots, tag, NULL);
 }
 
+/* The key whose destructor seals an exiting thread's chunk and marks its slot EXITED: made
+ * with the process image's first ring, or when its ring is deferred (a fork child inherits
+ * it) */
+static void exit_key_make(void)
+{
+	if (!exit_key_ok)
+		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
+}
+
 int gs_ring_open(const char *dir, size_t bytes, size_t chunk, uint32_t nslots)
 {
 	struct gs_ring_header *h = gs_ring_create(dir, GS_RING_RECORDS, bytes, chunk, nslots, 0);
 	if (!h)
 		return -1;
 	gs_ring = h;
-	if (!exit_key_ok)
-		exit_key_ok = pthread_key_create(&exit_key, thread_key_destructor) == 0;
+	exit_key_make();
 	return 0;
 }
 
@@ -279,6 +287,7 @@ static _Atomic uint64_t lazy_lost[GS_LOSS__N]; /* before the ring was made */
 
 void gs_ring_defer(struct gs_ring_header *parent)
 {
+	exit_key_make(); /* not where the ring is made: that may be a signal handler */
 	if (parent) /* else a mapping this process inherited without making a ring, kept */
 		lazy_parent = parent;
 	lazy_start[0] = gs_clock_now();

@@ -333,6 +333,10 @@ eq "script: the shell and the recording child, not the 11 images that recorded n
 	"$($GS info script.gst | sed -n 's/^processes (\([0-9]*\)):/\1/p')"
 has "script: the shell's exit status" "exit 3" "$($GS info script.gst | grep -A1 '^  pid' | head -1)"
 stats_csv script.gst script.csv; eq "script: the child's range" 1 "$(field script.csv :late Instances)"
+# such an image's threads that exit seal their chunks and are marked exited, as the program's
+$GS profile -o script_thr --sample none bash -c '"$0" 4 100; exit 0' "$P/nvtx_threads" 2>/dev/null
+eq "script: an image's 4 workers, each marked exited" 4 \
+	"$($GS dump --format jsonl script_thr.gst | grep '"chunk":"thread"' | grep '"k3":"worker-' | grep -c '"k6":1')"
 sleep 1.6
 
 # output names with %h in the directory and %p in the file; an empty source list
