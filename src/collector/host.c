@@ -242,18 +242,21 @@ static unsigned long long maps_loads[2] = {~0ull, ~0ull};
 extern void *__libc_stack_end; /* the loader's: the top of the main thread's stack at start */
 static uintptr_t main_stack_end, main_stack_below;
 
-/* Write the executable mappings not written yet into the registry (under its lock); with
- * ask_loader, note the loader's counts first (maps_snapshot_if_loaded). */
+/* Write the executable mappings not written yet into the registry (under its lock), the
+ * loader's counts noted in maps_loads first (a load meanwhile is seen later); loads: those
+ * counts when the caller has them, NULL to ask the loader. */
 static void maps_read_locked(int fd);
 
-static void maps_read(int ask_loader)
+static void maps_snapshot_at(const unsigned long long *loads)
 {
-	if (!gs_gen) /* not recording (a fork child's ring may be still to make: then its copy) */
+	if (!gs_gen) /* not recording (a ring still to make is written from the copy kept) */
 		return;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (ask_loader) /* before the read: a load meanwhile is seen later */
+	if (loads)
+		memcpy(maps_loads, loads, sizeof(maps_loads));
+	else
 		dl_iterate_phdr(loads_cb, maps_loads);
 	uint32_t busy = gs_tls.busy;
 	gs_tls.busy = 1; /* our own reads are not the program's, and no sample lands here */
@@ -300,7 +303,7 @@ static void maps_read_locked(int fd)
 
 static void maps_snapshot(void)
 {
-	maps_read(1);
+	maps_snapshot_at(NULL);
 }
 
 /* The same, only when the loader loaded or unloaded an object since the last snapshot (at an
@@ -313,7 +316,7 @@ static void maps_snapshot_if_loaded(void)
 	unsigned long long v[2] = {0, 0};
 	dl_iterate_phdr(loads_cb, v);
 	if (v[0] != maps_loads[0] || v[1] != maps_loads[1])
-		maps_snapshot();
+		maps_snapshot_at(v);
 }
 
 /* Before a fork, in the parent: its mappings brought up to date, so the child's copy of the

@@ -178,17 +178,38 @@ static void eh_tables_of(const struct dl_phdr_info *info, struct eh_tables *t)
 	*t = (struct eh_tables){h, eh->p_memsz, lo, hi, elo, ehi};
 }
 
+/* Segment i of info's object, when it is code (executable, loadable, not empty), as the walks'
+ * entry without its tables: 0 when it is not */
+static int code_seg(const struct dl_phdr_info *info, int i, struct gs_uobj *u)
+{
+	const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+	if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || !l->p_memsz)
+		return 0;
+	uintptr_t lo = info->dlpi_addr + l->p_vaddr;
+	*u = (struct gs_uobj){.lo = lo, .hi = lo + l->p_memsz};
+	return 1;
+}
+
+/* with the object's tables t */
+static void code_tables(struct gs_uobj *u, const struct eh_tables *t)
+{
+	u->hdr = t->hdr;
+	u->seg_hi = t->seg_hi;
+	u->eh_lo = t->eh_lo;
+	u->eh_hi = t->eh_hi;
+}
+
 /* The object's executable segments into the code table, each with the object's tables t */
 static int code_add(struct list_build *b, const struct dl_phdr_info *info, const struct eh_tables *t)
 {
+	struct gs_uobj u;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
-		if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || !l->p_memsz)
+		if (!code_seg(info, i, &u))
 			continue;
 		if (b->nu == b->capu)
 			return -1; /* loaded since they were counted: made again next time */
-		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
-		b->u[b->nu++] = (struct gs_uobj){lo, lo + l->p_memsz, t->hdr, t->seg_hi, t->eh_lo, t->eh_hi};
+		code_tables(&u, t);
+		b->u[b->nu++] = u;
 	}
 	return 0;
 }
@@ -397,13 +418,11 @@ static int find_pc_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	struct find_pc *f = arg;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + l->p_vaddr;
-		if (l->p_type != PT_LOAD || !(l->p_flags & PF_X) || f->pc < lo || f->pc >= lo + l->p_memsz)
+		if (!code_seg(info, i, f->u) || f->pc < f->u->lo || f->pc >= f->u->hi)
 			continue;
 		struct eh_tables t;
 		eh_tables_of(info, &t);
-		*f->u = (struct gs_uobj){lo, lo + l->p_memsz, t.hdr, t.seg_hi, t.eh_lo, t.eh_hi};
+		code_tables(f->u, &t);
 		f->found = 1;
 		return 1;
 	}
