@@ -63,22 +63,6 @@ static uint64_t now_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The TSC's ticks a second, measured against CLOCK_MONOTONIC over 2 ms, as text */
-static const char *tsc_hz(void)
-{
-	static char v[32];
-	uint64_t hz = 0;
-#if defined(__x86_64__)
-	uint64_t m0 = now_ns(CLOCK_MONOTONIC), t0 = __builtin_ia32_rdtsc(), spent;
-	do
-		spent = now_ns(CLOCK_MONOTONIC) - m0;
-	while (spent < 2000000);
-	hz = (uint64_t)((long double)(__builtin_ia32_rdtsc() - t0) * 1e9L / (long double)spent + 0.5L);
-#endif
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)hz);
-	return v;
-}
-
 /* libgpuscope-inject.so: GPUSCOPE_INJECT_LIB, else ../lib/ from this executable. The CUDA
  * library is its neighbour, libgpuscope-cuda.so. */
 static char *find_inject_lib(void)
@@ -582,8 +566,11 @@ static int run(int argc, char **argv)
 			setenv("GPUSCOPE_CLOCK", gs_tsc_invariant() ? "tsc" : "monotonic", 1);
 		/* and the TSC's rate, measured once (2 ms), where each image that needs it (the OS
 		 * runtime threshold in ticks) spent 0.2 ms measuring it */
-		if (!strcmp(getenv("GPUSCOPE_CLOCK"), "tsc") && !getenv("GPUSCOPE_TSC_HZ"))
-			setenv("GPUSCOPE_TSC_HZ", tsc_hz(), 1);
+		if (!strcmp(getenv("GPUSCOPE_CLOCK"), "tsc") && !getenv("GPUSCOPE_TSC_HZ")) {
+			char hz[24];
+			snprintf(hz, sizeof(hz), "%llu", (unsigned long long)gs_tsc_hz(2000000));
+			setenv("GPUSCOPE_TSC_HZ", hz, 1);
+		}
 		if (si.perfmap_ours)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);

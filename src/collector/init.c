@@ -94,21 +94,19 @@ uint32_t gs_clock_kind(void)
 }
 
 /* The collector's clock ticks in ns nanoseconds: for the TSC, at the rate `gpuscope profile`
- * measured (GPUSCOPE_TSC_HZ), else measured here against CLOCK_MONOTONIC over 200 us. */
-static uint64_t tsc_hz;
+ * measured (GPUSCOPE_TSC_HZ), else at the rate measured here once (gs_tsc_hz, 200 us). */
+static _Atomic uint64_t tsc_hz;
 
 uint64_t gs_clock_ticks(uint64_t ns)
 {
 	if (gs_clock != GS_CLOCK_TSC)
 		return ns;
-	if (tsc_hz)
-		return (uint64_t)((long double)ns * tsc_hz / 1e9L + 0.5L);
-	uint64_t m0 = gs_clock_read(GS_CLOCK_MONOTONIC), t0 = gs_clock_now(), spent;
-	do
-		spent = gs_clock_read(GS_CLOCK_MONOTONIC) - m0;
-	while (spent < 200000);
-	uint64_t ticks = gs_clock_now() - t0;
-	return (uint64_t)((long double)ns * ticks / spent + 0.5L);
+	uint64_t hz = atomic_load(&tsc_hz);
+	if (!hz) {
+		hz = gs_tsc_hz(200000);
+		atomic_store(&tsc_hz, hz);
+	}
+	return (uint64_t)((long double)ns * hz / 1e9L + 0.5L);
 }
 
 static void on_fork_prepare(void)
@@ -205,7 +203,7 @@ static void init_once(void)
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
-	tsc_hz = env_size(env_GPUSCOPE_TSC_HZ, 1000000, 100000000000ull, 0);
+	atomic_store(&tsc_hz, env_size(env_GPUSCOPE_TSC_HZ, 1000000, 100000000000ull, 0));
 	/* The profiled program's own images make their ring now (the trace always has the
 	 * program, with its exit status); the others, like fork children, at their first record
 	 * (ring.c): a process that records nothing, such as a short command run by a script,

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 
 /* The socket's address for session directory DIR: DIR/ring.sock when that fits a socket
  * address (107 bytes), else an abstract name made of a hash of DIR ("\0gpuscope-ring-<hex>":
@@ -82,6 +83,27 @@ static inline int gs_tsc_invariant(void)
 	__cpuid(0x80000007u, a, b, c, d);
 	return (d >> 8) & 1u;
 #else
+	return 0;
+#endif
+}
+
+/* The TSC's ticks a second, counted against CLOCK_MONOTONIC over window_ns (busy); 0 where
+ * there is no TSC. `gpuscope profile` measures it once a session (2 ms) and passes it on in
+ * GPUSCOPE_TSC_HZ; an image without it measures it itself (200 us). */
+static inline uint64_t gs_tsc_hz(uint64_t window_ns)
+{
+#if defined(__x86_64__)
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t m0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, spent;
+	uint64_t t0 = __builtin_ia32_rdtsc();
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		spent = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - m0;
+	} while (spent < window_ns);
+	return (uint64_t)((long double)(__builtin_ia32_rdtsc() - t0) * 1e9L / (long double)spent + 0.5L);
+#else
+	(void)window_ns;
 	return 0;
 #endif
 }
