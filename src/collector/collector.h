@@ -123,6 +123,9 @@ static inline uint64_t gs_clock_now(void)
 	return gs_clock_read(gs_clock);
 }
 GS_HIDDEN uint32_t gs_clock_choose(const char *want);
+/* init.c: the pid of the process this collector state belongs to (set at start and in a fork
+ * child; a vfork child, which shares the memory, has another) */
+extern GS_HIDDEN pid_t gs_pid;
 /* for libgpuscope-cuda.so: the kind of gs_clock, and its ticks in ns nanoseconds (for the
  * TSC, measured: the call takes 200 us) */
 GS_API uint32_t gs_clock_kind(void);

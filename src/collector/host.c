@@ -88,7 +88,6 @@ static char sample_cookie_;
 #define SAMPLE_COOKIE ((void *)&sample_cookie_)
 
 static int osrt_on;
-static pid_t host_pid; /* the process whose collector this is (a vfork child has another pid) */
 struct gs_osrt_ctl gs_osrt_ctl; /* thr: the threshold in collector clock ticks */
 static int sample_on;
 static long sample_period_ns;
@@ -922,7 +921,7 @@ GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
  * exec it tried, and a failed one armed a timer of its own over the parent's thread's.) */
 int gs_in_vfork_child(void)
 {
-	return host_pid && host_pid != getpid();
+	return gs_pid && gs_pid != getpid();
 }
 
 /* exec: the image is replaced, and a timer signal pending on this thread would be delivered
@@ -1050,7 +1049,6 @@ void gs_host_start(void)
 {
 	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
 		return;
-	host_pid = getpid();
 	int sample = gs_cfg.sample_cpu && preloaded();
 	if (gs_cfg.sample_cpu && !sample)
 		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
@@ -1099,7 +1097,6 @@ void gs_host_maps_replay(void)
 
 void gs_host_fork_child(void)
 {
-	host_pid = getpid();
 	tl_timer_armed = 0; /* timers are not inherited */
 	sampler_thread_start();
 	/* The unwind thread is not started again here: a thread made in a fork handler upsets

@@ -13,6 +13,7 @@
 
 GS_API struct gs_config gs_cfg;
 GS_HIDDEN uint32_t gs_clock = GS_CLOCK_MONOTONIC;
+GS_HIDDEN pid_t gs_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int recording;
@@ -131,6 +132,7 @@ static void on_fork_child(void)
 	gs_fork_gate_open(1);
 	gs_sigchain_fork_child();
 	gs_nvtx_child_reset();
+	gs_pid = getpid();
 	struct gs_ring_header *parent = gs_ring;
 	gs_ring = NULL;
 	uint32_t next = gs_gen + 1;
@@ -203,6 +205,7 @@ static void init_once(void)
 	gs_capture_configure(env_GPUSCOPE_CAPTURE_RANGE, env_GPUSCOPE_CAPTURE_START,
 			     env_GPUSCOPE_CAPTURE_STOP);
 	gs_clock = gs_clock_choose(env_GPUSCOPE_CLOCK);
+	gs_pid = getpid();
 	atomic_store(&tsc_hz, env_size(env_GPUSCOPE_TSC_HZ, 1000000, 100000000000ull, 0));
 	/* The profiled program's own images make their ring now (the trace always has the
 	 * program, with its exit status); the others, like fork children, at their first record

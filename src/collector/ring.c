@@ -281,7 +281,6 @@ enum { LAZY_NONE, LAZY_PENDING, LAZY_MAKING, LAZY_FAILED };
 static _Atomic int lazy;
 static _Atomic int fill_pending;
 static uint64_t lazy_start[3];
-static pid_t lazy_pid;
 static struct gs_ring_header *lazy_parent; /* the parent's ring, still mapped */
 static _Atomic uint64_t lazy_lost[GS_LOSS__N]; /* before the ring was made */
 
@@ -293,7 +292,6 @@ void gs_ring_defer(struct gs_ring_header *parent)
 	lazy_start[0] = gs_clock_now();
 	lazy_start[1] = gs_clock_ns(CLOCK_MONOTONIC);
 	lazy_start[2] = gs_clock_ns(CLOCK_REALTIME);
-	lazy_pid = getpid();
 	for (int i = 0; i < GS_LOSS__N; i++)
 		atomic_store_explicit(&lazy_lost[i], 0, memory_order_relaxed);
 	atomic_store(&fill_pending, 0);
@@ -331,12 +329,12 @@ static int ring_make_deferred(void)
 	int want = LAZY_PENDING;
 	if (atomic_compare_exchange_strong(&lazy, &want, LAZY_MAKING)) {
 		/* not in a vfork child, which shares this memory with its parent */
-		struct gs_ring_header *h = getpid() == lazy_pid
+		struct gs_ring_header *h = getpid() == gs_pid
 			? ring_create(gs_cfg.session_dir, GS_RING_RECORDS, gs_cfg.buffer_bytes,
 				      gs_cfg.chunk_bytes, gs_cfg.max_threads, 0, lazy_start)
 			: NULL;
 		if (!h) {
-			atomic_store(&lazy, getpid() == lazy_pid ? LAZY_FAILED : LAZY_PENDING);
+			atomic_store(&lazy, getpid() == gs_pid ? LAZY_FAILED : LAZY_PENDING);
 			return -1;
 		}
 		for (int i = 0; i < GS_LOSS__N; i++)
