@@ -553,6 +553,13 @@ static void process_identity(struct gs_strbuf *m, const struct gs_ring_header *h
 	gs_tlv_str(m, GS_PK_CMDLINE, h->cmdline, GS_MIN(h->cmdline_len, sizeof(h->cmdline)));
 	gs_tlv_str(m, GS_PK_EXE, h->exe, GS_MIN(h->exe_len, sizeof(h->exe)));
 	gs_tlv_u64(m, GS_PK_START, h->start_mono_ns);
+	struct gs_strbuf from;
+	gs_strbuf_init(&from);
+	for (int i = 0; i < GS_FORK_CHAIN && h->forked_from[i] > 0; i++)
+		gs_put_varint(&from, (uint64_t)h->forked_from[i]);
+	if (from.len)
+		gs_tlv_str(m, GS_PK_FORKED_FROM, from.buf, from.len);
+	gs_strbuf_release(&from);
 }
 
 /* --kernel-metrics: the registry's metric set, notes and measured launches become one
@@ -892,6 +899,10 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 	gs_strbuf_reset(&c->maps);
 	c->nmaps = 0;
 	copy_perfmap(c, h->pid);
+	/* the code it inherited was made, and named, up its line of forks: those processes'
+	 * maps too, recorded or not (a fork server that records nothing, its workers that do) */
+	for (int i = 0; i < GS_FORK_CHAIN && h->forked_from[i] > 0; i++)
+		copy_perfmap(c, h->forked_from[i]);
 
 	if (cats.n) {
 		flush_strings(c);

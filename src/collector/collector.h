@@ -126,6 +126,9 @@ GS_HIDDEN uint32_t gs_clock_choose(const char *want);
 /* init.c: the pid of the process this collector state belongs to (set at start and in a fork
  * child; a vfork child, which shares the memory, has another) */
 extern GS_HIDDEN pid_t gs_pid;
+/* init.c: the pids this image's memory was forked from, nearest first (ring header
+ * forked_from); all 0 in an image an exec started */
+extern GS_HIDDEN int32_t gs_forked_from[GS_FORK_CHAIN];
 /* for libgpuscope-cuda.so: the kind of gs_clock, and its ticks in ns nanoseconds (for the
  * TSC, measured: the call takes 200 us) */
 GS_API uint32_t gs_clock_kind(void);

@@ -14,6 +14,7 @@
 GS_API struct gs_config gs_cfg;
 GS_HIDDEN uint32_t gs_clock = GS_CLOCK_MONOTONIC;
 GS_HIDDEN pid_t gs_pid;
+GS_HIDDEN int32_t gs_forked_from[GS_FORK_CHAIN];
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int recording;
@@ -132,6 +133,9 @@ static void on_fork_child(void)
 	gs_fork_gate_open(1);
 	gs_sigchain_fork_child();
 	gs_nvtx_child_reset();
+	/* the parent's pid leads the line of forks this memory came by (gs_pid is still it) */
+	memmove(gs_forked_from + 1, gs_forked_from, sizeof(gs_forked_from) - sizeof(*gs_forked_from));
+	gs_forked_from[0] = (int32_t)gs_pid;
 	gs_pid = getpid();
 	struct gs_ring_header *parent = gs_ring;
 	gs_ring = NULL;

@@ -143,6 +143,7 @@ static void ring_header(struct gs_ring_header *h, const struct ring_layout *l, u
 	h->chunks_offset = l->chunks_off;
 	h->pid = getpid();
 	h->ppid = getppid();
+	memcpy(h->forked_from, gs_forked_from, sizeof(h->forked_from));
 	h->image = image;
 	h->clock_kind = gs_clock;
 	h->start_ts = start ? start[0] : gs_clock_now();

@@ -14,8 +14,9 @@
 
 #define GS_FILE_MAGIC "GPUSCOPE"
 #define GS_FILE_MAJOR 1
-#define GS_FILE_MINOR 6 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
-                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP; 1.5: COUNTERS; 1.6: KMETRICS */
+#define GS_FILE_MINOR 7 /* 1.1: PROCESS key RUNNING; 1.2: CUPTI_RAW, CUPTI_NAMES; 1.3: CUDA;
+                         * 1.4: OSRT, SAMPLES, MAPS, PERFMAP; 1.5: COUNTERS; 1.6: KMETRICS;
+                         * 1.7: PROCESS key FORKED_FROM */
 #define GS_FILE_HEADER_SIZE 64
 #define GS_CHUNK_MAGIC 0x4b435347u /* "GSCK" */
 #define GS_CHUNK_HEADER_SIZE 32
@@ -89,6 +90,8 @@ enum gs_process_key {
 	                      * it recorded after that moment is not in the trace */
 	GS_PK_CUPTI_UNFINISHED = 13, /* CUPTI buffers never completed (process killed or exec'd
 	                              * before a flush): their records are missing, uncounted */
+	GS_PK_FORKED_FROM = 14, /* varints: the pids whose memory the image was forked from,
+	                         * nearest first (absent: none, the image was exec'd) */
 };
 
 enum gs_thread_key {

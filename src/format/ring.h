@@ -53,11 +53,12 @@ static inline socklen_t gs_ring_sockaddr(const char *dir, struct sockaddr_un *a)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 #define GS_RING_MAGIC 0x31474e4952534700ull /* "\0GSRING1" little-endian */
-#define GS_RING_VERSION 7 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
+#define GS_RING_VERSION 8 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
                            * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC
                            * registry records; 6: a CUPTI ring's chunk marks (GS_CUPTI_CHUNK_*);
-                           * 7: chunks_hiwater */
+                           * 7: chunks_hiwater; 8: forked_from */
 #define GS_RING_HEADER_SIZE 8192
+#define GS_FORK_CHAIN 8 /* forks a ring names up the line its process's memory came by */
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
 
 enum gs_clock_kind {
@@ -180,6 +181,10 @@ struct gs_ring_header {
 	                                 * made its ring); 0 */
 	_Atomic uint32_t chunks_hiwater; /* one past the highest chunk index ever taken: the CLI's
 	                                  * drain looks at the descriptors below it only */
+	int32_t forked_from[GS_FORK_CHAIN]; /* the pids whose memory this image was forked from,
+	                                     * nearest first, 0 after the last: the fork's parent,
+	                                     * its parent if it too was a fork child, ... (empty
+	                                     * in an image an exec started) */
 };
 
 /* One per thread that recorded; 128 bytes. Only the owning thread writes it. */

@@ -266,6 +266,13 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			} else if (key == GS_PK_LOST) {
 				if (!gs_tlv_get_pair(val, len, &a, &b) && a < GS_LOSS__N)
 					pr.lost[a] += b;
+			} else if (key == GS_PK_FORKED_FROM) {
+				/* pids up to the first that is not one (a damaged value ends the line) */
+				const uint8_t *q = val, *qe = val + len;
+				pr.nforked_from = 0;
+				while (q < qe && pr.nforked_from < GS_FORK_CHAIN &&
+				       (q = gs_varint_get(q, qe, &v)) && v > 0 && v <= INT32_MAX)
+					pr.forked_from[pr.nforked_from++] = (int32_t)v;
 			} else if (key == GS_PK_UNMATCHED) {
 				if (!gs_tlv_get_pair(val, len, &a, &b))
 					switch (a) {
@@ -315,6 +322,10 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			d->still_running |= pr.still_running;
 			if (pr.end > d->end)
 				d->end = pr.end;
+			if (pr.nforked_from) {
+				memcpy(d->forked_from, pr.forked_from, sizeof(d->forked_from));
+				d->nforked_from = pr.nforked_from;
+			}
 		}
 	} else if (c->type == GS_CHUNK_THREAD) {
 		struct gs_thread t = {0};

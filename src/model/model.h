@@ -66,6 +66,10 @@ struct gs_process {
 	uint64_t lost[GS_LOSS__N];
 	uint64_t unmatched_pop, unmatched_end;
 	uint64_t lost_pairs; /* pushes whose pop was lost with dropped records */
+	/* the pids whose memory the image was forked from, nearest first (format 1.7; none in an
+	 * exec'd image) */
+	int32_t forked_from[GS_FORK_CHAIN];
+	uint32_t nforked_from;
 };
 
 struct gs_thread {

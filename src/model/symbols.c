@@ -200,10 +200,13 @@ static const struct gs_perfsym *perf_lookup(const struct gs_model *m, int32_t pi
 
 /* A fork child runs on the memory its parent had at the fork, JIT'ed code included, while its
  * own perf map (if it writes one) names only the code it made itself. A link says that pid's
- * image was forked from the image of its parent running then and never exec'd: its only image
- * is the first (image 0; an exec adds one), and it has the parent image's executable and
- * command line (an exec'd child, a posix_spawn'ed one included, has its own). Links are
- * sorted by pid; the chain of links is walked while each process is such a fork. */
+ * image was forked from the memory of parent, and never exec'd: its only image is the first
+ * (image 0; an exec adds one). A trace of format 1.7 or later names each image's line of forks
+ * (FORKED_FROM): a link for each step of it, through processes that recorded nothing (a fork
+ * server whose workers record). An older trace does not: there a recorded child whose parent
+ * was recorded with the same executable and command line (an exec'd child, a posix_spawn'ed
+ * one included, has its own) is taken as forked from it. Links are sorted by pid; the chain of
+ * links is walked while each process is such a fork. */
 struct fork_link {
 	int32_t pid, parent;
 };
@@ -222,40 +225,67 @@ static int cmp_proc_ref(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static int cmp_link(const void *a, const void *b)
+{
+	const struct fork_link *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The older traces' rule: r[i]'s parent, when recorded with its executable and command line. */
+static int same_image_parent(const struct proc_ref *r, size_t n, size_t i)
+{
+	const struct gs_process *c = r[i].p;
+	if (c->ppid == c->pid || !c->exe[0])
+		return 0;
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first entry after (ppid, the child's start) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].pid < c->ppid || (r[mid].pid == c->ppid && r[mid].start <= c->start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || r[lo - 1].pid != c->ppid)
+		return 0; /* the parent was not recorded, or started later (a reused pid) */
+	const struct gs_process *p = r[lo - 1].p;
+	return !strcmp(p->exe, c->exe) && !strcmp(p->cmdline, c->cmdline);
+}
+
 static size_t fork_links(const struct gs_model *m, struct fork_link **out)
 {
 	size_t n = m->processes.n, nl = 0;
 	*out = NULL;
-	if (n < 2)
+	if (!n)
 		return 0;
+	int lines = m->format_major > 1 || m->format_minor >= 7;
 	struct proc_ref *r = gs_xcalloc(n, sizeof(*r));
 	for (size_t i = 0; i < n; i++)
 		r[i] = (struct proc_ref){m->processes.v[i].pid, m->processes.v[i].start,
 					 &m->processes.v[i]};
 	qsort(r, n, sizeof(*r), cmp_proc_ref);
-	struct fork_link *l = gs_xcalloc(n, sizeof(*l));
+	struct fork_link *l = gs_xcalloc(n * GS_FORK_CHAIN, sizeof(*l));
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_process *c = r[i].p;
 		if (c->image != 0 || (i > 0 && r[i - 1].pid == c->pid) ||
-		    (i + 1 < n && r[i + 1].pid == c->pid) || c->ppid == c->pid || !c->exe[0])
-			continue; /* exec'd (more than one image), or nothing to compare */
-		size_t lo = 0, hi = n;
-		while (lo < hi) { /* the first entry after (ppid, the child's start) */
-			size_t mid = lo + (hi - lo) / 2;
-			if (r[mid].pid < c->ppid || (r[mid].pid == c->ppid && r[mid].start <= c->start))
-				lo = mid + 1;
-			else
-				hi = mid;
+		    (i + 1 < n && r[i + 1].pid == c->pid))
+			continue; /* exec'd (more than one image) */
+		if (!lines) {
+			if (same_image_parent(r, n, i))
+				l[nl++] = (struct fork_link){c->pid, c->ppid};
+			continue;
 		}
-		if (!lo || r[lo - 1].pid != c->ppid)
-			continue; /* the parent was not recorded, or started later (a reused pid) */
-		const struct gs_process *p = r[lo - 1].p;
-		if (!strcmp(p->exe, c->exe) && !strcmp(p->cmdline, c->cmdline))
-			l[nl++] = (struct fork_link){c->pid, c->ppid};
+		for (uint32_t k = 0; k < c->nforked_from; k++)
+			l[nl++] = (struct fork_link){k ? c->forked_from[k - 1] : c->pid, c->forked_from[k]};
 	}
 	free(r);
+	/* one link per pid: the lines of two processes agree where they meet */
+	qsort(l, nl, sizeof(*l), cmp_link);
+	size_t u = 0;
+	for (size_t i = 0; i < nl; i++)
+		if (!u || l[u - 1].pid != l[i].pid)
+			l[u++] = l[i];
 	*out = l;
-	return nl;
+	return u;
 }
 
 /* The pid whose memory pid's image was forked from; -1: none. */

@@ -12,7 +12,7 @@ for c in copies spin resnet50; do
 	$GS dump --format jsonl "$T/tc_$c.gst" >"$T/tc_new_$c.jsonl" 2>"$T/tc_$c.err"
 	eq "$c: dump exit 0" 0 $?
 	eq "$c: dump warns of nothing" "" "$(cat "$T/tc_$c.err")"
-	has "$c: format 1.6 (the writer's)" '"format":"1.6"' "$(head -1 "$T/tc_new_$c.jsonl")"
+	has "$c: format 1.7 (the writer's)" '"format":"1.7"' "$(head -1 "$T/tc_new_$c.jsonl")"
 	between "$c: CUDA chunks" 1 1000000 "$(grep -c '^{"chunk":"cuda"' "$T/tc_new_$c.jsonl")"
 	eq "$c: no CUDA chunk in the fixture" 0 "$(grep -c '^{"chunk":"cuda"' "$T/tc_raw_$c.jsonl")"
 	eq "$c: dump shows the same records" "$(recs "$T/tc_raw_$c.jsonl" | md5sum)" "$(recs "$T/tc_new_$c.jsonl" | md5sum)"

@@ -71,7 +71,7 @@ has "gm overview: one line of counter means" "GPU counters: GPU 0 gpu_util avg 1
 eq "gm overview: the line appears once" 1 "$(printf '%s\n' "$ov" | grep -c 'GPU counters:')"
 info=$($GS info gm.gst)
 has "gm info: counts the counter samples" "gpu counter samples       11 (4 tracks on 2 devices, 1 Hz)" "$info"
-has "gm info: format 1.6" "format 1.6" "$info"
+has "gm info: format 1.7" "format 1.7" "$info"
 d=$($GS dump gm.gst)
 eq "gm dump: 5 counter chunks" 5 "$(printf '%s\n' "$d" | grep -c '^chunk counters type=14')"
 has "gm dump: track header" 'device=0 metric=1 name="gpu_util" unit="%" count=3 base=1000000000000' "$d"

@@ -23,8 +23,14 @@ else
 	between "fork: the child's stacks go through jit::worker_trampoline (>= 90% total)" 90 100 \
 		"$(total_pct pf.csv "$child" jit::worker_trampoline)"
 	eq "fork: no unnamed frame in the child" "" "$(total_pct pf.csv "$child" '[unknown]')"
+	# the same trace read as a 1.6 file (no FORKED_FROM read): the same-image rule links them
+	cp pf.gst pf16.gst && printf '\006' | dd of=pf16.gst bs=1 seek=10 conv=notrunc 2>/dev/null
+	has "1.6: read as such" "format 1.6" "$($GS info pf16.gst)"
+	$GS stats -r cpu_sample_sum --format csv -o pf16.csv pf16.gst 2>/dev/null
+	between "1.6: the child's stacks go through jit::worker_trampoline (>= 90% total)" 90 100 \
+		"$(total_pct pf16.csv "$child" jit::worker_trampoline)"
 	$GS export -t folded -o pf.folded pf.gst 2>/dev/null; eq "folded: export ok" 0 $?
-	has "folded: main -> jit::worker_trampoline -> spin" "main;jit::worker_trampoline;spin " "$(cat pf.folded)"
+	has "folded: run -> jit::worker_trampoline -> spin" ";run;jit::worker_trampoline;spin " "$(cat pf.folded)"
 	$GS export -t pprof -o pf.pb.gz pf.gst 2>/dev/null; eq "pprof: export ok" 0 $?
 	# the string table holds the names of the functions the samples use, each once
 	eq "pprof: the function is named" 1 "$(gzip -dc pf.pb.gz | grep -a -o 'jit::worker_trampoline' | wc -l)"
@@ -36,4 +42,22 @@ else
 	$GS stats -r cpu_sample_sum --format csv -o pfo.csv pfo.gst 2>/dev/null
 	between "own map: the child's own name (>= 90% total)" 90 100 "$(total_pct pfo.csv "$child" jit::child_trampoline)"
 	eq "own map: not the parent's name" "" "$(total_pct pfo.csv "$child" jit::worker_trampoline)"
+
+	# a fork server's worker: the middle process made and named the code and recorded
+	# nothing; its map, found up the worker's line of forks, names the worker's frames
+	out=$($GS profile -o pfm -- "$P/host_jitfork" middle 2>/dev/null); eq "middle: exit 0" 0 $?
+	set -- $out; middle=${1:-0} worker=${2:-0}
+	rm -f "/tmp/perf-$middle.map"
+	info=$($GS info pfm.gst)
+	eq "middle: the middle process recorded nothing" "" "$(echo "$info" | grep -- " pid $middle ")"
+	has "middle: the worker is in the trace" "pid $worker  ppid $middle" "$info"
+	eq "middle: the middle process's map is in the trace" 1 "$($GS dump --format jsonl pfm.gst | grep -c '"chunk":"perfmap"')"
+	$GS stats -r cpu_sample_sum --format csv -o pfm.csv pfm.gst 2>/dev/null
+	between "middle: the worker's stacks go through jit::middle_trampoline (>= 90% total)" 90 100 \
+		"$(total_pct pfm.csv "$worker" jit::middle_trampoline)"
+	eq "middle: no unnamed frame in the worker" "" "$(total_pct pfm.csv "$worker" '[unknown]')"
+	cp pfm.gst pfm16.gst && printf '\006' | dd of=pfm16.gst bs=1 seek=10 conv=notrunc 2>/dev/null
+	$GS stats -r cpu_sample_sum --format csv -o pfm16.csv pfm16.gst 2>/dev/null
+	eq "middle, read as 1.6: no line of forks, the frames unnamed" "" \
+		"$(total_pct pfm16.csv "$worker" jit::middle_trampoline)"
 fi

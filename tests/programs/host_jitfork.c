@@ -6,9 +6,14 @@
  * through the trampoline and exits without writing a perf map of its own. The trampoline's
  * frames of the child are nameable only through the parent's map. `host_jitfork own`: the
  * child first writes a map of its own naming the same code "jit::child_trampoline" (its own
- * name wins over the inherited one).
+ * name wins over the inherited one). `host_jitfork middle`: a fork server's shape (Python
+ * 3.14's default for multiprocessing): the program forks a middle process that makes the
+ * trampoline, names it "jit::middle_trampoline" in its own map, forks the worker that runs it
+ * and waits, using no CPU to speak of (so it records nothing); only the middle process's map
+ * names the worker's trampoline frames.
  *
- * Prints "PARENT_PID CHILD_PID" on stdout; the maps are left in place (gpuscope copies it when
+ * Prints "PARENT_PID CHILD_PID" on stdout (middle: "MIDDLE_PID WORKER_PID", then the
+ * program's "PID MIDDLE_PID"); the maps are left in place (gpuscope copies it when
  * the session ends), the test removes them. Exit status: the child's, 0; 77 on other
  * architectures (the test skips). */
 #include <stdint.h>
@@ -55,9 +60,38 @@ static int write_map(const void *start, size_t size, const char *name)
 	return fclose(f);
 }
 
+__attribute__((noinline)) static int run(int own, const char *name);
+
+static int wait_child(pid_t child)
+{
+	int st;
+	if (waitpid(child, &st, 0) != child)
+		return 2;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(int argc, char **argv)
 {
 	int own = argc > 1 && !strcmp(argv[1], "own");
+	if (argc > 1 && !strcmp(argv[1], "middle")) {
+		fflush(stdout);
+		pid_t middle = fork();
+		if (middle < 0) {
+			perror("fork");
+			return 2;
+		}
+		if (middle == 0)
+			return run(0, "jit::middle_trampoline");
+		int st = wait_child(middle);
+		printf("%d %d\n", (int)getpid(), (int)middle);
+		return st;
+	}
+	return run(own, "jit::worker_trampoline");
+}
+
+/* The trampoline named NAME in this process's map, then a fork child that runs it. */
+static int run(int own, const char *name)
+{
 	static const uint8_t code[] = {
 		0x55,             /* push %rbp */
 		0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
@@ -77,7 +111,7 @@ int main(int argc, char **argv)
 		perror("mprotect");
 		return 2;
 	}
-	if (write_map(jit, sizeof(code), "jit::worker_trampoline") != 0)
+	if (write_map(jit, sizeof(code), name) != 0)
 		return 2;
 	tramp_fn tramp;
 	void *entry = jit;
@@ -99,10 +133,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	printf("%d %d\n", (int)getpid(), (int)child);
-	int st;
-	if (waitpid(child, &st, 0) != child)
-		return 2;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	fflush(stdout);
+	return wait_child(child);
 }
 #else
 int main(void)
