@@ -118,6 +118,19 @@ void gs_cli_loaded(const struct gs_model *m, const char *doing)
 		gs_cli_warn("'%s': %s", m->path, m->warning);
 }
 
+void gs_cli_warn_lost(const struct gs_model *m, const char *tail)
+{
+	uint64_t skipped = m->lost[GS_LOSS_SAMPLE_SKIPPED];
+	uint64_t lost = gs_model_lost_total(m) - skipped;
+	if (lost)
+		gs_cli_warn("%llu records were lost while recording%s (see 'gpuscope info %s')%s",
+			    (unsigned long long)lost, skipped ? ", and CPU samples skipped" : "",
+			    m->path, tail);
+	else if (skipped)
+		gs_cli_warn("%llu CPU samples were skipped while recording (see 'gpuscope info %s')%s",
+			    (unsigned long long)skipped, m->path, tail);
+}
+
 int gs_cli_steps(struct gs_model *m, const char *step)
 {
 	if (gs_model_steps(m, step) || !step)

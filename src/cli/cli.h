@@ -64,6 +64,9 @@ struct gs_model;
 /* After a trace is loaded: say when it is damaged, cut short, or what its importer warned of;
  * `doing` is what the command does with it ("reporting", "analyzing", ...). */
 void gs_cli_loaded(const struct gs_model *m, const char *doing);
+/* Say what recording lost, if anything: records, and CPU samples skipped (a sampling gap, not
+ * a record the program made); tail ends the line (""). */
+void gs_cli_warn_lost(const struct gs_model *m, const char *tail);
 /* The trace's steps: ranges named step, or PyTorch's ProfilerStep#N (step NULL). 0, or 1
  * after an error (no such range; the model is then released). */
 int gs_cli_steps(struct gs_model *m, const char *step);

@@ -103,10 +103,7 @@ static int run(int argc, char **argv)
 		free(so.inputs.v);
 		return 1;
 	}
-	uint64_t lost = gs_model_lost_total(&m);
-	if (lost)
-		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s'); the "
-			    "report says so", (unsigned long long)lost, m.path);
+	gs_cli_warn_lost(&m, "; the report says so");
 	struct gs_an_opts ao = {so.inputs.v, so.inputs.n};
 	struct gs_analysis a;
 	gs_analyze(&m, &f, &ao, &a);

@@ -93,10 +93,7 @@ static int run(int argc, char **argv)
 	gs_cli_loaded(&m, "reporting");
 	if (gs_cli_steps(&m, step))
 		return 1;
-	uint64_t lost = gs_model_lost_total(&m);
-	if (lost)
-		gs_cli_warn("%llu records were lost while recording (see 'gpuscope info %s')",
-			    (unsigned long long)lost, m.path);
+	gs_cli_warn_lost(&m, "");
 
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);

@@ -339,6 +339,10 @@ eq "loader's lock: the program ends, exit 0" "0 ok" "$? $(cat hs_dli.out)"
 between "loader's lock: samples taken" 100 100000 "$($GS info hs_dli.gst | awk '/cpu samples/ {print $3}')"
 between "loader's lock: samples inside its taking or leaving skipped" 1 100000 \
 	"$($GS info hs_dli.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
+# a sampling gap, not a record the program made: stats says so, and does not call it lost
+w=$($GS stats -r osrt_sum hs_dli.gst 2>&1 >/dev/null)
+has "loader's lock: stats says samples were skipped" "CPU samples were skipped while recording" "$w"
+eq "loader's lock: and no record lost" "" "$(echo "$w" | grep 'records were lost')"
 # Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
 # once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
 # walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the
