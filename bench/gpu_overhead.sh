@@ -135,9 +135,9 @@ if host and any(k[1] == "none" for k in offv):
 PY
 {
 	echo
-	echo "## $(date -u +%Y-%m-%d): recording overhead on PyTorch steps (H200)"
+	echo "## $(date -u +%Y-%m-%d): recording overhead on PyTorch steps ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 	echo
-	echo "Machine: the lent nvidia-h200 ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1);"
+	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) ($(nproc) cores;"
 	echo "$(python3 -c 'import torch; print("torch", torch.__version__)')). Command: \`bench/gpu_overhead.sh\`:"
 	echo "$REPS processes of each variant, interleaved; each process runs the workloads ($WL):"
 	echo "10 warm-up steps, then 4 pairs of blocks of 15 steps, recording off then on (switched with"

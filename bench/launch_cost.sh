@@ -107,7 +107,7 @@ for op in ops:
 PY
 {
 	echo
-	echo "## $(date -u +%Y-%m-%d): what recording adds to one CUDA call (H200)"
+	echo "## $(date -u +%Y-%m-%d): what recording adds to one CUDA call ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 	echo
 	echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)."
 	echo "Command: \`REPS=$REPS CALLS=$CALLS OPS=$OPS BLOCKS=$BLOCKS PROGS=\"$PROGS\" VARIANTS=\"$VARIANTS\" bench/launch_cost.sh\`:"
