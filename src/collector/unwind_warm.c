@@ -569,13 +569,13 @@ static int size_cb(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* The walks' new list of the loaded objects (and with tables, the objects whose tables are
- * to be read, in todo) */
-static void list_make(int tables)
+ * to be read, in todo); inside the fork gate (list_make) */
+static void list_make_gated(int tables)
 {
 	ntodo = 0;
 	list_failed = 0;
 	struct list_size z = {0};
-	iterate(size_cb, &z);
+	real_iterate(size_cb, &z);
 	struct list_build b = {.tables = tables};
 	b.cap = z.objs + 32; /* room for a few loaded between the two passes */
 	b.capu = z.code + 64;
@@ -595,7 +595,7 @@ static void list_make(int tables)
 		return;
 	}
 	*b.l = (struct obj_list){0};
-	iterate(list_cb, &b);
+	real_iterate(list_cb, &b);
 	if (!list_failed && b.l->n) {
 		qsort(b.u, b.nu, sizeof(*b.u), code_cmp);
 		b.l->u = b.u;
@@ -607,11 +607,26 @@ static void list_make(int tables)
 	}
 }
 
+/* The thread allocates only inside the fork gate, so a fork never copies an allocator's lock
+ * held by it: glibc's fork takes its malloc's locks, but an allocator that replaces malloc may
+ * not (AddressSanitizer's in GCC's runtime does not; the same hazard at the thread's start is
+ * gs_collector_thread's, host.c). */
+static void list_make(int tables)
+{
+	if (!real_iterate)
+		return;
+	gate_enter();
+	list_make_gated(tables);
+	gs_loader_leave();
+}
+
 static void warm_new(void)
 {
 	int changed = 0;
 	iterate(changed_cb, &changed);
+	gate_enter(); /* it frees (list_make says why) */
 	objs_reclaim();
+	gs_loader_leave();
 	if (!changed)
 		return;
 	uint64_t t0 = gs_clock_ns(CLOCK_MONOTONIC);
