@@ -70,6 +70,28 @@ static void num(struct dump *d, const char *key, uint64_t v)
 	gs_strbuf_addf(d->sb, d->json ? ",\"%s\":%" PRIu64 : " %s=%" PRIu64, key, v);
 }
 
+/* A value made of varints, as a list ([a,b] in JSON, a,b in text); -1 if it is not one (the
+ * caller prints it as bytes) */
+static int varint_list(struct dump *d, const char *key, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	uint64_t v;
+	size_t n = 0;
+	for (const uint8_t *q = p; q < end; n++)
+		if (!(q = gs_varint_get(q, end, &v)))
+			return -1;
+	if (!n)
+		return -1;
+	gs_strbuf_addf(d->sb, d->json ? ",\"%s\":[" : " %s=", key);
+	for (size_t i = 0; i < n; i++) {
+		p = gs_varint_get(p, end, &v);
+		gs_strbuf_addf(d->sb, "%s%" PRIu64, i ? "," : "", v);
+	}
+	if (d->json)
+		gs_strbuf_addc(d->sb, ']');
+	return 0;
+}
+
 static const char *copy_kind(unsigned k)
 {
 	static const char *const n[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
@@ -250,6 +272,9 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 			if (pair && !gs_tlv_get_pair(val, len, &a, &b))
 				gs_strbuf_addf(sb, d->json ? ",\"%s\":[%" PRIu64 ",%" PRIu64 "]" : " %s=%" PRIu64 ":%" PRIu64,
 					       k, a, b);
+			else if (c->type == GS_CHUNK_PROCESS && key == GS_PK_FORKED_FROM &&
+				 !varint_list(d, k, val, len))
+				;
 			else if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
 			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO &&
 			      key != GS_SK_SAMPLE_PERIOD && key != GS_SK_OSRT_THRESHOLD &&

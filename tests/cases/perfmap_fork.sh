@@ -61,3 +61,15 @@ else
 	eq "middle, read as 1.6: no line of forks, the frames unnamed" "" \
 		"$(total_pct pfm16.csv "$worker" jit::middle_trampoline)"
 fi
+
+# The committed trace of `host_jitfork middle` (format 1.7, tests/data/README.md): read on any
+# machine, the worker's line of forks (4716, then 4714) names its trampoline frames from the
+# middle process's map, the middle process itself having recorded nothing.
+fx=$ROOT/tests/data/perfmap_forkline.gst
+eq "fixture: the worker's line of forks" '"k14":[4716,4714]' \
+	"$($GS dump --format jsonl "$fx" | grep -o '"k14":\[[0-9,]*\]')"
+has "fixture: 2 processes, the middle one not among them" "pid 4717  ppid 4716" "$($GS info "$fx")"
+$GS stats -r cpu_sample_sum --format csv -o pffx.csv "$fx" 2>/dev/null
+eq "fixture: all 297 periods of the worker through jit::middle_trampoline" 297 \
+	"$(awk -F, '$6 == 4717 && $9 == "jit::middle_trampoline" { print $4 }' pffx.csv)"
+eq "fixture: no unnamed frame" "" "$(awk -F, '$9 == "[unknown]"' pffx.csv)"
