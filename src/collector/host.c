@@ -881,15 +881,13 @@ static int real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 	return real_(th, attr, fn, arg);
 }
 
-/* A thread of the collector's own: detached, a small stack, every signal blocked (none meant
- * for the program lands on it), made past the wrapper below (so it is not sampled). */
 /* A collector thread is inside the fork gate from its creation until its own code runs: a
  * fork waits for its start. What runs at a thread's start is not the collector's: an allocator
  * that replaces malloc may allocate there under a lock of its own that fork does not take
  * (AddressSanitizer's in GCC's runtime: pthread_getattr_np's calloc in its ThreadStart), and a
  * fork made then (a program that forks at once) left that lock held in the child, whose threads
  * then waited for it for ever at their own start (the sanitizer run of tests/cases/profile.sh,
- * nvtx_edge fork_threads: 5 hangs in 150 runs). */
+ * nvtx_edge fork_threads: about one run in six). */
 struct collector_start {
 	void *(*fn)(void *);
 	int gated;
@@ -904,6 +902,8 @@ static void *collector_start(void *p)
 	return s.fn(NULL);
 }
 
+/* A thread of the collector's own: detached, a small stack, every signal blocked (none meant
+ * for the program lands on it), made past the wrapper below (so it is not sampled). */
 int gs_collector_thread(void *(*fn)(void *))
 {
 	struct collector_start *s = malloc(sizeof(*s));
