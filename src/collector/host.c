@@ -919,14 +919,13 @@ int gs_collector_thread(void *(*fn)(void *))
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int gated = s->gated;
 	int rc = real_pthread_create(&th, &a, collector_start, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
-	if (rc) {
-		free(s);
-		if (gated)
+	if (rc) { /* s is still ours */
+		if (s->gated)
 			gs_loader_leave();
+		free(s);
 	}
 	return rc;
 }

@@ -330,12 +330,13 @@ static int ring_make_deferred(void)
 	int want = LAZY_PENDING;
 	if (atomic_compare_exchange_strong(&lazy, &want, LAZY_MAKING)) {
 		/* not in a vfork child, which shares this memory with its parent */
-		struct gs_ring_header *h = getpid() == gs_pid
+		int own = getpid() == gs_pid;
+		struct gs_ring_header *h = own
 			? ring_create(gs_cfg.session_dir, GS_RING_RECORDS, gs_cfg.buffer_bytes,
 				      gs_cfg.chunk_bytes, gs_cfg.max_threads, 0, lazy_start)
 			: NULL;
 		if (!h) {
-			atomic_store(&lazy, getpid() == gs_pid ? LAZY_FAILED : LAZY_PENDING);
+			atomic_store(&lazy, own ? LAZY_FAILED : LAZY_PENDING);
 			return -1;
 		}
 		for (int i = 0; i < GS_LOSS__N; i++)

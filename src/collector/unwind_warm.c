@@ -68,14 +68,6 @@ static void gate_enter(void)
 	}
 }
 
-static int iterate(phdr_cb cb, void *data)
-{
-	gate_enter();
-	int r = real_iterate ? real_iterate(cb, data) : 0;
-	gs_loader_leave();
-	return r;
-}
-
 /* The loaded objects as the loader listed them when the count of loads and unloads was
  * (adds, subs); made by the thread, read by the walks. A replaced list is freed once no walk
  * is inside dl_iterate_phdr (walks_active, counted by the walks before they read the list). */
@@ -613,8 +605,6 @@ static void list_make_gated(int tables)
  * gs_collector_thread's, host.c). */
 static void list_make(int tables)
 {
-	if (!real_iterate)
-		return;
 	gate_enter();
 	list_make_gated(tables);
 	gs_loader_leave();
@@ -623,8 +613,8 @@ static void list_make(int tables)
 static void warm_new(void)
 {
 	int changed = 0;
-	iterate(changed_cb, &changed);
-	gate_enter(); /* it frees (list_make says why) */
+	gate_enter(); /* the loader's list read, and retired lists freed (list_make says why) */
+	real_iterate(changed_cb, &changed);
 	objs_reclaim();
 	gs_loader_leave();
 	if (!changed)
@@ -662,6 +652,8 @@ static void *warm_thread(void *arg)
 /* Start the thread, at sampling's start (not in a fork child: host.c says why). */
 void gs_unwind_warm_start(void)
 {
+	if (!real_iterate) /* libc's dl_iterate_phdr not found (gs_unwind_init): nothing to list */
+		return;
 	seen_adds = seen_subs = ~0ull;
 	memset(seen, 0, sizeof(seen));
 	if (gs_collector_thread(warm_thread) != 0)

@@ -56,7 +56,7 @@ static inline socklen_t gs_ring_sockaddr(const char *dir, struct sockaddr_un *a)
 #define GS_RING_VERSION 8 /* 2: kind, CUPTI rings, cupti_dropped; 3: forks_pending; 4: OSRT and
                            * SAMPLE records, MAP registry records, sample_skipped; 5: KMETRIC
                            * registry records; 6: a CUPTI ring's chunk marks (GS_CUPTI_CHUNK_*);
-                           * 7: chunks_hiwater; 8: forked_from */
+                           * 7: chunks_hiwater; 8: forked_from, forks_pending gone */
 #define GS_RING_HEADER_SIZE 8192
 #define GS_FORK_CHAIN 8 /* forks a ring names up the line its process's memory came by */
 #define GS_RING_NAME_MAX 4096 /* longest inline range name, in bytes of UTF-8 */
@@ -176,9 +176,6 @@ struct gs_ring_header {
 	char exe[1024];
 	uint32_t kind;            /* enum gs_ring_kind */
 	uint32_t cupti_version;   /* CUPTI ring: cuptiGetVersion() of the library that wrote it */
-	_Atomic uint32_t forks_pending; /* unused since fork children make their rings at their
-	                                 * first record (was: forks begun whose child had not yet
-	                                 * made its ring); 0 */
 	_Atomic uint32_t chunks_hiwater; /* one past the highest chunk index ever taken: the CLI's
 	                                  * drain looks at the descriptors below it only */
 	int32_t forked_from[GS_FORK_CHAIN]; /* the pids whose memory this image was forked from,
