@@ -82,7 +82,7 @@ int gs_transcoder_buffer(struct gs_transcoder *t, struct gs_writer *w, int32_t p
 	gs_grow((void **)&t->rest, &t->restcap, len ? len : 1, 1);
 	long rest;
 	if (gs_cupti_decode(s, (const uint8_t *)t->in.buf, t->in.len) < 0 ||
-	    s->cupti_undecoded != undecoded || (rest = gs_cupti_rest(buf, len, t->rest)) < 0) {
+	    s->cupti_undecoded != undecoded || (rest = gs_cupti_rest(version, buf, len, t->rest)) < 0) {
 		/* shapes it interned stay: defined in a later CUDA chunk if a kernel uses them */
 		t->raw++;
 		return gs_writer_chunk_head(w, GS_CHUNK_CUPTI_RAW, head, 2, buf, len, 1);

@@ -1,6 +1,8 @@
 /* cupti.c: decode CUPTI activity buffers stored raw in a trace (CUPTI_RAW chunks) into the
- * model's GPU tables. The record layouts are those of the CUPTI headers gpuscope is built
- * with; a buffer written by another CUPTI release is not decoded (counted, not guessed).
+ * model's GPU tables. Fields are read by the offsets of the CUPTI headers gpuscope is built
+ * with (13.0), and records are stepped by the sizes of the release that wrote the buffer
+ * (format/cupti_layout.h: 13.0 to 13.5); a buffer of another release is not decoded
+ * (counted, not guessed).
  * Records are walked the way CUPTI lays them out: each is the struct of its kind, 8-byte
  * aligned; a kind this decoder does not know ends the buffer (its bytes are counted).
  *
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/cupti_layout.h"
 #include "../util/runsort.h"
 #include "../util/u64map.h"
 #include "../util/varint.h"
@@ -151,22 +154,29 @@ uint32_t gs_model_kshape(struct gs_model *m, const struct gs_kshape *s)
 	return (uint32_t)m->kshapes.n - 1;
 }
 
-/* Size of one record of kind k in buffers written by the CUPTI this gpuscope is built with;
- * 0 for a kind not decoded. */
-static size_t record_size(uint32_t k)
+#if CUPTI_API_VERSION / 100 == 1300
+_Static_assert(sizeof(CUpti_ActivityKernel10) == 216 && sizeof(CUpti_ActivityMemcpy6) == 96 &&
+		       sizeof(CUpti_ActivityMemset4) == 88 && sizeof(CUpti_ActivityDevice5) == 184 &&
+		       sizeof(CUpti_ActivityContext3) == 32,
+	       "format/cupti_layout.h's 13.0 row is the size of these headers' structs");
+#endif
+
+/* Size of one record of kind k in buffers written by a CUPTI of layout L; 0 for a kind not
+ * decoded. The kinds read (decode below) are those sizes' prefixes in every release of L. */
+static size_t record_size(const struct gs_cupti_layout *L, uint32_t k)
 {
 	switch (k) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
-	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
-	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return L->kernel;
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return L->memcpy;
 	case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
-	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+	case CUPTI_ACTIVITY_KIND_MEMSET: return L->memset;
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
 	case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
-	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
-	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+	case CUPTI_ACTIVITY_KIND_DEVICE: return L->device;
+	case CUPTI_ACTIVITY_KIND_CONTEXT: return L->context;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
 	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return sizeof(CUpti_ActivityGraphTrace2);
 	case CUPTI_ACTIVITY_KIND_STREAM: return sizeof(CUpti_ActivityStream);
@@ -174,14 +184,17 @@ static size_t record_size(uint32_t k)
 	}
 }
 
-long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out)
+long gs_cupti_rest(uint64_t version, const uint8_t *buf, size_t len, uint8_t *out)
 {
+	const struct gs_cupti_layout *L = gs_cupti_layout(version);
 	const uint8_t *p = buf, *end = buf + len;
 	size_t n = 0;
+	if (!L)
+		return -1;
 	while (end - p >= 8) { /* as gs_cupti_decode walks it */
 		uint32_t kind;
 		memcpy(&kind, p, sizeof(kind));
-		size_t size = record_size(kind), step = GS_ALIGN8(size);
+		size_t size = record_size(L, kind), step = GS_ALIGN8(size);
 		if (!size || size > (size_t)(end - p))
 			return -1;
 		switch (kind) {
@@ -210,10 +223,11 @@ int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(void *ctx, uint64_
 	while (end - p >= 8) {
 		uint32_t kind;
 		memcpy(&kind, p, sizeof(kind));
-		size_t size = record_size(kind), at;
+		size_t size, at;
 		if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER)
-			at = offsetof(CUpti_ActivityAPI, start);
+			size = sizeof(CUpti_ActivityAPI), at = offsetof(CUpti_ActivityAPI, start);
 		else if (kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
+			size = sizeof(CUpti_ActivitySynchronization2),
 			at = offsetof(CUpti_ActivitySynchronization2, start);
 		else
 			return -1;
@@ -337,9 +351,11 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 	if (!(p = gs_varint_get(p, end, &pid64)) || !(p = gs_varint_get(p, end, &version)))
 		return -1;
 	int32_t pid = (int32_t)pid64;
-	/* The record layouts are those of this major.minor release: an update (the last two
-	 * digits) keeps them; another release may change them, so its bytes are only counted. */
-	if (version / 100 != CUPTI_API_VERSION / 100) {
+	/* The record sizes are those of the major.minor release (an update, the last two
+	 * digits, keeps them); a release not known may change them, so its bytes are only
+	 * counted. */
+	const struct gs_cupti_layout *L = gs_cupti_layout(version);
+	if (!L) {
 		m->cupti_undecoded += (uint64_t)(end - p);
 		return 0;
 	}
@@ -377,10 +393,10 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		uint32_t kind;
 		memcpy(&kind, p, sizeof(kind));
 		if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-			if ((size_t)(end - p) < sizeof(CUpti_ActivityKernel10))
+			if ((size_t)(end - p) < L->kernel)
 				goto cut;
 			decode_kernel(m, pid, p);
-			p += GS_ALIGN8(sizeof(CUpti_ActivityKernel10));
+			p += GS_ALIGN8(L->kernel);
 			continue;
 		}
 		if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER) {
@@ -390,7 +406,7 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 			p += GS_ALIGN8(sizeof(CUpti_ActivityAPI));
 			continue;
 		}
-		size_t size = record_size(kind);
+		size_t size = record_size(L, kind);
 		if (!size || size > sizeof(r) || size > (size_t)(end - p)) {
 			m->cupti_undecoded += (uint64_t)(end - p);
 			return size && size <= sizeof(r) ? -1 : 0;

@@ -375,12 +375,13 @@ struct gs_model {
 int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_cupti_names(struct gs_model *m, const uint8_t *data, size_t len);
 void gs_cupti_release(struct gs_model *m);
-/* The records of a CUPTI_RAW buffer (without the chunk's pid and version) whose kinds a CUDA
- * chunk does not carry (devices, contexts, memory, graphs, overhead...), copied to out (room
- * for len bytes) as they are; returns their length, or -1 when the buffer cannot be walked. */
-long gs_cupti_rest(const uint8_t *buf, size_t len, uint8_t *out);
+/* The records of a CUPTI_RAW buffer (without the chunk's pid and version) written by CUPTI
+ * `version` whose kinds a CUDA chunk does not carry (devices, contexts, memory, graphs,
+ * overhead...), copied to out (room for len bytes) as they are; returns their length, or -1
+ * when the buffer cannot be walked. */
+long gs_cupti_rest(uint64_t version, const uint8_t *buf, size_t len, uint8_t *out);
 /* The start and end of every API and synchronization record of buf (len bytes of records
- * laid out as this build's CUPTI writes them) through map(ctx, t); 0, or -1 at a record of
+ * of the two kinds, whose layout is the same in every CUPTI release decoded) through map(ctx, t); 0, or -1 at a record of
  * another kind or one cut short (the records before it mapped). */
 int gs_cupti_retime(uint8_t *buf, size_t len, uint64_t (*map)(void *ctx, uint64_t t), void *ctx);
 /* CUDA chunks (model/cuda_chunk.c). Encode the GPU tables of s (decoded from one CUPTI buffer

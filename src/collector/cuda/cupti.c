@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../format/cupti_layout.h"
 #include "../collector.h"
 #include "apirec.h"
 #include "kmetrics.h"
@@ -475,10 +476,11 @@ GS_EXPORT int InitializeInjection(void)
 		warn(msg);
 		goto out;
 	}
-	if (version / 100 != CUPTI_API_VERSION / 100) {
+	if (!gs_cupti_layout(version)) {
 		snprintf(msg, sizeof(msg),
-			 "CUPTI API version %u is newer than the %u gpuscope was built for: CUDA activity "
-			 "is recorded but this gpuscope cannot decode it", version, (unsigned)CUPTI_API_VERSION);
+			 "CUPTI API version %u is newer than the releases this gpuscope knows the records "
+			 "of (13.0 to 13.5): CUDA activity is recorded but this gpuscope cannot decode it",
+			 version);
 		warn(msg);
 	}
 	cring = gs_ring_create(gs_cfg.session_dir, GS_RING_CUPTI, gs_cfg.cupti_bytes, 1u << 20, 1,
