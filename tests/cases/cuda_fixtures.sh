@@ -29,6 +29,26 @@ for f in "$D"/cuda/*.gst; do
 	printf '%s\n' "$out" | grep FAIL
 done
 eq "fixtures: the 19 program cases recorded on the H200 are there" 19 "$(ls "$D"/cuda/*.gst | wc -l)"
+# the same programs recorded with CUPTI 13.5.25 (the nvidia-cuda-cupti wheel, on an H100 whose
+# driver is CUDA 13.0's: tests/gpu/cupti_release.sh), whose kernel, memcpy, memset, device and
+# context records are longer than 13.0's (format/cupti_layout.h). The recording CLI transcoded
+# the kernels, copies, memsets, API calls and syncs into CUDA chunks with 13.5's sizes (checked
+# there against the programs: 54 of 54); the device, context, memory, graph and stream records
+# stay raw 13.5 records, read here: they decode to what the programs did
+for f in "$D"/cuda135/*.gst; do
+	c=$(basename "$f" .gst)
+	$GS dump --format jsonl "$f" >"$T/fx135_$c.jsonl" 2>"$T/fx135_$c.err"
+	eq "CUPTI 13.5 $c: dump exit 0" 0 $?
+	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/fx135_$c.jsonl" "$D/cuda135/$c.out" 2>&1)
+	eq "CUPTI 13.5 $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
+	printf '%s\n' "$out" | grep FAIL
+done
+eq "CUPTI 13.5: the 19 program cases, every CUPTI ring written by 130500" "19 130500" \
+	"$(ls "$D"/cuda135/*.gst | wc -l) $(cat "$T"/fx135_*.jsonl | grep -o '"cupti_version":[0-9]*' | sort -u | cut -d: -f2 | paste -sd' ')"
+i=$($GS info "$D/cuda135/copies.gst")
+has "CUPTI 13.5 copies: nothing left undecoded" "cuda memcpy               6 (20.0 MiB)" "$i"
+eq "CUPTI 13.5 copies: no CUPTI bytes counted as not decoded" "" "$(printf '%s\n' "$i" | grep 'not decoded')"
+has "CUPTI 13.5 copies: the device record (Device6, 192 bytes) read" "NVIDIA H100 80GB HBM3  sm_90  132 SMs" "$i"
 # --cuda-api=none: no API records, yet the four waits are there (written from the callbacks of
 # the waiting calls), and step_sum's Sync Wait is made of them alone
 i=$($GS info "$D/cuda/syncs_gpu.gst")
