@@ -227,6 +227,7 @@ static int run(int argc, char **argv)
 		{"kernel-filter", required_argument, NULL, 'X'},
 		{"kernel-skip", required_argument, NULL, 'S'},
 		{"kernel-count", required_argument, NULL, 'C'},
+		{"cache-control", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -235,7 +236,7 @@ static int run(int argc, char **argv)
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
 	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000";
-	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10";
+	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10", *kcache = NULL;
 	char *end;
 	int gpu_metrics = 0;
 	unsigned gm_hz = 10;
@@ -315,6 +316,12 @@ static int run(int argc, char **argv)
 				kcount = optarg;
 			break;
 		}
+		case 'L':
+			if (strcmp(optarg, "all") && strcmp(optarg, "none"))
+				return gs_usage_error(&gs_cmd_profile, "--cache-control takes all or none, "
+						      "not '%s'", optarg);
+			kcache = optarg;
+			break;
 		case 'o': out_pattern = optarg; break;
 		case 'f': force = 1; break;
 		case 't': trace = optarg; break;
@@ -369,6 +376,9 @@ static int run(int argc, char **argv)
 	if ((kfilter[0] || strcmp(kskip, "0") || strcmp(kcount, "10")) && !kmetrics)
 		return gs_usage_error(&gs_cmd_profile, "--kernel-filter, --kernel-skip and "
 				      "--kernel-count select kernels for --kernel-metrics: add it");
+	if (kcache && !kmetrics)
+		return gs_usage_error(&gs_cmd_profile, "--cache-control sets how --kernel-metrics "
+				      "replays kernels: add it");
 	if (kmetrics && !has_source(trace, "cuda"))
 		return gs_usage_error(&gs_cmd_profile, "--kernel-metrics measures CUDA kernels: add "
 				      "cuda to --trace");
@@ -547,6 +557,7 @@ static int run(int argc, char **argv)
 			setenv("GPUSCOPE_KERNEL_FILTER", kfilter, 1);
 			setenv("GPUSCOPE_KERNEL_SKIP", kskip, 1);
 			setenv("GPUSCOPE_KERNEL_COUNT", kcount, 1);
+			setenv("GPUSCOPE_CACHE_CONTROL", kcache ? kcache : "all", 1);
 		}
 		if (delay || duration) { /* one window for every process of the session */
 			char v[32];
@@ -868,6 +879,10 @@ const struct gs_command gs_cmd_profile = {
 	"                           for C++) matches the extended regex RE (default: all)\n"
 	"      --kernel-skip=N      let the first N matching launches pass (default 0)\n"
 	"      --kernel-count=N     then measure the next N matching launches (default 10)\n"
+	"      --cache-control=all|none  with --kernel-metrics: all (default) resets the L2\n"
+	"                           before each replay pass, as ncu does (CUPTI 13.4 or newer;\n"
+	"                           an older CUPTI cannot, and a note says so); none leaves it\n"
+	"                           as the previous pass left it\n"
 	"  -h, --help               show this help\n"
 	"\nPROGRAM keeps its terminal; signals sent to gpuscope are passed on to it; gpuscope\n"
 	"exits with PROGRAM's exit status, or 128+N when it died of signal N (1 when PROGRAM\n"

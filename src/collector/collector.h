@@ -206,6 +206,7 @@ struct gs_config {
 	char kfilter[512];     /* GPUSCOPE_KERNEL_FILTER: extended regex, "" = every kernel */
 	uint32_t kskip, kcount;/* GPUSCOPE_KERNEL_SKIP, GPUSCOPE_KERNEL_COUNT */
 	int kstart_early;      /* GPUSCOPE_KERNEL_METRICS_START=early */
+	int kcache_none;       /* GPUSCOPE_CACHE_CONTROL=none */
 	/* GPUSCOPE_CUPTI_STANDING: what stays set up in CUPTI for the whole run */
 	int standing_device, standing_context, standing_stream, standing_graph;
 	int standing_timestamps, standing_flush;

@@ -196,6 +196,7 @@ static void init_once(void)
 	snprintf(gs_cfg.kfilter, sizeof(gs_cfg.kfilter), "%s", env_GPUSCOPE_KERNEL_FILTER);
 	gs_cfg.kskip = (uint32_t)env_size(env_GPUSCOPE_KERNEL_SKIP, 0, 1000000000, 0);
 	gs_cfg.kcount = (uint32_t)env_size(env_GPUSCOPE_KERNEL_COUNT, 1, 1000000, 10);
+	gs_cfg.kcache_none = !strcmp(env_GPUSCOPE_CACHE_CONTROL, "none");
 	gs_cfg.kstart_early = !strcmp(env_GPUSCOPE_KERNEL_METRICS_START, "early");
 	gs_cfg.standing_device = has_word(env_GPUSCOPE_CUPTI_STANDING, "device");
 	gs_cfg.standing_context = has_word(env_GPUSCOPE_CUPTI_STANDING, "context");

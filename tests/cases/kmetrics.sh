@@ -22,6 +22,10 @@ err=$($GS profile --kernel-metrics --kernel-count=0 -- true 2>&1); eq "km: count
 err=$($GS profile --kernel-metrics --kernel-skip=-1 -- true 2>&1); eq "km: negative skip exits 2" 2 $?
 err=$($GS profile --kernel-count=3 -- true 2>&1); eq "km: selection without metrics exits 2" 2 $?
 has "km: selection without metrics says why" "add it" "$err"
+err=$($GS profile --cache-control=none -- true 2>&1); eq "km: cache control without metrics exits 2" 2 $?
+has "km: cache control without metrics says why" "replays kernels: add it" "$err"
+err=$($GS profile --kernel-metrics --cache-control=some -- true 2>&1); eq "km: bad cache control exits 2" 2 $?
+has "km: bad cache control named" "--cache-control takes all or none, not 'some'" "$err"
 err=$($GS profile --kernel-metrics -t nvtx -- true 2>&1); eq "km: metrics without cuda exits 2" 2 $?
 has "km: metrics need cuda" "add cuda to --trace" "$err"
 
@@ -100,6 +104,13 @@ has "km: none recorded" "holds no data for this report" "$out"
 # the recorded values agree with ncu's (the comparison the GPU suite makes)
 out=$(python3 "$ROOT/tests/gpu/kmetrics_compare.py" copy <($GS dump --format jsonl "$KD/copy.gst") "$KD/copy.ncu.csv" km_copy | tail -1)
 eq "km vs ncu: copies (the coalesced copy's DRAM % is 5.5 points above ncu's)" "copy: 40 passed, 4 failed (0 not judged: state of the caches)" "$out"
+# the same 64 MiB copies measured with the L2 reset before each pass (CUPTI 13.5.25, whose range
+# profiler has cache control, on an H100: tests/gpu/cupti_release.sh), against ncu
+# --cache-control all: the 5.5 points above are gone
+out=$(python3 "$ROOT/tests/gpu/kmetrics_compare.py" copy_reset <($GS dump --format jsonl "$KD/copy_reset.gst") "$KD/copy_reset.ncuflush.csv" km_copy)
+eq "km vs ncu, the L2 reset before each pass: copies" "copy_reset: 44 passed, 0 failed (0 not judged: state of the caches)" "$(printf '%s\n' "$out" | tail -1)"
+has "km vs ncu, the L2 reset: the coalesced copy's DRAM % (62.5 against ncu's 63.8)" "km_copy_coalesced            DRAM%            62.482       63.830" "$out"
+eq "km copy_reset: no note (the L2 was reset)" "" "$($GS stats -r kernel_metrics "$KD/copy_reset.gst" 2>&1 | grep -i 'not reset')"
 out=$(python3 "$ROOT/tests/gpu/kmetrics_compare.py" lowocc <($GS dump --format jsonl "$KD/lowocc.gst") "$KD/lowocc.ncu.csv" km_low | tail -1)
 eq "km vs ncu: low occupancy" "lowocc: 22 passed, 0 failed (0 not judged: state of the caches)" "$out"
 # copies of 1 GiB and the convolution at batch 64 (several times the L2), with ncu run as the

@@ -209,6 +209,73 @@ static int start(struct km_ctx *k)
 
 #define KM_MAX_RANGES 64
 
+/* CUpti_RangeProfiler_Enable_Params as CUPTI 13.4 extends it: cacheControlMode after the
+ * 13.0 fields, taken when structSize covers it (CUPTI_CACHE_CONTROL_MODE_ALL = 1: reset the
+ * cache state CUPTI supports, the L2, before each pass). */
+struct enable_params {
+	CUpti_RangeProfiler_Enable_Params p;
+	uint32_t cache_control;
+};
+_Static_assert(offsetof(struct enable_params, cache_control) ==
+		       offsetof(CUpti_RangeProfiler_Enable_Params, pRangeProfilerObject) + sizeof(void *),
+	       "cacheControlMode follows pRangeProfilerObject");
+#define KM_CACHE_CONTROL_ALL 1
+#define KM_CACHE_CONTROL_SINCE 130400 /* cuptiGetVersion() of CUPTI 13.4 */
+
+/* The cuptiGetVersion() of the CUPTI loaded, 0 when it does not say */
+static uint32_t cupti_version(void)
+{
+	uint32_t version = 0;
+	return cuptiGetVersion(&version) == CUPTI_SUCCESS ? version : 0;
+}
+
+/* Whether the SASS instruction counts (sm__sass_*: the FLOPs of the roofline) are left out:
+ * under a CUPTI release newer than the driver's CUDA version they read 0 for every kernel
+ * (CUPTI 13.5.25 on driver 580.159, CUDA 13.0, H100, the L2 reset before each pass: 0 on the
+ * 29 launches whose FLOPs ncu counted, from 32,768 to 3.7e10; every other metric agreed with
+ * ncu's; the run did not tell the newer release from the reset as the cause), so they are
+ * reported as not measured, with a note, rather than as 0. Decided once, after an enable. */
+static int sass_untrusted = -1;
+
+static void sass_check(void)
+{
+	if (sass_untrusted >= 0)
+		return;
+	int driver = 0;
+	uint32_t version = cupti_version();
+	sass_untrusted = cuDriverGetVersion(&driver) == CUDA_SUCCESS && driver > 0 &&
+			 version / 100 > (uint32_t)driver / 10;
+	if (sass_untrusted) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "kernel metrics: CUPTI %u is newer than the driver's CUDA "
+			 "%d.%d: its SASS instruction counts (FLOPs, the roofline) read 0 with such a "
+			 "driver, so they are left out; the other metrics are measured", version,
+			 driver / 1000, driver % 1000 / 10);
+		note(msg);
+	}
+}
+
+/* After a range profiler was enabled without cache control: a note, once, that the cache
+ * figures carry the state the previous pass left (--cache-control none, or a CUPTI before
+ * 13.4). Not before: a failure's note comes first. */
+static void note_no_cache_control(void)
+{
+	static int noted;
+	if (noted++)
+		return;
+	char msg[600];
+	if (gs_cfg.kcache_none)
+		snprintf(msg, sizeof(msg), "kernel metrics: the L2 is not reset between replay passes "
+			 "(--cache-control none): cache hit rates and DRAM figures include the state "
+			 "each pass leaves to the next");
+	else
+		snprintf(msg, sizeof(msg), "kernel metrics: the L2 is not reset between replay passes: "
+			 "CUPTI %u has no cache control (13.4 or newer has): cache hit rates and DRAM "
+			 "figures of kernels that move less than a few times the L2 include the state "
+			 "each pass leaves to the next", cupti_version());
+	note(msg);
+}
+
 /* The range profiler for one context: host object and config image for the set, the
  * profiler enabled on the context, a counter data image, the config set. */
 static int setup(struct km_ctx *k, CUcontext ctx)
@@ -262,10 +329,19 @@ static int setup(struct km_ctx *k, CUcontext ctx)
 	TRY(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
 	k->passes = np.numOfPasses;
 
-	CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-	en.ctx = ctx;
-	TRY(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
-	k->obj = en.pRangeProfilerObject;
+	struct enable_params en = {.p = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE}};
+	en.p.ctx = ctx;
+	int reset = !gs_cfg.kcache_none && cupti_version() >= KM_CACHE_CONTROL_SINCE;
+	if (reset) {
+		/* the size that carries cacheControlMode, as CUPTI_PROFILER_STRUCT_SIZE makes it */
+		en.p.structSize = offsetof(struct enable_params, cache_control) + sizeof(en.cache_control);
+		en.cache_control = KM_CACHE_CONTROL_ALL;
+	}
+	TRY(cuptiRangeProfilerEnable(&en.p), "cuptiRangeProfilerEnable");
+	k->obj = en.p.pRangeProfilerObject;
+	if (!reset)
+		note_no_cache_control();
+	sass_check();
 	CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
 	ds.pRangeProfilerObject = k->obj;
 	ds.pMetricNames = names;
@@ -294,8 +370,9 @@ static int setup(struct km_ctx *k, CUcontext ctx)
 	sc.targetNestingLevel = 1;
 	TRY(cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
 	k->state = 1;
-	gs_log("kernel metrics: %zu metrics in %zu passes on device %u (%s)", nnames, k->passes,
-	       k->device, cn.pChipName ? cn.pChipName : "?");
+	gs_log("kernel metrics: %zu metrics in %zu passes on device %u (%s), the L2 %s before each "
+	       "pass", nnames, k->passes, k->device, cn.pChipName ? cn.pChipName : "?",
+	       reset ? "reset" : "not reset");
 	return 0;
 }
 
@@ -398,6 +475,10 @@ static void harvest(struct km_ctx *k)
 			fail("cuptiProfilerHostEvaluateToGpuValues", r);
 			return;
 		}
+		if (sass_untrusted > 0)
+			for (size_t i = 0; i < nnames; i++)
+				if (strstr(names[i], "__sass_"))
+					values[i] = NAN;
 	} else if (!warned++) {
 		note("kernel metrics: the range profiler returned no range for a selected launch "
 		     "(try GPUSCOPE_KERNEL_METRICS_START=early)");
