@@ -18,16 +18,21 @@ eq "cuda copies: streams (default: 5 copies, 1 memset; the created one, before s
 	"736 0 1 7 default - 0 5 1 0 336.3 us|736 0 1 13 - - 0 1 1 0 113.7 us" \
 	"$(printf '%s\n' "$i" | sed -n '/^streams with GPU work (2)/,/^$/p' | sed -n '3,4p' | xargs -L1 | paste -sd'|')"
 
-# every program of tests/gpu/programs, recorded on the H200 by tests/gpu/cuda.sh with the
-# program's own output beside it, decodes to what the program did (tests/data/cuda/)
-for f in "$D"/cuda/*.gst; do
-	c=$(basename "$f" .gst)
-	$GS dump --format jsonl "$f" >"$T/fx_$c.jsonl" 2>"$T/fx_$c.err"
-	eq "fixture $c: dump exit 0" 0 $?
-	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/fx_$c.jsonl" "$D/cuda/$c.out" 2>&1)
-	eq "fixture $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
-	printf '%s\n' "$out" | grep FAIL
-done
+# replay DIR LABEL: every trace of tests/data/DIR, with the program's own output beside it
+# (CASE.out), decodes to what the program did; the dumps are $T/DIR_CASE.jsonl
+replay() {
+	local f c out
+	for f in "$D/$1"/*.gst; do
+		c=$(basename "$f" .gst)
+		$GS dump --format jsonl "$f" >"$T/$1_$c.jsonl" 2>"$T/$1_$c.err"
+		eq "$2 $c: dump exit 0" 0 $?
+		out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/$1_$c.jsonl" "$D/$1/$c.out" 2>&1)
+		eq "$2 $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
+		printf '%s\n' "$out" | grep FAIL
+	done
+}
+# every program of tests/gpu/programs, recorded on the H200 by tests/gpu/cuda.sh (tests/data/cuda/)
+replay cuda fixture
 eq "fixtures: the 19 program cases recorded on the H200 are there" 19 "$(ls "$D"/cuda/*.gst | wc -l)"
 # the same programs recorded with CUPTI 13.5.25 (the nvidia-cuda-cupti wheel, on an H100 whose
 # driver is CUDA 13.0's: tests/gpu/cupti_release.sh), whose kernel, memcpy, memset, device and
@@ -35,16 +40,9 @@ eq "fixtures: the 19 program cases recorded on the H200 are there" 19 "$(ls "$D"
 # the kernels, copies, memsets, API calls and syncs into CUDA chunks with 13.5's sizes (checked
 # there against the programs: 54 of 54); the device, context, memory, graph and stream records
 # stay raw 13.5 records, read here: they decode to what the programs did
-for f in "$D"/cuda135/*.gst; do
-	c=$(basename "$f" .gst)
-	$GS dump --format jsonl "$f" >"$T/fx135_$c.jsonl" 2>"$T/fx135_$c.err"
-	eq "CUPTI 13.5 $c: dump exit 0" 0 $?
-	out=$(python3 "$ROOT/tests/gpu/check_cuda.py" "$c" "$T/fx135_$c.jsonl" "$D/cuda135/$c.out" 2>&1)
-	eq "CUPTI 13.5 $c: records match the program ($(printf '%s\n' "$out" | tail -1))" 0 $?
-	printf '%s\n' "$out" | grep FAIL
-done
+replay cuda135 "CUPTI 13.5"
 eq "CUPTI 13.5: the 19 program cases, every CUPTI ring written by 130500" "19 130500" \
-	"$(ls "$D"/cuda135/*.gst | wc -l) $(cat "$T"/fx135_*.jsonl | grep -o '"cupti_version":[0-9]*' | sort -u | cut -d: -f2 | paste -sd' ')"
+	"$(ls "$D"/cuda135/*.gst | wc -l) $(cat "$T"/cuda135_*.jsonl | grep -o '"cupti_version":[0-9]*' | sort -u | cut -d: -f2 | paste -sd' ')"
 i=$($GS info "$D/cuda135/copies.gst")
 has "CUPTI 13.5 copies: nothing left undecoded" "cuda memcpy               6 (20.0 MiB)" "$i"
 eq "CUPTI 13.5 copies: no CUPTI bytes counted as not decoded" "" "$(printf '%s\n' "$i" | grep 'not decoded')"
