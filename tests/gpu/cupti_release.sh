@@ -10,15 +10,12 @@
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
 : "${CUPTI:?CUPTI=DIR: the folder of the CUPTI release to run with}"
 PARTS=${PARTS:-cuda kmetrics}
 OUT=${OUT:-$(mktemp -d)}
 GS=$PWD/$BUILD/bin/gpuscope
 T=$(mktemp -d)
-pass=0 fail=0
-check() { # NAME CONDITION-EXIT
-	if [ "$2" = 0 ]; then echo "  ok   $1"; pass=$((pass + 1)); else echo "  FAIL $1"; fail=$((fail + 1)); fi
-}
 # which CUPTI a gpuscope run loads, by the version it writes into its CUPTI ring
 cat >"$T/one.cu" <<'EOF'
 __global__ void one(int *p) { p[threadIdx.x] = threadIdx.x; }
@@ -28,23 +25,23 @@ nvcc -O2 -arch=sm_90 -o "$T/one" "$T/one.cu"
 LD_LIBRARY_PATH=$CUPTI${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$GS" profile -f -o "$T/one" "$T/one" 2>"$T/one.err"
 v=$("$GS" dump --format jsonl "$T/one.gst" | grep -o '"cupti_version":[0-9]*' | sort -u | head -1 | cut -d: -f2)
 echo "# CUPTI loaded: ${v:-none} ($(grep -c 'cannot decode' "$T/one.err") 'cannot decode' warnings)"
-[ "${v:-0}" -ge 130100 ]; check "the run loaded the CUPTI of $CUPTI (version ${v:-none})" $?
+between "the run loaded the CUPTI of $CUPTI (a release after 13.0)" 130100 999999 "$v"
 k=$("$GS" stats -r cuda_gpu_kern_sum --format csv "$T/one.gst" 2>/dev/null | grep -c ',1,.*,one(int')
-[ "$k" = 1 ]; check "its one kernel decoded, by name (version ${v:-none})" $?
+eq "its one kernel decoded, by name (version ${v:-none})" 1 "$k"
 
 case " $PARTS " in *" cuda "*)
 	mkdir -p "$OUT/cuda"
 	LD_LIBRARY_PATH=$CUPTI${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} OUT=$OUT/cuda bash tests/gpu/cuda.sh "$BUILD" 2>&1 | tee "$OUT/cuda.txt" >"$T/cuda.txt"
 	grep -E '^# |FAIL|passed' "$T/cuda.txt" | tail -30
 	r=$(tail -1 "$T/cuda.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
-	pass=$((pass + ${r% *})); fail=$((fail + ${r#* }))
+	PASS=$((PASS + ${r% *})); FAIL=$((FAIL + ${r#* }))
 	;;
 esac
 case " $PARTS " in *" kmetrics "*)
 	GS_CUPTI=$CUPTI KM_OVERHEAD=0 OUT=$OUT bash tests/gpu/kmetrics.sh "$BUILD" 2>&1 | tee "$OUT/kmetrics.txt" >"$T/km.txt"
 	grep -E '^# |passed|failed' "$T/km.txt" | tail -30
 	r=$(tail -1 "$T/km.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
-	pass=$((pass + ${r% *})); fail=$((fail + ${r#* }))
+	PASS=$((PASS + ${r% *})); FAIL=$((FAIL + ${r#* }))
 	;;
 esac
-echo "cupti_release: $pass passed, $fail failed"
+echo "cupti_release: $PASS passed, $FAIL failed"

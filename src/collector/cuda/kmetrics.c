@@ -222,13 +222,6 @@ _Static_assert(offsetof(struct enable_params, cache_control) ==
 #define KM_CACHE_CONTROL_ALL 1
 #define KM_CACHE_CONTROL_SINCE 130400 /* cuptiGetVersion() of CUPTI 13.4 */
 
-/* The cuptiGetVersion() of the CUPTI loaded, 0 when it does not say */
-static uint32_t cupti_version(void)
-{
-	uint32_t version = 0;
-	return cuptiGetVersion(&version) == CUPTI_SUCCESS ? version : 0;
-}
-
 /* Whether the SASS instruction counts (sm__sass_*: the FLOPs of the roofline) are left out:
  * under a CUPTI release newer than the driver's CUDA version they read 0 for every kernel
  * (CUPTI 13.5.25 on driver 580.159, CUDA 13.0, H100, the L2 reset before each pass: 0 on the
@@ -242,7 +235,7 @@ static void sass_check(void)
 	if (sass_untrusted >= 0)
 		return;
 	int driver = 0;
-	uint32_t version = cupti_version();
+	uint32_t version = ring->cupti_version;
 	sass_untrusted = cuDriverGetVersion(&driver) == CUDA_SUCCESS && driver > 0 &&
 			 version / 100 > (uint32_t)driver / 10;
 	if (sass_untrusted) {
@@ -272,7 +265,7 @@ static void note_no_cache_control(void)
 		snprintf(msg, sizeof(msg), "kernel metrics: the L2 is not reset between replay passes: "
 			 "CUPTI %u has no cache control (13.4 or newer has): cache hit rates and DRAM "
 			 "figures of kernels that move less than a few times the L2 include the state "
-			 "each pass leaves to the next", cupti_version());
+			 "each pass leaves to the next", ring->cupti_version);
 	note(msg);
 }
 
@@ -331,7 +324,7 @@ static int setup(struct km_ctx *k, CUcontext ctx)
 
 	struct enable_params en = {.p = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE}};
 	en.p.ctx = ctx;
-	int reset = !gs_cfg.kcache_none && cupti_version() >= KM_CACHE_CONTROL_SINCE;
+	int reset = !gs_cfg.kcache_none && ring->cupti_version >= KM_CACHE_CONTROL_SINCE;
 	if (reset) {
 		/* the size that carries cacheControlMode, as CUPTI_PROFILER_STRUCT_SIZE makes it */
 		en.p.structSize = offsetof(struct enable_params, cache_control) + sizeof(en.cache_control);
