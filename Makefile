@@ -67,7 +67,7 @@ DEPS_OK  = $(BUILD)/.deps-ok
 HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(HOST_LIBS) $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH) $(FORKCOST_BENCH)
+	$(HOST_LIBS) $(BUILD)/tests/programs/other-nvperf/libnvperf_host.so $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH) $(FORKCOST_BENCH)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -167,6 +167,16 @@ $(BUILD)/tests/programs/cuda_apirec: tests/programs/cuda_apirec.c $(BUILD)/pic/s
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< $(BUILD)/pic/src/collector/cuda/apirec.o \
 		-L$(BUILD)/lib -lgpuscope-inject -Wl,-rpath,'$$ORIGIN/../../lib' -ldl
+
+# the kernel metrics' choice of libnvperf_host.so, driven on the CPU (tests/cases/kmetrics.sh),
+# and the other release's copy that LD_LIBRARY_PATH offers there
+$(BUILD)/tests/programs/cuda_nvperf: tests/programs/cuda_nvperf.c $(BUILD)/pic/src/collector/cuda/nvperf.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -ldl
+
+$(BUILD)/tests/programs/other-nvperf/libnvperf_host.so: tests/programs/peer/nvperf_other.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -Wl,-soname,libnvperf_host.so -o $@ $<
 
 # the CPU-bound function walks back into a JIT'ed frame that only %rbp chains
 $(BUILD)/tests/programs/host_jitfork: CFLAGS += -fno-omit-frame-pointer

@@ -135,3 +135,24 @@ eq "km full: metrics per launch" "40 40" "$(printf '%s\n' "$out" | python3 -c "
 import json, sys
 print(*[len(json.loads(l)['metrics']) for l in sys.stdin if l.startswith('{\"kmetric\"')])")"
 has "km full: an extra metric" '"smsp__warps_eligible.avg.per_cycle_active":' "$out"
+
+# The range profiler's libnvperf_host.so comes from beside the libcupti that records, not from
+# the loader's search (src/collector/cuda/nvperf.c): a real libcupti of the toolkit loaded by
+# its path, as PyTorch loads its own, with another copy first in LD_LIBRARY_PATH.
+cdir=
+for d in "${CUDA_HOME:-/usr/local/cuda}"/lib64 "${CUDA_HOME:-/usr/local/cuda}"/extras/CUPTI/lib64; do
+	[ -e "$d/libcupti.so.13" ] && [ -e "$d/libnvperf_host.so" ] && { cdir=$(cd "$d" && pwd -P); break; }
+done
+if [ -z "$cdir" ]; then
+	echo "  skip nvperf: no libcupti.so.13 with its libnvperf_host.so in the CUDA toolkit"
+else
+	other=$(cd "$ROOT/$BUILD_DIR/tests/programs/other-nvperf" && pwd -P)
+	nvp() { LD_LIBRARY_PATH=$other "$P/cuda_nvperf" "$cdir" "$1" 2>&1; }
+	eq "nvperf: the loader's search alone takes the other copy" "loaded $other/libnvperf_host.so" "$(nvp nopin)"
+	out=$(nvp pin)
+	eq "nvperf: pinned, CUPTI's own copy is loaded" "pin 1 |loaded $cdir/libnvperf_host.so" "$(echo "$out" | paste -sd'|')"
+	out=$(nvp late)
+	has "nvperf: loaded before, the other copy is named" "pin -1 libnvperf_host.so was loaded from $other/libnvperf_host.so before the range profiler started, and CUPTI is $cdir/libcupti.so.13" "$out"
+	out=$(LD_LIBRARY_PATH=$cdir "$P/cuda_nvperf" "$cdir" late 2>&1)
+	eq "nvperf: the same file loaded before: nothing to do" "pin 0 |loaded $cdir/libnvperf_host.so" "$(echo "$out" | paste -sd'|')"
+fi

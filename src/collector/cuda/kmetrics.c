@@ -31,6 +31,7 @@
 
 #include "../collector.h"
 #include "kmetrics.h"
+#include "nvperf.h"
 
 /* The default set (11 replay passes on GH100, counted with cuptiProfilerHostGetNumOfPasses):
  * ncu's Speed Of Light header, cache hit rates, achieved occupancy, global coalescing,
@@ -276,6 +277,12 @@ static int setup(struct km_ctx *k, CUcontext ctx)
 	k->ctx = ctx;
 	k->state = -1;
 	if (!profiler_ready) {
+		/* the profiler's libnvperf_host.so from CUPTI's folder, before CUPTI loads it */
+		char why[900], msg[1000];
+		if (gs_nvperf_pin((const void *)(uintptr_t)cuptiGetVersion, why, sizeof(why)) < 0) {
+			snprintf(msg, sizeof(msg), "kernel metrics: %s", why);
+			note(msg);
+		}
 		CUpti_Profiler_Initialize_Params pi = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
 		TRY(cuptiProfilerInitialize(&pi), "cuptiProfilerInitialize");
 		profiler_ready = 1;
