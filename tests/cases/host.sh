@@ -343,6 +343,15 @@ between "loader's lock: samples inside its taking or leaving skipped" 1 100000 \
 w=$($GS stats -r osrt_sum hs_dli.gst 2>&1 >/dev/null)
 has "loader's lock: stats says samples were skipped" "CPU samples were skipped while recording" "$w"
 eq "loader's lock: and no record lost" "" "$(echo "$w" | grep 'records were lost')"
+# Another thread holds the loader's lock for 2 s (host_dliter hold: a dl_iterate_phdr whose
+# callback sleeps) while the main thread spins 100 ms of CPU: its samples wait at most 200 us
+# for the lock, then are skipped (before: each waited out the hold, 100,000 yields, and the
+# 100 ms took the whole 2 s).
+out=$(timeout -s KILL 60 $GS profile -o hs_dlh -t nvtx "$P/host_dliter" hold 2000 2>/dev/null)
+eq "loader's lock held: the program ends, exit 0" "0 ok" "$? ${out% *}"
+between "loader's lock held 2 s: the sampled thread's 100 ms of CPU in under 1 s (ms)" 100 1000 "${out#ok }"
+between "loader's lock held: its samples skipped" 1 100000 \
+	"$($GS info hs_dlh.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
 # Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
 # once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
 # walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the
