@@ -134,8 +134,8 @@ static void test_prologue_epilogue(void **state)
 	assert_int_equal(at(116), std_rule(0, 8, -16));    /* after leave: the slot just popped */
 	assert_int_equal(at(117), std_rule(1, 16, -16));   /* restored for the code after ret */
 	assert_int_equal(at(139), std_rule(1, 16, -16));
-	assert_int_equal(at(99), R_VALID | R_BAD);        /* before the first FDE */
-	assert_int_equal(at(140), R_VALID | R_BAD);       /* past its end */
+	assert_int_equal(at(99), R_VALID | R_BAD | R_NO_FDE);  /* before the first FDE */
+	assert_int_equal(at(140), R_VALID | R_BAD | R_NO_FDE); /* past its end */
 }
 
 static void test_plt_drap_end_and_refused(void **state)
@@ -227,6 +227,88 @@ static void test_walk(void **state)
 	assert_int_equal(gs_cfi_walk(&notab, 1, 8, 0, &r, ips, 16), -1);
 }
 
+/* The instruction before a return address: calls of every form, and bytes that only look
+ * like part of one */
+static void test_call_before(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t b[8];
+		int n, call;
+	} cases[] = {
+		{{0xe8, 1, 2, 3, 4}, 5, 1},                         /* call rel32 */
+		{{0xff, 0xd0}, 2, 1},                               /* call *%rax */
+		{{0x41, 0xff, 0xd3}, 3, 1},                         /* call *%r11 */
+		{{0xff, 0x15, 1, 2, 3, 4}, 6, 1},                   /* call *disp32(%rip) */
+		{{0xff, 0x50, 8}, 3, 1},                            /* call *8(%rax) */
+		{{0xff, 0x90, 1, 2, 3, 4}, 6, 1},                   /* call *disp32(%rax) */
+		{{0xff, 0x54, 0x24, 8}, 4, 1},                      /* call *8(%rsp) */
+		{{0xff, 0x14, 0x25, 1, 2, 3, 4}, 7, 1},             /* call *disp32 (SIB, no base) */
+		{{0x41, 0xff, 0x94, 0x24, 1, 2, 3, 4}, 8, 1},       /* call *disp32(%r12) */
+		{{0xff, 0xe0}, 2, 0},                               /* jmp *%rax */
+		{{0xff, 0x50}, 2, 0},                               /* call *8(%rax) cut short */
+		{{0x48, 0x83, 0xec, 0x08}, 4, 0},                   /* sub $8, %rsp */
+		{{0x90, 0x90, 0x90, 0x90, 0x90}, 5, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t buf[16];
+		memset(buf, 0x90, sizeof(buf));
+		memcpy(buf + 16 - cases[i].n, cases[i].b, (size_t)cases[i].n);
+		assert_int_equal(call_before(buf + 16, (uintptr_t)buf), cases[i].call);
+		/* the call's first byte outside the code: not one (without a REX prefix, whose
+		 * call is still one without it) */
+		if (cases[i].call && cases[i].b[0] != 0x41)
+			assert_int_equal(call_before(buf + 16, (uintptr_t)buf + 16 - (uintptr_t)cases[i].n + 1), 0);
+	}
+}
+
+/* A sample at the first instruction of code in no FDE (a library's _fini): the return address
+ * on top of the stack, when the instruction before it is a call and the stack is as a call
+ * leaves it; otherwise the walk goes to libunwind as before */
+static void test_entry_without_fde(void **state)
+{
+	(void)state;
+	static const uint8_t outer[] = {0x07, 16};
+	struct fde f[] = {{100, 40, prologue, sizeof(prologue)}, {320, 10, outer, sizeof(outer)}};
+	build(f, 2);
+	memset(code, 0x90, sizeof(code));
+	code[125] = 0xe8; /* a call at 125: returns to 130, in the prologue's function past its mov */
+	struct gs_uobj o = {(uintptr_t)code, (uintptr_t)code + sizeof(code), hdr_at,
+			    (uintptr_t)seg + sizeof(seg), (uintptr_t)seg, (uintptr_t)seg + sizeof(seg)};
+	_Alignas(16) uint64_t stk[64] = {0};
+	uint64_t *s = stk;
+	s[1] = (uint64_t)(uintptr_t)(code + 130);  /* [sp]: the return address */
+	s[4] = (uint64_t)(uintptr_t)&s[10];        /* the caller's saved RBP (CFA - 16) */
+	s[5] = (uint64_t)(uintptr_t)(code + 325);  /* its return address: the outermost frame */
+	struct gs_cfi_regs r = {(uint64_t)(uintptr_t)(code + 50), (uint64_t)(uintptr_t)&s[1],
+				(uint64_t)(uintptr_t)&s[4], (uintptr_t)stk, (uintptr_t)(stk + 64)};
+	uint64_t ips[16];
+	gs_cfi_cache_on(9);
+	assert_int_equal(gs_cfi_walk(&o, 1, 9, 0, &r, ips, 16), 3);
+	assert_int_equal(ips[0], (uint64_t)(uintptr_t)(code + 50));
+	assert_int_equal(ips[1], (uint64_t)(uintptr_t)(code + 130));
+	assert_int_equal(ips[2], (uint64_t)(uintptr_t)(code + 325));
+	/* not after a call */
+	s[1] = (uint64_t)(uintptr_t)(code + 131);
+	assert_int_equal(gs_cfi_walk(&o, 1, 9, 0, &r, ips, 16), -1);
+	/* into no object */
+	s[1] = (uint64_t)(uintptr_t)stk;
+	assert_int_equal(gs_cfi_walk(&o, 1, 9, 0, &r, ips, 16), -1);
+	/* a stack pointer 16-byte aligned: not where a call leaves it */
+	s[1] = (uint64_t)(uintptr_t)(code + 130);
+	s[2] = s[1];
+	struct gs_cfi_regs mid = r;
+	mid.sp = (uint64_t)(uintptr_t)&s[2];
+	assert_int_equal(gs_cfi_walk(&o, 1, 9, 0, &mid, ips, 16), -1);
+	/* only the interrupted frame: a caller's address in no FDE still goes to libunwind */
+	r.ip = (uint64_t)(uintptr_t)(code + 120);
+	s[1] = (uint64_t)(uintptr_t)&s[8]; /* its saved RBP; its return address into no FDE */
+	s[2] = (uint64_t)(uintptr_t)(code + 60);
+	struct gs_cfi_regs nested = {(uint64_t)(uintptr_t)(code + 120), (uint64_t)(uintptr_t)&s[0],
+				     (uint64_t)(uintptr_t)&s[1], (uintptr_t)stk, (uintptr_t)(stk + 64)};
+	assert_int_equal(gs_cfi_walk(&o, 1, 9, 0, &nested, ips, 16), -1);
+}
+
 /* .eh_frame_hdr's pointer to .eh_frame, read from a copy of the header made elsewhere (the
  * unwind thread's process_vm_readv): a pc-relative pointer counts from the header's address in
  * the object, an absolute one is taken as it is */
@@ -292,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_prologue_epilogue),
 		cmocka_unit_test(test_plt_drap_end_and_refused),
 		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_call_before),
+		cmocka_unit_test(test_entry_without_fde),
 		cmocka_unit_test(test_mutated),
 		cmocka_unit_test(test_eh_frame_from_copy),
 		cmocka_unit_test(test_eh_frame_apart),
