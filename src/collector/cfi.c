@@ -722,13 +722,13 @@ static int load(uintptr_t a, uintptr_t lo, uintptr_t hi, uint64_t *v)
 }
 
 /* Whether the code before ra, in [lo, ra), ends with a call instruction: a direct call (E8
- * rel32) or an indirect one (FF /2, with or without a REX prefix, any addressing form), so that
- * ra is a return address. */
+ * rel32) or an indirect one (FF /2 in any addressing form, 2 to 7 bytes from its opcode), so
+ * that ra is a return address. */
 static int call_before(const uint8_t *ra, uintptr_t lo)
 {
 	if ((uintptr_t)ra - lo >= 5 && ra[-5] == 0xe8)
 		return 1;
-	for (int k = 2; k <= 8 && (uintptr_t)ra - lo >= (uintptr_t)k; k++) {
+	for (int k = 2; k <= 7 && (uintptr_t)ra - lo >= (uintptr_t)k; k++) {
 		const uint8_t *op = ra - k;
 		if (op[0] != 0xff || ((op[1] >> 3) & 7) != 2)
 			continue;
@@ -743,7 +743,7 @@ static int call_before(const uint8_t *ra, uintptr_t lo)
 		if (mod == 0 && rm == 5)
 			len += 4; /* RIP + disp32 */
 		len += mod == 1 ? 1 : mod == 2 ? 4 : 0;
-		if (len == k || (len + 1 == k && (uintptr_t)(op - 1) >= lo && (op[-1] & 0xf0) == 0x40))
+		if (len == k) /* a REX prefix before it changes nothing of this */
 			return 1;
 	}
 	return 0;

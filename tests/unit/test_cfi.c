@@ -246,6 +246,7 @@ static void test_call_before(void **state)
 		{{0xff, 0x14, 0x25, 1, 2, 3, 4}, 7, 1},             /* call *disp32 (SIB, no base) */
 		{{0x41, 0xff, 0x94, 0x24, 1, 2, 3, 4}, 8, 1},       /* call *disp32(%r12) */
 		{{0xff, 0xe0}, 2, 0},                               /* jmp *%rax */
+		{{0x41, 0xff, 0xd0, 0x90}, 4, 0},                   /* call *%r8, then a nop */
 		{{0xff, 0x50}, 2, 0},                               /* call *8(%rax) cut short */
 		{{0x48, 0x83, 0xec, 0x08}, 4, 0},                   /* sub $8, %rsp */
 		{{0x90, 0x90, 0x90, 0x90, 0x90}, 5, 0},
