@@ -757,14 +757,17 @@ static int call_before(const uint8_t *ra, uintptr_t lo)
  * fault the signal came back from), handed to libunwind, whose frame-pointer guess read a
  * stale slot and named the caller's caller an address in no object (host_jitfork's exit, under
  * the sanitizer: 4 runs of 300 at 10 kHz). */
-static int entry_ra(const struct gs_uobj *o, size_t n, uintptr_t sp, uintptr_t hi, uint64_t *ra)
+static int entry_ra(const struct gs_uobj *o, size_t n, int stale, uintptr_t sp, uintptr_t hi, uint64_t *ra)
 {
-	const struct gs_uobj *u;
 	if (sp % 16 != 8) /* at a function's first instruction the ABI has sp + 8 16-byte aligned */
 		return 0;
-	if (load(sp, sp, hi, ra) || !(u = obj_of(o, n, *ra)) || *ra <= u->lo)
+	if (load(sp, sp, hi, ra))
 		return 0;
-	return call_before((const uint8_t *)(uintptr_t)*ra, u->lo);
+	const struct gs_uobj *u = obj_of(o, n, *ra);
+	struct gs_uobj late;
+	if (!u && stale && gs_cfi_find && gs_cfi_find(*ra, &late)) /* as rule_for looks it up */
+		u = &late;
+	return u && *ra > u->lo && call_before((const uint8_t *)(uintptr_t)*ra, u->lo);
 }
 
 int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
@@ -782,7 +785,7 @@ int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, con
 	for (int leaf = 1; k < max; leaf = 0) {
 		/* a caller's frame: the call instruction, before its return address */
 		uint64_t v = rule_for(o, n, leaf ? ip : ip - 1, cached, stale), cfa, ra, nbp = bp;
-		if ((v & R_BAD) && leaf && (v & R_NO_FDE) && entry_ra(o, n, sp, hi, &ra)) {
+		if ((v & R_BAD) && leaf && (v & R_NO_FDE) && entry_ra(o, n, stale, sp, hi, &ra)) {
 			cfa = sp + 8;
 		} else if (v & R_BAD) {
 			return give_up((v & R_NEW) ? 3 : 1, ip, v, sp, bp);

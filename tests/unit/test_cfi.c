@@ -263,6 +263,17 @@ static void test_call_before(void **state)
 	}
 }
 
+/* the loader's list, as unwind_warm.c's look-up answers: code[] is the one object */
+static struct gs_uobj code_obj;
+
+static int find_in_code(uint64_t pc, struct gs_uobj *u)
+{
+	if (pc < code_obj.lo || pc >= code_obj.hi)
+		return 0;
+	*u = code_obj;
+	return 1;
+}
+
 /* A sample at the first instruction of code in no FDE (a library's _fini): the return address
  * on top of the stack, when the instruction before it is a call and the stack is as a call
  * leaves it; otherwise the walk goes to libunwind as before */
@@ -276,6 +287,7 @@ static void test_entry_without_fde(void **state)
 	code[125] = 0xe8; /* a call at 125: returns to 130, in the prologue's function past its mov */
 	struct gs_uobj o = {(uintptr_t)code, (uintptr_t)code + sizeof(code), hdr_at,
 			    (uintptr_t)seg + sizeof(seg), (uintptr_t)seg, (uintptr_t)seg + sizeof(seg)};
+	code_obj = o;
 	_Alignas(16) uint64_t stk[64] = {0};
 	uint64_t *s = stk;
 	s[1] = (uint64_t)(uintptr_t)(code + 130);  /* [sp]: the return address */
@@ -289,6 +301,13 @@ static void test_entry_without_fde(void **state)
 	assert_int_equal(ips[0], (uint64_t)(uintptr_t)(code + 50));
 	assert_int_equal(ips[1], (uint64_t)(uintptr_t)(code + 130));
 	assert_int_equal(ips[2], (uint64_t)(uintptr_t)(code + 325));
+	/* no table of objects yet (a fork child whose parent had made none): both addresses
+	 * looked up in the loader's list */
+	gs_cfi_find = find_in_code;
+	assert_int_equal(gs_cfi_walk(NULL, 0, 9, 1, &r, ips, 16), 3);
+	assert_int_equal(ips[1], (uint64_t)(uintptr_t)(code + 130));
+	gs_cfi_find = NULL;
+	assert_int_equal(gs_cfi_walk(NULL, 0, 9, 1, &r, ips, 16), -1);
 	/* not after a call */
 	s[1] = (uint64_t)(uintptr_t)(code + 131);
 	assert_int_equal(gs_cfi_walk(&o, 1, 9, 0, &r, ips, 16), -1);
