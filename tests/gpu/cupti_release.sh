@@ -6,7 +6,9 @@
 # Runs the CUDA programs (tests/gpu/cuda.sh: the records decoded exactly as with 13.0) and, with
 # a release of 13.4 or newer, the kernel metrics against ncu with the L2 reset before each
 # pass (tests/gpu/kmetrics.sh, judged against `ncu --cache-control all`).
-#   usage: CUPTI=DIR tests/gpu/cupti_release.sh [BUILD_DIR]   env: PARTS="cuda kmetrics", OUT
+# PARTS=mix runs a PyTorch program, which records through its own CUPTI, with --kernel-metrics
+# and this release's folder first in LD_LIBRARY_PATH (the mix that crashed before nvperf.c).
+#   usage: CUPTI=DIR tests/gpu/cupti_release.sh [BUILD_DIR]   env: PARTS="cuda kmetrics mix", OUT
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -42,6 +44,22 @@ case " $PARTS " in *" kmetrics "*)
 	grep -E '^# |passed|failed' "$T/km.txt" | tail -30
 	r=$(tail -1 "$T/km.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 	PASS=$((PASS + ${r% *})); FAIL=$((FAIL + ${r#* }))
+	;;
+esac
+# The mix that crashed (session 4, H100): PyTorch loads its own CUPTI through libtorch's RPATH,
+# this release's folder is first in LD_LIBRARY_PATH, and CUPTI's profiler loads
+# libnvperf_host.so by its bare name. gpuscope loads the copy beside the CUPTI that records
+# (src/collector/cuda/nvperf.c): the run ends as without gpuscope, its launches measured.
+case " $PARTS " in *" mix "*)
+	LD_LIBRARY_PATH=$CUPTI${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GPUSCOPE_DEBUG=1 "$GS" profile -f -o "$T/mix" \
+		--kernel-metrics --kernel-skip=0 --kernel-count=4 -- python3 tests/gpu/km_convt.py 16 >"$T/mix.out" 2>"$T/mix.err"
+	eq "mix: torch's CUPTI with another release's folder first: exit 0" 0 $?
+	grep -o 'recording CUDA through CUPTI [0-9]*' "$T/mix.err" | head -1 | sed 's/^/# /'
+	mv=$("$GS" dump --format jsonl "$T/mix.gst" 2>/dev/null | grep -o '"cupti_version":[0-9]*' | sort -u | head -1 | cut -d: -f2)
+	eq "mix: the run recorded through torch's CUPTI, not $CUPTI's" 1 "$([ -n "$mv" ] && [ "$mv" != "$v" ] && echo 1 || echo 0)"
+	n=$("$GS" stats -r kernel_metrics --format csv "$T/mix.gst" 2>/dev/null | tail -n +2 | grep -c .)
+	eq "mix: 4 launches measured" 4 "$n"
+	eq "mix: no note of another libnvperf_host.so" "" "$(grep 'libnvperf_host.so was loaded from' "$T/mix.err")"
 	;;
 esac
 echo "cupti_release: $PASS passed, $FAIL failed"
