@@ -376,9 +376,9 @@ void gs_fork_gate_close(void)
  * (seen: bash's fork handler's dl_iterate_phdr; tests/programs/host_dliter, a loop of
  * dl_iterate_phdr calls, hung in every run). So the handler takes the lock first, with
  * trylock: held by another thread, it waits for it as dl_iterate_phdr would (for at most
- * WALK_LOCK_WAIT_NS: a sample is never worth a hang); held by none (a lock or unlock under way: another
- * thread's, which ends at once, or the interrupted one's, which never ends), it gives up after
- * a few tries; either way the sample is skipped (counted).
+ * WALK_LOCK_WAIT_NS: a sample is never worth a hang); held by none (a lock or unlock under
+ * way: another thread's, which ends at once, or the interrupted one's, which never ends), it
+ * gives up after a few tries; either way the sample is skipped (counted).
  * The lock is found once, before sampling starts: the one recursive mutex in _rtld_global that
  * this thread holds inside a dl_iterate_phdr callback. Not found (another C library), the walks
  * take the lock as before. */
@@ -388,7 +388,7 @@ static pthread_mutex_t *loader_lock;
  * dl_iterate_phdr calls' worth (an unwinder's search of the objects, a C++ exception's
  * look-up), short beside a sampling period of 1 ms. A longer hold (a callback that blocks)
  * costs the sample, not the program's thread (host_dliter hold: before, it waited out a
- * hold of 1 s). */
+ * hold of 2 s). */
 #define WALK_LOCK_WAIT_NS 200000u
 
 struct lock_find {
@@ -438,7 +438,7 @@ static int walk_lock(void)
 {
 	if (!loader_lock)
 		return 1;
-	uint64_t t0 = gs_clock_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = 0;
 	for (unsigned tries = 0;; tries++) {
 		int r = pthread_mutex_trylock(loader_lock);
 		if (r == 0)
@@ -448,8 +448,11 @@ static int walk_lock(void)
 		if (__atomic_load_n(&loader_lock->__data.__owner, __ATOMIC_RELAXED) == 0 && tries >= 64)
 			return 0;
 		/* bounded in time, not in tries: a yield to another runnable thread of this CPU
-		 * lasts its time slice, milliseconds */
-		if (gs_clock_ns(CLOCK_MONOTONIC) - t0 > WALK_LOCK_WAIT_NS)
+		 * lasts its time slice, milliseconds (the clock read from the first wait on) */
+		uint64_t now = gs_clock_ns(CLOCK_MONOTONIC);
+		if (!tries)
+			t0 = now;
+		else if (now - t0 > WALK_LOCK_WAIT_NS)
 			return 0;
 		sched_yield();
 	}
