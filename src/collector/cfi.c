@@ -686,21 +686,27 @@ uint64_t gs_cfi_gave_up(int why, uint64_t at[4])
 
 GS_HIDDEN int (*gs_cfi_find)(uint64_t pc, struct gs_uobj *u);
 
+/* The object whose code holds pc: from the table, else, on a table made before the last load
+ * (stale), from the loader's list (in *late); NULL when in none that was asked */
+static const struct gs_uobj *obj_at(const struct gs_uobj *o, size_t n, uint64_t pc, int stale,
+				    struct gs_uobj *late)
+{
+	const struct gs_uobj *u = obj_of(o, n, pc);
+	if (!u && stale && gs_cfi_find && gs_cfi_find(pc, late))
+		u = late;
+	return u;
+}
+
 static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cached, int stale)
 {
 	uint64_t v = cached ? cache_get2(pc) : 0;
 	if (v)
 		return v;
-	const struct gs_uobj *u = obj_of(o, n, pc);
 	struct gs_uobj late;
-	if (!u && stale && gs_cfi_find) { /* the loader's list asked: pc is in an object or in none */
-		if (!gs_cfi_find(pc, &late))
-			return R_VALID | R_FP; /* as below */
-		u = &late;
-	}
-	if (!u && stale)
+	const struct gs_uobj *u = obj_at(o, n, pc, stale, &late);
+	if (!u && stale && !gs_cfi_find)
 		return R_VALID | R_BAD | R_NEW; /* perhaps in an object loaded since: not kept */
-	if (!u)
+	if (!u) /* in no object (the loader's list says so, or no load since the table) */
 		return R_VALID | R_FP; /* not kept: an object may be loaded there later */
 	if (!u->hdr)
 		v = R_VALID | R_BAD | R_NO_FDE;
@@ -763,10 +769,8 @@ static int entry_ra(const struct gs_uobj *o, size_t n, int stale, uintptr_t sp, 
 		return 0;
 	if (load(sp, sp, hi, ra))
 		return 0;
-	const struct gs_uobj *u = obj_of(o, n, *ra);
 	struct gs_uobj late;
-	if (!u && stale && gs_cfi_find && gs_cfi_find(*ra, &late)) /* as rule_for looks it up */
-		u = &late;
+	const struct gs_uobj *u = obj_at(o, n, *ra, stale, &late);
 	return u && *ra > u->lo && call_before((const uint8_t *)(uintptr_t)*ra, u->lo);
 }
 
