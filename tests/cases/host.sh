@@ -350,20 +350,19 @@ eq "loader's lock: and no record lost" "" "$(echo "$w" | grep 'records were lost
 # failed so in CI).
 if [ "$(uname -m)" = x86_64 ]; then
 	$GS profile -o hs_nofde -t nvtx "$P/host_nofde" 2>/dev/null; eq "no FDE: exit 0" 0 $?
+	# the % of a folded export's periods in nofde_spin with its callers up to _start
+	to_start_pct() { awk '{ t += $NF } /;_start;.*;main;nofde_spin / { s += $NF }
+		END { print t ? int(s * 100 / t) : 0 }' "$1"; }
 	$GS export -t folded -o hs_nofde.folded hs_nofde.gst 2>/dev/null
-	total=$(awk '{ t += $NF } END { print t + 0 }' hs_nofde.folded)
-	through=$(awk '/;_start;.*;main;nofde_spin / { t += $NF } END { print t + 0 }' hs_nofde.folded)
 	between "no FDE: periods in nofde_spin with its callers to _start (% of all)" 90 100 \
-		"$(( total ? through * 100 / total : 0 ))"
+		"$(to_start_pct hs_nofde.folded)"
 	eq "no FDE: no unnamed frame" "" "$(grep -F '[unknown]' hs_nofde.folded)"
 	# without the collector's table of objects (as in a fork child whose parent had made none
 	# yet): both addresses found in the loader's list
 	GPUSCOPE_UNWIND_WARM=0 $GS profile -o hs_nofde0 -t nvtx "$P/host_nofde" 2>/dev/null
 	$GS export -t folded -o hs_nofde0.folded hs_nofde0.gst 2>/dev/null
-	total=$(awk '{ t += $NF } END { print t + 0 }' hs_nofde0.folded)
-	through=$(awk '/;_start;.*;main;nofde_spin / { t += $NF } END { print t + 0 }' hs_nofde0.folded)
 	between "no FDE, no table of objects: periods with their callers to _start (% of all)" 90 100 \
-		"$(( total ? through * 100 / total : 0 ))"
+		"$(to_start_pct hs_nofde0.folded)"
 fi
 # Another thread holds the loader's lock for 2 s (host_dliter hold: a dl_iterate_phdr whose
 # callback sleeps) while the main thread spins 100 ms of CPU: its samples wait at most 200 us
