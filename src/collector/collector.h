@@ -207,6 +207,7 @@ struct gs_config {
 	uint32_t kskip, kcount;/* GPUSCOPE_KERNEL_SKIP, GPUSCOPE_KERNEL_COUNT */
 	int kstart_early;      /* GPUSCOPE_KERNEL_METRICS_START=early */
 	int kcache_none;       /* GPUSCOPE_CACHE_CONTROL=none */
+	int ksass_keep;        /* GPUSCOPE_KERNEL_METRICS_SASS=keep */
 	/* GPUSCOPE_CUPTI_STANDING: what stays set up in CUPTI for the whole run */
 	int standing_device, standing_context, standing_stream, standing_graph;
 	int standing_timestamps, standing_flush;

@@ -198,6 +198,7 @@ static void init_once(void)
 	gs_cfg.kcount = (uint32_t)env_size(env_GPUSCOPE_KERNEL_COUNT, 1, 1000000, 10);
 	gs_cfg.kcache_none = !strcmp(env_GPUSCOPE_CACHE_CONTROL, "none");
 	gs_cfg.kstart_early = !strcmp(env_GPUSCOPE_KERNEL_METRICS_START, "early");
+	gs_cfg.ksass_keep = !strcmp(env_GPUSCOPE_KERNEL_METRICS_SASS, "keep");
 	gs_cfg.standing_device = has_word(env_GPUSCOPE_CUPTI_STANDING, "device");
 	gs_cfg.standing_context = has_word(env_GPUSCOPE_CUPTI_STANDING, "context");
 	gs_cfg.standing_stream = has_word(env_GPUSCOPE_CUPTI_STANDING, "stream");

@@ -8,7 +8,8 @@
 # pass (tests/gpu/kmetrics.sh, judged against `ncu --cache-control all`).
 # PARTS=mix runs a PyTorch program, which records through its own CUPTI, with --kernel-metrics
 # and this release's folder first in LD_LIBRARY_PATH (the mix that crashed before nvperf.c).
-#   usage: CUPTI=DIR tests/gpu/cupti_release.sh [BUILD_DIR]   env: PARTS="cuda kmetrics mix", OUT
+# PARTS=sass measures the FMA loop with the SASS counts kept, the L2 reset and not.
+#   usage: CUPTI=DIR tests/gpu/cupti_release.sh [BUILD_DIR]   env: PARTS="cuda kmetrics mix sass", OUT
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -60,6 +61,23 @@ case " $PARTS " in *" mix "*)
 	n=$("$GS" stats -r kernel_metrics --format csv "$T/mix.gst" 2>/dev/null | tail -n +2 | grep -c .)
 	eq "mix: 4 launches measured" 4 "$n"
 	eq "mix: no note of another libnvperf_host.so" "" "$(grep 'libnvperf_host.so was loaded from' "$T/mix.err")"
+	;;
+esac
+# Why the SASS instruction counts (the FLOPs of the roofline) read 0 under a CUPTI newer than
+# the driver (session 4: CUPTI 13.5 on CUDA 13.0, with the L2 reset before each pass): the FMA
+# loop measured with the counts kept (GPUSCOPE_KERNEL_METRICS_SASS=keep), with the reset and
+# without. Prints each run's GFLOP/s; checks only that both runs measured their 2 launches.
+case " $PARTS " in *" sass "*)
+	nvcc -O2 -arch=sm_90 -o "$T/km_fma" tests/gpu/programs/km_fma.cu
+	for cc in none all; do
+		LD_LIBRARY_PATH=$CUPTI${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GPUSCOPE_KERNEL_METRICS_SASS=keep \
+			"$GS" profile -f -o "$T/sass_$cc" --kernel-metrics --kernel-count=2 --kernel-filter=km_fma \
+			--cache-control "$cc" -- "$T/km_fma" >"$T/sass_$cc.out" 2>"$T/sass_$cc.err"
+		"$GS" stats -r kernel_metrics --format csv "$T/sass_$cc.gst" >"$T/sass_$cc.csv" 2>&1
+		g=$(python3 -c 'import csv,sys; print(" ".join(r["GFLOP/s"] or "-" for r in csv.DictReader(open(sys.argv[1]))))' "$T/sass_$cc.csv")
+		echo "# sass: --cache-control $cc: GFLOP/s of the launches: $g; $(grep -c 'L2 is not reset' "$T/sass_$cc.err") no-reset notes"
+		eq "sass: --cache-control $cc: 2 launches measured" 2 "$(echo "$g" | wc -w)"
+	done
 	;;
 esac
 echo "cupti_release: $PASS passed, $FAIL failed"

@@ -237,8 +237,8 @@ static void sass_check(void)
 		return;
 	int driver = 0;
 	uint32_t version = ring->cupti_version;
-	sass_untrusted = cuDriverGetVersion(&driver) == CUDA_SUCCESS && driver > 0 &&
-			 version / 100 > (uint32_t)driver / 10;
+	sass_untrusted = !gs_cfg.ksass_keep && cuDriverGetVersion(&driver) == CUDA_SUCCESS &&
+			 driver > 0 && version / 100 > (uint32_t)driver / 10;
 	if (sass_untrusted) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "kernel metrics: CUPTI %u is newer than the driver's CUDA "
