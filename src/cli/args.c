@@ -118,6 +118,10 @@ void gs_cli_loaded(const struct gs_model *m, const char *doing)
 		gs_cli_warn("'%s': %s", m->path, m->warning);
 }
 
+/* Records lost, always; CPU samples skipped alone (a gap in the sampling, not a record the
+ * program made: a sample during a fork, or while another thread held the loader's lock), only
+ * when they are 1% or more of the samples taken: a PyTorch process skips a handful in
+ * thousands at its library loads, nothing to act on (info counts them all the same). */
 void gs_cli_warn_lost(const struct gs_model *m, const char *tail)
 {
 	uint64_t skipped = m->lost[GS_LOSS_SAMPLE_SKIPPED];
@@ -126,7 +130,7 @@ void gs_cli_warn_lost(const struct gs_model *m, const char *tail)
 		gs_cli_warn("%llu records were lost while recording%s (see 'gpuscope info %s')%s",
 			    (unsigned long long)lost, skipped ? ", and CPU samples skipped" : "",
 			    m->path, tail);
-	else if (skipped)
+	else if (skipped && skipped * 100 >= skipped + m->samples.n)
 		gs_cli_warn("%llu CPU samples were skipped while recording (see 'gpuscope info %s')%s",
 			    (unsigned long long)skipped, m->path, tail);
 }
