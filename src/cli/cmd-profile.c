@@ -793,21 +793,30 @@ static int run(int argc, char **argv)
 		       st.threads == 1 ? "" : "s");
 	gs_fmt_count(&sb, st.events);
 	gs_strbuf_adds(&sb, st.events == 1 ? " event, " : " events, ");
+	/* records lost by cause; CPU samples skipped apart (a gap in the sampling, not a record
+	 * the program made: docs/trace-format.md 1.10) */
 	uint64_t lost = 0;
 	for (int k = 0; k < GS_LOSS__N; k++)
-		lost += st.lost[k];
+		if (k != GS_LOSS_SAMPLE_SKIPPED)
+			lost += st.lost[k];
 	gs_fmt_count(&sb, lost);
 	gs_strbuf_adds(&sb, " lost");
 	if (lost) {
 		gs_strbuf_adds(&sb, " (");
 		int first = 1;
 		for (int k = 0; k < GS_LOSS__N; k++)
-			if (st.lost[k]) {
+			if (st.lost[k] && k != GS_LOSS_SAMPLE_SKIPPED) {
 				gs_strbuf_addf(&sb, "%s%s ", first ? "" : ", ", gs_loss_names[k]);
 				gs_fmt_count(&sb, st.lost[k]);
 				first = 0;
 			}
 		gs_strbuf_addc(&sb, ')');
+	}
+	if (st.lost[GS_LOSS_SAMPLE_SKIPPED]) {
+		gs_strbuf_adds(&sb, ", ");
+		gs_fmt_count(&sb, st.lost[GS_LOSS_SAMPLE_SKIPPED]);
+		gs_strbuf_addf(&sb, " CPU sample%s skipped",
+			       st.lost[GS_LOSS_SAMPLE_SKIPPED] == 1 ? "" : "s");
 	}
 	if (si.gpu_metrics) {
 		uint64_t n = gs_gpumetrics_samples(&gm);

@@ -334,8 +334,10 @@ eq "fork after dlopen: ... and the program itself" 1 \
 # loop for 2 s): the walk, which takes that lock, must not wait for the call it interrupted
 # (before, the program hung in every run, every signal blocked, so only SIGKILL ended it). Such
 # samples are skipped and counted; the others have their stacks.
-timeout -s KILL 60 $GS profile -o hs_dli -t nvtx "$P/host_dliter" 2 >hs_dli.out 2>/dev/null
+timeout -s KILL 60 $GS profile -o hs_dli -t nvtx "$P/host_dliter" 2 >hs_dli.out 2>hs_dli.err
 eq "loader's lock: the program ends, exit 0" "0 ok" "$? $(cat hs_dli.out)"
+eq "loader's lock: profile's line counts the skipped samples apart from records lost" 1 \
+	"$(grep 'wrote' hs_dli.err | grep -c ' 0 lost, [0-9,]* CPU samples* skipped)')"
 between "loader's lock: samples taken" 100 100000 "$($GS info hs_dli.gst | awk '/cpu samples/ {print $3}')"
 between "loader's lock: samples inside its taking or leaving skipped" 1 100000 \
 	"$($GS info hs_dli.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
