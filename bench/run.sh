@@ -22,7 +22,7 @@ for _ in $(seq "$RUNS"); do
 	"$P/nvtx_pair" "$N" "$REPS" | awk '/^median/ { print $2 }' >>"$tmp/none"
 	"$GS" profile --sample none -f -o "$tmp/pair" "$P/nvtx_pair" "$N" "$REPS" 2>"$tmp/pair.err" |
 		awk '/^median/ { print $2 }' >>"$tmp/with"
-	grep -q ' 0 lost)' "$tmp/pair.err" || { lossy=$((lossy + 1)); echo "warning: records lost: $(cat "$tmp/pair.err")" >&2; }
+	grep -qE ' 0 lost(\)|[,;])' "$tmp/pair.err" || { lossy=$((lossy + 1)); echo "warning: records lost: $(cat "$tmp/pair.err")" >&2; }
 done
 read -r n_med n_min n_max < <(med <"$tmp/none")
 read -r w_med w_min w_max < <(med <"$tmp/with")
