@@ -15,8 +15,8 @@ CHUNK = struct.Struct('<IHHIIQQ')
 
 def main():
     if len(sys.argv) not in (4, 5):
-        sys.exit(__doc__ or 'usage: trace_repath.py OLD NEW TRACE.gst [OUT.gst]')
-    old, new, path = (a.encode() if i < 2 else a for i, a in enumerate(sys.argv[1:4]))
+        sys.exit('usage: trace_repath.py OLD NEW TRACE.gst [OUT.gst]')
+    old, new, path = sys.argv[1].encode(), sys.argv[2].encode(), sys.argv[3]
     out_path = sys.argv[4] if len(sys.argv) == 5 else path
     if len(old) != len(new):
         sys.exit('trace_repath: %r and %r differ in length' % (old, new))

@@ -334,13 +334,15 @@ eq "fork after dlopen: ... and the program itself" 1 \
 # loop for 2 s): the walk, which takes that lock, must not wait for the call it interrupted
 # (before, the program hung in every run, every signal blocked, so only SIGKILL ended it). Such
 # samples are skipped and counted; the others have their stacks.
+# skipped_of TRACE: the samples skipped while recording it, as info counts them
+skipped_of() { $GS info "$1" | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1; }
 timeout -s KILL 60 $GS profile -o hs_dli -t nvtx "$P/host_dliter" 2 >hs_dli.out 2>hs_dli.err
 eq "loader's lock: the program ends, exit 0" "0 ok" "$? $(cat hs_dli.out)"
 eq "loader's lock: profile's line counts the skipped samples apart from records lost" 1 \
 	"$(grep 'wrote' hs_dli.err | grep -c ' 0 lost, [0-9,]* CPU samples* skipped)')"
 between "loader's lock: samples taken" 100 100000 "$($GS info hs_dli.gst | awk '/cpu samples/ {print $3}')"
 between "loader's lock: samples inside its taking or leaving skipped" 1 100000 \
-	"$($GS info hs_dli.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
+	"$(skipped_of hs_dli.gst)"
 # a sampling gap, not a record the program made: stats says so, and does not call it lost
 w=$($GS stats -r osrt_sum hs_dli.gst 2>&1 >/dev/null)
 has "loader's lock: stats says samples were skipped" "CPU samples were skipped while recording" "$w"
@@ -381,7 +383,7 @@ out=$(timeout -s KILL 60 $GS profile -o hs_dlh -t nvtx "$P/host_dliter" hold 200
 eq "loader's lock held: the program ends, exit 0" "0 ok" "$? ${out% *}"
 between "loader's lock held 2 s: the sampled thread's 100 ms of CPU in under 1 s (ms)" 100 1000 "${out#ok }"
 between "loader's lock held: its samples skipped" 1 100000 \
-	"$($GS info hs_dlh.gst | sed -n 's/.*sample_skipped \([0-9]*\).*/\1/p' | head -1)"
+	"$(skipped_of hs_dlh.gst)"
 # Forks while another thread's samples walk its stack (host_forkwalk: 200 children that exit at
 # once): glibc does not reset the loader's list lock in a fork child, so a fork made while a
 # walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the

@@ -225,10 +225,11 @@ _Static_assert(offsetof(struct enable_params, cache_control) ==
 
 /* Whether the SASS instruction counts (sm__sass_*: the FLOPs of the roofline) are left out:
  * under a CUPTI release newer than the driver's CUDA version they read 0 for every kernel
- * (CUPTI 13.5.25 on driver 580.159, CUDA 13.0, H100, the L2 reset before each pass: 0 on the
- * 29 launches whose FLOPs ncu counted, from 32,768 to 3.7e10; every other metric agreed with
- * ncu's; the run did not tell the newer release from the reset as the cause), so they are
- * reported as not measured, with a note, rather than as 0. Decided once, after an enable. */
+ * (CUPTI 13.5.25 on driver 580.159, CUDA 13.0, H100: 0 on the 29 launches whose FLOPs ncu
+ * counted, from 32,768 to 3.7e10, every other metric agreeing with ncu's; 0 with the L2 reset
+ * before each pass and without it, so the release is the cause), so they are reported as not
+ * measured, with a note, rather than as 0 (GPUSCOPE_KERNEL_METRICS_SASS=keep: as read).
+ * Decided once, after an enable. */
 static int sass_untrusted = -1;
 
 static void sass_check(void)
