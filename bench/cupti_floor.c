@@ -15,16 +15,22 @@
  * range opens and every other id disabled (CUPTI 13.0 gives no API records for ids enabled
  * one by one once CUDA is set up: what gpuscope does since commit 437b01e); "activity_all",
  * the API activity kinds whole (every call); "callback_runtime", the callbacks of the runtime
- * API's diagnosis set only (what the driver API's callbacks cost on top).
+ * API's diagnosis set only (what the driver API's callbacks cost on top); "activity_early", the
+ * diagnosis set's API activity records enabled id by id at injection (before CUDA is set up)
+ * left on until the first range ends, then switched id by id at the range's ends;
+ * "activity_early_kind", enabled so at injection and switched by the API activity kinds at the
+ * range's ends (whether CUPTI keeps the ids chosen at injection when the kind is enabled again).
  *
  * FLOOR_STANDING=1 also enables, from the start as gpuscope does, the kinds gpuscope keeps on
  * for the whole run (DEVICE, CONTEXT, STREAM, GRAPH_TRACE): whether they change what a
  * launch costs (bench/launch_cost.sh measured gpuscope's runtime launches cheaper than the
  * floor's). */
+#define _GNU_SOURCE
 #include <cupti.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <x86intrin.h>
 
 static const char *const diag[] = {
@@ -35,13 +41,21 @@ static const char *const diag[] = {
 	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuMemAlloc", "cuMemFree",
 	"cuMemHostAlloc", NULL,
 };
-static int api_mode; /* 0 none, 1 activity, 2 callback, 3 activity_whole, 4 activity_all, 5 callback_runtime */
+static int api_mode; /* 0 none, 1 activity, 2 callback, 3 activity_whole, 4 activity_all, 5 callback_runtime,
+		      * 6 activity_early, 7 activity_early_kind */
 static unsigned long long api_calls;
 struct api_rec { unsigned long long start, end; unsigned cbid, corr; };
 static __thread struct api_rec ring[2048];
 static __thread unsigned ring_at;
 
-static unsigned long long records, api_records;
+static unsigned long long records, api_records, by_cbid[2][1024];
+
+static uint64_t CUPTIAPI mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static void CUPTIAPI request(uint8_t **buf, size_t *size, size_t *max)
 {
@@ -56,7 +70,12 @@ static void CUPTIAPI complete(CUcontext c, uint32_t s, uint8_t *buf, size_t size
 	CUpti_Activity *r = NULL;
 	while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS) {
 		records++;
-		api_records += r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+		if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+			const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)r;
+			api_records++;
+			if (a->cbid < 1024)
+				by_cbid[r->kind == CUPTI_ACTIVITY_KIND_DRIVER][a->cbid]++;
+		}
 	}
 	free(buf);
 }
@@ -66,6 +85,13 @@ static void at_exit(void)
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	fprintf(stderr, "cupti_floor: %llu records (%llu API), %llu timed API calls (callback)\n", records,
 		api_records, api_calls);
+	for (int d = 0; d < 2; d++)
+		for (unsigned id = 0; id < 1024; id++)
+			if (by_cbid[d][id]) {
+				const char *name = NULL;
+				cuptiGetCallbackName(d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, id, &name);
+				fprintf(stderr, "cupti_floor:   %s %llu\n", name ? name : "?", by_cbid[d][id]);
+			}
 }
 
 static int is_diag(const char *name)
@@ -78,6 +104,11 @@ static int is_diag(const char *name)
 
 static void api(CUpti_SubscriberHandle sub, int on)
 {
+	if (api_mode == 7) {
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
+		return;
+	}
 	if (api_mode == 3 || api_mode == 4) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
@@ -98,7 +129,7 @@ static void api(CUpti_SubscriberHandle sub, int on)
 			}
 			if (!is_diag(name) || (api_mode == 5 && d))
 				continue;
-			if (api_mode == 1)
+			if (api_mode == 1 || api_mode == 6)
 				(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, (uint8_t)on);
 			else if (d || (id != CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 &&
 				       id != CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000))
@@ -123,6 +154,16 @@ static void CUPTIAPI on_api(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id
 {
 	const CUpti_CallbackData *cb = data;
 	(void)u;
+	if (d == CUPTI_CB_DOMAIN_RESOURCE) { /* FLOOR_EARLY_OFF=ctx: the early ids off here */
+		if (api_mode == 6 || api_mode == 7) {
+			int mode = api_mode;
+			api_mode = 6;
+			api(sub, 0);
+			api_mode = mode;
+		}
+		cuptiEnableCallback(0, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+		return;
+	}
 	if (d == CUPTI_CB_DOMAIN_DRIVER_API && id != CUPTI_DRIVER_TRACE_CBID_cuProfilerStart &&
 	    id != CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
 		d = CUPTI_CB_DOMAIN_RUNTIME_API; /* fall into the timing path below */
@@ -150,18 +191,38 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	const char *m = getenv("FLOOR_API");
 	api_mode = !m ? 0 : !strcmp(m, "activity") ? 1 : !strcmp(m, "callback") ? 2
 		 : !strcmp(m, "activity_whole") ? 3 : !strcmp(m, "activity_all") ? 4
-		 : !strcmp(m, "callback_runtime") ? 5 : 0;
+		 : !strcmp(m, "callback_runtime") ? 5 : !strcmp(m, "activity_early") ? 6
+		 : !strcmp(m, "activity_early_kind") ? 7 : 0;
 	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS ||
 	    cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS)
 		return 1;
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+	/* FLOOR_TS=1: CUPTI's timestamps from CLOCK_MONOTONIC by a callback; FLOOR_TID=1: system
+	 * thread ids in the API records (both as gpuscope sets CUPTI up) */
+	const char *ts = getenv("FLOOR_TS"), *tid = getenv("FLOOR_TID");
+	if (ts && !strcmp(ts, "1"))
+		cuptiActivityRegisterTimestampCallback(mono_ns);
+	if (tid && !strcmp(tid, "1"))
+		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	const char *st = getenv("FLOOR_STANDING");
 	if (st && !strcmp(st, "1")) {
 		static const CUpti_ActivityKind k[] = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
 						       CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
 		for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++)
 			cuptiActivityEnable(k[i]);
+	}
+	if (api_mode == 6 || api_mode == 7) { /* the ids chosen before CUDA is set up, on until
+						* the first range ends */
+		int mode = api_mode;
+		api_mode = 6;
+		api(sub, 1);
+		const char *off = getenv("FLOOR_EARLY_OFF");
+		if (off && !strcmp(off, "1"))
+			api(sub, 0); /* chosen, then off until the first range opens */
+		if (off && !strcmp(off, "ctx"))
+			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+		api_mode = mode;
 	}
 	atexit(at_exit);
 	return 1;

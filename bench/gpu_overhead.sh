@@ -24,9 +24,12 @@ T=$(mktemp -d)
 build_floor "$T" || exit 1
 # VARIANTS may add floor_act / floor_actw / floor_cb: the floor plus the diagnosis set of API calls timed
 # by CUPTI's API activity records or by the callback API (bench/cupti_floor.c, FLOOR_API);
+# floor_acte: by API activity records enabled call by call from the injection until the first
+# context exists, then switched call by call with the range (how gpuscope times them);
 # floor_cbrt: the callbacks of the runtime API's diagnosis set only (none of the driver API's);
-# gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_act: gpuscope
-# timing its API calls by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity);
+# gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_cb: gpuscope
+# timing its API calls by callbacks (GPUSCOPE_CUDA_API_TIMING=callback; the default until
+# 2026-12-05 session 7, which times them by CUPTI's API activity records, call by call);
 # gpuscope_nosample: gpuscope without CPU sampling (--sample none; sampling is on by default);
 # gpuscope_noperf: sampling with CPython's perf trampolines off (PYTHONPERFSUPPORT=0: native
 # frames only); gpuscope_nowarm: sampling without the thread that maps the unwind tables ahead of
@@ -50,11 +53,12 @@ for _ in $(seq "$REPS"); do
 		none|torch) $TO $PIN python3 bench/gpu_overhead.py $v $WL 2>>"$T/$v.err" >>"$T/$v" ;;
 		floor) floor_run ;;
 		floor_act) FLOOR_API=activity floor_run ;;
+		floor_acte) FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
 		floor_actw) FLOOR_API=activity_whole floor_run ;;
 		floor_cb) FLOOR_API=callback floor_run ;;
 		floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
 		gpuscope) gs_run ;;
-		gpuscope_act) GPUSCOPE_CUDA_API_TIMING=activity gs_run ;;
+		gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
 		gpuscope_noperf) PYTHONPERFSUPPORT=0 gs_run ;;
 		gpuscope_nowarm) GPUSCOPE_UNWIND_WARM=0 gs_run ;;
@@ -80,7 +84,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_actw", "floor_cb", "floor_cbrt", "gpuscope", "gpuscope_act", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
@@ -104,12 +108,12 @@ for w in ws:
         w, statistics.median(o), min(o), max(o), cell(v["none"]), cell(v["floor"]),
         cell(v["gpuscope"]), cell(v["torch"]), ratio(v["gpuscope"][0], v["floor"][0]),
         ratio(v["gpuscope"][0], v["torch"][0])))
-if any(k[1] in ("floor_act", "floor_actw", "floor_cb", "gpuscope_act", "gpuscope_nosample", "gpuscope_gpu") for k in add):
+if any(k[1] in ("floor_act", "floor_acte", "floor_actw", "floor_cb", "gpuscope_cb", "gpuscope_nosample", "gpuscope_gpu") for k in add):
     print()
-    print("| workload | floor adds | floor + API activity records (ids) adds | floor + API activity records (kinds whole, other ids off) adds | floor + API callbacks adds | gpuscope --cuda-api=none adds | gpuscope, API timed by activity records, adds | gpuscope --sample none adds | gpuscope adds |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| workload | floor adds | floor + API activity records (ids, enabled late) adds | floor + API activity records (ids, enabled from the injection) adds | floor + API activity records (kinds whole, other ids off) adds | floor + API callbacks adds | gpuscope --cuda-api=none adds | gpuscope, API timed by callbacks, adds | gpuscope --sample none adds | gpuscope adds |")
+    print("|---|" + "---|" * 9)
     for w in ws:
-        c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_act", "gpuscope_nosample", "gpuscope")]
+        c = [add.get((w, var), []) for var in ("floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "gpuscope_gpu", "gpuscope_cb", "gpuscope_nosample", "gpuscope")]
         print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f)" % tuple(100 * x for x in (statistics.median(xs), min(xs), max(xs))) if xs else "n/a" for xs in c)))
 def table(title, cols):  # a titled table: a workload column, then cols
     print()

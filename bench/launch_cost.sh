@@ -20,7 +20,12 @@
 # gpuscope_bare (--cuda-api=none --sample none, and none of the optional or standing CUPTI
 # kinds: kernels, copies and memsets into gpuscope's buffers, what the floor records),
 # gpuscope_files (the rings in their files in the session directory: GPUSCOPE_RING_MEMORY=0,
-# gpuscope before 2026-12-05).
+# gpuscope before 2026-12-05), gpuscope_cb (API calls timed by callbacks:
+# GPUSCOPE_CUDA_API_TIMING=callback, the default before 2026-12-05 session 7), floor_act (the
+# floor and the diagnosis set's API activity records enabled call by call when the range opens:
+# CUPTI gives none then), floor_acte (enabled so from the injection until the first context
+# exists, then switched with the range: how gpuscope times them), floor_actk (enabled so at the
+# injection, then switched by the API kinds: every call recorded).
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -45,7 +50,7 @@ cmd() {
 }
 # its result lines, the shared-runtime program's named apart
 out() { if [ "$p" = c_shared ]; then sed 's/"op": "/"op": "shared:/' >>"$T/$v"; else cat >>"$T/$v"; fi; }
-floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $TO $(cmd) 2>>"$T/floor.err" | out; }
+floor_run() { CUDA_INJECTION64_PATH=$T/libfloor.so $TO $(cmd) 2>>"$T/floor.err" | out; sed -n "s/^cupti_floor: /$v $p: /p" "$T/floor.err" | tail -1 >>"$T/records"; }
 gs_run() { $TO "$GS" profile -f -o "$T/run" --capture-range=cudaProfilerApi "$@" $(cmd) 2>>"$T/gs.err" | out; }
 for _ in $(seq "$REPS"); do
 	for v in $VARIANTS; do
@@ -56,7 +61,13 @@ for _ in $(seq "$REPS"); do
 			floor_cb) FLOOR_API=callback floor_run ;;
 			floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
 			floor_std) FLOOR_STANDING=1 floor_run ;;
+			floor_act) FLOOR_API=activity floor_run ;;
+			floor_acte) FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
+			floor_actk) FLOOR_API=activity_early_kind floor_run ;;
+			floor_acte_ts) FLOOR_TS=1 FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
+			floor_acte_tid) FLOOR_TID=1 FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
 			gpuscope) gs_run ;;
+			gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 			gpuscope_gpu) gs_run --cuda-api=none ;;
 			gpuscope_nosample) gs_run --sample none ;;
 			gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
@@ -105,6 +116,7 @@ for op in ops:
         row += " %s |" % ("%.2f" % (g / f) if f > 20 else "n/a (floor adds < 20 ns)")
     print(row)
 PY
+[ -f "$T/records" ] && sort "$T/records" | uniq -c
 {
 	echo
 	echo "## $(date -u +%Y-%m-%d): what recording adds to one CUDA call ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
@@ -117,5 +129,5 @@ PY
 	echo
 	cat "$T/table.md"
 } >>bench/RESULTS.md
-[ -n "${OUT:-}" ] && { cp bench/RESULTS.md "$OUT/RESULTS.md"; mkdir -p "$OUT/launch_cost"; for v in $VARIANTS; do cp "$T/$v" "$OUT/launch_cost/"; done; cp "$T"/*.err "$OUT/launch_cost/" 2>/dev/null; }
+[ -n "${OUT:-}" ] && { cp bench/RESULTS.md "$OUT/RESULTS.md"; mkdir -p "$OUT/launch_cost"; for v in $VARIANTS; do cp "$T/$v" "$OUT/launch_cost/"; done; cp "$T"/*.err "$T"/records "$OUT/launch_cost/" 2>/dev/null; }
 exit 0

@@ -1,0 +1,82 @@
+"""pool_overhead.py: issue 3's overhead table from several runs of bench/gpu_overhead.sh pooled:
+each run's per-process result files (the `overhead/` folder it leaves in $OUT: one JSON line per
+process and workload, {"workload", "variant", "off_ms", "on_ms"}) are read together. Per process
+the added time is on / off - 1; cells give the median over processes with the interquartile
+range; gpuscope / floor is the ratio of the medians with a bootstrap 90% interval over processes
+(2000 resamples, fixed seed); gpuscope / torch.profiler likewise, as a point value.
+usage: pool_overhead.py DIR...   (each DIR holds files named by variant: none, floor, gpuscope, torch)"""
+import json
+import os
+import random
+import statistics
+import sys
+
+VARIANTS = ["none", "floor", "gpuscope", "torch"]
+
+
+def quartiles(xs):
+    xs = sorted(xs)
+    if len(xs) < 2:
+        return xs[0], xs[0]
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+def main(dirs):
+    added, off = {}, {}
+    for d in dirs:
+        for v in VARIANTS:
+            path = os.path.join(d, v)
+            if not os.path.exists(path):
+                continue
+            for n, line in enumerate(open(path), 1):
+                if not line.startswith("{"):
+                    continue
+                try:
+                    r = json.loads(line)
+                    a = r["on_ms"] / r["off_ms"] - 1
+                except (ValueError, KeyError, ZeroDivisionError) as e:
+                    sys.exit("%s:%d: not a result line (%s)" % (path, n, e))
+                added.setdefault((r["workload"], v), []).append(a)
+                if v == "none":
+                    off.setdefault(r["workload"], []).append(r["off_ms"])
+    workloads = []
+    for (w, _v) in added:
+        if w not in workloads:
+            workloads.append(w)
+    rng = random.Random(1)
+    print("| workload | off step (none), median | " + " | ".join(
+        "%s adds, median [IQR] (n)" % v for v in VARIANTS) + " | gpuscope / floor (90% bootstrap) | gpuscope / torch.profiler |")
+    print("|---|---|" + "---|" * len(VARIANTS) + "---|---|")
+    for w in workloads:
+        cells = []
+        for v in VARIANTS:
+            xs = added.get((w, v), [])
+            if not xs:
+                cells.append("n/a")
+                continue
+            lo, hi = quartiles(xs)
+            cells.append("%+.1f%% [%+.1f..%+.1f] (%d)" % (100 * statistics.median(xs), 100 * lo, 100 * hi, len(xs)))
+        g, f, t = added.get((w, "gpuscope")), added.get((w, "floor")), added.get((w, "torch"))
+        ratio = tor = "n/a"
+        if g and f and statistics.median(f) > 0:
+            boot = []
+            for _ in range(2000):
+                gs = statistics.median(rng.choice(g) for _ in g)
+                fs = statistics.median(rng.choice(f) for _ in f)
+                if fs > 0:
+                    boot.append(gs / fs)
+            boot.sort()
+            ratio = "%.2f (%.2f..%.2f)" % (statistics.median(g) / statistics.median(f),
+                                          boot[int(0.05 * len(boot))], boot[int(0.95 * len(boot)) - 1])
+        if g and t and statistics.median(t) > 0:
+            tor = "%.2f" % (statistics.median(g) / statistics.median(t))
+        o = off.get(w)
+        print("| %s | %s | %s | %s | %s |" % (w, "%.3f ms" % statistics.median(o) if o else "n/a",
+                                             " | ".join(cells), ratio, tor))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
