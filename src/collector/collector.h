@@ -191,7 +191,7 @@ struct gs_config {
 	size_t cupti_bytes;
 	int cuda_api_all;    /* GPUSCOPE_CUDA_API=all */
 	int cuda_api_none;   /* GPUSCOPE_CUDA_API=none */
-	int cuda_api_activity; /* GPUSCOPE_CUDA_API_TIMING=activity */
+	int cuda_api_activity; /* GPUSCOPE_CUDA_API_TIMING other than callback */
 	int capture_profiler_api; /* GPUSCOPE_CAPTURE_RANGE=cudaProfilerApi */
 	int cuda_graph_node; /* GPUSCOPE_CUDA_GRAPH_TRACE=node */
 	int trace_osrt;      /* osrt in GPUSCOPE_TRACE */

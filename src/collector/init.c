@@ -181,7 +181,7 @@ static void init_once(void)
 	gs_cfg.cupti_bytes = env_size(env_GPUSCOPE_CUPTI_BUFFER_MB, 8, 4096, 64) << 20;
 	gs_cfg.cuda_api_all = !strcmp(env_GPUSCOPE_CUDA_API, "all");
 	gs_cfg.cuda_api_none = !strcmp(env_GPUSCOPE_CUDA_API, "none");
-	gs_cfg.cuda_api_activity = !strcmp(env_GPUSCOPE_CUDA_API_TIMING, "activity");
+	gs_cfg.cuda_api_activity = strcmp(env_GPUSCOPE_CUDA_API_TIMING, "callback") != 0;
 	gs_cfg.cuda_graph_node = !strcmp(env_GPUSCOPE_CUDA_GRAPH_TRACE, "node");
 	gs_cfg.trace_osrt = has_word(env_GPUSCOPE_TRACE, "osrt");
 	gs_cfg.osrt_threshold_ns = env_size(env_GPUSCOPE_OSRT_THRESHOLD, 0, 1000000000000ull, 1000);

@@ -141,6 +141,19 @@ elif case == "profiler_range":  # --capture-range=cudaProfilerApi
           "%d launch calls" % len(launched))
     check("the device is known though its context was created before the range",
           len(of("device")) == 1, str(len(of("device"))))
+elif case in ("contexts", "contexts_range"):  # programs/contexts.cu: a second context made outside the range
+    names = [k["name"] for k in kernels]
+    inside = [k for k in kernels if "second_kernel" in k["name"] or "primary_kernel" in k["name"]]
+    want = (5, 3, 0) if case == "contexts_range" else (5, 3, 4)
+    got = tuple(sum(w in n for n in names) for w in ("second_kernel", "primary_kernel", "before_kernel"))
+    check("kernels second/primary/before %s" % (want,), got == want, str(got))
+    launched = {r["correlation"] for r in apis if "Launch" in r.get("name", "")}
+    check("every kernel's launch call is recorded, in both contexts",
+          len(kernels) == sum(want) and all(k["correlation"] in launched for k in kernels),
+          "%d of %d" % (sum(k["correlation"] in launched for k in kernels), len(kernels)))
+    check("the kernels ran on two streams, each context's default one", len({k["stream"] for k in inside}) == 2,
+          str({k["stream"] for k in inside}))
+    check("the program's output", "contexts 2" in out and "inside 8" in out, str(out))
 elif case == "fork_after":
     per = kernels_by_pid()
     check("5 kernels in the parent only", sorted(len(v) for v in per.values()) == [5], str(per.keys()))
@@ -156,9 +169,11 @@ elif case == "phases":  # the whole run
 elif case in ("phases_nvtx", "phases_window"):  # -c nvtx:measure; --delay 2 --duration 2
     names = [k["name"] for k in kernels]
     check("exactly the 7 tick kernels of the middle phase", len(names) == 7 and all("tick" in n for n in names), str(names)[:300])
-elif case in ("syncs", "syncs_activity", "syncs_gpu"):  # one wait of each kind (programs/syncs.cu),
-    # the records written from gpuscope's callbacks (the default; syncs_gpu: --cuda-api=none, the
-    # calls that wait still seen for their records) or CUPTI's SYNCHRONIZATION kind
+elif case in ("syncs", "syncs_callback", "syncs_activity", "syncs_gpu"):  # one wait of each kind
+    # (programs/syncs.cu), the records written from gpuscope's callbacks (the default, with the
+    # other calls by API activity records; syncs_callback: every call by callbacks; syncs_gpu:
+    # --cuda-api=none, the calls that wait still seen for their records) or CUPTI's
+    # SYNCHRONIZATION kind (syncs_activity: a fixture recorded so on 2026-12-04)
     spins = sorted((k for k in kernels if "spin" in k["name"]), key=lambda k: k["start"])
     ids = {"a": spins[0]["stream"], "c": spins[-1]["stream"]} if len(spins) == 4 else {}
     waits = {int(l.split()[1]): int(l.split()[2]) for l in out if l.startswith("wait ")}

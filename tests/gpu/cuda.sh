@@ -11,12 +11,13 @@ T=$(mktemp -d)
 mkdir -p "$G"
 for f in tests/gpu/programs/*.cu; do
 	n=$(basename "$f" .cu)
-	nvcc -O2 -arch=sm_90 -Xcompiler -pthread -o "$G/$n" "$f" >"$T/$n.build" 2>&1 &
+	nvcc -O2 -arch=sm_90 -Xcompiler -pthread -o "$G/$n" "$f" -lcuda >"$T/$n.build" 2>&1 &
 done
 wait
 pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" "syncs ./syncs" \
-	"syncs_activity GPUSCOPE_CUDA_API_TIMING=activity ./syncs" "syncs_gpu --cuda-api=none ./syncs" \
+	"syncs_callback GPUSCOPE_CUDA_API_TIMING=callback ./syncs" "syncs_gpu --cuda-api=none ./syncs" \
+	"contexts ./contexts" "contexts_range --capture-range=cudaProfilerApi ./contexts" \
 	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" \
 	"graph_late --capture-range=cudaProfilerApi ./graph late" \
 	"graph_late_nodes --capture-range=cudaProfilerApi --cuda-graph-trace=node ./graph late" "alloc ./alloc" \

@@ -5,13 +5,15 @@
  * CLI drains, so nothing is copied in the profiled process. The CLI stores the buffers raw in
  * the trace (CUPTI_RAW chunks) and decodes them when a trace is loaded.
  *
- * The API calls of the diagnosis set are timed by CUPTI's callback API (enter and exit), each
- * thread writing its calls as CUpti_ActivityAPI records, the layout CUPTI's own API records
- * have, into a chunk of the same ring that it holds (apirec.c): measured cheaper than
- * CUPTI's API activity records, which once enabled time every call of the domain. The calls
- * that wait (device, context, stream, event synchronize; stream wait event) also write their
- * CUpti_ActivitySynchronization2 record there (sync_record): CUPTI's SYNCHRONIZATION kind was
- * most of what recording cost outside a capture range (bench/RESULTS.md, 2026-12-04).
+ * The API calls of the diagnosis set are timed by CUPTI's API activity records, enabled id by
+ * id (ids_apply): CUPTI then times only those calls, into the same buffers as the kernels.
+ * The calls that wait (device, context, stream, event synchronize; stream wait event) are
+ * timed by CUPTI's callback API (enter and exit) instead, each thread writing the call as a
+ * CUpti_ActivityAPI record, the layout CUPTI's own API records have, and its
+ * CUpti_ActivitySynchronization2 record (sync_record) into a chunk of the same ring that it
+ * holds (apirec.c): CUPTI's SYNCHRONIZATION kind was most of what recording cost outside a
+ * capture range (bench/RESULTS.md, 2026-12-04). GPUSCOPE_CUDA_API_TIMING=callback times the
+ * whole set so, as gpuscope did before the ids' rule below was found (2026-12-05).
  *
  * The only other per-record work happens in CUPTI's buffer-completion callback, off the
  * program's threads: kernel-name pointers found in the buffer are registered once each, since
@@ -156,7 +158,8 @@ static void in_fork_child(void)
 }
 
 /* API calls timed by callbacks: apirec.c writes their records. */
-static int api_by_callback; /* the diagnosis set timed by callbacks (not by API activity kinds) */
+static int api_by_callback; /* the diagnosis set timed by callbacks (GPUSCOPE_CUDA_API_TIMING=callback) */
+static int api_by_activity; /* by CUPTI's API activity records, id by id (ids_apply; the default) */
 static int sync_by_callback; /* synchronization records written from the callbacks (sync_record) */
 static atomic_int api_on;   /* callbacks of the set enabled */
 
@@ -225,7 +228,7 @@ static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb
 		return;
 	uint64_t end = gs_apirec_now();
 	uint32_t result = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue : 0;
-	if (api_by_callback)
+	if (api_by_callback || (api_by_activity && cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid]))
 		gs_apirec_api(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
 	if (sync_by_callback && cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid])
 		sync_record(s, driver, cbid, *cb->correlationData, end, cb);
@@ -300,36 +303,84 @@ static void find_diag_ids(void)
 	}
 }
 
-/* The diagnosis set by API activity records (GPUSCOPE_CUDA_API_TIMING=activity), one domain.
- * Before CUDA is set up (at injection), id by id. Later (a capture range opening), ids
- * enabled one by one give no records (measured, CUPTI 13.0): the whole domain's kind is
- * enabled and the other ids are disabled one by one instead. */
-static void enable_api_activity(int d, int late)
+/* The diagnosis set by CUPTI's API activity records (GPUSCOPE_CUDA_API_TIMING=activity, the
+ * default), id by id (cuptiActivityEnableRuntimeApi/DriverApi): the cheapest way CUPTI times a
+ * call (bench/RESULTS.md, 2026-12-05 (session 7): a cudaStreamQuery 80 ns, a runtime launch
+ * 105 ns, against 321 and 933 ns for their enter and exit callbacks), and CUPTI records only
+ * the calls made by the program, not the driver calls inside a runtime call. Measured on CUDA 13.0 (driver 580): CUPTI gives these
+ * records for a context only if the ids were enabled when the context was created; switched
+ * off and on again after that, they follow; enabled only later, there are none. So the ids
+ * are on from the injection (before any context) until the first context exists, and whenever
+ * a context is being created (the calls that create one: enter to exit), besides while the
+ * capture range is open (ids_want). The calls that wait are left to the callbacks when they
+ * write the synchronization records (sync_by_callback): their API record comes from there. */
+static pthread_mutex_t ids_mu = PTHREAD_MUTEX_INITIALIZER;
+static int ids_want, ids_creating, ids_on, ids_first_ctx;
+static uint8_t ctx_maker[CUPTI_DRIVER_TRACE_CBID_SIZE]; /* driver ids of the calls that create contexts */
+
+static void ids_apply(void)
 {
-	CUpti_CallbackDomain domain = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-	uint32_t ncbids = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+	int on = ids_want || ids_creating > 0;
+	if (on == ids_on)
+		return;
 	int refused = 0;
 	CUptiResult why = CUPTI_SUCCESS;
-	if (late && cuptiActivityEnable(d ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME) !=
-			    CUPTI_SUCCESS)
-		gs_log("CUPTI refused to enable the %s API kind", d ? "driver" : "runtime");
-	for (uint32_t cbid = 1; cbid < ncbids; cbid++) {
-		const char *name = NULL;
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
-			continue;
-		int want = matches(name, d ? diag_driver : diag_runtime);
-		if (want == late)
-			continue; /* late: the wanted ids are on with the kind; early: others stay off */
-		CUptiResult r = d ? cuptiActivityEnableDriverApi(cbid, (uint8_t)want)
-				  : cuptiActivityEnableRuntimeApi(cbid, (uint8_t)want);
-		if (r != CUPTI_SUCCESS && !refused++)
-			why = r;
-	}
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < ndiag[d]; i++) {
+			uint32_t cbid = diag_ids[d][i];
+			if (sync_by_callback && sync_type[d][cbid])
+				continue;
+			CUptiResult r = d ? cuptiActivityEnableDriverApi(cbid, (uint8_t)on)
+					  : cuptiActivityEnableRuntimeApi(cbid, (uint8_t)on);
+			if (r != CUPTI_SUCCESS && !refused++)
+				why = r;
+		}
+	ids_on = on;
 	if (refused) {
 		const char *str = NULL;
 		cuptiGetResultString(why, &str);
-		gs_log("CUPTI refused %d %s API ids (%s)", refused, d ? "driver" : "runtime", str ? str : "?");
+		gs_log("CUPTI refused %d API ids (%s)", refused, str ? str : "?");
 	}
+}
+
+/* want: the capture range open; creating: +1 at a context-creating call's enter (or for the
+ * first context, from the injection), -1 at its exit (or when the first context exists) */
+static void ids_set(int want, int creating)
+{
+	pthread_mutex_lock(&ids_mu);
+	if (want >= 0)
+		ids_want = want;
+	ids_creating += creating;
+	ids_apply();
+	pthread_mutex_unlock(&ids_mu);
+}
+
+/* At the injection: the ids on until the first context exists; the calls that create
+ * contexts and that context's creation watched. */
+static void ids_start(void)
+{
+	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || !name ||
+		    !(strstr(name, "CtxCreate") || strstr(name, "PrimaryCtxRetain") || strstr(name, "CtxFromGreenCtx")))
+			continue;
+		ctx_maker[cbid] = 1;
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+	}
+	cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	ids_first_ctx = 1;
+	ids_set(-1, 1);
+}
+
+static void ids_context_created(void)
+{
+	pthread_mutex_lock(&ids_mu);
+	if (ids_first_ctx) {
+		ids_first_ctx = 0;
+		ids_creating--;
+		ids_apply();
+	}
+	pthread_mutex_unlock(&ids_mu);
 }
 
 /* The diagnosis set by callbacks: its ids' enter and exit callbacks on or off; with
@@ -349,31 +400,26 @@ static void enable_api_callbacks(int on)
 		gs_apirec_flush();
 }
 
-static void enable_kinds(int on, int late)
+static void enable_kinds(int on)
 {
 	for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
 		if (kind_wanted(kinds[i]) &&
 		    (on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) != CUPTI_SUCCESS)
 			gs_log("CUPTI refused to %s activity kind %d", on ? "enable" : "disable", (int)kinds[i]);
-	if (gs_cfg.cuda_api_none) {
-		/* GPU activity only, the cheapest CUDA recording, and the waits */
-		if (sync_by_callback)
-			enable_api_callbacks(on);
-	} else if (gs_cfg.cuda_api_all) {
+	if (gs_cfg.cuda_api_all) {
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
-	} else if (api_by_callback) {
-		enable_api_callbacks(on);
-		if (on)
-			gs_log("timing %d runtime and %d driver API calls by callbacks", ndiag[0], ndiag[1]);
-	} else if (on) {
-		enable_api_activity(0, late);
-		enable_api_activity(1, late);
-		gs_log("recording %d runtime and %d driver API calls", ndiag[0], ndiag[1]);
-	} else {
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+		return;
 	}
+	/* the set by callbacks, or only the calls that wait (their synchronization records;
+	 * with --cuda-api=none, GPU activity and the waits) */
+	if (api_by_callback || sync_by_callback)
+		enable_api_callbacks(on);
+	if (api_by_activity)
+		ids_set(on, 0);
+	if (on && !gs_cfg.cuda_api_none)
+		gs_log("timing %d runtime and %d driver API calls by %s", ndiag[0], ndiag[1],
+		       api_by_callback ? "callbacks" : "API activity records, the waits by callbacks");
 }
 
 /* Capture ranges (capture.c decides when): CUPTI's kinds are on only inside them, and what
@@ -384,7 +430,7 @@ static void capture_hook(int on)
 		return;
 	if (!on)
 		cuptiActivityFlushAll(0);
-	enable_kinds(on, 1);
+	enable_kinds(on);
 }
 
 /* CUPTI's callbacks: the timed API calls, and for --capture-range=cudaProfilerApi the range's
@@ -402,8 +448,16 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 	    cb->callbackSite == CUPTI_API_ENTER)
 		atomic_fetch_add_explicit(&cb_count[driver][cbid], 1, memory_order_relaxed);
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		if (api_by_activity && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+			ids_context_created();
 		if (km_on && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
 			gs_km_context_destroy(((const CUpti_ResourceData *)data)->context);
+		return;
+	}
+	if (driver && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && ctx_maker[cbid]) {
+		/* a call that may create a context (a retain of a primary context that exists
+		 * creates none, but is rare): the ids on from its enter to its exit */
+		ids_set(-1, cb->callbackSite == CUPTI_API_ENTER ? 1 : -1);
 		return;
 	}
 	if (driver && km_on && gs_km_is_launch(cbid)) {
@@ -503,11 +557,11 @@ GS_EXPORT int InitializeInjection(void)
 	/* the records of the diagnosis set timed by callbacks and the synchronization records
 	 * written from them, both unless the API calls are CUPTI's activity records; a slot's
 	 * chunk is handed on within a second of its first record, so long runs drain as they go */
-	int callbacks = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_activity &&
-			gs_apirec_init(cring, (uint32_t)owner_pid, 1000000000u, 1) == 0;
+	int callbacks = !gs_cfg.cuda_api_all && gs_apirec_init(cring, (uint32_t)owner_pid, 1000000000u, 1) == 0;
 	if (callbacks && !gs_apirec_lockfree())
 		gs_log("no membarrier: each API-call record takes its slot's lock");
-	api_by_callback = callbacks && !gs_cfg.cuda_api_none;
+	api_by_activity = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && gs_cfg.cuda_api_activity;
+	api_by_callback = callbacks && !gs_cfg.cuda_api_none && !api_by_activity;
 	sync_by_callback = callbacks && gs_cfg.kind_sync;
 	/* full buffers reach the ring within a second, so long runs drain as they go */
 	if (gs_cfg.standing_flush)
@@ -533,8 +587,10 @@ GS_EXPORT int InitializeInjection(void)
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 	if (gs_cfg.kmetrics && gs_km_init(subscriber, cring) == 0)
 		km_on = 1;
+	if (api_by_activity)
+		ids_start();
 	if (gs_capture_set_hook(capture_hook))
-		enable_kinds(1, 0);
+		enable_kinds(1);
 	atexit(flush_at_exit);
 	pthread_atfork(NULL, NULL, in_fork_child);
 	/* libgpuscope-preload.so, when gpuscope preloaded it: flush before an exec, and keep
