@@ -47,6 +47,14 @@ i=$($GS info "$D/cuda135/copies.gst")
 has "CUPTI 13.5 copies: nothing left undecoded" "cuda memcpy               6 (20.0 MiB)" "$i"
 eq "CUPTI 13.5 copies: no CUPTI bytes counted as not decoded" "" "$(printf '%s\n' "$i" | grep 'not decoded')"
 has "CUPTI 13.5 copies: the device record (Device6, 192 bytes) read" "NVIDIA H100 80GB HBM3  sm_90  132 SMs" "$i"
+# the same programs recorded on an H100 with the API calls timed by CUPTI's API activity
+# records, enabled call by call (the default since 2026-12-05; the calls that wait still by
+# callbacks), and two cases of a second context made while the capture range is closed
+# (contexts, contexts_range): every kernel joins its launch call
+replay cuda_activity "API activity records"
+eq "API activity records: the 21 program cases recorded on the H100 are there" 21 "$(ls "$D"/cuda_activity/*.gst | wc -l)"
+i=$($GS info "$D/cuda_activity/threads.gst")
+has "API activity records: threads' 1000 launches, 4 stream syncs, a free and a copy from a symbol" "cuda api calls            1,006" "$i"
 # --cuda-api=none: no API records, yet the four waits are there (written from the callbacks of
 # the waiting calls), and step_sum's Sync Wait is made of them alone
 i=$($GS info "$D/cuda/syncs_gpu.gst")
