@@ -315,7 +315,8 @@ static void find_diag_ids(void)
  * capture range is open (ids_want). The calls that wait are left to the callbacks when they
  * write the synchronization records (sync_by_callback): their API record comes from there. */
 static pthread_mutex_t ids_mu = PTHREAD_MUTEX_INITIALIZER;
-static int ids_want, ids_creating, ids_on, ids_first_ctx;
+static int ids_want, ids_creating, ids_on;
+static atomic_int ids_first_ctx; /* the ids on for the first context, not yet created */
 static uint8_t ctx_maker[CUPTI_DRIVER_TRACE_CBID_SIZE]; /* driver ids of the calls that create contexts */
 
 static void ids_apply(void)
@@ -368,15 +369,18 @@ static void ids_start(void)
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 	}
 	cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-	ids_first_ctx = 1;
+	atomic_store(&ids_first_ctx, 1);
 	ids_set(-1, 1);
 }
 
+/* CUPTI's CONTEXT_CREATED: the first context ends the ids' start; later ones take no lock */
 static void ids_context_created(void)
 {
+	if (!atomic_load_explicit(&ids_first_ctx, memory_order_acquire))
+		return;
 	pthread_mutex_lock(&ids_mu);
-	if (ids_first_ctx) {
-		ids_first_ctx = 0;
+	if (atomic_load_explicit(&ids_first_ctx, memory_order_relaxed)) {
+		atomic_store_explicit(&ids_first_ctx, 0, memory_order_release);
 		ids_creating--;
 		ids_apply();
 	}
