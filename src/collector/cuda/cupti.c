@@ -564,7 +564,10 @@ GS_EXPORT int InitializeInjection(void)
 	int callbacks = !gs_cfg.cuda_api_all && gs_apirec_init(cring, (uint32_t)owner_pid, 1000000000u, 1) == 0;
 	if (callbacks && !gs_apirec_lockfree())
 		gs_log("no membarrier: each API-call record takes its slot's lock");
-	api_by_activity = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && gs_cfg.cuda_api_activity;
+	/* --kernel-metrics keeps the callbacks: its launches are replayed, so what timing costs is
+	 * beside the point, and its launch callbacks were proven with them (tests/gpu/kmetrics.sh) */
+	api_by_activity = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && gs_cfg.cuda_api_activity &&
+			  !gs_cfg.kmetrics;
 	api_by_callback = callbacks && !gs_cfg.cuda_api_none && !api_by_activity;
 	sync_by_callback = callbacks && gs_cfg.kind_sync;
 	/* full buffers reach the ring within a second, so long runs drain as they go */
