@@ -154,9 +154,10 @@ PY
 	echo
 	cat "$T/table.md"
 } >>bench/RESULTS.md
+# the per-process results in one file per run (the device brings back only a few files a
+# call): overhead-HHMMSS.tar.gz, which bench/pool_overhead.py reads as it is
 if [ -n "${OUT:-}" ]; then
 	cp bench/RESULTS.md "$OUT/RESULTS.md"
-	mkdir -p "$OUT/overhead" && for v in $VARIANTS; do cp "$T/$v" "$OUT/overhead/"; done
-	cp "$T"/*.err "$OUT/overhead/" 2>/dev/null
+	(cd "$T" && tar -czf "$OUT/overhead-$(date -u +%H%M%S).tar.gz" $VARIANTS $(ls ./*.err 2>/dev/null))
 fi
 exit 0

@@ -1,15 +1,18 @@
 """pool_overhead.py: issue 3's overhead table from several runs of bench/gpu_overhead.sh pooled:
-each run's per-process result files (the `overhead/` folder it leaves in $OUT: one JSON line per
-process and workload, {"workload", "variant", "off_ms", "on_ms"}) are read together. Per process
+each run's per-process result files (the overhead-HHMMSS.tar.gz it leaves in $OUT, or a folder
+of them: one file per variant, one JSON line per process and workload, {"workload", "variant",
+"off_ms", "on_ms"}) are read together. Per process
 the added time is on / off - 1; cells give the median over processes with the interquartile
 range; gpuscope / floor is the ratio of the medians with a bootstrap 90% interval over processes
 (2000 resamples, fixed seed); gpuscope / torch.profiler likewise, as a point value.
-usage: pool_overhead.py DIR...   (each DIR holds files named by variant: none, floor, gpuscope, torch)"""
+usage: pool_overhead.py RUN...   (each RUN a .tar.gz or a folder holding files named by variant:
+none, floor, gpuscope, torch)"""
 import json
 import os
 import random
 import statistics
 import sys
+import tarfile
 
 VARIANTS = ["none", "floor", "gpuscope", "torch"]
 
@@ -22,21 +25,37 @@ def quartiles(xs):
     return q[0], q[2]
 
 
+def variant_lines(run, v):
+    """the lines of variant v's file in run (a folder or a .tar.gz), None when it has none"""
+    if os.path.isdir(run):
+        path = os.path.join(run, v)
+        return open(path).read().splitlines() if os.path.exists(path) else None
+    try:
+        with tarfile.open(run) as t:
+            try:
+                f = t.extractfile(v)
+            except KeyError:
+                return None
+            return f.read().decode().splitlines() if f else None
+    except (OSError, tarfile.TarError) as e:
+        sys.exit("%s: not a folder or a tar file of results (%s)" % (run, e))
+
+
 def main(dirs):
     added, off = {}, {}
     for d in dirs:
         for v in VARIANTS:
-            path = os.path.join(d, v)
-            if not os.path.exists(path):
+            lines = variant_lines(d, v)
+            if lines is None:
                 continue
-            for n, line in enumerate(open(path), 1):
+            for n, line in enumerate(lines, 1):
                 if not line.startswith("{"):
                     continue
                 try:
                     r = json.loads(line)
                     a = r["on_ms"] / r["off_ms"] - 1
                 except (ValueError, KeyError, ZeroDivisionError) as e:
-                    sys.exit("%s:%d: not a result line (%s)" % (path, n, e))
+                    sys.exit("%s, %s:%d: not a result line (%s)" % (d, v, n, e))
                 added.setdefault((r["workload"], v), []).append(a)
                 if v == "none":
                     off.setdefault(r["workload"], []).append(r["off_ms"])
