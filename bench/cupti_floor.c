@@ -140,6 +140,16 @@ static void api(CUpti_SubscriberHandle sub, int on)
 
 static CUpti_SubscriberHandle sub;
 
+/* activity_early and activity_early_kind: the ids on or off one by one, at the injection and
+ * at the first context */
+static void early_ids(int on)
+{
+	int mode = api_mode;
+	api_mode = 6;
+	api(sub, on);
+	api_mode = mode;
+}
+
 static void kinds(int on)
 {
 	if (api_mode)
@@ -155,12 +165,8 @@ static void CUPTIAPI on_api(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id
 	const CUpti_CallbackData *cb = data;
 	(void)u;
 	if (d == CUPTI_CB_DOMAIN_RESOURCE) { /* FLOOR_EARLY_OFF=ctx: the early ids off here */
-		if (api_mode == 6 || api_mode == 7) {
-			int mode = api_mode;
-			api_mode = 6;
-			api(sub, 0);
-			api_mode = mode;
-		}
+		if (api_mode == 6 || api_mode == 7)
+			early_ids(0);
 		cuptiEnableCallback(0, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 		return;
 	}
@@ -214,15 +220,12 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	}
 	if (api_mode == 6 || api_mode == 7) { /* the ids chosen before CUDA is set up, on until
 						* the first range ends */
-		int mode = api_mode;
-		api_mode = 6;
-		api(sub, 1);
+		early_ids(1);
 		const char *off = getenv("FLOOR_EARLY_OFF");
 		if (off && !strcmp(off, "1"))
-			api(sub, 0); /* chosen, then off until the first range opens */
+			early_ids(0); /* chosen, then off until the first range opens */
 		if (off && !strcmp(off, "ctx"))
 			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-		api_mode = mode;
 	}
 	atexit(at_exit);
 	return 1;

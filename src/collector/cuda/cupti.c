@@ -228,9 +228,10 @@ static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb
 		return;
 	uint64_t end = gs_apirec_now();
 	uint32_t result = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue : 0;
-	if (api_by_callback || (api_by_activity && cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid]))
+	int waits = cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid];
+	if (api_by_callback || (api_by_activity && waits)) /* with activity: the waits' own records */
 		gs_apirec_api(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
-	if (sync_by_callback && cbid < GS_ARRAY_SIZE(sync_type[0]) && sync_type[driver][cbid])
+	if (sync_by_callback && waits)
 		sync_record(s, driver, cbid, *cb->correlationData, end, cb);
 }
 
@@ -307,9 +308,10 @@ static void find_diag_ids(void)
  * default), id by id (cuptiActivityEnableRuntimeApi/DriverApi): the cheapest way CUPTI times a
  * call (bench/RESULTS.md, 2026-12-05 (session 7): a cudaStreamQuery 80 ns, a runtime launch
  * 105 ns, against 321 and 933 ns for their enter and exit callbacks), and CUPTI records only
- * the calls made by the program, not the driver calls inside a runtime call. Measured on CUDA 13.0 (driver 580): CUPTI gives these
- * records for a context only if the ids were enabled when the context was created; switched
- * off and on again after that, they follow; enabled only later, there are none. So the ids
+ * the calls made by the program, not the driver calls inside a runtime call. Measured on CUDA
+ * 13.0 (driver 580): CUPTI gives these records for a context only if the ids were enabled
+ * when the context was created; switched off and on again after that, they follow; enabled
+ * only later, there are none. So the ids
  * are on from the injection (before any context) until the first context exists, and whenever
  * a context is being created (the calls that create one: enter to exit), besides while the
  * capture range is open (ids_want). The calls that wait are left to the callbacks when they
