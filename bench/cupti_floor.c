@@ -21,6 +21,12 @@
  * "activity_early_kind", enabled so at injection and switched by the API activity kinds at the
  * range's ends (whether CUPTI keeps the ids chosen at injection when the kind is enabled again).
  *
+ * FLOOR_WAITS=1 times the calls that wait (device, context, stream and event synchronize, stream
+ * wait event) by their enter and exit callbacks instead, whatever FLOOR_API says of the others
+ * (left out of its ids or callbacks): what gpuscope's default needs of CUPTI at the least, as
+ * the stream a wait was on is only in the call's parameters ("floor_gs" in the benches is
+ * FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1).
+ *
  * FLOOR_STANDING=1 also enables, from the start as gpuscope does, the kinds gpuscope keeps on
  * for the whole run (DEVICE, CONTEXT, STREAM, GRAPH_TRACE): whether they change what a
  * launch costs (bench/launch_cost.sh measured gpuscope's runtime launches cheaper than the
@@ -44,6 +50,7 @@ static const char *const diag[] = {
 static int api_mode; /* 0 none, 1 activity, 2 callback, 3 activity_whole, 4 activity_all, 5 callback_runtime,
 		      * 6 activity_early, 7 activity_early_kind */
 static unsigned long long api_calls;
+static int waits_cb; /* FLOOR_WAITS=1 */
 struct api_rec { unsigned long long start, end; unsigned cbid, corr; };
 static __thread struct api_rec ring[2048];
 static __thread unsigned ring_at;
@@ -94,6 +101,11 @@ static void at_exit(void)
 			}
 }
 
+static int is_wait(const char *name)
+{
+	return strstr(name, "Synchronize") || strstr(name, "StreamWaitEvent");
+}
+
 static int is_diag(const char *name)
 {
 	for (const char *const *p = diag; *p; p++)
@@ -127,7 +139,7 @@ static void api(CUpti_SubscriberHandle sub, int on)
 					(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, 0);
 				continue;
 			}
-			if (!is_diag(name) || (api_mode == 5 && d))
+			if (!is_diag(name) || (api_mode == 5 && d) || (waits_cb && is_wait(name)))
 				continue;
 			if (api_mode == 1 || api_mode == 6)
 				(d ? cuptiActivityEnableDriverApi : cuptiActivityEnableRuntimeApi)(id, (uint8_t)on);
@@ -150,10 +162,27 @@ static void early_ids(int on)
 	api_mode = mode;
 }
 
+/* FLOOR_WAITS=1: the waits' enter and exit callbacks on or off */
+static void waits(int on)
+{
+	for (int d = 0; d < 2; d++) {
+		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+		unsigned n = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+		for (unsigned id = 1; id < n; id++) {
+			const char *name = NULL;
+			if (cuptiGetCallbackName(dom, id, &name) == CUPTI_SUCCESS && name && is_diag(name) &&
+			    is_wait(name))
+				cuptiEnableCallback((uint32_t)on, sub, dom, id);
+		}
+	}
+}
+
 static void kinds(int on)
 {
 	if (api_mode)
 		api(sub, on);
+	if (waits_cb)
+		waits(on);
 	static const CUpti_ActivityKind k[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 					       CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 	for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++)
@@ -199,6 +228,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		 : !strcmp(m, "activity_whole") ? 3 : !strcmp(m, "activity_all") ? 4
 		 : !strcmp(m, "callback_runtime") ? 5 : !strcmp(m, "activity_early") ? 6
 		 : !strcmp(m, "activity_early_kind") ? 7 : 0;
+	const char *w = getenv("FLOOR_WAITS");
+	waits_cb = w && !strcmp(w, "1");
 	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS ||
 	    cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS)
 		return 1;

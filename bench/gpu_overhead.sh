@@ -27,6 +27,8 @@ build_floor "$T" || exit 1
 # floor_acte: by API activity records enabled call by call from the injection until the first
 # context exists, then switched call by call with the range (how gpuscope times them);
 # floor_cbrt: the callbacks of the runtime API's diagnosis set only (none of the driver API's);
+# floor_gs: what gpuscope's default needs of CUPTI at the least, the floor with floor_acte's API
+# activity records and the calls that wait timed by callbacks (FLOOR_WAITS=1), as gpuscope does;
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_cb: gpuscope
 # timing its API calls by callbacks (GPUSCOPE_CUDA_API_TIMING=callback; the default until
 # 2026-12-05 session 7, which times them by CUPTI's API activity records, call by call);
@@ -57,6 +59,7 @@ for _ in $(seq "$REPS"); do
 		floor_actw) FLOOR_API=activity_whole floor_run ;;
 		floor_cb) FLOOR_API=callback floor_run ;;
 		floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
+		floor_gs) FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1 floor_run ;;
 		gpuscope) gs_run ;;
 		gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
@@ -84,7 +87,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
