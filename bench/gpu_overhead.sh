@@ -111,6 +111,17 @@ for w in ws:
         w, statistics.median(o), min(o), max(o), cell(v["none"]), cell(v["floor"]),
         cell(v["gpuscope"]), cell(v["torch"]), ratio(v["gpuscope"][0], v["floor"][0]),
         ratio(v["gpuscope"][0], v["torch"][0])))
+if any(k[1] == "floor_gs" for k in add):
+    # what gpuscope's default asks of CUPTI at the least (floor_gs), and gpuscope against it
+    print()
+    print("| workload | floor adds | floor_gs (the floor + API activity records + the waits' callbacks) adds | gpuscope adds | gpuscope / floor_gs (added) |")
+    print("|---|---|---|---|---|")
+    for w in ws:
+        fl, fg, g = (add.get((w, var), []) for var in ("floor", "floor_gs", "gpuscope"))
+        med = lambda xs: statistics.median(xs) if xs else float("nan")
+        cell = lambda xs: "%+.1f%% (%+.1f..%+.1f)" % (100 * med(xs), 100 * min(xs), 100 * max(xs)) if xs else "n/a"
+        print("| %s | %s | %s | %s | %s |" % (w, cell(fl), cell(fg), cell(g),
+              "%.2f" % (med(g) / med(fg)) if fg and g and med(fg) > 0 else "n/a"))
 if any(k[1] in ("floor_act", "floor_acte", "floor_actw", "floor_cb", "gpuscope_cb", "gpuscope_nosample", "gpuscope_gpu") for k in add):
     print()
     print("| workload | floor adds | floor + API activity records (ids, enabled late) adds | floor + API activity records (ids, enabled from the injection) adds | floor + API activity records (kinds whole, other ids off) adds | floor + API callbacks adds | gpuscope --cuda-api=none adds | gpuscope, API timed by callbacks, adds | gpuscope --sample none adds | gpuscope adds |")
