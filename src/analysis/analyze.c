@@ -2529,6 +2529,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 {
 	memset(a, 0, sizeof(*a));
 	a->steps_by = m->steps_by;
+	a->no_api_calls = !m->apis.n && (m->kernels.n || m->copies.n || m->memsets.n);
 	struct ctx x = {.m = m, .f = f, .o = o, .a = a};
 	x.is_step = gs_xcalloc(m->ranges.n + 1, 1);
 	for (size_t i = 0; i < m->steps.n; i++)

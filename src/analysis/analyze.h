@@ -166,6 +166,9 @@ struct gs_analysis {
 	 * summed (part of part[GS_AN_GPU_COMPUTE]) */
 	GS_VEC(struct gs_an_comm) comm;
 	uint64_t comm_only;
+	/* the trace has GPU operations but no CUDA API call (recorded with --cuda-api=none, or a
+	 * profiler trace without runtime events): host_launch cannot be told from other */
+	uint8_t no_api_calls;
 };
 
 /* The share of the step time of class cls (GS_AN_GPU_COMM included; gpu_compute less the

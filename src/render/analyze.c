@@ -136,6 +136,12 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 		gs_fmt_duration(sb, a->steps.n ? part[c] / a->steps.n : 0);
 		gs_strbuf_addc(sb, '\n');
 	}
+	if (a->no_api_calls) {
+		gs_strbuf_adds(sb, "  note: ");
+		wrap(sb, 8, 8, o->width, "the trace has no CUDA API calls (recorded with --cuda-api=none, "
+					 "or a profiler trace without runtime events): the GPU's idle time "
+					 "while the host launched work counts as other, not host_launch.");
+	}
 	if (!a->comm.n || !a->steps.n)
 		return;
 	gs_strbuf_addf(sb, "\n%sCommunication%s ", b, r);
@@ -420,7 +426,8 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 			       a->comm.n ? gs_an_share(a, c) : a->breakdown[c]);
 	gs_strbuf_adds(sb, "},\n  \"breakdown_ns\": ");
 	jparts(sb, a, a->part, a->comm_only);
-	gs_strbuf_addf(sb, ", \"total_ns\": %llu},\n \"steps\": [", (unsigned long long)a->total);
+	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"host_launch_measured\": %s},\n \"steps\": [",
+		       (unsigned long long)a->total, a->no_api_calls ? "false" : "true");
 	for (size_t i = 0; i < a->steps.n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		uint64_t st = s->start >= m->start_mono ? s->start - m->start_mono : 0;

@@ -75,6 +75,14 @@ has "analyze resnet50: a SIMT sgemm is fp32 without tensor cores" "cutlass_80_si
 	"$(analyze_field "$D/cuda_resnet50.gst" "[f['evidence']['top'][0]['name'] for f in a['findings'] if f['id'] == 'fp32-gemm']")"
 hasnt "analyze resnet50: TF32 tensor-core kernels are not" "tf32" \
 	"$(analyze_field "$D/cuda_resnet50.gst" "[t['name'] for f in a['findings'] if f['id'] == 'fp32-gemm' for t in f['evidence']['top']]")"
+# a trace without API calls (--cuda-api=none): host_launch is not measured, and analyze says so
+eq "analyze syncs_gpu (--cuda-api=none): host_launch not measured" "False 0" \
+	"$(analyze_field "$D/cuda/syncs_gpu.gst" "a['verdict']['host_launch_measured'], a['verdict']['breakdown_ns']['host_launch']" | tr -d "(),")"
+has "analyze syncs_gpu: the text says why host_launch is 0" "the trace has no CUDA API calls" \
+	"$($GS analyze "$D/cuda/syncs_gpu.gst" | tr '\n' ' ' | tr -s ' ')"
+eq "analyze syncs (API calls recorded): host_launch measured" "True" \
+	"$(analyze_field "$D/cuda/syncs.gst" "a['verdict']['host_launch_measured']")"
+hasnt "analyze syncs: no such note" "no CUDA API calls" "$($GS analyze "$D/cuda/syncs.gst")"
 for f in "$D"/cuda/*.gst "$D"/cuda_*.gst; do
 	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
 	eq "analyze $(basename "$f"): schema, sums and step_sum agree ($out)" 0 $?

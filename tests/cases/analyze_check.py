@@ -32,9 +32,12 @@ elif "gpu_communication" in v["breakdown"]:
     bad.append("gpu_communication without a communication list")
 if a.get("schema") != "gpuscope.analyze/1":
     bad.append("schema %r" % a.get("schema"))
-for k in ("primary", "breakdown", "step_time_ms", "steps", "steps_by", "breakdown_ns", "total_ns"):
+for k in ("primary", "breakdown", "step_time_ms", "steps", "steps_by", "breakdown_ns", "total_ns",
+          "host_launch_measured"):
     if k not in v:
         bad.append("verdict has no " + k)
+if v.get("host_launch_measured") is False and v["breakdown_ns"]["host_launch"]:
+    bad.append("host_launch %d ns without API calls" % v["breakdown_ns"]["host_launch"])
 if v["primary"] not in CLASSES or list(v["breakdown"]) != CLASSES:
     bad.append("classes: %r %r" % (v["primary"], list(v["breakdown"])))
 if abs(sum(v["breakdown"].values()) - 1) > 1e-6:
