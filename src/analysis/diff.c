@@ -528,6 +528,7 @@ static void side_init(struct ctx *x, int i, const struct gs_model *m, const stru
 	ds->median_ns = a->median_ns;
 	ds->total_ns = a->total;
 	ds->primary = a->primary;
+	ds->no_api_calls = a->no_api_calls;
 	for (int c = 0; c < GS_AN__N; c++) {
 		ds->breakdown[c] = a->breakdown[c];
 		ds->part_mean[c] = a->steps.n ? (double)a->part[c] / (double)a->steps.n : 0.0;

@@ -91,6 +91,7 @@ struct gs_diff_side {
 	double breakdown[GS_AN__N];
 	double part_mean[GS_AN__N]; /* mean ns per step */
 	int primary;
+	uint8_t no_api_calls; /* gs_analysis's: host_launch not measured */
 };
 
 struct gs_diff_opts {

@@ -458,6 +458,15 @@ static void breakdown(struct out *w, const struct gs_diff *d)
 		row(w, wd, c.c, 6, NULL, 0);
 	}
 	cells_release(&c);
+	int none0 = d->side[0].no_api_calls, none1 = d->side[1].no_api_calls;
+	if (none0 || none1) {
+		char note[256];
+		snprintf(note, sizeof(note), "Note: %s no CUDA API calls (recorded with --cuda-api=none, or "
+			 "a profiler trace without runtime events): %s host_launch is not measured and "
+			 "counts as other.", none0 && none1 ? "neither trace has" : none0 ? "the before trace has" :
+			 "the after trace has", none0 && none1 ? "their" : "its");
+		wrap(w, 0, 0, note);
+	}
 }
 
 static void counts(struct out *w, const struct gs_diff *d)
@@ -715,7 +724,8 @@ static void jside(struct gs_strbuf *sb, const struct gs_diff_side *s)
 		       s->steps_by == GS_STEPS_PROFILER ? "profiler" :
 		       s->steps_by == GS_STEPS_NAMED ? "named" : "run");
 	jnum(sb, (double)s->median_ns / 1e6);
-	gs_strbuf_addf(sb, ", \"primary\": \"%s\", \"breakdown\": {", gs_an_class_name(s->primary));
+	gs_strbuf_addf(sb, ", \"primary\": \"%s\", \"host_launch_measured\": %s, \"breakdown\": {",
+		       gs_an_class_name(s->primary), s->no_api_calls ? "false" : "true");
 	for (int c = 0; c < GS_AN__N; c++) {
 		gs_strbuf_addf(sb, "%s\"%s\": ", c ? ", " : "", gs_an_class_name(c));
 		jnum(sb, s->breakdown[c]);

@@ -279,6 +279,10 @@
 			{key: 'share', label: 'Share (%)', fmt: function (x) { return fmtPct(x); }, num: true},
 			{key: 'ns', label: 'Time (all steps)', fmt: fmtNs, num: true}
 		], rows, {'data-table': 'breakdown'}));
+		if (v.host_launch_measured === false)
+			note(s, 'The trace has no CUDA API calls (recorded with --cuda-api=none, or a profiler trace ' +
+				'without runtime events): the GPU\'s idle time while the host launched work counts as other, ' +
+				'not host launch.');
 		return s;
 	}
 	function breakdownBar(parent, bd) {

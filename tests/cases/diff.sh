@@ -231,3 +231,12 @@ eq "diff --time: the steps in the window" "10 10" \
 	"$(diff_field "$(kt base_a)" "$(kt base_b)" "d['before']['steps'], d['after']['steps']" --time 0:19ms | tr -d "(),'")"
 has "diff --help" "--fail-on-regression" "$($GS diff --help)"
 has "gpuscope help lists diff" "  diff " "$($GS help)"
+
+# a trace recorded without API calls (--cuda-api=none) against one with them: said, not hidden
+D=$ROOT/tests/data
+eq "diff syncs -> syncs_gpu: host_launch measured before, not after" "True False" \
+	"$(diff_field "$D/cuda/syncs.gst" "$D/cuda/syncs_gpu.gst" "d['before']['host_launch_measured'], d['after']['host_launch_measured']" | tr -d "(),")"
+has "diff syncs -> syncs_gpu: the text says the after trace has no API calls" "the after trace has no CUDA API calls" \
+	"$($GS diff "$D/cuda/syncs.gst" "$D/cuda/syncs_gpu.gst" | tr '\n' ' ')"
+hasnt "diff syncs -> syncs_activity: no such note" "no CUDA API calls" \
+	"$($GS diff "$D/cuda/syncs.gst" "$D/cuda/syncs_activity.gst")"

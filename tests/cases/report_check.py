@@ -60,10 +60,14 @@ class Dom(html.parser.HTMLParser):
         self.tables = []   # {'attrs', 'rows': [[{'attrs', 'text'}]]}
         self.cell = None
         self.ids = set()
+        self.text = []     # the page's text outside scripts and styles
+        self.code = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.elems.append((tag, a))
+        if tag in ('script', 'style'):
+            self.code += 1
         if 'id' in a:
             self.ids.add(a['id'])
         if tag == 'table':
@@ -77,10 +81,14 @@ class Dom(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag in ('td', 'th'):
             self.cell = None
+        if tag in ('script', 'style') and self.code:
+            self.code -= 1
 
     def handle_data(self, data):
         if self.cell is not None:
             self.cell['text'] += data
+        if not self.code:
+            self.text.append(data)
 
 
 def gs_json(*args):
@@ -171,6 +179,9 @@ def check_report(page, trace, util_sum):
     check('verdict: primary', v and v['data-primary'] == a['verdict']['primary'], str(v))
     check('verdict: median step', v and int(v['data-median-ns']) == round(a['verdict']['step_time_ms'] * 1e6), str(v))
     check('verdict: steps', v and int(v['data-steps']) == a['verdict']['steps'], str(v))
+    said = 'The trace has no CUDA API calls' in ' '.join(dom.text)
+    check('verdict: the note on API calls not recorded shown as analyze says',
+          said == (a['verdict']['host_launch_measured'] is False), 'shown %s, measured %s' % (said, a['verdict']['host_launch_measured']))
     ids = [x['data-id'] for t, x in dom.elems if t == 'div' and 'data-id' in x]
     check('findings in analyze\'s order', ids == [f['id'] for f in a['findings']], '%s vs %s' % (ids, [f['id'] for f in a['findings']]))
     savings = [float(x['data-saving-ms']) for t, x in dom.elems if t == 'div' and 'data-saving-ms' in x]
