@@ -91,18 +91,20 @@ GS_API void gs_osrt_record(uint16_t call, uint64_t t0, uint64_t t1);
 GS_HIDDEN void gs_osrt_sync(void);
 
 /* In a wrapper of a libc function: f, the next definition of name (dlsym RTLD_NEXT, so the
- * user includes dlfcn.h), looked up once; without one the wrapper fails with ENOSYS. */
-#define GS_NEXT(ptype, name, f)                                                              \
+ * user includes dlfcn.h), looked up once; without one the wrapper fails with ENOSYS, returning
+ * fail (GS_NEXT: -1). */
+#define GS_NEXT_OR(ptype, name, f, fail)                                                     \
 	static __typeof__(ptype) real_;                                                      \
 	__typeof__(ptype) f = real_;                                                         \
 	if (GS_UNLIKELY(!f)) {                                                               \
 		f = (__typeof__(ptype))(uintptr_t)dlsym(RTLD_NEXT, name);                    \
 		if (!f) {                                                                    \
 			errno = ENOSYS;                                                      \
-			return -1;                                                           \
+			return fail;                                                         \
 		}                                                                            \
 		real_ = f;                                                                   \
 	}
+#define GS_NEXT(ptype, name, f) GS_NEXT_OR(ptype, name, f, -1)
 
 /* the clock of kind `kind` (GS_CLOCK_TSC or GS_CLOCK_MONOTONIC) */
 static inline uint64_t gs_clock_read(uint32_t kind)

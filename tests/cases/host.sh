@@ -72,6 +72,51 @@ outer = [(e["start"], e["start"] + e["dur"]) for e in ev if e.get("event") == "r
 print(sum(1 for e in ev if e.get("event") == "osrt" and any(a <= e["start"] and e["start"] + e["dur"] <= b for a, b in outer)))')"
 $GS profile -o hs_nos --sample none "$P/host_block" 2>/dev/null; eq "no osrt: exit 7" 7 $?
 eq "no osrt: no calls recorded" 0 "$($GS dump --format jsonl hs_nos.gst | grep -c '"event":"osrt"')"
+# the other waits (host_waits: its main thread blocks ~30 ms once in each), every call kept
+# (--osrt-threshold 0): each wait on the main thread once, lasting 25 ms to 2 s; fcntl's
+# commands that do not wait (F_GETFL, F_SETFL, F_SETFD: 5 calls) are not clocked at all
+mkdir -p hs_waits.d
+$GS profile -o hs_waits -t osrt --osrt-threshold 0 --sample none "$P/host_waits" hs_waits.d 2>hs_waits.err
+eq "osrt waits: exit 3 kept" 3 $?
+$GS dump --format jsonl hs_waits.gst >hs_waits.jsonl
+waits="sem_clockwait pthread_cond_clockwait pthread_mutex_clocklock pthread_rwlock_clockrdlock
+pthread_rwlock_clockwrlock pthread_timedjoin_np pthread_clockjoin_np pthread_barrier_wait
+epoll_pwait2 sigwait sigwaitinfo sigtimedwait sigsuspend pause flock lockf lockf64 fcntl fcntl64
+fopen fopen64 fread fwrite fclose"
+eq "osrt waits: each call once on the main thread, 25 ms to 2 s" "$(echo $waits | tr ' ' '\n' | sed 's/$/ 1/' | tr '\n' ' ')" \
+	"$(python3 - hs_waits.jsonl $waits <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+os = [e for e in ev if e.get("event") == "osrt"]
+main = min(os, key=lambda e: e["start"])["pid"]  # the children (lockf) start later
+n = {w: 0 for w in sys.argv[2:]}
+for e in ev:
+    if e.get("event") == "osrt" and e["tid"] == main and e["name"] in n and 25e6 <= e["dur"] <= 2e9:
+        n[e["name"]] += 1
+print(" ".join("%s %d" % (w, n[w]) for w in sys.argv[2:]), end=" ")
+PY
+)"
+eq "osrt waits: fcntl recorded only for its one F_OFD_SETLKW, fcntl64 for its F_SETLKW" "1 1" \
+	"$(grep -c '"name":"fcntl"' hs_waits.jsonl) $(grep -c '"name":"fcntl64"' hs_waits.jsonl)"
+# Python's waits with a timeout (CPython 3.11+: sem_clockwait where glibc has it, else
+# sem_timedwait): queue.get on an empty queue that a thread fills every 30 ms, 4 times
+cat >hs_qwait.py <<'PY'
+import queue, threading, time
+q = queue.Queue()
+def put():
+    for i in range(4):
+        time.sleep(0.03)
+        q.put(i)
+threading.Thread(target=put).start()
+print(sum(q.get(timeout=10) for _ in range(4)))
+PY
+eq "osrt, Python queue.get(timeout=): program's output kept" 6 "$($GS profile -o hs_qwait -t osrt --sample none python3 hs_qwait.py 2>/dev/null)"
+eq "osrt, Python queue.get(timeout=): 4 waits of 20 ms or more on the main thread" 4 \
+	"$($GS dump --format jsonl hs_qwait.gst | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+print(sum(1 for e in ev if e.get("event") == "osrt" and e["tid"] == e["pid"]
+          and e["name"] in ("sem_clockwait", "sem_timedwait") and e["dur"] >= 20e6))')"
 
 # ---- CPU sampling ----
 $GS profile -o hs_cpu -t nvtx "$P/host_cpu" 12 2>hs_cpu.err; eq "sample: exit 0" 0 $?

@@ -15,7 +15,8 @@
  * program's calls now reach libc directly.
  *
  * Invariants: the wrappers preserve the real call's result and errno; the collector drops the
- * calls it makes itself (tls.busy). */
+ * calls it makes itself (tls.busy). A call inside libc (fopen's open, sigwait's sigtimedwait)
+ * does not pass through here: each call of the program is recorded once, by its own name. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,9 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -159,6 +162,93 @@ OSRT(pid_t, wait4, GS_OSRT_WAIT4, (pid_t pid, int *st, int opt, struct rusage *r
 OSRT(int, waitid, GS_OSRT_WAITID, (idtype_t t, id_t id, siginfo_t *si, int opt), (t, id, si, opt))
 OSRT(int, fsync, GS_OSRT_FSYNC, (int fd), (fd))
 OSRT(int, fdatasync, GS_OSRT_FDATASYNC, (int fd), (fd))
+
+/* The waits on a clock of glibc 2.30 (CPython 3.11+ times its lock acquires with sem_clockwait,
+ * libstdc++ its condition_variable::wait_for and wait_until with pthread_cond_clockwait),
+ * pthread_clockjoin_np (2.31) and epoll_pwait2 (2.35): defined only where the headers have them. */
+#ifdef __GLIBC_PREREQ
+#define OSRT_GLIBC(maj, min) __GLIBC_PREREQ(maj, min)
+#else
+#define OSRT_GLIBC(maj, min) 0
+#endif
+#if OSRT_GLIBC(2, 30)
+OSRT(int, sem_clockwait, GS_OSRT_SEM_CLOCKWAIT, (sem_t * s, clockid_t c, const struct timespec *ts),
+     (s, c, ts))
+OSRT(int, pthread_cond_clockwait, GS_OSRT_PTHREAD_COND_CLOCKWAIT,
+     (pthread_cond_t * cv, pthread_mutex_t *m, clockid_t c, const struct timespec *ts),
+     (cv, m, c, ts))
+OSRT(int, pthread_mutex_clocklock, GS_OSRT_PTHREAD_MUTEX_CLOCKLOCK,
+     (pthread_mutex_t * m, clockid_t c, const struct timespec *ts), (m, c, ts))
+OSRT(int, pthread_rwlock_clockrdlock, GS_OSRT_PTHREAD_RWLOCK_CLOCKRDLOCK,
+     (pthread_rwlock_t * l, clockid_t c, const struct timespec *ts), (l, c, ts))
+OSRT(int, pthread_rwlock_clockwrlock, GS_OSRT_PTHREAD_RWLOCK_CLOCKWRLOCK,
+     (pthread_rwlock_t * l, clockid_t c, const struct timespec *ts), (l, c, ts))
+#endif
+#if OSRT_GLIBC(2, 31)
+OSRT(int, pthread_clockjoin_np, GS_OSRT_PTHREAD_CLOCKJOIN_NP,
+     (pthread_t th, void **ret, clockid_t c, const struct timespec *ts), (th, ret, c, ts))
+#endif
+#if OSRT_GLIBC(2, 35)
+OSRT(int, epoll_pwait2, GS_OSRT_EPOLL_PWAIT2,
+     (int fd, struct epoll_event *ev, int n, const struct timespec *ts, const sigset_t *ss),
+     (fd, ev, n, ts, ss))
+#endif
+OSRT(int, pthread_timedjoin_np, GS_OSRT_PTHREAD_TIMEDJOIN_NP,
+     (pthread_t th, void **ret, const struct timespec *ts), (th, ret, ts))
+OSRT(int, pthread_barrier_wait, GS_OSRT_PTHREAD_BARRIER_WAIT, (pthread_barrier_t * b), (b))
+
+/* Signal waits */
+OSRT(int, sigwait, GS_OSRT_SIGWAIT, (const sigset_t *set, int *sig), (set, sig))
+OSRT(int, sigwaitinfo, GS_OSRT_SIGWAITINFO, (const sigset_t *set, siginfo_t *si), (set, si))
+OSRT(int, sigtimedwait, GS_OSRT_SIGTIMEDWAIT,
+     (const sigset_t *set, siginfo_t *si, const struct timespec *ts), (set, si, ts))
+OSRT(int, sigsuspend, GS_OSRT_SIGSUSPEND, (const sigset_t *mask), (mask))
+OSRT(int, pause, GS_OSRT_PAUSE, (void), ())
+
+/* File locks: flock, lockf, and fcntl's waiting lock commands (F_SETLKW, F_OFD_SETLKW; the
+ * other commands go straight to libc, unclocked). fcntl's third argument, an int or a
+ * pointer or none, is passed on as the pointer-sized value libc's fcntl itself reads. */
+OSRT(int, flock, GS_OSRT_FLOCK, (int fd, int op), (fd, op))
+OSRT(int, lockf, GS_OSRT_LOCKF, (int fd, int cmd, off_t len), (fd, cmd, len))
+OSRT(int, lockf64, GS_OSRT_LOCKF64, (int fd, int cmd, off64_t len), (fd, cmd, len))
+static inline int fcntl_waits(int cmd)
+{
+#if defined(F_SETLKW64) && F_SETLKW64 != F_SETLKW
+	if (cmd == F_SETLKW64)
+		return 1;
+#endif
+	return cmd == F_SETLKW || cmd == F_OFD_SETLKW;
+}
+#define OSRT_FCNTL(name, call)                                                               \
+	GS_EXPORT int name(int fd, int cmd, ...)                                             \
+	{                                                                                    \
+		va_list ap;                                                                  \
+		va_start(ap, cmd);                                                           \
+		void *arg = va_arg(ap, void *);                                              \
+		va_end(ap);                                                                  \
+		GS_NEXT(int (*)(int, int, ...), #name, next_)                               \
+		if (!fcntl_waits(cmd))                                                       \
+			return next_(fd, cmd, arg);                                          \
+		OSRT_TIMED(int, call, next_, (fd, cmd, arg));                                \
+	}
+OSRT_FCNTL(fcntl, GS_OSRT_FCNTL)
+OSRT_FCNTL(fcntl64, GS_OSRT_FCNTL64)
+
+/* stdio: libc's own calls inside these (open, read, write) do not reach the wrappers above. */
+#define OSRT_NULL(ret, name, call, params, args, fail)                                       \
+	GS_EXPORT ret name params                                                            \
+	{                                                                                    \
+		GS_NEXT_OR(ret(*) params, #name, next_, fail)                                \
+		OSRT_TIMED(ret, call, next_, args);                                          \
+	}
+OSRT_NULL(FILE *, fopen, GS_OSRT_FOPEN, (const char *path, const char *mode), (path, mode), NULL)
+OSRT_NULL(FILE *, fopen64, GS_OSRT_FOPEN64, (const char *path, const char *mode), (path, mode),
+	  NULL)
+OSRT_NULL(size_t, fread, GS_OSRT_FREAD, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f),
+	  0)
+OSRT_NULL(size_t, fwrite, GS_OSRT_FWRITE, (const void *p, size_t size, size_t n, FILE *f),
+	  (p, size, n, f), 0)
+OSRT(int, fclose, GS_OSRT_FCLOSE, (FILE * f), (f))
 
 /* The open family takes a mode only with O_CREAT or O_TMPFILE; the next definition is
  * variadic too. */
