@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/osrt.sh: what --trace osrt adds to calls it wraps but does not record (shorter than
-# the 1 us threshold): an uncontended mutex lock+unlock pair and a 0-byte pipe read.
+# the 1 us threshold): an uncontended mutex lock+unlock pair, a 0-byte pipe read and
+# fcntl(F_GETFD), which the fcntl wrapper passes on unclocked.
 # bench/osrt_calls.c times, in one process, the calls through the program's symbols (wrapped
 # under the tool) against libc's own definitions (never wrapped), block against block; RUNS
 # processes with no tool and under `gpuscope profile -t osrt --sample none`, alternating.
@@ -22,7 +23,7 @@ for _ in $(seq "$RUNS"); do
 	"$P/osrt_calls" "$N" "$REPS" >>"$tmp/none"
 	"$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/with"
 done
-for k in mutex read0; do
+for k in mutex read0 fcntl; do
 	read -r nw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
 	read -r nd _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/none" | med)
 	read -r na nalo nahi < <(awk -v k=$k '$1 == k { print $4 }' "$tmp/none" | med)

@@ -1,6 +1,6 @@
 /* osrt_calls.c: the cost of calls that gpuscope's --trace osrt wraps but does not record
- * (shorter than the threshold): an uncontended pthread_mutex_lock + unlock pair, and a 0-byte
- * read of a pipe. `osrt_calls N REPS` times, REPS times over, N calls through the program's own
+ * (shorter than the threshold): an uncontended pthread_mutex_lock + unlock pair, a 0-byte
+ * read of a pipe, and fcntl(F_GETFD) (a command that does not wait: passed on unclocked). `osrt_calls N REPS` times, REPS times over, N calls through the program's own
  * symbols (which --trace osrt interposes) and N calls of libc's definitions looked up in libc
  * itself (which it cannot), alternating in the same process, and prints for each kind the
  * median ns per call of both and the median of the per-repetition differences:
@@ -11,6 +11,7 @@
  * process, block against block, cancels what moves a whole process's timing (which CPU, what
  * else runs on the machine), which separate processes cannot. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,8 +51,10 @@ int main(int argc, char **argv)
 		libc ? (int (*)(pthread_mutex_t *))(uintptr_t)dlsym(libc, "pthread_mutex_lock") : NULL;
 	ssize_t (*d_read)(int, void *, size_t) =
 		libc ? (ssize_t(*)(int, void *, size_t))(uintptr_t)dlsym(libc, "read") : NULL;
-	if (!d_lock || !d_read) {
-		fprintf(stderr, "osrt_calls: libc's pthread_mutex_lock and read not found\n");
+	int (*d_fcntl)(int, int, ...) =
+		libc ? (int (*)(int, int, ...))(uintptr_t)dlsym(libc, "fcntl") : NULL;
+	if (!d_lock || !d_read || !d_fcntl) {
+		fprintf(stderr, "osrt_calls: libc's pthread_mutex_lock, read and fcntl not found\n");
 		return 1;
 	}
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
 	if (pipe(fds) != 0)
 		return 1;
 	double mw[100], md[100], ma[100], rw[100], rd[100], ra[100], cw[100], ca[100];
+	double fw[100], fd[100], fa[100];
 	for (int r = 0; r < reps; r++) {
 		double t0 = now();
 		for (long i = 0; i < n; i++) {
@@ -89,6 +93,14 @@ int main(int argc, char **argv)
 		}
 #endif
 		double t5 = now();
+		for (long i = 0; i < n; i++)
+			if (fcntl(fds[0], F_GETFD) < 0)
+				return 1;
+		double t6 = now();
+		for (long i = 0; i < n; i++)
+			if (d_fcntl(fds[0], F_GETFD) < 0)
+				return 1;
+		double t7 = now();
 		mw[r] = (t1 - t0) / (double)n;
 		md[r] = (t2 - t1) / (double)n;
 		ma[r] = mw[r] - md[r];
@@ -97,9 +109,13 @@ int main(int argc, char **argv)
 		ra[r] = rw[r] - rd[r];
 		cw[r] = (t5 - t4) / (double)n;
 		ca[r] = cw[r] - rd[r];
+		fw[r] = (t6 - t5) / (double)n;
+		fd[r] = (t7 - t6) / (double)n;
+		fa[r] = fw[r] - fd[r];
 	}
 	printf("mutex %.2f %.2f %.2f\n", median(mw, reps), median(md, reps), median(ma, reps));
 	printf("read0 %.2f %.2f %.2f\n", median(rw, reps), median(rd, reps), median(ra, reps));
+	printf("fcntl %.2f %.2f %.2f\n", median(fw, reps), median(fd, reps), median(fa, reps));
 #if defined(__x86_64__)
 	printf("clock2 %.2f %.2f %.2f\n", median(cw, reps), median(rd, reps), median(ca, reps));
 #endif

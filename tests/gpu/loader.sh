@@ -47,6 +47,23 @@ between "loader: the workers' top entry is __getitem__ in >= 50% of their sample
 has "loader: text table" "GPU idle, by host activity" "$(cat "$T/analyze.txt")"
 out=$(python3 tests/cases/analyze_check.py "$GS" "$T/loader.gst" --step step 2>&1)
 eq "loader: schema, sums and step_sum agree ($out)" 0 $?
+
+# the same loop with pin_memory=True under -t cuda,nvtx,osrt: the main thread waits on the
+# pin-memory thread's queue (queue.get with a timeout: sem_clockwait in CPython 3.12), which
+# analyze names as the DataLoader wait the GPU idles in
+PYTHONUNBUFFERED=1 $GS profile -t cuda,nvtx,osrt -o "$T/loader_pin" -- python3 tests/gpu/loader_train.py 60 \
+	--pin-memory >"$T/out_pin" 2>"$T/err_pin"
+eq "loader, pin_memory + osrt: profile exit 0" 0 $?
+tail -1 "$T/out_pin"
+[ -n "${OUT:-}" ] && cp "$T/loader_pin.gst" "$OUT/loader_pin.gst"
+$GS stats -r osrt_sum "$T/loader_pin.gst" | head -8
+$GS analyze --step step --format json -o "$T/analyze_pin.json" "$T/loader_pin.gst"
+q() { python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print($1)" "$T/analyze_pin.json"; }
+eq "loader, pin_memory + osrt: verdict input_pipeline" input_pipeline "$(q "a['verdict']['primary']")"
+eq "loader, pin_memory + osrt: the GPU idles most in the DataLoader wait, named sem_clockwait" sem_clockwait \
+	"$(q "a['idle_attribution']['classes']['loader_wait']['top']")"
+between "loader, pin_memory + osrt: that wait is >= 50% of the idle time" 0.5 1 \
+	"$(q "a['idle_attribution']['classes']['loader_wait']['share']")"
 rm -rf "$T"
 echo "loader: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

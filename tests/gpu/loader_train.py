@@ -6,7 +6,9 @@ image); a DataLoader with 2 worker processes makes batches of 16, so a batch tak
 worker time per worker while the GPU step takes well under 1 ms: the main thread waits for
 data most of the step. No data-loading range is written: each iteration is one NVTX range
 "step" (the fetch included), so `gpuscope analyze --step step` sees the steps, and only the
-CPU samples can tell that the GPU waits for the DataLoader.
+CPU samples can tell that the GPU waits for the DataLoader. With --pin-memory the DataLoader
+pins the batches in its pin-memory thread, and the main thread waits for them on that thread's
+queue (queue.Queue.get with a timeout: sem_clockwait in CPython 3.12).
 Prints "steps N seconds S" last."""
 import sys
 import time
@@ -16,6 +18,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 150
+PIN = "--pin-memory" in sys.argv[2:]
 
 
 def decode(raw):
@@ -42,7 +45,7 @@ def main():
     model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 32 * 32, 256),
                                 torch.nn.ReLU(), torch.nn.Linear(256, 10)).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    it = iter(DataLoader(Images(), batch_size=16, num_workers=2))
+    it = iter(DataLoader(Images(), batch_size=16, num_workers=2, pin_memory=PIN))
     t0 = time.perf_counter()
     for _ in range(STEPS):
         torch.cuda.nvtx.range_push("step")
