@@ -85,4 +85,6 @@ const char *const gs_osrt_names[GS_OSRT__N] = {
 	[GS_OSRT_FREAD] = "fread",
 	[GS_OSRT_FWRITE] = "fwrite",
 	[GS_OSRT_FCLOSE] = "fclose",
+	[GS_OSRT_FUTEX] = "futex",
+	[GS_OSRT_FUTEX_WAITV] = "futex_waitv",
 };

@@ -74,7 +74,8 @@ $GS profile -o hs_nos --sample none "$P/host_block" 2>/dev/null; eq "no osrt: ex
 eq "no osrt: no calls recorded" 0 "$($GS dump --format jsonl hs_nos.gst | grep -c '"event":"osrt"')"
 # the other waits (host_waits: its main thread blocks ~30 ms once in each), every call kept
 # (--osrt-threshold 0): each wait on the main thread once, lasting 25 ms to 2 s; fcntl's
-# commands that do not wait (F_GETFL, F_SETFL, F_SETFD: 5 calls) are not clocked at all
+# commands that do not wait (F_GETFL, F_SETFL, F_SETFD: 5 calls) and syscall(2)'s other
+# numbers are not clocked at all
 mkdir -p hs_waits.d
 $GS profile -o hs_waits -t osrt --osrt-threshold 0 --sample none "$P/host_waits" hs_waits.d 2>hs_waits.err
 eq "osrt waits: exit 3 kept" 3 $?
@@ -82,7 +83,8 @@ $GS dump --format jsonl hs_waits.gst >hs_waits.jsonl
 waits="sem_clockwait pthread_cond_clockwait pthread_mutex_clocklock pthread_rwlock_clockrdlock
 pthread_rwlock_clockwrlock pthread_timedjoin_np pthread_clockjoin_np pthread_barrier_wait
 epoll_pwait2 sigwait sigwaitinfo sigtimedwait sigsuspend pause flock lockf lockf64 fcntl fcntl64
-fopen fopen64 fread fwrite fclose"
+fopen fopen64 fread fwrite fclose futex"
+grep -q "futex_waitv: ENOSYS" hs_waits.err || waits="$waits futex_waitv"
 eq "osrt waits: each call once on the main thread, 25 ms to 2 s" "$(echo $waits | tr ' ' '\n' | sed 's/$/ 1/' | tr '\n' ' ')" \
 	"$(python3 - hs_waits.jsonl $waits <<'PY'
 import json, sys
@@ -98,6 +100,8 @@ PY
 )"
 eq "osrt waits: fcntl recorded only for its one F_OFD_SETLKW, fcntl64 for its F_SETLKW" "1 1" \
 	"$(grep -c '"name":"fcntl"' hs_waits.jsonl) $(grep -c '"name":"fcntl64"' hs_waits.jsonl)"
+eq "osrt waits: syscall(2) recorded only for its one FUTEX_WAIT (not gettid, not the FUTEX_WAKE)" 1 \
+	"$(grep -c '"name":"futex"' hs_waits.jsonl)"
 # Python's waits with a timeout (CPython 3.11+: sem_clockwait where glibc has it, else
 # sem_timedwait): queue.get on an empty queue that a thread fills every 30 ms, 4 times
 cat >hs_qwait.py <<'PY'

@@ -3,7 +3,9 @@
  * pthread_rwlock_clockrdlock, pthread_rwlock_clockwrlock, pthread_timedjoin_np,
  * pthread_clockjoin_np, pthread_barrier_wait, epoll_pwait2, sigwait, sigwaitinfo,
  * sigtimedwait, sigsuspend, pause, flock, lockf, lockf64, fcntl (F_OFD_SETLKW), fcntl64
- * (F_SETLKW), fopen (of a FIFO), fopen64, fread, fwrite and fclose (on pipes).
+ * (F_SETLKW), fopen (of a FIFO), fopen64, fread, fwrite and fclose (on pipes), and through
+ * syscall(2), futex (FUTEX_WAIT) and futex_waitv (where the kernel has it; else it prints
+ * "futex_waitv: ENOSYS"). syscall(SYS_gettid) and the helper's FUTEX_WAKE must not be recorded.
  * A helper thread (or, for lockf, a child process) makes each wait last HOLD_MS. Each call
  * whose wait is asserted is made once; fcntl is also called with commands that do not wait
  * (F_GETFL, F_SETFD), which osrt must not record. Exits 3 (the profiler must pass it on) or
@@ -13,11 +15,15 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -153,6 +159,17 @@ static void *kill_until_stopped(void *sig)
 		if (!stop_kill)
 			pthread_kill(main_thread, (int)(long)sig);
 	}
+	return NULL;
+}
+
+static _Atomic uint32_t word;
+
+static void *wake_later(void *a)
+{
+	(void)a;
+	sleep_ms(HOLD_MS);
+	word = 1;
+	CHECK(syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) >= 0);
 	return NULL;
 }
 
@@ -425,5 +442,28 @@ int main(int argc, char **argv)
 	join(t);
 	fclose(f);
 	close(again[0]);
+
+	/* futex through syscall(2): one FUTEX_WAIT until the helper stores 1 and wakes it */
+	CHECK(syscall(SYS_gettid) == (long)getpid());
+	t = spawn(wake_later, NULL);
+	while (word == 0)
+		if (syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0) != 0)
+			CHECK(errno == EAGAIN || errno == EINTR);
+	join(t);
+#ifdef SYS_futex_waitv
+	word = 0;
+	struct futex_waitv fw = {.val = 0, .uaddr = (uintptr_t)&word,
+				 .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG};
+	t = spawn(wake_later, NULL);
+	long r = 0;
+	while (word == 0 && (r = syscall(SYS_futex_waitv, &fw, 1, 0, NULL, CLOCK_MONOTONIC)) != 0)
+		if (errno == ENOSYS)
+			break;
+	if (r != 0 && errno == ENOSYS)
+		fprintf(stderr, "futex_waitv: ENOSYS\n");
+	join(t);
+#else
+	fprintf(stderr, "futex_waitv: ENOSYS\n");
+#endif
 	return 3;
 }

@@ -3,7 +3,7 @@
  * mapping (a known function by address, an unmapped address, a perf map entry), a fork
  * child's inherited JIT code named from its parent's perf map, and the folded and pprof
  * writers on a model built by hand (exact folded text; the pprof message walked field by
- * field). */
+ * field); the OS runtime syscall() wrapper's own system call (rawsys.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include <cmocka.h>
 
 #include "../../src/analysis/reports.h"
+#include "../../src/collector/osrt/rawsys.h"
 #include "../../src/analysis/table.h"
 #include "../../src/export/formats.h"
 #include "../../src/format/gst.h"
@@ -407,6 +411,37 @@ static void test_pprof(void **state)
 	gs_model_release(&m);
 }
 
+/* gs_raw_syscall as libc's syscall(): the result, -1 and errno on an error, all six arguments
+ * (mmap's file descriptor and offset are the fifth and sixth) */
+static void test_raw_syscall(void **state)
+{
+	(void)state;
+#ifdef GS_RAW_SYSCALL
+	assert_int_equal(gs_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0), getpid());
+	assert_int_equal(gs_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0), syscall(SYS_gettid));
+	errno = 0;
+	assert_int_equal(gs_raw_syscall(SYS_close, -1, 0, 0, 0, 0, 0), -1);
+	assert_int_equal(errno, EBADF);
+	FILE *tf = tmpfile();
+	assert_non_null(tf);
+	unsigned char page[8192];
+	for (size_t i = 0; i < sizeof page; i++)
+		page[i] = (unsigned char)(i / 4096 + 1);
+	assert_int_equal(fwrite(page, 1, sizeof page, tf), sizeof page);
+	assert_int_equal(fflush(tf), 0);
+	long p = gs_raw_syscall(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, fileno(tf), 4096);
+	assert_true(p != -1 && p != 0);
+	assert_int_equal(((const unsigned char *)p)[0], 2); /* the second page: offset 4096 */
+	assert_int_equal(gs_raw_syscall(SYS_munmap, p, 4096, 0, 0, 0, 0), 0);
+	errno = 0;
+	assert_int_equal(gs_raw_syscall(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, fileno(tf), 100), -1);
+	assert_int_equal(errno, EINVAL); /* an offset not page-aligned */
+	fclose(tf);
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_cpu_sample_sum_totals),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_raw_syscall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -31,6 +32,7 @@
 #include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -39,6 +41,7 @@
 
 #include "../../format/gst.h"
 #include "../collector.h"
+#include "rawsys.h"
 
 /* Whether this call is clocked: osrt on and inside the capture range (host.c keeps
  * gs_osrt_ctl.clocking so; outside the range a wrapper costs a load and a branch more than the
@@ -249,6 +252,73 @@ OSRT_NULL(size_t, fread, GS_OSRT_FREAD, (void *p, size_t size, size_t n, FILE *f
 OSRT_NULL(size_t, fwrite, GS_OSRT_FWRITE, (const void *p, size_t size, size_t n, FILE *f),
 	  (p, size, n, f), 0)
 OSRT(int, fclose, GS_OSRT_FCLOSE, (FILE * f), (f))
+
+/* futex waits made through syscall(2), glibc having no futex function: Rust's std locks and
+ * condition variables, libstdc++'s C++20 atomic waits, TBB. Only the waiting futex operations
+ * and futex_waitv are clocked; every other number goes to libc's syscall() at once.
+ * The collector itself calls syscall() (gettid, from its signal handler too), so libc's
+ * definition is looked up when this library is initialised, not on a first call (dlsym in a
+ * signal handler); a call before that (the collector is initialised first) is made by
+ * gs_raw_syscall (rawsys.h), as libc's syscall() makes it. */
+static long (*libc_syscall)(long, ...);
+
+__attribute__((constructor)) static void osrt_init(void)
+{
+	libc_syscall = (long (*)(long, ...))(uintptr_t)dlsym(RTLD_NEXT, "syscall");
+}
+
+static long next_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long (*s)(long, ...) = libc_syscall;
+	if (GS_LIKELY(s != NULL))
+		return s(nr, a, b, c, d, e, f);
+#ifdef GS_RAW_SYSCALL
+	return gs_raw_syscall(nr, a, b, c, d, e, f);
+#else
+	s = (long (*)(long, ...))(uintptr_t)dlsym(RTLD_NEXT, "syscall");
+	if (!s) {
+		errno = ENOSYS;
+		return -1;
+	}
+	libc_syscall = s;
+	return s(nr, a, b, c, d, e, f);
+#endif
+}
+
+static inline int futex_waits(long op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_LOCK_PI:
+#ifdef FUTEX_LOCK_PI2
+	case FUTEX_LOCK_PI2:
+#endif
+	case FUTEX_WAIT_REQUEUE_PI:
+		return 1;
+	}
+	return 0;
+}
+
+/* Six arguments are read and passed on whatever the call has, as libc's syscall() reads six. */
+GS_EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	uint16_t call;
+	if (nr == SYS_futex && futex_waits(b))
+		call = GS_OSRT_FUTEX;
+#ifdef SYS_futex_waitv
+	else if (nr == SYS_futex_waitv)
+		call = GS_OSRT_FUTEX_WAITV;
+#endif
+	else
+		return next_syscall(nr, a, b, c, d, e, f);
+	OSRT_TIMED(long, call, next_syscall, (nr, a, b, c, d, e, f));
+}
 
 /* The open family takes a mode only with O_CREAT or O_TMPFILE; the next definition is
  * variadic too. */
