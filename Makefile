@@ -37,6 +37,7 @@ LIB_SRC  = $(wildcard src/collector/*.c)
 CUDA_LIB_SRC = $(wildcard src/collector/cuda/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 PROG_SRC = $(wildcard tests/programs/*.c) bench/nvtx_pair.c bench/osrt_calls.c
+CXX_PROG_SRC = $(wildcard tests/programs/*.cc)
 EX_SRC   = $(wildcard examples/*.c)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -56,7 +57,8 @@ PY_HOOK  = $(patsubst src/python/%,$(BUILD)/lib/python/%,$(wildcard src/python/*
 CUDA_LIBDIRS = $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(CUDA_HOME)/extras/CUPTI/lib64)
 CUDA_STUBS = $(firstword $(wildcard $(CUDA_HOME)/lib64/stubs $(CUDA_HOME)/lib/stubs))
 UNITS    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
-PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC)))
+PROGS    = $(patsubst %.c,$(BUILD)/tests/programs/%,$(notdir $(PROG_SRC))) \
+	   $(patsubst %.cc,$(BUILD)/tests/programs/%,$(notdir $(CXX_PROG_SRC)))
 EXAMPLES = $(EX_SRC:%.c=$(BUILD)/%)
 GEN_TRACE = $(BUILD)/bench/gen_trace
 TIMEMAP_BENCH = $(BUILD)/bench/timemap
@@ -161,6 +163,12 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_OBJ) $(BUILD)/obj/src/cli/outname.o
 $(BUILD)/tests/programs/%: tests/programs/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(NVTX_INC) -o $@ $< -ldl
+
+# C++ programs (the standard library's waits for --trace osrt); c++ is clang++ with CC=clang
+CXX_FOR_CC = $(if $(findstring clang,$(CC)),clang++,$(CXX))
+$(BUILD)/tests/programs/%: tests/programs/%.cc | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CXX_FOR_CC) -std=c++20 $(WARN) -g $(OPT) -pthread -o $@ $<
 
 # the CUDA library's API-call record writer, driven on the CPU (tests/cases/apirec.sh)
 $(BUILD)/tests/programs/cuda_apirec: tests/programs/cuda_apirec.c $(BUILD)/pic/src/collector/cuda/apirec.o $(LIB)

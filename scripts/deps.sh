@@ -9,6 +9,8 @@ have_header libdeflate.h || missing="$missing libdeflate-dev"
 have_header zlib.h   || missing="$missing zlib1g-dev"
 have_header sqlite3.h || missing="$missing libsqlite3-dev"
 have_header stdarg.h || missing="$missing build-essential"
+# a C++ compiler: the test programs include the C++ standard library's waits (host_cxxwaits)
+printf '#include <atomic>\n' | ${CXX:-c++} -E -x c++ - >/dev/null 2>&1 || missing="$missing g++"
 # libunwind: the CPU sampler walks native stacks with it in its signal handler (DWARF CFI, no
 # frame pointers needed; its local unwinder is async-signal-safe)
 have_header libunwind.h || missing="$missing libunwind-dev"

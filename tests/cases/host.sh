@@ -102,6 +102,22 @@ eq "osrt waits: fcntl recorded only for its one F_OFD_SETLKW, fcntl64 for its F_
 	"$(grep -c '"name":"fcntl"' hs_waits.jsonl) $(grep -c '"name":"fcntl64"' hs_waits.jsonl)"
 eq "osrt waits: syscall(2) recorded only for its one FUTEX_WAIT (not gettid, not the FUTEX_WAKE)" 1 \
 	"$(grep -c '"name":"futex"' hs_waits.jsonl)"
+# the C++ standard library's timed waits (host_cxxwaits): condition_variable::wait_for,
+# timed_mutex::try_lock_for, shared_timed_mutex::try_lock_shared_for, atomic<int>::wait, each
+# ~30 ms once on the main thread
+$GS profile -o hs_cxx -t osrt --sample none "$P/host_cxxwaits" 2>/dev/null
+eq "osrt C++ waits: exit 4 kept" 4 $?
+eq "osrt C++ waits: each on the main thread, 25 ms to 2 s" \
+	"pthread_cond_clockwait 1 pthread_mutex_clocklock 1 pthread_rwlock_clockrdlock 1 futex 1" \
+	"$($GS dump --format jsonl hs_cxx.gst | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+w = ["pthread_cond_clockwait", "pthread_mutex_clocklock", "pthread_rwlock_clockrdlock", "futex"]
+n = {x: 0 for x in w}
+for e in ev:
+    if e.get("event") == "osrt" and e["tid"] == e["pid"] and e["name"] in n and 25e6 <= e["dur"] <= 2e9:
+        n[e["name"]] += 1
+print(" ".join("%s %d" % (x, n[x]) for x in w))')"
 # Python's waits with a timeout (CPython 3.11+: sem_clockwait where glibc has it, else
 # sem_timedwait): queue.get on an empty queue that a thread fills every 30 ms, 4 times
 cat >hs_qwait.py <<'PY'
