@@ -73,7 +73,7 @@ print(sum(1 for e in ev if e.get("event") == "osrt" and any(a <= e["start"] and 
 $GS profile -o hs_nos --sample none "$P/host_block" 2>/dev/null; eq "no osrt: exit 7" 7 $?
 eq "no osrt: no calls recorded" 0 "$($GS dump --format jsonl hs_nos.gst | grep -c '"event":"osrt"')"
 # the other waits (host_waits: its main thread blocks ~30 ms once in each), every call kept
-# (--osrt-threshold 0): each wait on the main thread once, lasting 25 ms to 2 s; fcntl's
+# (--osrt-threshold 0): each wait on the main thread once, lasting 10 ms to 2 s; fcntl's
 # commands that do not wait (F_GETFL, F_SETFL, F_SETFD: 5 calls) and syscall(2)'s other
 # numbers are not clocked at all
 mkdir -p hs_waits.d
@@ -85,7 +85,7 @@ pthread_rwlock_clockwrlock pthread_timedjoin_np pthread_clockjoin_np pthread_bar
 epoll_pwait2 sigwait sigwaitinfo sigtimedwait sigsuspend pause flock lockf lockf64 fcntl fcntl64
 fopen fopen64 fread fwrite fclose futex"
 grep -q "futex_waitv: ENOSYS" hs_waits.err || waits="$waits futex_waitv"
-eq "osrt waits: each call once on the main thread, 25 ms to 2 s" "$(echo $waits | tr ' ' '\n' | sed 's/$/ 1/' | tr '\n' ' ')" \
+eq "osrt waits: each call once on the main thread, 10 ms to 2 s" "$(echo $waits | tr ' ' '\n' | sed 's/$/ 1/' | tr '\n' ' ')" \
 	"$(python3 - hs_waits.jsonl $waits <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -93,7 +93,7 @@ os = [e for e in ev if e.get("event") == "osrt"]
 main = min(os, key=lambda e: e["start"])["pid"]  # the children (lockf) start later
 n = {w: 0 for w in sys.argv[2:]}
 for e in ev:
-    if e.get("event") == "osrt" and e["tid"] == main and e["name"] in n and 25e6 <= e["dur"] <= 2e9:
+    if e.get("event") == "osrt" and e["tid"] == main and e["name"] in n and 10e6 <= e["dur"] <= 2e9:
         n[e["name"]] += 1
 print(" ".join("%s %d" % (w, n[w]) for w in sys.argv[2:]), end=" ")
 PY
@@ -104,10 +104,10 @@ eq "osrt waits: syscall(2) recorded only for its one FUTEX_WAIT (not gettid, not
 	"$(grep -c '"name":"futex"' hs_waits.jsonl)"
 # the C++ standard library's timed waits (host_cxxwaits): condition_variable::wait_for,
 # timed_mutex::try_lock_for, shared_timed_mutex::try_lock_shared_for, atomic<int>::wait, each
-# ~30 ms once on the main thread
+# ~30 ms once on the main thread (at least 10 ms of it in the call, whatever the load)
 $GS profile -o hs_cxx -t osrt --sample none "$P/host_cxxwaits" 2>/dev/null
 eq "osrt C++ waits: exit 4 kept" 4 $?
-eq "osrt C++ waits: each on the main thread, 25 ms to 2 s" \
+eq "osrt C++ waits: each on the main thread, 10 ms to 2 s" \
 	"pthread_cond_clockwait 1 pthread_mutex_clocklock 1 pthread_rwlock_clockrdlock 1 futex 1" \
 	"$($GS dump --format jsonl hs_cxx.gst | python3 -c '
 import json, sys
@@ -115,7 +115,7 @@ ev = [json.loads(l) for l in sys.stdin]
 w = ["pthread_cond_clockwait", "pthread_mutex_clocklock", "pthread_rwlock_clockrdlock", "futex"]
 n = {x: 0 for x in w}
 for e in ev:
-    if e.get("event") == "osrt" and e["tid"] == e["pid"] and e["name"] in n and 25e6 <= e["dur"] <= 2e9:
+    if e.get("event") == "osrt" and e["tid"] == e["pid"] and e["name"] in n and 10e6 <= e["dur"] <= 2e9:
         n[e["name"]] += 1
 print(" ".join("%s %d" % (x, n[x]) for x in w))')"
 # Python's waits with a timeout (CPython 3.11+: sem_clockwait where glibc has it, else
@@ -131,12 +131,12 @@ threading.Thread(target=put).start()
 print(sum(q.get(timeout=10) for _ in range(4)))
 PY
 eq "osrt, Python queue.get(timeout=): program's output kept" 6 "$($GS profile -o hs_qwait -t osrt --sample none python3 hs_qwait.py 2>/dev/null)"
-eq "osrt, Python queue.get(timeout=): 4 waits of 20 ms or more on the main thread" 4 \
+eq "osrt, Python queue.get(timeout=): 4 waits of 10 ms or more on the main thread" 4 \
 	"$($GS dump --format jsonl hs_qwait.gst | python3 -c '
 import json, sys
 ev = [json.loads(l) for l in sys.stdin]
 print(sum(1 for e in ev if e.get("event") == "osrt" and e["tid"] == e["pid"]
-          and e["name"] in ("sem_clockwait", "sem_timedwait") and e["dur"] >= 20e6))')"
+          and e["name"] in ("sem_clockwait", "sem_timedwait") and e["dur"] >= 10e6))')"
 
 # ---- CPU sampling ----
 $GS profile -o hs_cpu -t nvtx "$P/host_cpu" 12 2>hs_cpu.err; eq "sample: exit 0" 0 $?
