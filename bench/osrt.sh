@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/osrt.sh: what --trace osrt adds to calls it wraps but does not record (shorter than
-# the 1 us threshold): an uncontended mutex lock+unlock pair, a 0-byte pipe read and
-# fcntl(F_GETFD), which the fcntl wrapper passes on unclocked.
+# the 1 us threshold): an uncontended mutex lock+unlock pair, a 0-byte pipe read, and
+# fcntl(F_GETFD) and syscall(SYS_getppid), which the wrappers pass on unclocked.
 # bench/osrt_calls.c times, in one process, the calls through the program's symbols (wrapped
 # under the tool) against libc's own definitions (never wrapped), block against block; RUNS
 # processes with no tool and under `gpuscope profile -t osrt --sample none`, alternating.
@@ -23,14 +23,14 @@ for _ in $(seq "$RUNS"); do
 	"$P/osrt_calls" "$N" "$REPS" >>"$tmp/none"
 	"$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/with"
 done
-for k in mutex read0 fcntl; do
+for k in mutex read0 fcntl syscall; do
 	read -r nw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
 	read -r nd _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/none" | med)
 	read -r na nalo nahi < <(awk -v k=$k '$1 == k { print $4 }' "$tmp/none" | med)
 	read -r ww _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/with" | med)
 	read -r wd _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/with" | med)
 	read -r wa walo wahi < <(awk -v k=$k '$1 == k { print $4 }' "$tmp/with" | med)
-	printf '%-6s no tool %7.2f / %7.2f ns (wrapped-direct %+.2f [%.2f..%.2f])   osrt %7.2f / %7.2f ns (%+.2f [%.2f..%.2f])   osrt adds %+.2f ns\n' \
+	printf '%-7s no tool %7.2f / %7.2f ns (wrapped-direct %+.2f [%.2f..%.2f])   osrt %7.2f / %7.2f ns (%+.2f [%.2f..%.2f])   osrt adds %+.2f ns\n' \
 		"$k" "$nw" "$nd" "$na" "$nalo" "$nahi" "$ww" "$wd" "$wa" "$walo" "$wahi" \
 		"$(awk -v a="$na" -v b="$wa" 'BEGIN { print b - a }')"
 done

@@ -1,6 +1,7 @@
 /* osrt_calls.c: the cost of calls that gpuscope's --trace osrt wraps but does not record
  * (shorter than the threshold): an uncontended pthread_mutex_lock + unlock pair, a 0-byte
- * read of a pipe, and fcntl(F_GETFD) (a command that does not wait: passed on unclocked). `osrt_calls N REPS` times, REPS times over, N calls through the program's own
+ * read of a pipe, fcntl(F_GETFD) (a command that does not wait: passed on unclocked) and
+ * syscall(SYS_getppid) (a number other than futex's: passed on unclocked). `osrt_calls N REPS` times, REPS times over, N calls through the program's own
  * symbols (which --trace osrt interposes) and N calls of libc's definitions looked up in libc
  * itself (which it cannot), alternating in the same process, and prints for each kind the
  * median ns per call of both and the median of the per-repetition differences:
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,8 +55,10 @@ int main(int argc, char **argv)
 		libc ? (ssize_t(*)(int, void *, size_t))(uintptr_t)dlsym(libc, "read") : NULL;
 	int (*d_fcntl)(int, int, ...) =
 		libc ? (int (*)(int, int, ...))(uintptr_t)dlsym(libc, "fcntl") : NULL;
-	if (!d_lock || !d_read || !d_fcntl) {
-		fprintf(stderr, "osrt_calls: libc's pthread_mutex_lock, read and fcntl not found\n");
+	long (*d_syscall)(long, ...) =
+		libc ? (long (*)(long, ...))(uintptr_t)dlsym(libc, "syscall") : NULL;
+	if (!d_lock || !d_read || !d_fcntl || !d_syscall) {
+		fprintf(stderr, "osrt_calls: libc's pthread_mutex_lock, read, fcntl and syscall not found\n");
 		return 1;
 	}
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -63,7 +67,7 @@ int main(int argc, char **argv)
 	if (pipe(fds) != 0)
 		return 1;
 	double mw[100], md[100], ma[100], rw[100], rd[100], ra[100], cw[100], ca[100];
-	double fw[100], fd[100], fa[100];
+	double fw[100], fd[100], fa[100], sw[100], sd[100], sa[100];
 	for (int r = 0; r < reps; r++) {
 		double t0 = now();
 		for (long i = 0; i < n; i++) {
@@ -101,6 +105,14 @@ int main(int argc, char **argv)
 			if (d_fcntl(fds[0], F_GETFD) < 0)
 				return 1;
 		double t7 = now();
+		for (long i = 0; i < n; i++)
+			if (syscall(SYS_getppid) < 0)
+				return 1;
+		double t8 = now();
+		for (long i = 0; i < n; i++)
+			if (d_syscall(SYS_getppid) < 0)
+				return 1;
+		double t9 = now();
 		mw[r] = (t1 - t0) / (double)n;
 		md[r] = (t2 - t1) / (double)n;
 		ma[r] = mw[r] - md[r];
@@ -112,10 +124,14 @@ int main(int argc, char **argv)
 		fw[r] = (t6 - t5) / (double)n;
 		fd[r] = (t7 - t6) / (double)n;
 		fa[r] = fw[r] - fd[r];
+		sw[r] = (t8 - t7) / (double)n;
+		sd[r] = (t9 - t8) / (double)n;
+		sa[r] = sw[r] - sd[r];
 	}
 	printf("mutex %.2f %.2f %.2f\n", median(mw, reps), median(md, reps), median(ma, reps));
 	printf("read0 %.2f %.2f %.2f\n", median(rw, reps), median(rd, reps), median(ra, reps));
 	printf("fcntl %.2f %.2f %.2f\n", median(fw, reps), median(fd, reps), median(fa, reps));
+	printf("syscall %.2f %.2f %.2f\n", median(sw, reps), median(sd, reps), median(sa, reps));
 #if defined(__x86_64__)
 	printf("clock2 %.2f %.2f %.2f\n", median(cw, reps), median(rd, reps), median(ca, reps));
 #endif
