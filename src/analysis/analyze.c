@@ -1813,6 +1813,18 @@ int gs_an_idle_is_input(int cls)
 	return cls == GS_IDLE_LOADER_RANGE || cls == GS_IDLE_LOADER_WAIT || cls == GS_IDLE_LOADER;
 }
 
+int gs_an_idle_dominant(const struct gs_an_idle *id)
+{
+	static const int host[] = {GS_IDLE_BLOCKED, GS_IDLE_OFF_CPU, GS_IDLE_PYTHON, GS_IDLE_NATIVE};
+	if (!id->host_data || !id->idle_ns)
+		return -1;
+	int best = host[0];
+	for (size_t i = 1; i < GS_ARRAY_SIZE(host); i++)
+		if (id->ns[host[i]] > id->ns[best])
+			best = host[i];
+	return 2 * id->ns[best] >= id->idle_ns && id->ns[best] ? best : -1;
+}
+
 /* 1 when t lies in an interval of u */
 static int ulist_covers(const struct ulist *u, uint64_t t)
 {

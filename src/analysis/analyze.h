@@ -144,6 +144,10 @@ struct gs_an_idle {
 const char *gs_an_idle_name(int cls);
 /* 1 for the classes that count as input_pipeline */
 int gs_an_idle_is_input(int cls);
+/* The host activity of the main thread (blocked, off_cpu, python or native) that took at least
+ * half of the GPU's idle time, or -1 (none did, or the trace has no host data): what a verdict
+ * of other (the GPU idle outside CUDA calls, syncs and data loading) names. */
+int gs_an_idle_dominant(const struct gs_an_idle *id);
 
 struct gs_an_opts {
 	const char *const *input_ranges; /* more range names that are data loading */

@@ -72,6 +72,32 @@ static const char *plain_verdict(int cls)
 	}
 }
 
+/* The verdict "other" when the trace has host data (CPU samples or OS runtime calls): the idle
+ * time is outside CUDA calls, syncs and data loading, and the host activity that took most of
+ * it (gs_an_idle_dominant) is named, or the table below is pointed to. */
+static void idle_verdict(struct gs_strbuf *line, const struct gs_analysis *a)
+{
+	const struct gs_an_idle *id = &a->idle;
+	gs_strbuf_addf(line, "Idle: for %.1f%% of the step time the GPU idles outside CUDA calls, "
+			     "syncs and data loading",
+		       100.0 * gs_an_share(a, GS_AN_OTHER));
+	int c = gs_an_idle_dominant(id);
+	if (c < 0) {
+		gs_strbuf_adds(line, " (what the host did then: \"GPU idle, by host activity\", below).");
+		return;
+	}
+	static const char *const what[GS_IDLE__N] = {
+		[GS_IDLE_BLOCKED] = "waits in", [GS_IDLE_OFF_CPU] = "is off CPU, in no recorded call",
+		[GS_IDLE_PYTHON] = "runs Python", [GS_IDLE_NATIVE] = "runs native code"};
+	gs_strbuf_addf(line, "; for %.1f%% of the GPU's idle time the main thread %s",
+		       100.0 * (double)id->ns[c] / (double)id->idle_ns, what[c]);
+	if (c == GS_IDLE_BLOCKED && id->top[c])
+		gs_strbuf_addf(line, " %s", id->top[c]);
+	else if (c != GS_IDLE_OFF_CPU && id->top[c])
+		gs_strbuf_addf(line, " (%s)", id->top[c]);
+	gs_strbuf_addc(line, '.');
+}
+
 static const char *steps_by_name(uint8_t by)
 {
 	return by == GS_STEPS_PROFILER ? "profiler" : by == GS_STEPS_NAMED ? "named" : "run";
@@ -102,10 +128,14 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 	gs_strbuf_adds(sb, "\n\n");
 	struct gs_strbuf line;
 	gs_strbuf_init(&line);
+	if (a->primary == GS_AN_OTHER && a->idle.host_data && a->idle.idle_ns)
+		idle_verdict(&line, a);
+	else {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * gs_an_share(a, a->primary));
+		gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * gs_an_share(a, a->primary));
 #pragma GCC diagnostic pop
+	}
 	double idle = 1.0 - a->breakdown[GS_AN_GPU_COMPUTE] - a->breakdown[GS_AN_GPU_TRANSFER];
 	if (a->total && (a->primary <= GS_AN_GPU_TRANSFER || a->primary == GS_AN_GPU_COMM) &&
 	    idle > 0.0005)
@@ -426,8 +456,21 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 			       a->comm.n ? gs_an_share(a, c) : a->breakdown[c]);
 	gs_strbuf_adds(sb, "},\n  \"breakdown_ns\": ");
 	jparts(sb, a, a->part, a->comm_only);
-	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"host_launch_measured\": %s},\n \"steps\": [",
+	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"host_launch_measured\": %s,\n  \"idle_host\": ",
 		       (unsigned long long)a->total, a->no_api_calls ? "false" : "true");
+	int ih = a->primary == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
+	if (ih < 0)
+		gs_strbuf_adds(sb, "null");
+	else {
+		gs_strbuf_addf(sb, "{\"class\": \"%s\", \"name\": ", gs_an_idle_name(ih));
+		if (a->idle.top[ih])
+			jstr(sb, a->idle.top[ih]);
+		else
+			gs_strbuf_adds(sb, "null");
+		gs_strbuf_addf(sb, ", \"share\": %.9g}",
+			       (double)a->idle.ns[ih] / (double)a->idle.idle_ns);
+	}
+	gs_strbuf_adds(sb, "},\n \"steps\": [");
 	for (size_t i = 0; i < a->steps.n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		uint64_t st = s->start >= m->start_mono ? s->start - m->start_mono : 0;

@@ -261,12 +261,22 @@
 	}
 
 	/* ---- sections ---- */
+	/* the verdict other when the main thread's activity took most of the GPU's idle time, as
+	   analyze words it (verdict.idle_host) */
+	function idleWords(ih) {
+		var what = {blocked: 'waits in', off_cpu: 'is off CPU, in no recorded call',
+			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];
+		var name = ih.name && ih['class'] !== 'off_cpu' ?
+			(ih['class'] === 'blocked' ? ' ' + ih.name : ' (' + ih.name + ')') : '';
+		return 'Idle: the GPU idles outside CUDA calls, syncs and data loading; for ' +
+			fmtPct(100 * ih.share) + ' of its idle time the main thread ' + what + name;
+	}
 	function verdictSection(A, parentTitle) {
 		var s = section('verdict', parentTitle || 'Verdict');
 		var v = A.verdict;
 		var p = el('div', {'class': 'verdict', 'data-primary': v.primary,
 			'data-median-ns': String(Math.round(v.step_time_ms * 1e6)), 'data-steps': String(v.steps)});
-		p.appendChild(el('b', {text: PRIMARY_WORDS[v.primary] || v.primary}));
+		p.appendChild(el('b', {text: v.idle_host ? idleWords(v.idle_host) : PRIMARY_WORDS[v.primary] || v.primary}));
 		p.appendChild(document.createTextNode(' (' + fmtPct(100 * v.breakdown[v.primary]) + ' of the step time). '));
 		p.appendChild(document.createTextNode(fmtCount(v.steps) + ' step' + (v.steps === 1 ? '' : 's') +
 			(v.steps_by === 'profiler' ? ' (ProfilerStep#N ranges)' : v.steps_by === 'named' ? ' (--step ranges)' :

@@ -145,6 +145,21 @@ eq "analyze resnet50: idle_attribution without host data" "False 0 0" \
 # sleeps (nanosleep) and no GPU runs: blocked, named
 eq "analyze host_block: the idle time is blocked in nanosleep, no input" "nanosleep 0" \
 	"$(analyze_field "$D/host_block.gst" "a['idle_attribution']['classes']['blocked']['top'], a['verdict']['breakdown_ns']['input_pipeline']" | tr -d "(),'")"
+# ... and the verdict (other) names it: no longer "nothing recorded on the host explains it"
+eq "analyze host_block: verdict.idle_host blocked in nanosleep, 97.8% of the idle time" "blocked nanosleep 0.978" \
+	"$(analyze_field "$D/host_block.gst" "a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name'], round(a['verdict']['idle_host']['share'], 3)" | tr -d "(),'")"
+t=$(COLUMNS=250 $GS analyze "$D/host_block.gst")
+has "analyze host_block: the verdict in words" "Verdict: Idle: for 100.0% of the step time the GPU idles outside CUDA calls, syncs and data loading; for 97.8% of the GPU's idle time the main thread waits in nanosleep." "$t"
+hasnt "analyze host_block: not 'nothing recorded'" "nothing recorded on the host explains" "$t"
+# CPU samples alone (host_cpu.gst, a CPU-bound program): native code, named by its object
+eq "analyze host_cpu: verdict.idle_host native" "native [host_cpu]" \
+	"$(analyze_field "$D/host_cpu.gst" "a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']" | tr -d "(),'")"
+has "analyze host_cpu: the verdict in words" "for 66.6% of the GPU's idle time the main thread runs native code ([host_cpu])." \
+	"$(COLUMNS=250 $GS analyze "$D/host_cpu.gst")"
+# without host data the verdict is as before, idle_host null
+eq "analyze sync_bound (no host data): idle_host null" None "$(analyze_field "$D/examples/sync_bound.gst" "a['verdict']['idle_host']")"
+has "analyze sync_bound (no host data): nothing recorded explains it" "nothing recorded on the host explains" \
+	"$(COLUMNS=250 $GS analyze "$D/examples/sync_bound.gst")"
 # damaged: cut inside its chunks, analyze reads what is whole and does not crash
 head -c $(($(stat -c %s "$T/ldr.gst") * 2 / 3)) "$T/ldr.gst" >"$T/ldr_cut.gst"
 $GS analyze --format json "$T/ldr_cut.gst" >"$T/cut.json" 2>"$T/cut.err"

@@ -33,7 +33,7 @@ elif "gpu_communication" in v["breakdown"]:
 if a.get("schema") != "gpuscope.analyze/1":
     bad.append("schema %r" % a.get("schema"))
 for k in ("primary", "breakdown", "step_time_ms", "steps", "steps_by", "breakdown_ns", "total_ns",
-          "host_launch_measured"):
+          "host_launch_measured", "idle_host"):
     if k not in v:
         bad.append("verdict has no " + k)
 if v.get("host_launch_measured") is False and v["breakdown_ns"]["host_launch"]:
@@ -77,6 +77,15 @@ else:
     if loader != ia["input_ns"] or loader != v["breakdown_ns"]["input_pipeline"]:
         bad.append("idle_attribution: DataLoader time %d, input_ns %d, input_pipeline %d" % (
             loader, ia["input_ns"], v["breakdown_ns"]["input_pipeline"]))
+    # the verdict other names the main thread's activity that took at least half the idle time
+    ih = v.get("idle_host", "missing")
+    dom = max(IDLE[3:7], key=lambda c: ia["classes"][c]["ns"]) if ia["host_data"] else None
+    want = dom if dom and v["primary"] == "other" and ia["idle_ns"] and \
+        2 * ia["classes"][dom]["ns"] >= ia["idle_ns"] and ia["classes"][dom]["ns"] else None
+    if ih == "missing" or (ih is None) != (want is None) or (ih is not None and (
+            ih["class"] != want or ih["name"] != ia["classes"][want]["top"] or
+            abs(ih["share"] - ia["classes"][want]["ns"] / ia["idle_ns"]) > 1e-6)):
+        bad.append("verdict.idle_host %r, expected class %r" % (ih, want))
 savings = [f["saving_ms_per_step"] for f in a["findings"]]
 if savings != sorted(savings, reverse=True):
     bad.append("findings not most expensive first")

@@ -179,6 +179,11 @@ def check_report(page, trace, util_sum):
     check('verdict: primary', v and v['data-primary'] == a['verdict']['primary'], str(v))
     check('verdict: median step', v and int(v['data-median-ns']) == round(a['verdict']['step_time_ms'] * 1e6), str(v))
     check('verdict: steps', v and int(v['data-steps']) == a['verdict']['steps'], str(v))
+    ih = a['verdict'].get('idle_host')
+    text = ' '.join(dom.text)
+    check('verdict: the main thread\'s activity named as analyze names it (%s)' % ih,
+          ('of its idle time the main thread' in text) == (ih is not None) and
+          (ih is None or ih['name'] is None or ih['name'] in text))
     said = 'The trace has no CUDA API calls' in ' '.join(dom.text)
     check('verdict: the note on API calls not recorded shown as analyze says',
           said == (a['verdict']['host_launch_measured'] is False), 'shown %s, measured %s' % (said, a['verdict']['host_launch_measured']))
