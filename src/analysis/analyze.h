@@ -146,7 +146,7 @@ const char *gs_an_idle_name(int cls);
 int gs_an_idle_is_input(int cls);
 /* The host activity of the main thread (blocked, off_cpu, python or native) that took at least
  * half of the GPU's idle time, or -1 (none did, or the trace has no host data): what a verdict
- * of other (the GPU idle outside CUDA calls, syncs and data loading) names. */
+ * of other (the GPU idle outside CUDA calls, syncs, data loading and host ranges) names. */
 int gs_an_idle_dominant(const struct gs_an_idle *id);
 
 struct gs_an_opts {

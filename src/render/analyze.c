@@ -73,13 +73,13 @@ static const char *plain_verdict(int cls)
 }
 
 /* The verdict "other" when the trace has host data (CPU samples or OS runtime calls): the idle
- * time is outside CUDA calls, syncs and data loading, and the host activity that took most of
- * it (gs_an_idle_dominant) is named, or the table below is pointed to. */
+ * time is outside CUDA calls, syncs, data loading and host ranges, and the host activity that
+ * took most of it (gs_an_idle_dominant) is named, or the table below is pointed to. */
 static void idle_verdict(struct gs_strbuf *line, const struct gs_analysis *a)
 {
 	const struct gs_an_idle *id = &a->idle;
 	gs_strbuf_addf(line, "Idle: for %.1f%% of the step time the GPU idles outside CUDA calls, "
-			     "syncs and data loading",
+			     "syncs, data loading and host ranges",
 		       100.0 * gs_an_share(a, GS_AN_OTHER));
 	int c = gs_an_idle_dominant(id);
 	if (c < 0) {

@@ -268,7 +268,7 @@
 			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];
 		var name = ih.name && ih['class'] !== 'off_cpu' ?
 			(ih['class'] === 'blocked' ? ' ' + ih.name : ' (' + ih.name + ')') : '';
-		return 'Idle: the GPU idles outside CUDA calls, syncs and data loading; for ' +
+		return 'Idle: the GPU idles outside CUDA calls, syncs, data loading and host ranges; for ' +
 			fmtPct(100 * ih.share) + ' of its idle time the main thread ' + what + name;
 	}
 	function verdictSection(A, parentTitle) {

@@ -149,7 +149,7 @@ eq "analyze host_block: the idle time is blocked in nanosleep, no input" "nanosl
 eq "analyze host_block: verdict.idle_host blocked in nanosleep, 97.8% of the idle time" "blocked nanosleep 0.978" \
 	"$(analyze_field "$D/host_block.gst" "a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name'], round(a['verdict']['idle_host']['share'], 3)" | tr -d "(),'")"
 t=$(COLUMNS=250 $GS analyze "$D/host_block.gst")
-has "analyze host_block: the verdict in words" "Verdict: Idle: for 100.0% of the step time the GPU idles outside CUDA calls, syncs and data loading; for 97.8% of the GPU's idle time the main thread waits in nanosleep." "$t"
+has "analyze host_block: the verdict in words" "Verdict: Idle: for 100.0% of the step time the GPU idles outside CUDA calls, syncs, data loading and host ranges; for 97.8% of the GPU's idle time the main thread waits in nanosleep." "$t"
 hasnt "analyze host_block: not 'nothing recorded'" "nothing recorded on the host explains" "$t"
 # CPU samples alone (host_cpu.gst, a CPU-bound program): native code, named by its object
 eq "analyze host_cpu: verdict.idle_host native" "native [host_cpu]" \
