@@ -1233,6 +1233,57 @@ static void rule_gaps(struct ctx *x)
 		     "the step's critical path.";
 }
 
+/* low-gpu-utilization when the idle time is other and the main thread's activity took at least
+ * half of it (gs_an_idle_dominant): the title names that activity and the advice is for it */
+static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih, double util)
+{
+	const struct gs_an_idle *id = &a->idle;
+	double sh = (double)id->ns[ih] / (double)id->idle_ns;
+	const char *name = id->top[ih] ? id->top[ih] : "?";
+	num(f, "idle_host_share", sh, 0);
+	switch (ih) {
+	case GS_IDLE_BLOCKED:
+		snprintf(f->title, sizeof(f->title),
+			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
+			 "idle time the main thread waits in %s",
+			 100.0 * util, 100.0 * sh, name);
+		f->cuda = "The main thread blocks in a libc call while the GPU idles: find what it "
+			  "waits for (gpuscope stats -r osrt_sum; the call on its thread in the exported "
+			  "timeline), queue the GPU's next work before the wait, or move the wait to "
+			  "another thread.";
+		f->pytorch = "A wait on the main thread inside the step (a queue or lock shared with "
+			     "another thread, time.sleep, file or socket I/O, a subprocess) stalls the "
+			     "GPU: move it to a DataLoader worker or a background thread, or start the "
+			     "step's GPU work before it.";
+		break;
+	case GS_IDLE_OFF_CPU:
+		snprintf(f->title, sizeof(f->title),
+			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
+			 "idle time the main thread is off CPU, in no recorded call",
+			 100.0 * util, 100.0 * sh);
+		f->cuda = "The main thread is descheduled or blocked while the GPU idles: profile with "
+			  "-t cuda,nvtx,osrt to name the blocking call; check for other processes on "
+			  "its cores.";
+		f->pytorch = "Profile with gpuscope profile -t cuda,nvtx,osrt to name the call the "
+			     "main thread waits in (a lock, a queue, I/O, time.sleep); then move that wait "
+			     "off the step.";
+		break;
+	default: /* python, native */
+		snprintf(f->title, sizeof(f->title),
+			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
+			 "idle time the main thread runs %s code (%s)",
+			 100.0 * util, 100.0 * sh, ih == GS_IDLE_PYTHON ? "Python" : "native", name);
+		f->cuda = "The main thread computes on the CPU while the GPU idles: move that work to "
+			  "the GPU or off the step, or overlap it with queued GPU work; larger batches "
+			  "amortize it.";
+		f->pytorch = "Host code between kernels stalls the GPU: move it out of the step, turn "
+			     "it into tensor operations, or capture the step with torch.compile / CUDA "
+			     "graphs; larger batches amortize it. gpuscope stats -r cpu_sample_sum names "
+			     "the functions.";
+		break;
+	}
+}
+
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
  * idle time that no more specific class explains (host_compute + other). */
 static void rule_util(struct ctx *x)
@@ -1271,6 +1322,9 @@ static void rule_util(struct ctx *x)
 		  "GPU or off the critical path, overlap it with GPU work.";
 	f->pytorch = "Increase the batch size; profile the host side (torch.profiler with "
 		     "with_stack=True) to find the Python or operator time between kernels.";
+	int ih = cls == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
+	if (ih >= 0)
+		util_host(a, f, ih, util);
 }
 
 static void rule_fp32(struct ctx *x)

@@ -156,10 +156,23 @@ eq "analyze host_cpu: verdict.idle_host native" "native [host_cpu]" \
 	"$(analyze_field "$D/host_cpu.gst" "a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']" | tr -d "(),'")"
 has "analyze host_cpu: the verdict in words" "for 66.6% of the GPU's idle time the main thread runs native code ([host_cpu])." \
 	"$(COLUMNS=250 $GS analyze "$D/host_cpu.gst")"
+# ... and low-gpu-utilization names that activity, with advice for it
+f_util() { # TRACE: the finding's title and idle_host_share, and its PyTorch advice's start
+	analyze_field "$1" "[(f['title'], round(f['evidence']['idle_host_share'], 3), f['recommendation']['pytorch'][:20]) for f in a['findings'] if f['id'] == 'low-gpu-utilization'][0]"
+}
+eq "analyze host_block: low-gpu-utilization names the wait" \
+	"('Low GPU utilization: the GPU is busy 0.0% of the step; for 97.8% of its idle time the main thread waits in nanosleep', 0.978, 'A wait on the main t')" \
+	"$(f_util "$D/host_block.gst")"
+eq "analyze host_cpu: low-gpu-utilization names the native code" \
+	"('Low GPU utilization: the GPU is busy 0.0% of the step; for 66.6% of its idle time the main thread runs native code ([host_cpu])', 0.666, 'Host code between ke')" \
+	"$(f_util "$D/host_cpu.gst")"
 # without host data the verdict is as before, idle_host null
 eq "analyze sync_bound (no host data): idle_host null" None "$(analyze_field "$D/examples/sync_bound.gst" "a['verdict']['idle_host']")"
 has "analyze sync_bound (no host data): nothing recorded explains it" "nothing recorded on the host explains" \
 	"$(COLUMNS=250 $GS analyze "$D/examples/sync_bound.gst")"
+eq "analyze sync_bound (no host data): low-gpu-utilization as before" \
+	"Low GPU utilization: the GPU is busy 32.2% of the step; 53.6% is host work or nothing recorded False" \
+	"$(analyze_field "$D/examples/sync_bound.gst" "' '.join([[f['title'] for f in a['findings'] if f['id'] == 'low-gpu-utilization'][0], str(any('idle_host_share' in f['evidence'] for f in a['findings']))])" --step step)"
 # damaged: cut inside its chunks, analyze reads what is whole and does not crash
 head -c $(($(stat -c %s "$T/ldr.gst") * 2 / 3)) "$T/ldr.gst" >"$T/ldr_cut.gst"
 $GS analyze --format json "$T/ldr_cut.gst" >"$T/cut.json" 2>"$T/cut.err"
