@@ -1239,14 +1239,15 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 {
 	const struct gs_an_idle *id = &a->idle;
 	double sh = (double)id->ns[ih] / (double)id->idle_ns;
-	const char *name = id->top[ih] ? id->top[ih] : "?";
 	num(f, "idle_host_share", sh, 0);
+	int k = snprintf(f->title, sizeof(f->title),
+			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
+			 "idle time the main thread ",
+			 100.0 * util, 100.0 * sh);
+	if (k > 0 && (size_t)k < sizeof(f->title))
+		gs_an_idle_doing(id, ih, f->title + k, sizeof(f->title) - (size_t)k);
 	switch (ih) {
 	case GS_IDLE_BLOCKED:
-		snprintf(f->title, sizeof(f->title),
-			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
-			 "idle time the main thread waits in %s",
-			 100.0 * util, 100.0 * sh, name);
 		f->cuda = "The main thread blocks in a libc call while the GPU idles: find what it "
 			  "waits for (gpuscope stats -r osrt_sum; the call on its thread in the exported "
 			  "timeline), queue the GPU's next work before the wait, or move the wait to "
@@ -1257,10 +1258,6 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 			     "step's GPU work before it.";
 		break;
 	case GS_IDLE_OFF_CPU:
-		snprintf(f->title, sizeof(f->title),
-			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
-			 "idle time the main thread is off CPU, in no recorded call",
-			 100.0 * util, 100.0 * sh);
 		f->cuda = "The main thread is descheduled or blocked while the GPU idles: profile with "
 			  "-t cuda,nvtx,osrt to name the blocking call; check for other processes on "
 			  "its cores.";
@@ -1269,10 +1266,6 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 			     "off the step.";
 		break;
 	default: /* python, native */
-		snprintf(f->title, sizeof(f->title),
-			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
-			 "idle time the main thread runs %s code (%s)",
-			 100.0 * util, 100.0 * sh, ih == GS_IDLE_PYTHON ? "Python" : "native", name);
 		f->cuda = "The main thread computes on the CPU while the GPU idles: move that work to "
 			  "the GPU or off the step, or overlap it with queued GPU work; larger batches "
 			  "amortize it.";
@@ -1877,6 +1870,17 @@ int gs_an_idle_dominant(const struct gs_an_idle *id)
 		if (id->ns[host[i]] > id->ns[best])
 			best = host[i];
 	return 2 * id->ns[best] >= id->idle_ns && id->ns[best] ? best : -1;
+}
+
+int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
+{
+	const char *t = id->top[cls];
+	if (cls == GS_IDLE_BLOCKED)
+		return snprintf(buf, n, "waits in %s", t ? t : "a recorded call");
+	if (cls == GS_IDLE_OFF_CPU)
+		return snprintf(buf, n, "is off CPU, in no recorded call");
+	const char *what = cls == GS_IDLE_PYTHON ? "Python" : "native code";
+	return t ? snprintf(buf, n, "runs %s (%s)", what, t) : snprintf(buf, n, "runs %s", what);
 }
 
 /* 1 when t lies in an interval of u */

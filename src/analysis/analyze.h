@@ -148,6 +148,10 @@ int gs_an_idle_is_input(int cls);
  * half of the GPU's idle time, or -1 (none did, or the trace has no host data): what a verdict
  * of other (the GPU idle outside CUDA calls, syncs, data loading and host ranges) names. */
 int gs_an_idle_dominant(const struct gs_an_idle *id);
+/* What the main thread did in host activity cls (blocked, off_cpu, python, native), in words
+ * after "the main thread": "waits in nanosleep", "runs Python (f)", ... (the HTML report's
+ * idleWords says the same), as snprintf into buf of n bytes: returns the full length */
+int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n);
 
 struct gs_an_opts {
 	const char *const *input_ranges; /* more range names that are data loading */

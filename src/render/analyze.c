@@ -1,8 +1,10 @@
 /* render/analyze.c: `gpuscope analyze`'s text and JSON (render/analyze.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../util/alloc.h"
 #include "analyze.h"
 
 #define BOLD "\033[1m"
@@ -86,15 +88,12 @@ static void idle_verdict(struct gs_strbuf *line, const struct gs_analysis *a)
 		gs_strbuf_adds(line, " (what the host did then: \"GPU idle, by host activity\", below).");
 		return;
 	}
-	static const char *const what[GS_IDLE__N] = {
-		[GS_IDLE_BLOCKED] = "waits in", [GS_IDLE_OFF_CPU] = "is off CPU, in no recorded call",
-		[GS_IDLE_PYTHON] = "runs Python", [GS_IDLE_NATIVE] = "runs native code"};
+	size_t n = (size_t)gs_an_idle_doing(id, c, NULL, 0) + 1;
+	char *doing = gs_xmalloc(n);
+	gs_an_idle_doing(id, c, doing, n);
 	gs_strbuf_addf(line, "; for %.1f%% of the GPU's idle time the main thread %s",
-		       100.0 * (double)id->ns[c] / (double)id->idle_ns, what[c]);
-	if (c == GS_IDLE_BLOCKED && id->top[c])
-		gs_strbuf_addf(line, " %s", id->top[c]);
-	else if (c != GS_IDLE_OFF_CPU && id->top[c])
-		gs_strbuf_addf(line, " (%s)", id->top[c]);
+		       100.0 * (double)id->ns[c] / (double)id->idle_ns, doing);
+	free(doing);
 	gs_strbuf_addc(line, '.');
 }
 

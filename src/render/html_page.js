@@ -262,12 +262,12 @@
 
 	/* ---- sections ---- */
 	/* the verdict other when the main thread's activity took most of the GPU's idle time, as
-	   analyze words it (verdict.idle_host) */
+	   analyze words it (verdict.idle_host; gs_an_idle_doing in src/analysis/analyze.c) */
 	function idleWords(ih) {
 		var what = {blocked: 'waits in', off_cpu: 'is off CPU, in no recorded call',
 			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];
-		var name = ih.name && ih['class'] !== 'off_cpu' ?
-			(ih['class'] === 'blocked' ? ' ' + ih.name : ' (' + ih.name + ')') : '';
+		var name = ih['class'] === 'blocked' ? ' ' + (ih.name || 'a recorded call') :
+			ih.name && ih['class'] !== 'off_cpu' ? ' (' + ih.name + ')' : '';
 		return 'Idle: the GPU idles outside CUDA calls, syncs, data loading and host ranges; for ' +
 			fmtPct(100 * ih.share) + ' of its idle time the main thread ' + what + name;
 	}

@@ -61,13 +61,15 @@
 		gs_osrt_record(call, t0_, t1_);                                              \
 	return res_
 
-/* One wrapper: ret name(params), calling the next definition of name with args. */
-#define OSRT(ret, name, call, params, args)                                                   \
+/* One wrapper: ret name(params), calling the next definition of name with args; OSRT_OR
+ * returns fail (NULL, 0) rather than -1 when there is none. */
+#define OSRT_OR(ret, name, call, params, args, fail)                                          \
 	GS_EXPORT ret name params                                                             \
 	{                                                                                     \
-		GS_NEXT(ret(*) params, #name, next_)                                            \
+		GS_NEXT_OR(ret(*) params, #name, next_, fail)                                   \
 		OSRT_TIMED(ret, call, next_, args);                                               \
 	}
+#define OSRT(ret, name, call, params, args) OSRT_OR(ret, name, call, params, args, -1)
 
 /* Lock waits: an uncontended lock (the common case, and the one that must stay cheap) is
  * taken by the try form, which gives the same result without waiting, and costs no clock
@@ -238,19 +240,13 @@ OSRT_FCNTL(fcntl, GS_OSRT_FCNTL)
 OSRT_FCNTL(fcntl64, GS_OSRT_FCNTL64)
 
 /* stdio: libc's own calls inside these (open, read, write) do not reach the wrappers above. */
-#define OSRT_NULL(ret, name, call, params, args, fail)                                       \
-	GS_EXPORT ret name params                                                            \
-	{                                                                                    \
-		GS_NEXT_OR(ret(*) params, #name, next_, fail)                                \
-		OSRT_TIMED(ret, call, next_, args);                                          \
-	}
-OSRT_NULL(FILE *, fopen, GS_OSRT_FOPEN, (const char *path, const char *mode), (path, mode), NULL)
-OSRT_NULL(FILE *, fopen64, GS_OSRT_FOPEN64, (const char *path, const char *mode), (path, mode),
-	  NULL)
-OSRT_NULL(size_t, fread, GS_OSRT_FREAD, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f),
-	  0)
-OSRT_NULL(size_t, fwrite, GS_OSRT_FWRITE, (const void *p, size_t size, size_t n, FILE *f),
-	  (p, size, n, f), 0)
+OSRT_OR(FILE *, fopen, GS_OSRT_FOPEN, (const char *path, const char *mode), (path, mode), NULL)
+OSRT_OR(FILE *, fopen64, GS_OSRT_FOPEN64, (const char *path, const char *mode), (path, mode),
+	NULL)
+OSRT_OR(size_t, fread, GS_OSRT_FREAD, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f),
+	0)
+OSRT_OR(size_t, fwrite, GS_OSRT_FWRITE, (const void *p, size_t size, size_t n, FILE *f),
+	(p, size, n, f), 0)
 OSRT(int, fclose, GS_OSRT_FCLOSE, (FILE * f), (f))
 
 /* futex waits made through syscall(2), glibc having no futex function: Rust's std locks and
