@@ -25,7 +25,8 @@ void gs_strbuf_release(struct gs_strbuf *sb)
 void gs_strbuf_reset(struct gs_strbuf *sb)
 {
 	sb->len = 0;
-	sb->buf[0] = '\0';
+	if (sb->buf)
+		sb->buf[0] = '\0';
 }
 
 static void reserve(struct gs_strbuf *sb, size_t extra)
@@ -59,6 +60,7 @@ void gs_strbuf_addc(struct gs_strbuf *sb, char c)
 
 void gs_strbuf_vaddf(struct gs_strbuf *sb, const char *fmt, va_list ap)
 {
+	reserve(sb, 0); /* a buffer, if it holds none (detached or released) */
 	va_list cp;
 	va_copy(cp, ap);
 	int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
@@ -161,6 +163,7 @@ void gs_strbuf_add_csv(struct gs_strbuf *sb, const char *s)
 char *gs_strbuf_detach(struct gs_strbuf *sb)
 {
 	char *b = sb->buf;
-	gs_strbuf_init(sb);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
 	return b;
 }

@@ -1,5 +1,7 @@
 /* strbuf.h: a growable, always NUL-terminated byte string (CLI side).
- * Invariants: buf is never NULL after gs_strbuf_init; buf[len] == '\0'. */
+ * Invariants: buf is never NULL after gs_strbuf_init or an add; buf[len] == '\0'. After
+ * gs_strbuf_release or gs_strbuf_detach it holds nothing (buf NULL, len 0): adding to it
+ * again allocates, releasing it again is harmless. */
 #ifndef GS_UTIL_STRBUF_H
 #define GS_UTIL_STRBUF_H
 
@@ -26,7 +28,7 @@ void gs_strbuf_vaddf(struct gs_strbuf *sb, const char *fmt, va_list ap);
 void gs_strbuf_add_json(struct gs_strbuf *sb, const char *s, size_t n);
 /* Append s as one CSV cell (RFC 4180: quoted when it holds , " CR or LF). */
 void gs_strbuf_add_csv(struct gs_strbuf *sb, const char *s);
-/* Detach the buffer: the caller owns it; sb is re-initialised. */
+/* Detach the buffer: the caller owns it; sb is left empty, as after gs_strbuf_release. */
 char *gs_strbuf_detach(struct gs_strbuf *sb);
 
 #endif

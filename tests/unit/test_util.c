@@ -161,13 +161,24 @@ static void test_strbuf_basic(void **state)
 	gs_strbuf_adds(&sb, "xyz");
 	char *d = gs_strbuf_detach(&sb);
 	assert_string_equal(d, "xyz");
+	/* detached, it holds nothing (no buffer that a caller which drops it would leak) */
 	assert_int_equal(sb.len, 0);
-	assert_non_null(sb.buf);
+	assert_int_equal(sb.cap, 0);
+	assert_null(sb.buf);
+	gs_strbuf_reset(&sb);
+	assert_null(sb.buf);
+	/* and it can be added to again */
+	gs_strbuf_addc(&sb, 'q');
+	gs_strbuf_adds(&sb, "rs");
+	assert_string_equal(sb.buf, "qrs");
 	assert_true(sb.buf != d);
-	assert_string_equal(sb.buf, "");
 	free(d);
 	gs_strbuf_release(&sb);
 	assert_null(sb.buf);
+	gs_strbuf_release(&sb);
+	gs_strbuf_addf(&sb, "%d", 42);
+	assert_string_equal(sb.buf, "42");
+	gs_strbuf_release(&sb);
 }
 
 static void test_strbuf_addf_growth(void **state)
