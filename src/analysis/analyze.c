@@ -1249,8 +1249,8 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 	switch (ih) {
 	case GS_IDLE_BLOCKED:
 		f->cuda = "The main thread blocks in a libc call while the GPU idles: find what it "
-			  "waits for (gpuscope stats -r osrt_sum; the call on its thread in the exported "
-			  "timeline), queue the GPU's next work before the wait, or move the wait to "
+			  "waits for (gpuscope stats -r osrt_sum, and osrt_stack_sum for the code that "
+			  "made the call; the call on its thread in the exported timeline), queue the GPU's next work before the wait, or move the wait to "
 			  "another thread.";
 		f->pytorch = "A wait on the main thread inside the step (a queue or lock shared with "
 			     "another thread, time.sleep, file or socket I/O, a subprocess) stalls the "
@@ -2096,6 +2096,37 @@ static int wait_in_loader(const struct ctx *x, const struct hostx *h, uint64_t s
 	return j < h->ms.n && (sample_flags(x, h, &m->samples.v[h->ms.v[j]]) & FR_DL);
 }
 
+/* A call of the main thread made by DataLoader code: its stack says so where it was recorded
+ * (--osrt-backtrace-threshold), else the main thread's samples around it (wait_in_loader) */
+static int call_in_loader(const struct ctx *x, const struct hostx *h, const struct gs_osrt *o)
+{
+	const uint32_t *fr = &x->m->sample_frames.v[o->stack];
+	for (uint32_t i = 0; i < o->nframes; i++)
+		if (h->fl[fr[i]] & FR_DL)
+			return 1;
+	return wait_in_loader(x, h, o->start, o->end);
+}
+
+/* A call's name, and with its stack the code that made it: "nanosleep from main", "sem_clockwait
+ * from get (queue.py)": the innermost Python function of the stack, else the direct caller */
+static void call_label(const struct ctx *x, const struct hostx *h, const struct gs_osrt *o, char *buf,
+		       size_t cap)
+{
+	const struct gs_model *m = x->m;
+	const char *call = o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "[unknown call]";
+	if (!o->nframes) {
+		snprintf(buf, cap, "%s", call);
+		return;
+	}
+	const uint32_t *fr = &m->sample_frames.v[o->stack];
+	uint32_t k = 0;
+	while (k < o->nframes && !(h->fl[fr[k]] & FR_PY))
+		k++;
+	char who[400];
+	frame_label(gs_model_str(m, m->frames.v[fr[k < o->nframes ? k : 0]].func), who, sizeof(who));
+	snprintf(buf, cap, "%s from %s", call, who);
+}
+
 static void idle_top(struct tops t[GS_IDLE__N], int cls, const char *name, uint64_t ns)
 {
 	uint32_t id = gs_intern(&t[cls].names, name, strlen(name));
@@ -2188,10 +2219,9 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				snprintf(name, sizeof(name), "data-loading range");
 			} else if ((c = mo_at(x, h, a0)) >= 0) {
 				const struct gs_osrt *o = &m->osrt.v[c];
-				cls = wait_in_loader(x, h, o->start, o->end) || ulist_covers(&h->wdl, a0)
-					      ? GS_IDLE_LOADER_WAIT : GS_IDLE_BLOCKED;
-				snprintf(name, sizeof(name), "%s",
-					 o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "[unknown call]");
+				cls = call_in_loader(x, h, o) || ulist_covers(&h->wdl, a0) ? GS_IDLE_LOADER_WAIT
+											   : GS_IDLE_BLOCKED;
+				call_label(x, h, o, name, sizeof(name));
 			} else if ((j = ms_after(x, h, a0)) < h->ms.n &&
 				   sample_from(h, &m->samples.v[h->ms.v[j]]) <= a0) {
 				const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];

@@ -4,12 +4,15 @@
  * by self samples (the function was running) and total samples (it was on the stack; a
  * function counts once per sample however often it recurses); percentages are of the
  * thread's samples, samples are weighted by the sampling periods they stand for, and the time
- * estimate is samples x the sampling period. */
+ * estimate is samples x the sampling period. osrt_stack_sum groups the calls recorded with
+ * their stacks (--osrt-backtrace-threshold) by call and the function names of their stacks;
+ * its Time (%) is a share of all recorded calls' time, those without stacks included. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../format/gst.h"
 #include "../util/alloc.h"
+#include "../util/strbuf.h"
 #include "../util/u64map.h"
 #include "reports.h"
 
@@ -74,6 +77,104 @@ int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		c[7].f = x->stddev;
 		c[8].s = gs_xstrdup(gs_osrt_names[rows[i].call]);
 	}
+	return 0;
+}
+
+/* ---- osrt_stack_sum ---- */
+
+static const struct gs_column osrt_stack_cols[] = {
+	{"Time (%)", GS_COL_PCT},   {"Total Time (ns)", GS_COL_INT}, {"Num Calls", GS_COL_INT},
+	{"Avg (ns)", GS_COL_FLOAT}, {"Max (ns)", GS_COL_INT},        {"Name", GS_COL_STR},
+	{"Caller", GS_COL_STR},     {"Stack", GS_COL_STR},
+};
+
+#define STACK_SHOWN 24 /* frames named in a row's Stack (nsys's default backtrace depth) */
+
+static const struct gs_model *sort_model;
+
+/* The calls with stacks, by call, then by their frames' function names outward */
+static int cmp_by_stack(const void *a, const void *b)
+{
+	const struct gs_model *m = sort_model;
+	const struct gs_osrt *x = *(const struct gs_osrt *const *)a, *y = *(const struct gs_osrt *const *)b;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	for (uint32_t k = 0; k < x->nframes && k < y->nframes; k++) {
+		uint32_t p = m->frames.v[m->sample_frames.v[x->stack + k]].func;
+		uint32_t q = m->frames.v[m->sample_frames.v[y->stack + k]].func;
+		if (p != q)
+			return strcmp(gs_model_str(m, p), gs_model_str(m, q));
+	}
+	return (x->nframes > y->nframes) - (x->nframes < y->nframes);
+}
+
+struct stack_row {
+	const struct gs_osrt *first; /* one call of the group: its name and stack */
+	uint64_t total, max, n;
+};
+
+static int cmp_stack_row(const void *a, const void *b)
+{
+	const struct stack_row *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return cmp_by_stack(&x->first, &y->first);
+}
+
+int gs_report_osrt_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+			     struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "osrt_stack_sum", "OS Runtime Calls by Call Stack", osrt_stack_cols,
+		      GS_ARRAY_SIZE(osrt_stack_cols));
+	GS_VEC(const struct gs_osrt *) calls = {0};
+	uint64_t all = 0;
+	for (size_t i = 0; i < m->osrt.n; i++) {
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (o->call >= GS_OSRT__N || !gs_filter_keep(m, f, o->pid, -1, o->start))
+			continue;
+		all += o->end - o->start;
+		if (o->nframes)
+			GS_VEC_PUSH(&calls, o);
+	}
+	sort_model = m;
+	if (calls.n > 1)
+		qsort(calls.v, calls.n, sizeof(*calls.v), cmp_by_stack);
+	GS_VEC(struct stack_row) rows = {0};
+	for (size_t i = 0; i < calls.n; i++) {
+		const struct gs_osrt *o = calls.v[i];
+		if (!rows.n || cmp_by_stack(&rows.v[rows.n - 1].first, &calls.v[i])) {
+			struct stack_row z = {o, 0, 0, 0};
+			GS_VEC_PUSH(&rows, z);
+		}
+		struct stack_row *r = &rows.v[rows.n - 1];
+		uint64_t d = o->end - o->start;
+		r->total += d;
+		r->max = GS_MAX(r->max, d);
+		r->n++;
+	}
+	if (rows.n > 1)
+		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_stack_row);
+	for (size_t i = 0; i < rows.n; i++) {
+		const struct stack_row *r = &rows.v[i];
+		const struct gs_osrt *o = r->first;
+		union gs_cell *c = gs_table_row(out);
+		c[0].f = all ? 100.0 * (double)r->total / (double)all : 0.0;
+		c[1].i = (int64_t)r->total;
+		c[2].i = (int64_t)r->n;
+		c[3].f = (double)r->total / (double)r->n;
+		c[4].i = (int64_t)r->max;
+		c[5].s = gs_xstrdup(gs_osrt_names[o->call]);
+		c[6].s = gs_xstrdup(gs_model_str(m, m->frames.v[m->sample_frames.v[o->stack]].func));
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_model_stack_text(m, o->stack, o->nframes, STACK_SHOWN, " < ", &sb);
+		c[7].s = gs_strbuf_detach(&sb);
+	}
+	free(calls.v);
+	free(rows.v);
 	return 0;
 }
 

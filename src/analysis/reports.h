@@ -90,6 +90,8 @@ int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
 /* What the host threads did (host_sum.c): --trace osrt calls, --sample cpu samples. */
 int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
+int gs_report_osrt_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+		       struct gs_err *err);
 int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f,
 			     struct gs_table *out, struct gs_err *err);
 /* analyze's GPU idle time by host activity, one row per class (idle_host_sum.c). */

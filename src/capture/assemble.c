@@ -59,6 +59,7 @@ struct slot_state {
 	GS_VEC(struct open_range) stack;
 	struct evbuf out;
 	struct gs_hostbuild osrt, samples; /* OS runtime calls and CPU samples */
+	struct gs_hostbuild osrt_stacks;   /* the stacks of the long OS runtime calls */
 	int used;
 };
 
@@ -115,12 +116,13 @@ static void flush_events(struct ctx *c, uint32_t slot)
 static void flush_host(struct ctx *c, uint32_t slot)
 {
 	struct slot_state *ss = &c->slots[slot];
-	if (!ss->osrt.count && !ss->samples.count)
+	if (!ss->osrt.count && !ss->samples.count && !ss->osrt_stacks.count)
 		return;
 	uint64_t tid = (uint64_t)atomic_load(&((struct gs_ring_slot *)((uint8_t *)c->h +
 							       c->h->slots_offset))[slot].tid);
 	gs_hostbuild_flush(&ss->osrt, &c->w, GS_CHUNK_OSRT, (uint64_t)c->h->pid, tid);
 	gs_hostbuild_flush(&ss->samples, &c->w, GS_CHUNK_SAMPLES, (uint64_t)c->h->pid, tid);
+	gs_hostbuild_flush(&ss->osrt_stacks, &c->w, GS_CHUNK_OSRT_STACKS, (uint64_t)c->h->pid, tid);
 }
 
 /* Append one event to slot's buffer. end_tid is for start/end ranges ended elsewhere. */
@@ -413,7 +415,15 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 				gs_hostbuild_init(&ss->osrt);
 			gs_osrt_add(&ss->osrt, rh.domain, r.start, e > r.start ? e - r.start : 0);
 			c->st->events++;
-			if (ss->osrt.data.len >= FLUSH_BYTES)
+			size_t n = GS_MIN((size_t)rh.level, (size_t)GS_SAMPLE_MAX_FRAMES);
+			if (n && (size_t)(rend - q) >= 8 + 8 * n) { /* the call's stack */
+				uint64_t frames[GS_SAMPLE_MAX_FRAMES];
+				memcpy(frames, q + 8, 8 * n);
+				if (!ss->osrt_stacks.data.buf)
+					gs_hostbuild_init(&ss->osrt_stacks);
+				gs_osrt_stack_add(&ss->osrt_stacks, rh.domain, r.start, frames, (uint32_t)n);
+			}
+			if (ss->osrt.data.len >= FLUSH_BYTES || ss->osrt_stacks.data.len >= FLUSH_BYTES)
 				flush_host(c, slot);
 			break;
 		}
@@ -922,6 +932,7 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 		gs_evbuild_release(&c->slots[s].out.b);
 		gs_hostbuild_release(&c->slots[s].osrt);
 		gs_hostbuild_release(&c->slots[s].samples);
+		gs_hostbuild_release(&c->slots[s].osrt_stacks);
 	}
 	free(c->slots);
 	c->slots = NULL;
@@ -993,6 +1004,8 @@ int gs_assemble(struct gs_drain *d, struct gs_timemap *tm, const struct gs_sessi
 		gs_tlv_u64(&m, GS_SK_SAMPLE_PERIOD, si->sample_period_ns);
 	if (si->trace && strstr(si->trace, "osrt"))
 		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, si->osrt_threshold_ns);
+	if (si->trace && strstr(si->trace, "osrt") && si->osrt_bt_ns != UINT64_MAX)
+		gs_tlv_u64(&m, GS_SK_OSRT_BACKTRACE_THRESHOLD, si->osrt_bt_ns);
 	if (si->gpu_metrics)
 		gs_tlv_u64(&m, GS_SK_GPU_METRICS_HZ, si->gpu_metrics->hz);
 	if (si->rank >= 0)

@@ -32,6 +32,7 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_CUDA: return "cuda";
 	case GS_CHUNK_OSRT: return "osrt";
 	case GS_CHUNK_SAMPLES: return "samples";
+	case GS_CHUNK_OSRT_STACKS: return "osrt_stacks";
 	case GS_CHUNK_MAPS: return "maps";
 	case GS_CHUNK_PERFMAP: return "perfmap";
 	case GS_CHUNK_COUNTERS: return "counters";
@@ -278,6 +279,7 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 			else if (!gs_tlv_get_u64(val, len, &v) && len && val[len - 1] < 0x80 &&
 			    !(c->type == GS_CHUNK_SESSION && key != GS_SK_START_REAL && key != GS_SK_START_MONO &&
 			      key != GS_SK_SAMPLE_PERIOD && key != GS_SK_OSRT_THRESHOLD &&
+			      key != GS_SK_OSRT_BACKTRACE_THRESHOLD &&
 			      key != GS_SK_GPU_METRICS_HZ && key != GS_SK_RANK &&
 			      key != GS_SK_LOCAL_RANK && key != GS_SK_WORLD_SIZE) &&
 			    !(c->type == GS_CHUNK_PROCESS && (key == GS_PK_CMDLINE || key == GS_PK_EXE)) &&
@@ -432,6 +434,7 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		return 0;
 	}
 	case GS_CHUNK_OSRT:
+	case GS_CHUNK_OSRT_STACKS:
 	case GS_CHUNK_SAMPLES: {
 		struct gs_hostchunk hc;
 		if (gs_hostchunk_open(&hc, c->data, c->len) < 0) {
@@ -443,7 +446,7 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		num(d, "count", hc.count);
 		num(d, "base", hc.base);
 		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
-		const char *kind = c->type == GS_CHUNK_OSRT ? "osrt" : "sample";
+		const char *kind = c->type == GS_CHUNK_OSRT ? "osrt" : c->type == GS_CHUNK_SAMPLES ? "sample" : "osrt_stack";
 		struct gs_osrt_rec o;
 		struct gs_sample_rec *r = gs_xmalloc(sizeof(*r));
 		for (;;) {
@@ -460,8 +463,12 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 				num(d, "dur", o.dur);
 				strf(d, "name", o.call < GS_OSRT__N ? gs_osrt_names[o.call] : "unknown");
 			} else {
-				num(d, "ts", r->ts);
-				num(d, "weight", r->weight);
+				int st = c->type == GS_CHUNK_OSRT_STACKS; /* the weight field is the call */
+				num(d, st ? "start" : "ts", r->ts);
+				if (st)
+					strf(d, "name", r->weight < GS_OSRT__N ? gs_osrt_names[r->weight] : "unknown");
+				else
+					num(d, "weight", r->weight);
 				gs_strbuf_adds(sb, d->json ? ",\"frames\":[" : " frames=");
 				for (uint32_t i = 0; i < r->n; i++)
 					gs_strbuf_addf(sb, d->json ? "%s\"0x%" PRIx64 "\"" : "%s0x%" PRIx64,

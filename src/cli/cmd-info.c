@@ -156,6 +156,14 @@ static int run(int argc, char **argv)
 		gs_strbuf_adds(&sb, "\n  os runtime calls          ");
 		gs_fmt_count(&sb, m.osrt.n);
 		gs_strbuf_addf(&sb, " (at least %llu ns)", (unsigned long long)m.osrt_threshold);
+		if (m.osrt_bt) {
+			size_t n = 0;
+			for (size_t i = 0; i < m.osrt.n; i++)
+				n += m.osrt.v[i].nframes != 0;
+			gs_strbuf_adds(&sb, "\n    with call stacks        ");
+			gs_fmt_count(&sb, n);
+			gs_strbuf_addf(&sb, " (at least %llu ns)", (unsigned long long)m.osrt_bt_threshold);
+		}
 	}
 	if (m.samples.n || m.sample_period) {
 		uint64_t w = 0;

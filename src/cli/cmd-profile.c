@@ -218,6 +218,7 @@ static int run(int argc, char **argv)
 		{"delay", required_argument, NULL, 'y'},
 		{"duration", required_argument, NULL, 'd'},
 		{"osrt-threshold", required_argument, NULL, 'O'},
+		{"osrt-backtrace-threshold", required_argument, NULL, 'B'},
 		{"sample", required_argument, NULL, 's'},
 		{"sampling-frequency", required_argument, NULL, 'F'},
 		{"gpu-metrics", no_argument, NULL, 'M'},
@@ -235,7 +236,7 @@ static int run(int argc, char **argv)
 		   *capture = "none", *pytorch = "none";
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
-	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000";
+	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000", *osrt_bt = "80000";
 	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10", *kcache = NULL;
 	char *end;
 	int gpu_metrics = 0;
@@ -243,18 +244,26 @@ static int run(int argc, char **argv)
 	uint64_t gm_mask = ~0ull;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:s:h", opts)) != -1) {
 		switch (o) {
-		case 'O': { /* nanoseconds, or a time with its unit */
-			static char thr[32];
+		case 'O':   /* nanoseconds, or a time with its unit */
+		case 'B': { /* likewise, or none */
+			static char thr[2][32];
+			const char *opt = o == 'O' ? "--osrt-threshold" : "--osrt-backtrace-threshold";
 			uint64_t ns = 0;
 			errno = 0;
 			unsigned long long v = strtoull(optarg, &end, 10);
+			if (o == 'B' && !strcmp(optarg, "none")) {
+				osrt_bt = "none";
+				break;
+			}
 			if (!errno && !*end && end != optarg && optarg[0] != '-')
 				ns = v;
 			else if (!strpbrk(optarg, "smun") || gs_parse_duration(optarg, strlen(optarg), &ns))
-				return gs_usage_error(&gs_cmd_profile, "--osrt-threshold takes nanoseconds "
-						      "(1000) or a time (1us, 2ms), not '%s'", optarg);
-			snprintf(thr, sizeof(thr), "%llu", (unsigned long long)ns);
-			osrt_threshold = thr;
+				return gs_usage_error(&gs_cmd_profile, "%s takes nanoseconds (1000) or a time "
+						      "(1us, 2ms)%s, not '%s'", opt, o == 'B' ? " or none" : "", optarg);
+			if (ns > 1000000000000ull)
+				return gs_usage_error(&gs_cmd_profile, "%s: '%s' is over 1000s", opt, optarg);
+			snprintf(thr[o == 'B'], sizeof(thr[0]), "%llu", (unsigned long long)ns);
+			*(o == 'O' ? &osrt_threshold : &osrt_bt) = thr[o == 'B'];
 			break;
 		}
 		case 's':
@@ -507,6 +516,7 @@ static int run(int argc, char **argv)
 				     .sample_period_ns = strcmp(sample, "cpu") ? 0 : 1000000000ull /
 								strtoull(sampling_hz, NULL, 10),
 				     .osrt_threshold_ns = strtoull(osrt_threshold, NULL, 10),
+				     .osrt_bt_ns = strcmp(osrt_bt, "none") ? strtoull(osrt_bt, NULL, 10) : UINT64_MAX,
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
 				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1,
 				     .gpu_metrics = gm.api ? &gm : NULL};
@@ -585,6 +595,7 @@ static int run(int argc, char **argv)
 		if (si.perfmap_ours)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);
+		setenv("GPUSCOPE_OSRT_BACKTRACE_THRESHOLD", osrt_bt, 1);
 		setenv("GPUSCOPE_SAMPLING_FREQUENCY", sampling_hz, 1);
 		if (preload || preload_collector) { /* after what the user preloads (a sanitizer runtime must be first) */
 			struct gs_strbuf v;
@@ -869,6 +880,9 @@ const struct gs_command gs_cmd_profile = {
 	"                           operators' names; none (default)\n"
 	"      --osrt-threshold=T   with --trace osrt: record blocking libc calls that take at\n"
 	"                           least T (ns, or 1us, 2ms; default 1000 ns)\n"
+	"      --osrt-backtrace-threshold=T  with --trace osrt: the calls that take at least\n"
+	"                           T (default 80us, as nsys) are recorded with the native\n"
+	"                           call stack of the program's call; none: no stacks\n"
 	"  -s, --sample=S           cpu (default): sample each thread's native call stack every\n"
 	"                           1/HZ s of its CPU time (Python >= 3.12 frames by name:\n"
 	"                           PYTHONPERFSUPPORT=1 unless set); none: no sampling\n"

@@ -198,6 +198,7 @@ struct gs_config {
 	int cuda_graph_node; /* GPUSCOPE_CUDA_GRAPH_TRACE=node */
 	int trace_osrt;      /* osrt in GPUSCOPE_TRACE */
 	uint64_t osrt_threshold_ns;
+	uint64_t osrt_bt_ns; /* GPUSCOPE_OSRT_BACKTRACE_THRESHOLD, UINT64_MAX: none */
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
 	int ring_memory;     /* GPUSCOPE_RING_MEMORY (not 0) */

@@ -103,6 +103,38 @@ void gs_osrt_sync(void)
 	atomic_store(&gs_osrt_ctl.clocking, osrt_on && !atomic_load(&gs_paused));
 }
 
+/* osrt's backtraces (--osrt-backtrace-threshold): the calls that took at least osrt_bt
+ * clock ticks get the stack of the program's call (0: none) */
+static int osrt_bt_on;
+static uint64_t osrt_bt;
+static uint32_t osrt_stack(uint64_t ret, uint64_t *ips);
+
+/* One OSRT record, with n frames of its call's stack */
+static void osrt_write(struct gs_tls *t, uint16_t call, uint64_t t0, uint64_t t1, const uint64_t *ips,
+		       uint32_t n)
+{
+	size_t size = 24 + 8 * (size_t)n;
+	uint8_t *p = gs_rec_reserve(t, size);
+	if (!p)
+		return;
+	struct gs_raw_hdr h = {GS_RAW_OSRT, 0, (uint16_t)size, call, (uint16_t)n};
+	memcpy(p, &h, 8);
+	memcpy(p + 8, &t0, 8);
+	memcpy(p + 16, &t1, 8);
+	if (n)
+		memcpy(p + 24, ips, 8 * (size_t)n);
+	gs_rec_commit(t, size);
+}
+
+/* With its stack: apart, so that the calls under the backtrace threshold keep no frame table
+ * on their stack */
+static __attribute__((noinline)) void osrt_write_stack(struct gs_tls *t, uint16_t call, uint64_t t0,
+						      uint64_t t1, uint64_t ret)
+{
+	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+	osrt_write(t, call, t0, t1, ips, osrt_stack(ret, ips));
+}
+
 /* One call of libgpuscope-osrt.so's wrappers that took at least the threshold */
 void gs_osrt_record(uint16_t call, uint64_t t0, uint64_t t1)
 {
@@ -111,14 +143,10 @@ void gs_osrt_record(uint16_t call, uint64_t t0, uint64_t t1)
 	if (t->busy)
 		goto out;
 	t->busy = 1;
-	uint8_t *p = gs_rec_reserve(t, 24);
-	if (p) {
-		struct gs_raw_hdr h = {GS_RAW_OSRT, 0, 24, call, 0};
-		memcpy(p, &h, 8);
-		memcpy(p + 8, &t0, 8);
-		memcpy(p + 16, &t1, 8);
-		gs_rec_commit(t, 24);
-	}
+	if (GS_UNLIKELY(osrt_bt_on) && t1 - t0 >= osrt_bt)
+		osrt_write_stack(t, call, t0, t1, (uint64_t)(uintptr_t)__builtin_return_address(0));
+	else
+		osrt_write(t, call, t0, t1, NULL, 0);
 	t->busy = 0;
 out:
 	errno = saved;
@@ -562,13 +590,15 @@ static void walk_count(uint64_t ticks, uint32_t frames)
  * malloc, a deadlock (a PyTorch process hung so on the dev VM, in a walk handed to libunwind
  * while its libraries loaded). unw_step uses no dynamic thread-local storage (its default
  * caching policy is one cache for the process, under a lock taken with signals blocked). */
-static uint32_t walk_steps(void *ucv, uint64_t *ips);
+static uint32_t walk_steps(void *ucv, uint64_t *ips, int sig);
 
-static uint32_t walk_libunwind(void *ucv, uint64_t *ips)
+static uint32_t walk_libunwind(void *ucv, uint64_t *ips, int sig)
 {
+	if (!u_init_local2) /* not loaded (osrt's backtraces without sampling) */
+		return 0;
 	if (GS_UNLIKELY(walk_ticks_ms))
 		atomic_fetch_add_explicit(&walk_stepped, 1, memory_order_relaxed);
-	return walk_steps(ucv, ips);
+	return walk_steps(ucv, ips, sig);
 }
 
 /* The calling thread's stack, [lo, hi): read when its timer is armed (cfi.c reads no further) */
@@ -625,10 +655,10 @@ static int cfi_fn(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, v
 }
 
 /* GPUSCOPE_UNWIND_CHECK=1: the same stack by libunwind; the first difference is kept */
-static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
+static void walk_check(void *ucv, const uint64_t *ips, uint32_t n, int sig)
 {
 	uint64_t lu[GS_SAMPLE_MAX_FRAMES];
-	uint32_t m = walk_steps(ucv, lu);
+	uint32_t m = u_init_local2 ? walk_steps(ucv, lu, sig) : 0;
 	atomic_fetch_add_explicit(&check_n, 1, memory_order_relaxed);
 	if (m == n && !memcmp(lu, ips, 8 * (size_t)n))
 		return;
@@ -642,7 +672,7 @@ static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
 }
 
 /* The stack by cfi.c's walk where it can describe it (*by_cfi set), else by libunwind */
-static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi)
+static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi, int sig)
 {
 #if defined(__x86_64__)
 	if (gs_cfg.unwind_cfi && tl_stack_hi) {
@@ -656,7 +686,7 @@ static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi)
 			if (GS_UNLIKELY(walk_ticks_ms)) {
 				atomic_fetch_add_explicit(&walk_cfi, 1, memory_order_relaxed);
 				if (gs_cfg.unwind_check)
-					walk_check(ucv, ips, (uint32_t)n);
+					walk_check(ucv, ips, (uint32_t)n, sig);
 			}
 			return (uint32_t)n;
 		}
@@ -664,18 +694,19 @@ static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi)
 			atomic_fetch_add_explicit(&walk_cfi_gaveup, 1, memory_order_relaxed);
 	}
 #endif
-	return walk_libunwind(ucv, ips);
+	return walk_libunwind(ucv, ips, sig);
 }
 
-static uint32_t walk(void *ucv, uint64_t *ips)
+/* sig: ucv is a signal handler's context (else getcontext's) */
+static uint32_t walk(void *ucv, uint64_t *ips, int sig)
 {
 	int by_cfi = 0;
 	if (GS_LIKELY(!walk_ticks_ms))
-		return walk_any(ucv, ips, &by_cfi);
+		return walk_any(ucv, ips, &by_cfi, sig);
 	struct rusage r0, r1; /* the page faults the walk took (unwind tables read for the first time) */
 	int ru = syscall(SYS_getrusage, RUSAGE_THREAD, &r0) == 0;
 	uint64_t t0 = gs_clock_now();
-	uint32_t n = walk_any(ucv, ips, &by_cfi);
+	uint32_t n = walk_any(ucv, ips, &by_cfi, sig);
 	uint64_t dt = gs_clock_now() - t0;
 	walk_count(dt, n);
 	if (by_cfi)
@@ -685,6 +716,61 @@ static uint32_t walk(void *ucv, uint64_t *ips)
 		atomic_fetch_add_explicit(&walk_majflt, (uint64_t)(r1.ru_majflt - r0.ru_majflt), memory_order_relaxed);
 	}
 	return n;
+}
+
+/* Set while the thread walks its stack for an osrt record: a sample taken then (its signal
+ * comes in the middle of that walk's look-ups and caches) is skipped, not walked */
+static GS_THREAD int tl_osrt_walk;
+
+/* This thread's stack from here (not a signal handler's context): by gpuscope's walk from the
+ * registers read here where it can describe it, else by libunwind from getcontext's (whose
+ * system call for the signal mask the first way saves) */
+static __attribute__((noinline)) uint32_t osrt_walk(uint64_t *ips)
+{
+#if defined(__x86_64__)
+	if (gs_cfg.unwind_cfi && tl_stack_hi) {
+		struct cfi_arg a = {{0, 0, 0, tl_stack_lo, tl_stack_hi}, ips};
+		/* this instruction's address and the stack and frame pointers at it */
+		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+				 : "=r"(a.r.ip), "=r"(a.r.sp), "=r"(a.r.bp));
+		int n = gs_unwind_with_objects(cfi_fn, &a);
+		if (n > 0)
+			return (uint32_t)n;
+	}
+#endif
+	ucontext_t uc;
+	if (!u_init_local2 || getcontext(&uc) != 0)
+		return 0;
+	return walk_libunwind(&uc, ips, 0);
+}
+
+/* The stack of the program's call of an osrt wrapper, outermost last; ret: the address in the
+ * wrapper that gs_osrt_record returns to, the frames up to it (the collector's) dropped. 0
+ * frames when the walk could not be made or did not pass through the wrapper. */
+static uint32_t osrt_stack(uint64_t ret, uint64_t *ips)
+{
+	static GS_THREAD int bounds_read;
+	if (!bounds_read) { /* a thread without a CPU-time timer has not read them */
+		bounds_read = 1;
+		if (!tl_stack_hi)
+			stack_bounds();
+	}
+	uint32_t n = 0;
+	tl_osrt_walk = 1;
+	if (gs_loader_enter()) {
+		if (walk_lock()) {
+			n = osrt_walk(ips);
+			walk_unlock();
+		}
+		gs_loader_leave();
+	}
+	tl_osrt_walk = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (ips[i] == ret) {
+			memmove(ips, ips + i + 1, 8 * (size_t)(n - i - 1));
+			return n - i - 1;
+		}
+	return 0;
 }
 
 /* libunwind's set-up for the process (its first walk takes locks and maps memory), outside
@@ -704,12 +790,12 @@ static void walk_prime(void)
 	gs_loader_leave();
 }
 
-static uint32_t walk_steps(void *ucv, uint64_t *ips)
+static uint32_t walk_steps(void *ucv, uint64_t *ips, int sig)
 {
 	uint32_t n = 0;
 	unw_cursor_t cur;
 	gs_in_walk = 1;
-	if (u_init_local2(&cur, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) != 0) {
+	if (u_init_local2(&cur, (unw_context_t *)ucv, sig ? UNW_INIT_SIGNAL_FRAME : 0) != 0) {
 		gs_in_walk = 0;
 		return 0;
 	}
@@ -790,6 +876,11 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		return; /* outside the capture range: no stack walk, nothing recorded */
 	int saved = errno;
 	struct gs_tls *t = &gs_tls;
+	if (GS_UNLIKELY(tl_osrt_walk)) { /* inside the walk of an osrt record's stack */
+		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		errno = saved;
+		return;
+	}
 	uint64_t ts = gs_clock_now();
 	if (!gs_loader_enter()) { /* a fork is being made */
 		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
@@ -805,7 +896,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	if (t->busy) {
 		if (npend < PEND_MAX) {
 			struct pending_sample *q = &pend[npend];
-			q->n = (uint16_t)walk(ucv, q->ips);
+			q->n = (uint16_t)walk(ucv, q->ips, 1);
 			q->ts = ts;
 			q->weight = sample_weight(si);
 			npend++;
@@ -819,7 +910,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	}
 	t->busy = 1;
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
-	uint32_t n = walk(ucv, ips);
+	uint32_t n = walk(ucv, ips, 1);
 	walk_unlock();
 	gs_loader_leave();
 	write_pending(t);
@@ -1062,6 +1153,24 @@ GS_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/* What the stack walks need, once, before the first (CPU samples', osrt's backtraces') */
+static void walks_setup(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	if (gs_cfg.debug)
+		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
+	gs_unwind_init();
+	fd_base_init();
+	loader_lock_find();
+	if (u_init_local2)
+		walk_prime();
+	if (gs_cfg.unwind_warm)
+		gs_unwind_warm_start();
+}
+
 static int sampler_init(long hz)
 {
 	if (hz < 1 || hz > 100000)
@@ -1073,16 +1182,9 @@ static int sampler_init(long hz)
 	 * the program's own SIGPROF actions are kept apart and honoured (sigchain.c) */
 	if (gs_sigchain_take(GS_SAMPLE_SIGNAL, on_sample) != 0)
 		return -1;
-	if (gs_cfg.debug)
-		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
-	gs_unwind_init();
-	fd_base_init();
-	loader_lock_find();
-	walk_prime();
+	walks_setup();
 	sample_on = 1;
 	sampler_thread_start();
-	if (gs_cfg.unwind_warm)
-		gs_unwind_warm_start();
 	return 0;
 }
 
@@ -1099,14 +1201,22 @@ void gs_host_start(void)
 		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
 	/* libunwind before the snapshot: loaded after it, it made every exit read the mappings
 	 * again (the loader's counts had moved) */
+	int bt = gs_cfg.trace_osrt && gs_cfg.osrt_bt_ns != UINT64_MAX;
 	if (sample && unwind_load() != 0) {
 		gs_log("cannot load libunwind.so.8: no CPU samples (install libunwind8)");
 		sample = 0;
+	} else if (bt && !sample) {
+		unwind_load(); /* for the stacks gpuscope's walk cannot describe; without it, none */
 	}
 	maps_snapshot();
 	if (gs_cfg.trace_osrt) {
 		gs_osrt_ctl.clock = gs_clock;
 		gs_osrt_ctl.thr = gs_clock_ticks(gs_cfg.osrt_threshold_ns);
+		if (bt) {
+			walks_setup();
+			osrt_bt = gs_clock_ticks(gs_cfg.osrt_bt_ns);
+			osrt_bt_on = 1;
+		}
 		osrt_on = 1;
 		gs_osrt_sync();
 	}

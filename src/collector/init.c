@@ -185,6 +185,9 @@ static void init_once(void)
 	gs_cfg.cuda_graph_node = !strcmp(env_GPUSCOPE_CUDA_GRAPH_TRACE, "node");
 	gs_cfg.trace_osrt = has_word(env_GPUSCOPE_TRACE, "osrt");
 	gs_cfg.osrt_threshold_ns = env_size(env_GPUSCOPE_OSRT_THRESHOLD, 0, 1000000000000ull, 1000);
+	gs_cfg.osrt_bt_ns = strcmp(env_GPUSCOPE_OSRT_BACKTRACE_THRESHOLD, "none")
+				    ? env_size(env_GPUSCOPE_OSRT_BACKTRACE_THRESHOLD, 0, 1000000000000ull, 80000)
+				    : UINT64_MAX;
 	gs_cfg.sample_cpu = !strcmp(env_GPUSCOPE_SAMPLE, "cpu");
 	gs_cfg.sample_hz = (uint32_t)env_size(env_GPUSCOPE_SAMPLING_FREQUENCY, 1, 20000, 1000);
 	gs_cfg.ring_memory = env_GPUSCOPE_RING_MEMORY[0] != '0';

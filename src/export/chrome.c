@@ -171,7 +171,7 @@ static void apis(struct cx *x)
 	}
 }
 
-/* --trace osrt: blocking libc calls on their thread */
+/* --trace osrt: blocking libc calls on their thread, with their stacks where recorded */
 static void osrt(struct cx *x)
 {
 	const struct gs_model *m = x->m;
@@ -182,6 +182,15 @@ static void osrt(struct cx *x)
 		ev_begin(x, "X", "os_runtime", gs_osrt_names[o->call]);
 		ev_where(x, o->pid, o->tid, o->start);
 		ev_dur(x, o->start, o->end);
+		if (o->nframes) { /* --osrt-backtrace-threshold: the program's call, innermost first */
+			gs_strbuf_adds(x->b, ",\"args\":{\"stack\":[");
+			for (uint32_t k = 0; k < o->nframes; k++) {
+				if (k)
+					gs_strbuf_addc(x->b, ',');
+				gs_sink_jstr(x->b, gs_model_str(m, m->frames.v[m->sample_frames.v[o->stack + k]].func));
+			}
+			gs_strbuf_adds(x->b, "]}");
+		}
 		ev_end(x);
 	}
 }

@@ -34,6 +34,7 @@
 #include "../format/gst.h"
 #include "../util/intern.h"
 #include "../util/alloc.h"
+#include "../util/strbuf.h"
 #include "../util/u64map.h"
 #include "../util/varint.h"
 
@@ -59,9 +60,9 @@ enum { SLICE_BEGIN = 1, SLICE_END = 2, COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
 enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2 };
 /* Debug annotation names: interned once, in the first packet. */
-enum { AN_GRID = 1, AN_BLOCK, AN_BYTES, AN_CORRELATION, AN_STREAM, AN_DEVICE, AN__N };
+enum { AN_GRID = 1, AN_BLOCK, AN_BYTES, AN_CORRELATION, AN_STREAM, AN_DEVICE, AN_STACK, AN__N };
 static const char *const annot_names[AN__N] = {"", "grid", "block", "bytes", "correlation",
-					       "stream", "device"};
+					       "stream", "device", "stack"};
 
 #define OUT_BUFFER (1 << 20)
 #define OUT_ROOM (64 << 10)
@@ -191,6 +192,7 @@ struct px {
 	struct shape_an *shape_an;      /* per kernel shape: its grid and block annotations */
 	int64_t *kmetric_row;           /* per kernel its kmetrics row, -1: none; NULL: no rows */
 	struct pb km;                   /* a measured kernel's annotations, encoded */
+	struct gs_strbuf stack;         /* an OS runtime call's stack, as text (zeroed: empty) */
 	struct gs_u64map se_lane;       /* pid -> first lane of start/end ranges */
 	uint64_t device_track[256], mem_track[256], busy_track[256];
 	uint64_t busy_until[256];       /* the end of the last busy stretch (0: never busy) */
@@ -689,7 +691,18 @@ static void put_osrt(struct px *x, const struct gs_osrt *o)
 	size_t l = lane_pick(x, thread_lane(x, o->pid, o->tid), o->start, end);
 	uint64_t uuid = lane_uuid(x, l);
 	const char *n = o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "osrt";
-	slice_begin(x, uuid, o->start, (uint64_t)NAME_OSRT << 32 | o->call, n, 0, 0, NULL, 0,
+	struct annot an[1] = {{AN_STACK, NULL, 0}};
+	if (o->nframes) { /* its stack, one function a line, innermost first (at most 4 KiB) */
+		gs_strbuf_reset(&x->stack);
+		gs_model_stack_text(x->m, o->stack, o->nframes, GS_SAMPLE_MAX_FRAMES, "\n", &x->stack);
+		if (x->stack.len > 4096) { /* whole lines */
+			char *cut = memrchr(x->stack.buf, '\n', 4096);
+			x->stack.len = cut ? (size_t)(cut - x->stack.buf) : 0;
+			x->stack.buf[x->stack.len] = '\0';
+		}
+		an[0].s = x->stack.buf;
+	}
+	slice_begin(x, uuid, o->start, (uint64_t)NAME_OSRT << 32 | o->call, n, 0, 0, an, o->nframes ? 1 : 0,
 		    NULL, 0);
 	lane_push(x, l, end);
 }
@@ -1156,6 +1169,7 @@ static void px_release(struct px *x)
 	free(x->shape_an);
 	free(x->kmetric_row);
 	free(x->km.buf);
+	gs_strbuf_release(&x->stack);
 	gs_u64map_release(&x->names);
 	gs_u64map_release(&x->process_track);
 	gs_u64map_release(&x->thread_lane);

@@ -48,6 +48,7 @@ enum {
 	T_OSRT_API,
 	T_COMPOSITE_EVENTS,
 	T_SAMPLING_CALLCHAINS,
+	T_OSRT_CALLCHAINS,
 	T_TARGET_INFO_GPU_METRICS,
 	T_GPU_METRICS,
 	T_KERNEL_METRICS,
@@ -129,6 +130,10 @@ static const char *const create[T__N] = {
 		"NULL)",
 	[T_SAMPLING_CALLCHAINS] =
 		"CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, "
+		"module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER, stackDepth "
+		"INTEGER NOT NULL)",
+	[T_OSRT_CALLCHAINS] =
+		"CREATE TABLE OSRT_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, "
 		"module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER, stackDepth "
 		"INTEGER NOT NULL)",
 	[T_TARGET_INFO_GPU_METRICS] =
@@ -548,14 +553,31 @@ static void nvtx(struct sx *x)
 
 #define OSRT_EVENT_CLASS 27 /* nsys's eventClass of OS runtime calls */
 
-/* --trace osrt: OSRT_API, one row per recorded call (return values and call chains are not
- * recorded: NULL). */
+/* One frame of a call chain, as nsys stores it: id, symbol and module (StringIds: the
+ * function's name, "[module]" when it has no symbol, and the module's file name), unresolved,
+ * originalIP, stackDepth (0: the innermost frame) */
+static void chain_frame(struct sx *x, int tab, int64_t id, uint32_t frame, uint32_t depth)
+{
+	const struct gs_model *m = x->m;
+	struct gs_sqlf_table *t = x->t[tab];
+	const struct gs_frame *fr = &m->frames.v[frame];
+	const char *fn = gs_model_str(m, fr->func);
+	gs_sqlf_row(t);
+	I(id), I(fr->func), I(fr->module), I(fn[0] == '[');
+	I(fr->addr), I(depth);
+	row(x, tab);
+}
+
+/* --trace osrt: OSRT_API, one row per recorded call (return values are not recorded: NULL);
+ * a call recorded with its stack (--osrt-backtrace-threshold) has it in OSRT_CALLCHAINS, its
+ * callchainId. */
 static void osrt(struct sx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_sqlf_table *t = x->t[T_OSRT_API];
 	if (x->f->by_device)
 		return;
+	int64_t chain = 0;
 	for (size_t i = 0; i < m->osrt.n; i++) {
 		const struct gs_osrt *o = &m->osrt.v[i];
 		if (!gs_filter_keep(m, x->f, o->pid, -1, o->start) || o->call >= GS_OSRT__N)
@@ -566,8 +588,16 @@ static void osrt(struct sx *x)
 		/* start, end, eventClass, globalTid, nameId, returnValue, nestingLevel,
 		 * callchainId, argumentsId */
 		I(o->start), I(o->end), I(OSRT_EVENT_CLASS), I(gtid(o->pid, o->tid)), I(id);
-		N(), I(0), N(), N();
+		N(), I(0);
+		if (o->nframes)
+			I(++chain);
+		else
+			N();
+		N();
 		row(x, T_OSRT_API);
+		for (uint32_t d = 0; d < o->nframes; d++)
+			chain_frame(x, T_OSRT_CALLCHAINS, chain, m->sample_frames.v[o->stack + d], d);
+		t = x->t[T_OSRT_API];
 	}
 }
 
@@ -591,16 +621,8 @@ static void samples(struct sx *x)
 		/* id (the key), start, cpu, threadState, globalTid, cpuCycles */
 		N(), I(s->ts), N(), N(), I(gtid(s->pid, s->tid)), I(s->weight);
 		row_key(x, T_COMPOSITE_EVENTS, ++id);
-		t = x->t[T_SAMPLING_CALLCHAINS];
-		for (uint32_t d = 0; d < s->nframes; d++) {
-			const struct gs_frame *fr = &m->frames.v[m->sample_frames.v[s->stack + d]];
-			const char *fn = gs_model_str(m, fr->func);
-			gs_sqlf_row(t);
-			/* id, symbol, module, unresolved, originalIP, stackDepth */
-			I(id), I(fr->func), I(fr->module), I(fn[0] == '[');
-			I(fr->addr), I(d);
-			row(x, T_SAMPLING_CALLCHAINS);
-		}
+		for (uint32_t d = 0; d < s->nframes; d++)
+			chain_frame(x, T_SAMPLING_CALLCHAINS, id, m->sample_frames.v[s->stack + d], d);
 	}
 }
 

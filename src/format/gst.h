@@ -50,6 +50,10 @@ enum gs_chunk_type {
 	GS_CHUNK_COUNTERS = 14,  /* device, metric id, name, unit, count, base time, then (time
 	                          * delta, value delta)*: one counter track's samples (GPU metrics
 	                          * sampled through NVML, format/counters.h) */
+	GS_CHUNK_OSRT_STACKS = 17, /* pid, tid, count, base time, then (start delta, call, n, n
+	                          * return addresses)*: the native stacks of the thread's OSRT calls
+	                          * that took at least the backtrace threshold, each for the call
+	                          * of the same thread, start and call (format/host.h) */
 	GS_CHUNK_KMETRICS = 16,  /* pid, n metric names (string ids), n notes (string ids), count,
 	                          * then per measured launch: correlation, device, kernel name
 	                          * string id, grid xyz, block xyz, dynamic shared memory,
@@ -73,6 +77,8 @@ enum gs_session_key {
 	GS_SK_RANK = 11,       /* the distributed job's rank `profile` ran as (absent: none) */
 	GS_SK_LOCAL_RANK = 12, /* its rank on the host */
 	GS_SK_WORLD_SIZE = 13, /* the job's number of ranks */
+	GS_SK_OSRT_BACKTRACE_THRESHOLD = 14, /* ns: the shortest OS runtime call recorded with its
+	                                      * stack (absent: none) */
 };
 
 enum gs_process_key {

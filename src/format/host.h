@@ -1,6 +1,6 @@
 /* host.h: the host-side chunks of a .gst file (docs/trace-format.md, part 2): OSRT (blocking
- * libc calls), SAMPLES (CPU samples with native stacks), MAPS (executable mappings) and
- * PERFMAP (a process's /tmp/perf-PID.map). Builders are used by the trace assembler, the
+ * libc calls), OSRT_STACKS (the native stacks of the long ones), SAMPLES (CPU samples with
+ * native stacks), MAPS (executable mappings) and PERFMAP (a process's /tmp/perf-PID.map). Builders are used by the trace assembler, the
  * decoders by the model loader and `gpuscope dump`.
  * Invariants: decoders never read past the chunk and return -1 on malformed input; a
  * SAMPLES record has at most GS_SAMPLE_MAX_FRAMES frames; what a builder writes its decoder
@@ -27,12 +27,21 @@ void gs_hostbuild_release(struct gs_hostbuild *b);
 void gs_osrt_add(struct gs_hostbuild *b, uint32_t call, uint64_t start, uint64_t dur);
 void gs_sample_add(struct gs_hostbuild *b, uint64_t ts, uint32_t weight, const uint64_t *frames,
 		   uint32_t n);
-/* Write what b holds as one chunk of type (GS_CHUNK_OSRT or GS_CHUNK_SAMPLES) and empty it;
+/* OSRT_STACKS: laid out as SAMPLES, the weight field holding the call (enum gs_osrt_call) and
+ * the time its start; the frames are the return addresses of the program's call, innermost
+ * first. Read back by gs_sample_next (weight: the call). */
+static inline void gs_osrt_stack_add(struct gs_hostbuild *b, uint32_t call, uint64_t start,
+				     const uint64_t *frames, uint32_t n)
+{
+	gs_sample_add(b, start, call, frames, n);
+}
+/* Write what b holds as one chunk of type (GS_CHUNK_OSRT, GS_CHUNK_OSRT_STACKS or
+ * GS_CHUNK_SAMPLES) and empty it;
  * 0 when empty, negative errno from the writer. */
 int gs_hostbuild_flush(struct gs_hostbuild *b, struct gs_writer *w, uint16_t type, uint64_t pid,
 		       uint64_t tid);
 
-/* Reading an OSRT or SAMPLES chunk. */
+/* Reading an OSRT, OSRT_STACKS or SAMPLES chunk. */
 struct gs_hostchunk {
 	const uint8_t *p, *end;
 	uint64_t pid, tid, count, base, prev, index;

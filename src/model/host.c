@@ -9,6 +9,7 @@
 
 #include "../format/gst.h"
 #include "../format/host.h"
+#include "../util/strbuf.h"
 #include "../util/varint.h"
 
 struct gs_frame_index {
@@ -62,7 +63,8 @@ int gs_model_load_osrt(struct gs_model *m, const uint8_t *data, size_t len)
 	if (gs_hostchunk_open(&c, data, len) < 0)
 		return -1;
 	while ((rc = gs_osrt_next(&c, &r)) > 0) {
-		struct gs_osrt o = {r.start, r.start + r.dur, (int32_t)c.pid, (int32_t)c.tid, r.call};
+		struct gs_osrt o = {.start = r.start, .end = r.start + r.dur, .pid = (int32_t)c.pid,
+				    .tid = (int32_t)c.tid, .call = r.call};
 		GS_VEC_PUSH(&m->osrt, o);
 	}
 	return rc;
@@ -91,6 +93,39 @@ int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len)
 	}
 	free(r);
 	return rc;
+}
+
+/* The stacks of long OSRT calls: kept apart until gs_model_host_finish joins each to its call */
+int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t len)
+{
+	struct gs_hostchunk c;
+	struct gs_sample_rec *r = gs_xmalloc(sizeof(*r));
+	int rc;
+	if (gs_hostchunk_open(&c, data, len) < 0) {
+		free(r);
+		return -1;
+	}
+	while ((rc = gs_sample_next(&c, r)) > 0) {
+		struct gs_osrt o = {.start = r->ts, .pid = (int32_t)c.pid, .tid = (int32_t)c.tid,
+				    .call = r->weight, .stack = (uint32_t)m->sample_frames.n, .nframes = r->n};
+		for (uint32_t i = 0; i < r->n; i++) /* return addresses: each frame is its call */
+			GS_VEC_PUSH(&m->sample_frames, gs_model_frame(m, o.pid, r->frames[i] ? r->frames[i] - 1 : 0));
+		GS_VEC_PUSH(&m->osrt_stacks, o);
+	}
+	free(r);
+	return rc;
+}
+
+void gs_model_stack_text(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t max, const char *sep,
+			 struct gs_strbuf *out)
+{
+	for (uint32_t k = 0; k < n && k < max; k++) {
+		if (k)
+			gs_strbuf_adds(out, sep);
+		gs_strbuf_adds(out, gs_model_str(m, m->frames.v[m->sample_frames.v[stack + k]].func));
+	}
+	if (n > max)
+		gs_strbuf_addf(out, "%s(%u more)", sep, n - max);
 }
 
 int gs_model_load_maps(struct gs_model *m, const uint8_t *data, size_t len)
@@ -179,10 +214,39 @@ static int cmp_sample(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* Each stack to the call of its thread that started when it did (the same call): found by
+ * its start among the calls sorted by start; a stack without its call is dropped */
+static void join_osrt_stacks(struct gs_model *m)
+{
+	for (size_t i = 0; i < m->osrt_stacks.n; i++) {
+		const struct gs_osrt *k = &m->osrt_stacks.v[i];
+		size_t lo = 0, hi = m->osrt.n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->osrt.v[mid].start < k->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < m->osrt.n && m->osrt.v[lo].start == k->start; lo++) {
+			struct gs_osrt *o = &m->osrt.v[lo];
+			if (o->pid == k->pid && o->tid == k->tid && o->call == k->call && !o->nframes) {
+				o->stack = k->stack;
+				o->nframes = k->nframes;
+				break;
+			}
+		}
+	}
+	free(m->osrt_stacks.v);
+	memset(&m->osrt_stacks, 0, sizeof(m->osrt_stacks));
+}
+
 void gs_model_host_finish(struct gs_model *m)
 {
 	if (m->osrt.n > 1)
 		qsort(m->osrt.v, m->osrt.n, sizeof(*m->osrt.v), cmp_osrt);
+	if (m->osrt_stacks.n)
+		join_osrt_stacks(m);
 	if (m->samples.n > 1)
 		qsort(m->samples.v, m->samples.n, sizeof(*m->samples.v), cmp_sample);
 	if (m->frame_index) {
@@ -197,6 +261,7 @@ void gs_model_host_finish(struct gs_model *m)
 void gs_model_host_release(struct gs_model *m)
 {
 	free(m->osrt.v);
+	free(m->osrt_stacks.v);
 	free(m->samples.v);
 	free(m->sample_frames.v);
 	free(m->frames.v);
@@ -211,6 +276,7 @@ void gs_model_host_release(struct gs_model *m)
 		free(m->frame_index);
 	}
 	memset(&m->osrt, 0, sizeof(m->osrt));
+	memset(&m->osrt_stacks, 0, sizeof(m->osrt_stacks));
 	memset(&m->samples, 0, sizeof(m->samples));
 	memset(&m->sample_frames, 0, sizeof(m->sample_frames));
 	memset(&m->frames, 0, sizeof(m->frames));

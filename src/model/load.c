@@ -238,6 +238,12 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 			case GS_SK_START_MONO: if (!gs_tlv_get_u64(val, len, &v)) m->start_mono = v; break;
 			case GS_SK_SAMPLE_PERIOD: if (!gs_tlv_get_u64(val, len, &v)) m->sample_period = v; break;
 			case GS_SK_OSRT_THRESHOLD: if (!gs_tlv_get_u64(val, len, &v)) m->osrt_threshold = v; break;
+			case GS_SK_OSRT_BACKTRACE_THRESHOLD:
+				if (!gs_tlv_get_u64(val, len, &v)) {
+					m->osrt_bt_threshold = v;
+					m->osrt_bt = 1;
+				}
+				break;
 			case GS_SK_GPU_METRICS_HZ: if (!gs_tlv_get_u64(val, len, &v)) m->gpu_metrics_hz = v; break;
 			case GS_SK_RANK:
 				if (!gs_tlv_get_u64(val, len, &v) && v < INT32_MAX)
@@ -485,6 +491,10 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 		case GS_CHUNK_SAMPLES:
 			if (gs_model_load_samples(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed CPU sample chunk", c.offset);
+			break;
+		case GS_CHUNK_OSRT_STACKS:
+			if (gs_model_load_osrt_stacks(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed OS runtime stack chunk", c.offset);
 			break;
 		case GS_CHUNK_COUNTERS:
 			if (gs_model_load_counters(m, c.data, c.len) < 0)

@@ -85,6 +85,9 @@ struct gs_osrt { /* a blocking libc call at least as long as the session's thres
 	uint64_t start, end;
 	int32_t pid, tid;
 	uint32_t call; /* enum gs_osrt_call: gs_osrt_names[call] */
+	uint32_t stack, nframes; /* the program's call's stack (--osrt-backtrace-threshold):
+	                          * sample_frames.v[stack .. stack + nframes), innermost first;
+	                          * nframes 0: none recorded */
 };
 
 struct gs_cpu_sample {
@@ -355,6 +358,9 @@ struct gs_model {
 	GS_VEC(struct gs_perfsym) perfsyms;       /* sorted by (pid, start) once loaded */
 	uint64_t sample_period;                   /* ns of CPU time per sample weight, 0: unknown */
 	uint64_t osrt_threshold;                  /* ns, from the session */
+	uint64_t osrt_bt_threshold;               /* ns: calls this long have stacks, when osrt_bt */
+	int osrt_bt;                              /* the session took osrt's backtraces */
+	GS_VEC(struct gs_osrt) osrt_stacks;       /* while loading: stack, nframes of (start, pid, tid, call) */
 	uint64_t gpu_metrics_hz;                  /* --gpu-metrics frequency, 0: off or unknown */
 	struct gs_frame_index *frame_index;       /* (pid, addr) -> frame, while loading */
 	GS_VEC(struct gs_counter_track) counter_tracks;
@@ -422,6 +428,12 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver);
  * mapped ELF files' symbol tables, then the perf maps). */
 int gs_model_load_osrt(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len);
+int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t len);
+/* The function names of the frames sample_frames.v[stack .. stack + n), innermost first,
+ * separated by sep, appended to out; at most max of them, then "SEP(K more)" */
+struct gs_strbuf;
+void gs_model_stack_text(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t max, const char *sep,
+			 struct gs_strbuf *out);
 int gs_model_load_maps(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_perfmap(struct gs_model *m, const uint8_t *data, size_t len);
 void gs_model_host_finish(struct gs_model *m);

@@ -104,8 +104,9 @@ def read(path):
         for g, v in fields(ev):
             e[g].append(v)
         typ, track = e[9][0], e[11][0]
-        if typ == 1:  # begin: an API call or GPU operation carries annotations, a range none
-            stacks[track].append((ts, names[e[10][0]], bool(e[4])))
+        if typ == 1:  # begin: an API call or GPU operation carries annotations, a range or an
+            # OS runtime call none (other than the call's "stack", --osrt-backtrace-threshold)
+            stacks[track].append((ts, names[e[10][0]], any(annotation(a, an_names)[0] != 'stack' for a in e[4])))
             begins.append((names[e[10][0]], [annotation(a, an_names) for a in e[4]]))
         elif typ == 2:
             assert stacks[track], 'an end with no open slice on track %d' % track
@@ -128,9 +129,9 @@ def read(path):
 
 def main():
     gs, trace, out = sys.argv[1:4]
-    got, never_ended, self_, total, _ = read(out)
+    got, never_ended, self_, total, begins = read(out)
     st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,'
-                                    'cuda_api_sum,nvtx_sum,osrt_sum,cpu_sample_sum', '--format',
+                                    'cuda_api_sum,nvtx_sum,osrt_sum,osrt_stack_sum,cpu_sample_sum', '--format',
                                     'json', trace],
                                    check=True, capture_output=True, text=True).stdout)
     want = collections.defaultdict(lambda: [0, 0])
@@ -159,6 +160,21 @@ def main():
             print('FAIL %s %r: stats %s, perfetto %s' % ('op' if k[0] else 'range', k[1], want[k], api[k]))
             sys.exit(1)
         checks += 1
+    # the OS runtime calls' stacks: per (call, stack) the slices whose "stack" annotation holds
+    # it, a function a line (osrt_stack_sum joins them by " < ", at most 24)
+    stk = collections.Counter()
+    for name, ans in begins:
+        for k, v in ans:
+            if k == 'stack':
+                fr = v.split('\n')
+                stk[(name, ' < '.join(fr[:24]) + (' < (%d more)' % (len(fr) - 24) if len(fr) > 24 else ''))] += 1
+    want = collections.Counter()
+    for r in st['osrt_stack_sum']['rows']:
+        want[(r['Name'], r['Stack'])] += r['Num Calls']
+    if want != stk:
+        print('FAIL osrt stacks: stats %s, perfetto %s' % (sorted(want.items())[:3], sorted(stk.items())[:3]))
+        sys.exit(1)
+    checks += len(want)
     for r in st['cpu_sample_sum']['rows']:
         k = (r['PID'], r['TID'], r['Function'])
         if (r['Self Samples'], r['Total Samples']) != (self_[k], total[k]):

@@ -10,7 +10,7 @@ import collections, json, sqlite3, subprocess, sys
 
 gs, trace, out = sys.argv[1:4]
 st = json.loads(subprocess.run([gs, 'stats', '-r',
-                                'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum,osrt_sum,cpu_sample_sum',
+                                'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum,osrt_sum,osrt_stack_sum,cpu_sample_sum',
                                 '--format', 'json', trace],
                                check=True, capture_output=True, text=True).stdout)
 db = sqlite3.connect(out)
@@ -33,7 +33,7 @@ same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER',
                        'ENUM_CUDA_KERNEL_LAUNCH_TYPE', 'TARGET_INFO_GPU', 'ThreadNames',
                        'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
                        'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS',
-                       'OSRT_API', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS',
+                       'OSRT_API', 'OSRT_CALLCHAINS', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS',
                        'TARGET_INFO_GPU_METRICS', 'GPU_METRICS']),
      sorted(cols))
 same('kernel columns', 'start end deviceId contextId greenContextId streamId correlationId '
@@ -97,6 +97,24 @@ same('osrt names', sorted(r['Name'] for r in rows), sorted(osrt))
 for r in rows:
     same('osrt ' + r['Name'], (r['Num Calls'], r['Total Time (ns)'], r['Min (ns)'], r['Max (ns)']),
          osrt[r['Name']])
+# the calls' stacks (--osrt-backtrace-threshold) in OSRT_CALLCHAINS: per name and innermost
+# frame (stackDepth 0, osrt_stack_sum's Caller) the calls and their time, and every chain whole
+callers = collections.Counter()
+for name, caller, n, total in db.execute(
+        'SELECT s.value, f.value, COUNT(*), SUM(o.end - o.start) FROM OSRT_API AS o '
+        'JOIN StringIds AS s ON o.nameId = s.id '
+        'JOIN OSRT_CALLCHAINS AS c ON c.id = o.callchainId AND c.stackDepth = 0 '
+        'JOIN StringIds AS f ON c.symbol = f.id GROUP BY s.value, f.value'):
+    callers[(name, caller)] = (n, total)
+want = collections.defaultdict(lambda: [0, 0])
+for r in st['osrt_stack_sum']['rows']:
+    w = want[(r['Name'], r['Caller'])]
+    w[0] += r['Num Calls']
+    w[1] += r['Total Time (ns)']
+same('osrt stacks by name and caller', sorted((k, tuple(v)) for k, v in want.items()), sorted(callers.items()))
+same('osrt chains whole (depths 0..n-1)', [], db.execute(
+    'SELECT id FROM OSRT_CALLCHAINS GROUP BY id HAVING MAX(stackDepth) + 1 != COUNT(*) '
+    'OR MIN(stackDepth) != 0').fetchall())
 # CPU samples: a function's self samples on a thread are the samples whose leaf frame
 # (stackDepth 0) it is, its total those with it anywhere in the stack (once per sample)
 gt = lambda p, t: (p << 24) | t

@@ -40,6 +40,82 @@ $GS export -t chrome -o hs_blk.json hs_blk.gst 2>/dev/null
 eq "osrt: chrome export, the mutex waits on their threads" 3 \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for e in d["traceEvents"] if e.get("cat")=="os_runtime" and e["name"]=="pthread_mutex_lock" and e["ph"]=="X" and e["dur"]>=35000))' hs_blk.json)"
 
+# osrt's backtraces: the calls of at least 80 us (the default, as nsys) carry the stack of the
+# program's call, grouped by stack in osrt_stack_sum
+stack_field() { # csv NAME CALLER COLUMN: the row of the call made from that caller
+	python3 - "$@" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline='')):
+    if r['Name'] == sys.argv[2] and r['Caller'] == sys.argv[3]:
+        print(r[sys.argv[4]]); break
+PY
+}
+$GS stats -r osrt_stack_sum --format csv -o hs_blks.csv hs_blk.gst 2>/dev/null
+eq "osrt stacks: csv header" 'Time (%),Total Time (ns),Num Calls,Avg (ns),Max (ns),Name,Caller,Stack' "$(head -1 hs_blks.csv)"
+eq "osrt stacks: the 3 mutex waits, called from locker" 3 "$(stack_field hs_blks.csv pthread_mutex_lock locker 'Num Calls')"
+eq "osrt stacks: the 5 usleeps, called from main" 5 "$(stack_field hs_blks.csv usleep main 'Num Calls')"
+eq "osrt stacks: the 2 pipe reads, called from main" 2 "$(stack_field hs_blks.csv read main 'Num Calls')"
+# nanosleep from sleep_ms, inlined or not: 3 x 40 ms on main, 2 x 30 ms on the writer thread
+eq "osrt stacks: nanosleep, 3 on main's stack and 2 on writer's" "3 2" "$(python3 - hs_blks.csv <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline='')) if r['Name'] == 'nanosleep']
+on = lambda f: sum(int(r['Num Calls']) for r in rows if f in r['Stack'].split(' < '))
+print(on('main'), on('writer'))
+PY
+)"
+has "osrt stacks: main's stack reaches __libc_start_main" "main < " "$(stack_field hs_blks.csv usleep main Stack)"
+between "osrt stacks: mutex waits' time ~120 ms" 105000000 300000000 "$(stack_field hs_blks.csv pthread_mutex_lock locker 'Total Time (ns)')"
+# sem_wait's waits (a few us to 1 ms, main thread waking the locker) may pass 80 us; every
+# listed call is one of osrt_sum's, none shorter than the threshold
+python3 - hs_blk.csv hs_blks.csv >hs_blks.chk <<'PY'
+import csv, sys
+calls = {r['Name']: int(r['Num Calls']) for r in csv.DictReader(open(sys.argv[1], newline=''))}
+st = {}
+for r in csv.DictReader(open(sys.argv[2], newline='')):
+    st[r['Name']] = st.get(r['Name'], 0) + int(r['Num Calls'])
+    if int(r['Max (ns)']) < 80000 or float(r['Avg (ns)']) < 80000:
+        print('short', r['Name'])
+print(all(st[k] <= calls.get(k, 0) for k in st))
+PY
+eq "osrt stacks: each call's stack is one of its calls, none under 80 us" True "$(cat hs_blks.chk)"
+has "osrt stacks: info counts them" "with call stacks" "$($GS info hs_blk.gst)"
+has "osrt stacks: info shows their threshold" "(at least 80000 ns)" "$($GS info hs_blk.gst)"
+eq "osrt stacks: dump shows them (15 calls of 20 ms or more)" 15 "$($GS dump --format jsonl hs_blk.gst | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin for e in [json.loads(l)] if e.get("event") == "osrt_stack" and e["name"] != "sem_wait" and e["name"] != "pthread_join" and e["frames"]))')"
+# --osrt-backtrace-threshold 35ms: the 40 ms waits only (a 30 ms one stretched past 35 ms
+# on a loaded machine is kept, as it should be); none: no stacks, the calls unchanged
+$GS profile -o hs_bt35 -t osrt --osrt-backtrace-threshold 35ms --sample none "$P/host_block" 2>/dev/null; eq "osrt stacks 35 ms: exit 7" 7 $?
+$GS stats -r osrt_stack_sum --format csv -o hs_bt35.csv hs_bt35.gst 2>/dev/null
+eq "osrt stacks 35 ms: the 40 ms mutex waits" 3 "$(stack_field hs_bt35.csv pthread_mutex_lock locker 'Num Calls')"
+eq "osrt stacks 35 ms: no usleep (20 ms)" "" "$(stack_field hs_bt35.csv usleep main 'Num Calls')"
+eq "osrt stacks 35 ms: every row's calls 35 ms or longer" True "$(python3 -c '
+import csv, sys
+print(all(float(r["Avg (ns)"]) >= 35e6 for r in csv.DictReader(open(sys.argv[1], newline=""))))' hs_bt35.csv)"
+$GS profile -o hs_btn -t osrt --osrt-backtrace-threshold none --sample none "$P/host_block" 2>/dev/null; eq "osrt stacks none: exit 7" 7 $?
+eq "osrt stacks none: no stack chunk" 0 "$($GS dump hs_btn.gst | grep -c 'chunk osrt_stacks')"
+$GS stats -r osrt_sum --format csv -o hs_btn.csv hs_btn.gst 2>/dev/null
+eq "osrt stacks none: the calls still recorded" "3 5 2" \
+	"$(osrt_field hs_btn.csv pthread_mutex_lock 'Num Calls') $(osrt_field hs_btn.csv usleep 'Num Calls') $(osrt_field hs_btn.csv read 'Num Calls')"
+hasnt "osrt stacks none: info says nothing of them" "with call stacks" "$($GS info hs_btn.gst)"
+$GS profile -o hs_bt0 -t osrt --osrt-backtrace-threshold 0 --sample none "$P/host_block" 2>/dev/null; eq "osrt stacks 0: exit 7" 7 $?
+eq "osrt stacks 0: every recorded call has its stack" "$($GS stats -r osrt_sum --format csv hs_bt0.gst | python3 -c 'import csv,sys; print(sum(int(r["Num Calls"]) for r in csv.DictReader(sys.stdin)))')" \
+	"$($GS stats -r osrt_stack_sum --format csv hs_bt0.gst | python3 -c 'import csv,sys; print(sum(int(r["Num Calls"]) for r in csv.DictReader(sys.stdin)))')"
+$GS profile -o hs_bad -t osrt --osrt-backtrace-threshold soon true 2>/dev/null; eq "osrt stacks: bad threshold is a usage error" 2 $?
+# every call walked (thresholds 0) while the sampler (5 kHz) interrupts the same thread: no hang,
+# each of the 1,000,000 calls with its stack (a sample that comes during such a walk is skipped)
+timeout 120 $GS profile -o hs_btsmp -t osrt --osrt-threshold 0 --osrt-backtrace-threshold 0 --sampling-frequency 5000 \
+	"$P/osrt_calls" 200000 5 >/dev/null 2>hs_btsmp.err
+eq "osrt stacks under sampling: exit 0, no hang" 0 $?
+info=$($GS info hs_btsmp.gst)
+has "osrt stacks under sampling: every call recorded" "os runtime calls          1,000,000" "$info"
+has "osrt stacks under sampling: every call with its stack" "with call stacks        1,000,000" "$info"
+between "osrt stacks under sampling: samples taken" 50 100000 "$(printf '%s\n' "$info" | awk '/cpu samples/ { gsub(",", "", $3); print $3 }')"
+eq "osrt stacks under sampling: the reads (the calls clocked), all from main" "read main 1000000" \
+	"$($GS stats -r osrt_stack_sum --format csv hs_btsmp.gst 2>/dev/null | python3 -c '
+import csv, sys
+print(" ".join("%s %s %s" % (r["Name"], r["Caller"], r["Num Calls"]) for r in csv.DictReader(sys.stdin)))')"
+
 # the threshold: 25 ms leaves the 20 ms sleeps out, keeps the 30 and 40 ms waits
 $GS profile -o hs_blk25 -t osrt --osrt-threshold 25ms --sample none "$P/host_block" 2>/dev/null; eq "osrt threshold: exit 7" 7 $?
 $GS stats -r osrt_sum --format csv -o hs_blk25.csv hs_blk25.gst 2>/dev/null
@@ -99,9 +175,9 @@ print(" ".join("%s %d" % (w, n[w]) for w in sys.argv[2:]), end=" ")
 PY
 )"
 eq "osrt waits: fcntl recorded only for its one F_OFD_SETLKW, fcntl64 for its F_SETLKW" "1 1" \
-	"$(grep -c '"name":"fcntl"' hs_waits.jsonl) $(grep -c '"name":"fcntl64"' hs_waits.jsonl)"
+	"$(grep '"event":"osrt"' hs_waits.jsonl | grep -c '"name":"fcntl"') $(grep '"event":"osrt"' hs_waits.jsonl | grep -c '"name":"fcntl64"')"
 eq "osrt waits: syscall(2) recorded only for its one FUTEX_WAIT (not gettid, not the FUTEX_WAKE)" 1 \
-	"$(grep -c '"name":"futex"' hs_waits.jsonl)"
+	"$(grep '"event":"osrt"' hs_waits.jsonl | grep -c '"name":"futex"')"
 # the C++ standard library's timed waits (host_cxxwaits): condition_variable::wait_for,
 # timed_mutex::try_lock_for, shared_timed_mutex::try_lock_shared_for, atomic<int>::wait, each
 # ~30 ms once on the main thread (at least 10 ms of it in the call, whatever the load)
@@ -515,6 +591,35 @@ $GS stats -r osrt_sum --format csv -o hs_fx.csv "$G/host_block.gst" 2>/dev/null
 eq "fixture host_block: calls per function" "nanosleep 5 pthread_mutex_lock 3 usleep 5 read 2" \
 	"$(for n in nanosleep pthread_mutex_lock usleep read; do printf '%s %s ' $n "$(osrt_field hs_fx.csv $n 'Num Calls')"; done | sed 's/ $//')"
 eq "fixture host_block: mutex wait total" 120453547 "$(osrt_field hs_fx.csv pthread_mutex_lock 'Total Time (ns)')"
+eq "fixture host_block (format 1.4): no call stacks" 1 "$($GS stats -r osrt_stack_sum --format csv "$G/host_block.gst" | wc -l)"
+hasnt "fixture host_block: info names no stacks" "with call stacks" "$($GS info "$G/host_block.gst")"
+# host_stacks.gst (format 1.7): host_block's calls of 80 us or more with their stacks
+$GS stats -r osrt_stack_sum --format csv -o hs_fxs.csv "$G/host_stacks.gst" 2>/dev/null
+eq "fixture host_stacks: rows (name, calls, total, stack)" \
+'pthread_mutex_lock 3 120408841 [host_block] < [libc.so.6] < [libc.so.6]
+nanosleep 3 120296224 [host_block] < [libc.so.6] < __libc_start_main < [host_block]
+usleep 5 100434354 [host_block] < [libc.so.6] < __libc_start_main < [host_block]
+read 2 60368748 [host_block] < [libc.so.6] < __libc_start_main < [host_block]
+nanosleep 2 60155343 [host_block] < [libc.so.6] < [libc.so.6]' \
+	"$(python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print(r["Name"], r["Num Calls"], r["Total Time (ns)"], r["Stack"])' hs_fxs.csv)"
+eq "fixture host_stacks: Time (%) of all calls' time" 26.1 "$(sed -n 2p hs_fxs.csv | cut -d, -f1)"
+has "fixture host_stacks: info" "with call stacks        15 (at least 80000 ns)" "$($GS info "$G/host_stacks.gst")"
+eq "fixture host_stacks: dump, 15 stacks of 3 to 4 frames" "15 True" "$($GS dump --format jsonl "$G/host_stacks.gst" | python3 -c '
+import json, sys
+st = [e for l in sys.stdin for e in [json.loads(l)] if e.get("event") == "osrt_stack"]
+print(len(st), all(3 <= len(e["frames"]) <= 4 for e in st))')"
+$GS export -t chrome -o hs_fxs.json "$G/host_stacks.gst" 2>/dev/null
+eq "fixture host_stacks: chrome export, the stacks in the calls' args" "15 5" "$(python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "os_runtime"]
+st = [e for e in ev if "stack" in e.get("args", {})]
+print(len(st), sum(1 for e in st if e["name"] == "usleep" and e["args"]["stack"][2] == "__libc_start_main"))' hs_fxs.json)"
+an=$(COLUMNS=200 $GS analyze "$G/host_stacks.gst")
+has "fixture host_stacks: analyze names the caller of the wait" "waits in nanosleep from [host_block]" "$an"
+has "fixture host_stacks: the idle table too" "nanosleep from [host_block]" "$(printf '%s\n' "$an" | grep '^  blocked')"
 has "fixture host_cpu: 119 samples, 243 periods at 500 Hz" "cpu samples               119 (500 Hz of CPU time, 243 periods: 486.0 ms)" "$($GS info "$G/host_cpu.gst")"
 $GS stats -r cpu_sample_sum --format csv -o hs_fxc.csv "$G/host_cpu.gst" 2>/dev/null
 eq "fixture host_cpu: a missing binary's frames are named after it" "100.0,243,100.0,243,486000000,21983,21983,host_cpu,[host_cpu],host_cpu" "$(sed -n 2p hs_fxc.csv)"

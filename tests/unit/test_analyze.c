@@ -938,7 +938,7 @@ static void idle_model(struct gs_model *m, int flags)
 	hsamples(m, 200, 200, 81 * MS, 91 * MS, s_put, 3);
 	qsort(m->samples.v, m->samples.n, sizeof(*m->samples.v), cmp_ts);
 	if (flags & IDLE_POLL) {
-		struct gs_osrt o = {40 * MS, 90 * MS, 100, 100, GS_OSRT_POLL};
+		struct gs_osrt o = {.start = 40 * MS, .end = 90 * MS, .pid = 100, .tid = 100, .call = GS_OSRT_POLL};
 		GS_VEC_PUSH(&m->osrt, o);
 	}
 }
