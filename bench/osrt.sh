@@ -34,6 +34,20 @@ for k in mutex read0 fcntl syscall; do
 		"$k" "$nw" "$nd" "$na" "$nalo" "$nahi" "$ww" "$wd" "$wa" "$walo" "$wahi" \
 		"$(awk -v a="$na" -v b="$wa" 'BEGIN { print b - a }')"
 done
+# the call stacks of --osrt-backtrace-threshold: every 0-byte read recorded (--osrt-threshold
+# 0), without stacks and with (--osrt-backtrace-threshold 0), alternating; the difference is
+# what a call's walk and its frames in the record cost
+for _ in $(seq "$RUNS"); do
+	for bt in none 0; do
+		"$GS" profile -f -o "$tmp/s" -t osrt --osrt-threshold 0 --osrt-backtrace-threshold $bt --sample none \
+			"$P/osrt_calls" $((N / 10)) "$REPS" 2>/dev/null | awk '$1 == "read0" { print $4 }' >>"$tmp/bt_$bt"
+	done
+done
+read -r sn snlo snhi < <(med <"$tmp/bt_none")
+read -r s0 s0lo s0hi < <(med <"$tmp/bt_0")
+frames=$("$GS" stats -r osrt_stack_sum --format csv "$tmp/s.gst" 2>/dev/null | awk -F, 'NR == 2 { print gsub(/ < /, "") + 1 }')
+printf 'read0 recorded, no stack %+.2f ns [%.2f..%.2f]; with its stack (%s frames) %+.2f ns [%.2f..%.2f]; the stack adds %+.2f ns\n' \
+	"$sn" "$snlo" "$snhi" "${frames:-?}" "$s0" "$s0lo" "$s0hi" "$(awk -v a="$sn" -v b="$s0" 'BEGIN { print b - a }')"
 if grep -q '^clock2 ' "$tmp/none"; then
 	read -r ca calo cahi < <(awk '$1 == "clock2" { print $4 }' "$tmp/none" | med)
 	printf 'clock2 two TSC reads around the direct read (no tool): %+.2f ns [%.2f..%.2f]\n' "$ca" "$calo" "$cahi"

@@ -46,6 +46,15 @@ import json, sys
 print(sum(1 for l in sys.stdin if (e := json.loads(l)).get("event") == "osrt"
           and e["name"] == "clock_nanosleep" and e["dur"] >= 49000000))')
 	eq "python: the four 50 ms sleeps (clock_nanosleep)" 4 "$n"
+	# their stacks (--osrt-backtrace-threshold, 80 us): made from host_py.py's main, named
+	# through the perf map
+	$GS stats -r osrt_stack_sum --format csv -o "$T/pys.csv" "$T/py.gst"
+	cut -c1-300 "$T/pys.csv" | head -4
+	eq "python: the sleeps' stacks name main (host_py.py) above time_sleep" "4 True" "$(python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"] == "clock_nanosleep" and float(r["Avg (ns)"]) >= 49e6]
+print(sum(int(r["Num Calls"]) for r in rows), all("py::main:" in r["Stack"] and "host_py.py" in r["Stack"] for r in rows))' "$T/pys.csv")"
+	has "python: analyze names the sleep's Python caller" "clock_nanosleep from main (host_py.py)" "$(COLUMNS=300 $GS analyze "$T/py.gst")"
 	# gpuscope's own stack walk (cfi.c) against libunwind's, stack by stack, through the
 	# perf trampolines (JIT code: stepped by frame pointer) and the interpreter
 	GPUSCOPE_DEBUG=1 GPUSCOPE_UNWIND_CHECK=1 PYTHONPERFSUPPORT=1 $GS profile -o "$T/pyc" -t nvtx -- "$PY" tests/gpu/host_py.py 60 >/dev/null 2>"$T/pyc.err"

@@ -60,8 +60,19 @@ $GS stats -r osrt_sum "$T/loader_pin.gst" | head -8
 $GS analyze --step step --format json -o "$T/analyze_pin.json" "$T/loader_pin.gst"
 q() { python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print($1)" "$T/analyze_pin.json"; }
 eq "loader, pin_memory + osrt: verdict input_pipeline" input_pipeline "$(q "a['verdict']['primary']")"
-eq "loader, pin_memory + osrt: the GPU idles most in the DataLoader wait, named sem_clockwait" sem_clockwait \
-	"$(q "a['idle_attribution']['classes']['loader_wait']['top']")"
+# its stack (--osrt-backtrace-threshold, 80 us) names the Python function that waited
+top=$(q "a['idle_attribution']['classes']['loader_wait']['top']")
+echo "  loader_wait's top: $top"
+has "loader, pin_memory + osrt: the GPU idles most in the DataLoader wait, named sem_clockwait from a Python function" \
+	"sem_clockwait from " "$top"
+has "loader, pin_memory + osrt: ... a Python function of threading.py or queue.py" ".py)" "$top"
+$GS stats -r osrt_stack_sum --format csv -o "$T/stacks_pin.csv" "$T/loader_pin.gst"
+cut -c1-400 "$T/stacks_pin.csv" | head -4
+eq "loader, pin_memory + osrt: the main thread's sem_clockwait stacks pass through dataloader.py" True \
+	"$(python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"] == "sem_clockwait"]
+print(any("dataloader.py" in r["Stack"] and "py::" in r["Stack"] for r in rows))' "$T/stacks_pin.csv")"
 between "loader, pin_memory + osrt: that wait is >= 50% of the idle time" 0.5 1 \
 	"$(q "a['idle_attribution']['classes']['loader_wait']['share']")"
 rm -rf "$T"
