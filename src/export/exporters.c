@@ -14,6 +14,8 @@ const struct gs_exporter gs_exporters[] = {
 	{"sqlite", "SQLite in the schema of nsys export --type sqlite", ".sqlite", 0, gs_export_sqlite},
 	{"folded", "CPU samples as folded stacks for flame graphs (flamegraph.pl, speedscope)", ".folded", 0,
 	 gs_export_folded},
+	{"folded-osrt", "OS runtime calls recorded with their stacks as folded stacks, weighted by their time in ns: an off-CPU flame graph of the waits", ".osrt.folded", 0,
+	 gs_export_folded_osrt},
 	{"pprof", "CPU samples as a gzipped pprof profile (go tool pprof)", ".pb.gz", 0, gs_export_pprof},
 };
 const size_t gs_nexporters = sizeof(gs_exporters) / sizeof(gs_exporters[0]);

@@ -19,6 +19,8 @@ int gs_export_json(const struct gs_model *m, const struct gs_filter *f, const ch
 /* CPU samples' stacks (stacks.c): folded text for flame graphs, gzipped pprof protobuf. */
 int gs_export_folded(const struct gs_model *m, const struct gs_filter *f, const char *out,
 		     struct gs_err *err);
+int gs_export_folded_osrt(const struct gs_model *m, const struct gs_filter *f, const char *out,
+		     struct gs_err *err);
 int gs_export_pprof(const struct gs_model *m, const struct gs_filter *f, const char *out,
 		    struct gs_err *err);
 struct gs_strbuf;

@@ -2,7 +2,8 @@
  *
  * folded: one line per distinct stack, "thread;root;...;leaf COUNT" (the collapsed-stack text
  * that flamegraph.pl, speedscope and inferno read), counts weighted by the sampling periods a
- * sample stands for; ';' inside a name becomes ':'.
+ * sample stands for; ';' inside a name becomes ':'. folded-osrt: the same lines of the OS
+ * runtime calls recorded with their stacks, the call as the leaf, counts their time in ns.
  * pprof: a gzipped perftools.profiles.Profile (github.com/google/pprof, proto/profile.proto),
  * written field by field: sample types samples/count and cpu/nanoseconds, one location per
  * frame (its address and function), one function per name, labels pid, tid and thread. */
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../format/gst.h"
 #include "../util/alloc.h"
 #include "../util/intern.h"
 #include "../util/strbuf.h"
@@ -29,47 +31,91 @@ static void add_name(struct gs_strbuf *b, const char *s)
 		gs_strbuf_addc(b, *s == ';' ? ':' : *s == '\n' ? ' ' : *s);
 }
 
+/* The folded stacks being counted: distinct lines and their counts */
+struct folded {
+	struct gs_intern stacks;
+	GS_VEC(uint64_t) counts;
+	struct gs_strbuf line;
+};
+
+/* Start a line: the thread, then the frames stack[0 .. n) root first (they are leaf first) */
+static void folded_line(struct folded *fo, const struct gs_model *m, int32_t pid, int32_t tid, uint32_t stack,
+			uint32_t n)
+{
+	gs_strbuf_reset(&fo->line);
+	add_name(&fo->line, thread_name(m, pid, tid));
+	for (uint32_t k = n; k > 0; k--) {
+		const struct gs_frame *fr = &m->frames.v[m->sample_frames.v[stack + k - 1]];
+		gs_strbuf_addc(&fo->line, ';');
+		add_name(&fo->line, gs_model_str(m, fr->func));
+	}
+}
+
+static void folded_count(struct folded *fo, uint64_t v)
+{
+	uint32_t id = gs_intern(&fo->stacks, fo->line.buf, fo->line.len);
+	while (fo->counts.n <= id) {
+		uint64_t z = 0;
+		GS_VEC_PUSH(&fo->counts, z);
+	}
+	fo->counts.v[id] += v;
+}
+
+static int folded_write(struct folded *fo, const char *out, struct gs_err *err);
+
 int gs_export_folded(const struct gs_model *m, const struct gs_filter *f, const char *out,
 		     struct gs_err *err)
 {
-	struct gs_intern stacks;
-	gs_intern_init(&stacks);
-	GS_VEC(uint64_t) counts = {0};
-	struct gs_strbuf line;
-	gs_strbuf_init(&line);
+	struct folded fo = {0};
+	gs_intern_init(&fo.stacks);
 	for (size_t i = 0; i < m->samples.n; i++) {
 		const struct gs_cpu_sample *s = &m->samples.v[i];
 		if (!s->nframes || !gs_filter_keep(m, f, s->pid, -1, s->ts))
 			continue;
-		gs_strbuf_reset(&line);
-		add_name(&line, thread_name(m, s->pid, s->tid));
-		for (uint32_t k = s->nframes; k > 0; k--) {
-			const struct gs_frame *fr = &m->frames.v[m->sample_frames.v[s->stack + k - 1]];
-			gs_strbuf_addc(&line, ';');
-			add_name(&line, gs_model_str(m, fr->func));
-		}
-		uint32_t id = gs_intern(&stacks, line.buf, line.len);
-		while (counts.n <= id) {
-			uint64_t z = 0;
-			GS_VEC_PUSH(&counts, z);
-		}
-		counts.v[id] += s->weight;
+		folded_line(&fo, m, s->pid, s->tid, s->stack, s->nframes);
+		folded_count(&fo, s->weight);
 	}
+	return folded_write(&fo, out, err);
+}
+
+/* folded-osrt: the OS runtime calls recorded with their stacks (--osrt-backtrace-threshold),
+ * the call itself as the leaf, counts their time in ns: an off-CPU flame graph of the waits */
+int gs_export_folded_osrt(const struct gs_model *m, const struct gs_filter *f, const char *out,
+			  struct gs_err *err)
+{
+	struct folded fo = {0};
+	gs_intern_init(&fo.stacks);
+	for (size_t i = 0; i < m->osrt.n; i++) {
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (!o->nframes || o->call >= GS_OSRT__N || !gs_filter_keep(m, f, o->pid, -1, o->start))
+			continue;
+		folded_line(&fo, m, o->pid, o->tid, o->stack, o->nframes);
+		gs_strbuf_addc(&fo.line, ';');
+		add_name(&fo.line, gs_osrt_names[o->call]);
+		folded_count(&fo, o->end - o->start);
+	}
+	return folded_write(&fo, out, err);
+}
+
+/* Write the lines and release fo */
+static int folded_write(struct folded *fo, const char *out, struct gs_err *err)
+{
 	struct gs_sink sk;
 	int rc = gs_sink_open(&sk, out, err);
 	if (rc == 0) {
-		for (size_t i = 0; i < stacks.count; i++) {
-			gs_strbuf_add(&sk.b, gs_intern_str(&stacks, (uint32_t)i), gs_intern_len(&stacks, (uint32_t)i));
+		for (size_t i = 0; i < fo->stacks.count; i++) {
+			gs_strbuf_add(&sk.b, gs_intern_str(&fo->stacks, (uint32_t)i),
+				      gs_intern_len(&fo->stacks, (uint32_t)i));
 			gs_strbuf_addc(&sk.b, ' ');
-			gs_sink_u64(&sk.b, counts.v[i]);
+			gs_sink_u64(&sk.b, fo->counts.v[i]);
 			gs_strbuf_addc(&sk.b, '\n');
 			gs_sink_flush(&sk, 0);
 		}
 		rc = gs_sink_close(&sk, err);
 	}
-	gs_strbuf_release(&line);
-	free(counts.v);
-	gs_intern_release(&stacks);
+	gs_strbuf_release(&fo->line);
+	free(fo->counts.v);
+	gs_intern_release(&fo->stacks);
 	return rc;
 }
 

@@ -620,6 +620,13 @@ print(len(st), sum(1 for e in st if e["name"] == "usleep" and e["args"]["stack"]
 an=$(COLUMNS=200 $GS analyze "$G/host_stacks.gst")
 has "fixture host_stacks: analyze names the caller of the wait" "waits in nanosleep from [host_block]" "$an"
 has "fixture host_stacks: the idle table too" "nanosleep from [host_block]" "$(printf '%s\n' "$an" | grep '^  blocked')"
+$GS export -t folded-osrt -o hs_fxs.folded "$G/host_stacks.gst" 2>/dev/null; eq "fixture host_stacks: folded-osrt export ok" 0 $?
+eq "fixture host_stacks: folded-osrt, root first, the call as the leaf, its time in ns" \
+	"host_block;[libc.so.6];[libc.so.6];[host_block];pthread_mutex_lock 120408841" "$(grep ';pthread_mutex_lock ' hs_fxs.folded)"
+eq "fixture host_stacks: folded-osrt, the calls with stacks, every ns" "5 461663510" \
+	"$(awk '{ n++; t += $NF } END { print n, t }' hs_fxs.folded)"
+$GS export -t folded-osrt -o hs_fx.folded "$G/host_block.gst" 2>/dev/null
+eq "fixture host_block: folded-osrt of a trace without stacks is empty" "0 0" "$? $(wc -c <hs_fx.folded)"
 has "fixture host_cpu: 119 samples, 243 periods at 500 Hz" "cpu samples               119 (500 Hz of CPU time, 243 periods: 486.0 ms)" "$($GS info "$G/host_cpu.gst")"
 $GS stats -r cpu_sample_sum --format csv -o hs_fxc.csv "$G/host_cpu.gst" 2>/dev/null
 eq "fixture host_cpu: a missing binary's frames are named after it" "100.0,243,100.0,243,486000000,21983,21983,host_cpu,[host_cpu],host_cpu" "$(sed -n 2p hs_fxc.csv)"
