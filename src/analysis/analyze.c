@@ -2107,8 +2107,21 @@ static int call_in_loader(const struct ctx *x, const struct hostx *h, const stru
 	return wait_in_loader(x, h, o->start, o->end);
 }
 
+/* A Python frame of the standard library ("py::Condition.wait:/usr/lib/python3.12/threading.py",
+ * frozen modules): under a lib/python3.N directory and not in its site- or dist-packages */
+static int stdlib_frame(const char *n)
+{
+	const char *file = strchr(n + 4, ':');
+	if (!file)
+		return 0;
+	return !strncmp(file + 1, "<frozen ", 8) ||
+	       (strstr(file, "/lib/python3.") && !strstr(file, "-packages/"));
+}
+
 /* A call's name, and with its stack the code that made it: "nanosleep from main", "sem_clockwait
- * from get (queue.py)": the innermost Python function of the stack, else the direct caller */
+ * from consume (train.py)": the stack's innermost Python function outside the standard library
+ * (a queue's get and threading's waits name their caller), else its innermost Python function,
+ * else the direct caller */
 static void call_label(const struct ctx *x, const struct hostx *h, const struct gs_osrt *o, char *buf,
 		       size_t cap)
 {
@@ -2119,11 +2132,18 @@ static void call_label(const struct ctx *x, const struct hostx *h, const struct 
 		return;
 	}
 	const uint32_t *fr = &m->sample_frames.v[o->stack];
-	uint32_t k = 0;
-	while (k < o->nframes && !(h->fl[fr[k]] & FR_PY))
-		k++;
+	uint32_t py = UINT32_MAX, own = UINT32_MAX;
+	for (uint32_t k = 0; k < o->nframes && own == UINT32_MAX; k++) {
+		if (!(h->fl[fr[k]] & FR_PY))
+			continue;
+		if (py == UINT32_MAX)
+			py = k;
+		if (!stdlib_frame(gs_model_str(m, m->frames.v[fr[k]].func)))
+			own = k;
+	}
+	uint32_t k = own != UINT32_MAX ? own : py != UINT32_MAX ? py : 0;
 	char who[400];
-	frame_label(gs_model_str(m, m->frames.v[fr[k < o->nframes ? k : 0]].func), who, sizeof(who));
+	frame_label(gs_model_str(m, m->frames.v[fr[k]].func), who, sizeof(who));
 	snprintf(buf, cap, "%s from %s", call, who);
 }
 

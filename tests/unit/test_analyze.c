@@ -943,6 +943,71 @@ static void idle_model(struct gs_model *m, int flags)
 	}
 }
 
+/* A main-thread wait recorded with its stack (--osrt-backtrace-threshold), no samples: a step
+ * of 100 ms, a kernel in its first 30, then sem_clockwait for 60 ms called through threading's
+ * Condition.wait and queue's get (the standard library) from consume (the program), and with
+ * dl (1) from DataLoader code in between: blocked and named after consume, or loader_wait. */
+static void stack_model(struct gs_model *m, int dl)
+{
+	model_init(m);
+	m->end_mono = 100 * MS;
+	range(m, 0, 100 * MS, S_P1, 100, 100);
+	int32_t k = api(m, 0, 10000, 100, 100, RT_LAUNCH, 1);
+	kernel(m, 0, 30 * MS, 100, S_SMALL, k);
+	uint32_t fr[] = {hframe(m, 100, "PyThread_acquire_lock_timed"),
+			 hframe(m, 100, "py::Condition.wait:/usr/lib/python3.12/threading.py"),
+			 hframe(m, 100, "py::get:/usr/lib/python3.12/queue.py"),
+			 hframe(m, 100, dl ? "py::_DataLoaderIter._next_data:/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py"
+					   : "py::consume:/x/train.py"),
+			 hframe(m, 100, "py::<module>:/x/train.py")};
+	struct gs_osrt o = {.start = 35 * MS, .end = 95 * MS, .pid = 100, .tid = 100, .call = GS_OSRT_SEM_CLOCKWAIT,
+			    .stack = (uint32_t)m->sample_frames.n, .nframes = 5};
+	for (size_t i = 0; i < GS_ARRAY_SIZE(fr); i++)
+		GS_VEC_PUSH(&m->sample_frames, fr[i]);
+	GS_VEC_PUSH(&m->osrt, o);
+}
+
+static void test_idle_osrt_stack(void **state)
+{
+	(void)state;
+	for (int dl = 0; dl < 2; dl++) {
+		struct gs_model m;
+		stack_model(&m, dl);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		const struct gs_an_idle *id = &a.idle;
+		assert_true(id->host_data);
+		assert_int_equal(id->idle_ns, 70 * MS);
+		int cls = dl ? GS_IDLE_LOADER_WAIT : GS_IDLE_BLOCKED;
+		assert_int_equal(id->ns[cls], 60 * MS);
+		assert_int_equal(id->ns[dl ? GS_IDLE_BLOCKED : GS_IDLE_LOADER_WAIT], 0);
+		/* the innermost Python function outside the standard library */
+		assert_string_equal(id->top[cls], dl ? "sem_clockwait from _DataLoaderIter._next_data (dataloader.py)"
+						      : "sem_clockwait from consume (train.py)");
+		assert_int_equal(a.primary, dl ? GS_AN_INPUT : GS_AN_OTHER);
+		if (!dl) {
+			char doing[200];
+			gs_an_idle_doing(id, gs_an_idle_dominant(id), doing, sizeof(doing));
+			assert_string_equal(doing, "waits in sem_clockwait from consume (train.py)");
+		}
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+	/* without a frame of the program: the innermost Python function; without Python frames: the
+	 * direct caller */
+	for (int v = 0; v < 2; v++) {
+		struct gs_model m;
+		stack_model(&m, 0);
+		m.osrt.v[0].nframes = v ? 1 : 3;
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_string_equal(a.idle.top[GS_IDLE_BLOCKED], v ? "sem_clockwait from PyThread_acquire_lock_timed"
+								  : "sem_clockwait from Condition.wait (threading.py)");
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 static void test_idle_attribution(void **state)
 {
 	(void)state;
@@ -1240,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_saving_overlap),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_idle_attribution),
+		cmocka_unit_test(test_idle_osrt_stack),
 		cmocka_unit_test(test_idle_no_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
