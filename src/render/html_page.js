@@ -578,6 +578,44 @@
 		if (total > rep.rows.length) note(s, 'The first ' + rep.rows.length + ' of ' + fmtCount(total) + ' rows.');
 	}
 
+	/* What the host threads did (profile -t osrt, CPU sampling): the blocking calls, those
+	   recorded with their stacks by the code that made them, the samples' top functions; no
+	   section for a trace without them */
+	function hostSection(R) {
+		var o = R.osrt_sum, st = R.osrt_stack_sum, cs = R.cpu_sample_sum;
+		if (!(o && o.rows.length) && !(cs && cs.rows.length)) return;
+		var s = section('host', 'Host threads: blocking calls and CPU samples');
+		function more(rep, name) {
+			if (R.rows_total[name] > rep.rows.length)
+				note(s, 'The first ' + rep.rows.length + ' of ' + fmtCount(R.rows_total[name]) + ' rows.');
+		}
+		if (o && o.rows.length) {
+			hbars(s, o.rows.slice(0, 15).map(function (r) {
+				return {label: r.Name, value: r['Total Time (ns)'], text: fmtNs(r['Total Time (ns)']) + ' in ' +
+					fmtCount(r['Num Calls']) + ' calls (' + fmtPct(r['Time (%)']) + ')'};
+			}), fmtNs);
+			s.appendChild(el('h3', {text: o.title + ' (gpuscope stats -r osrt_sum)'}));
+			s.appendChild(reportTable(o, [{col: 'Time (%)'}, {col: 'Total Time (ns)'}, {col: 'Num Calls', type: 'count'},
+				{col: 'Avg (ns)'}, {col: 'Med (ns)'}, {col: 'Max (ns)'}, {col: 'Name', name: true}]));
+			more(o, 'osrt_sum');
+		}
+		if (st && st.rows.length) {
+			s.appendChild(el('h3', {text: st.title + ' (gpuscope stats -r osrt_stack_sum)'}));
+			s.appendChild(reportTable(st, [{col: 'Time (%)'}, {col: 'Total Time (ns)'}, {col: 'Num Calls', type: 'count'},
+				{col: 'Avg (ns)'}, {col: 'Name'}, {col: 'Caller', name: true}, {col: 'Stack', name: true}]));
+			more(st, 'osrt_stack_sum');
+		} else if (o && o.rows.length) {
+			note(s, 'No call stacks: profile with --osrt-backtrace-threshold (default 80us) to record the code that made the long calls.');
+		}
+		if (cs && cs.rows.length) {
+			s.appendChild(el('h3', {text: cs.title + ' (gpuscope stats -r cpu_sample_sum)'}));
+			s.appendChild(reportTable(cs, [{col: 'Self (%)'}, {col: 'Self Samples', type: 'count'}, {col: 'Total (%)'},
+				{col: 'Total Samples', type: 'count'}, {col: 'TID'}, {col: 'Thread'}, {col: 'Function', name: true},
+				{col: 'Module'}]));
+			more(cs, 'cpu_sample_sum');
+		}
+	}
+
 	function copiesSection(C, R) {
 		var s = section('copies', 'Copies by kind and memory type');
 		if (!C || !C.length) { note(s, 'No copy or memset recorded.'); return; }
@@ -785,6 +823,7 @@
 		topSection('ranges', 'Top NVTX ranges', R.nvtx_sum, R.rows_total.nvtx_sum, 'Range', 'gpuscope stats -r nvtx_sum');
 		copiesSection(D.copies, R);
 		memorySection(R);
+		hostSection(R);
 		var m = section('meta', 'Lost records and trace metadata');
 		lostTable(m, D.overview);
 		m.appendChild(metaTable(D.meta, D.overview, T));

@@ -204,6 +204,10 @@ else
 	browse "native without API calls (--cuda-api=none) syncs_gpu.gst" report "$R/syncs_gpu.html" "$D/cuda/syncs_gpu.gst"
 	$GS report -o "$R/host_block.html" "$D/host_block.gst"
 	browse "native, CPU only, with OS runtime calls host_block.gst" report "$R/host_block.html" "$D/host_block.gst"
+	$GS report -o "$R/host_stacks.html" "$D/host_stacks.gst"
+	browse "OS runtime calls with their stacks host_stacks.gst" report "$R/host_stacks.html" "$D/host_stacks.gst"
+	$GS report -o "$R/host_cpu.html" "$D/host_cpu.gst"
+	browse "CPU samples host_cpu.gst" report "$R/host_cpu.html" "$D/host_cpu.gst"
 	browse "imported kineto train" report "$R/train.pt.trace.html" "$R/train.pt.trace.json.gz"
 	browse "hostile names" report "$R/evil.html" "$R/evil.json"
 	browse "200k-event trace" report "$R/gen.html" "$R/gen.gst"
@@ -217,5 +221,5 @@ else
 	between "browser: a screenshot in dark mode (bytes)" 20000 100000000 "$(stat -c %s "$R/shots/dark.png" 2>/dev/null)"
 	eq "browser: light mode: a light background" "255 255 255" "$(python3 "$CHECK" pixel "$R/shots/train.pt.trace.html.png" 2>&1)"
 	eq "browser: dark mode: a dark background" "21 24 29" "$(python3 "$CHECK" pixel "$R/shots/dark.png" 2>&1)"
-	eq "browser: screenshots of every page" 12 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
+	eq "browser: screenshots of every page" 14 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
 fi

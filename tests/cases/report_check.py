@@ -224,6 +224,23 @@ def check_report(page, trace, util_sum):
         by[op] = (c + int(r['Count']['attrs']['data-v']), t + int(r['Total Time']['attrs']['data-v']))
     check('copies by memory kind add up to cuda_gpu_mem_time_sum',
           by == {r['Operation']: (r['Count'], r['Total Time (ns)']) for r in mt['rows']}, '%s vs %s' % (by, mt['rows']))
+    # the host threads: osrt_sum, osrt_stack_sum and cpu_sample_sum in a section of their own,
+    # which a trace without OS runtime calls or CPU samples does not have
+    host = {r: stats(r) for r in ('osrt_sum', 'osrt_stack_sum', 'cpu_sample_sum')}
+    check('section host only with host data', ('host' in dom.ids) ==
+          bool(host['osrt_sum']['rows'] or host['cpu_sample_sum']['rows']))
+    if host['osrt_sum']['rows']:
+        same_rows('osrt', table(dom, data_report='osrt_sum'), host['osrt_sum']['rows'], 'Name',
+                  ['Total Time (ns)', 'Num Calls', 'Max (ns)'])
+    if host['osrt_stack_sum']['rows']:
+        same_rows('osrt stacks', table(dom, data_report='osrt_stack_sum'), host['osrt_stack_sum']['rows'], 'Caller',
+                  ['Total Time (ns)', 'Num Calls'])
+        shown = [r['Stack']['text'] for r in table(dom, data_report='osrt_stack_sum')]
+        check('osrt stacks: the stacks as stats gives them',
+              shown == [r['Stack'] for r in host['osrt_stack_sum']['rows']][:len(shown)])
+    if host['cpu_sample_sum']['rows']:
+        same_rows('cpu samples', table(dom, data_report='cpu_sample_sum'), host['cpu_sample_sum']['rows'], 'Function',
+                  ['Self Samples', 'Total Samples'])
     o = gs_json('stats', '--format', 'json', trace)
     lost = elem(dom, 'data-lost')
     check('lost records', lost and int(lost['data-lost']) == sum(r['Count'] for r in o['lost']['rows']), str(lost))
