@@ -70,7 +70,26 @@ int gs_model_load_osrt(struct gs_model *m, const uint8_t *data, size_t len)
 	return rc;
 }
 
-int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len)
+/* A record's frames into sample_frames, as frame indices; leaf: the first is the interrupted
+ * instruction (a sample's), else every one is a return address. Returns where they start. */
+static uint32_t push_frames(struct gs_model *m, int32_t pid, const struct gs_sample_rec *r, int leaf)
+{
+	uint32_t at = (uint32_t)m->sample_frames.n;
+	for (uint32_t i = 0; i < r->n; i++) {
+		/* a caller's frame is its call instruction, inside the call's line */
+		uint64_t a = (i || !leaf) && r->frames[i] ? r->frames[i] - 1 : r->frames[i];
+		uint32_t f = gs_model_frame(m, pid, a);
+		GS_VEC_PUSH(&m->sample_frames, f);
+	}
+	return at;
+}
+
+typedef void (*stack_fn)(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+			 uint32_t stack);
+
+/* Each record of a chunk laid out as SAMPLES (SAMPLES, OSRT_STACKS), its frames pushed, to fn;
+ * -1 when malformed */
+static int each_stack(struct gs_model *m, const uint8_t *data, size_t len, int leaf, stack_fn fn)
 {
 	struct gs_hostchunk c;
 	struct gs_sample_rec *r = gs_xmalloc(sizeof(*r));
@@ -79,41 +98,38 @@ int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len)
 		free(r);
 		return -1;
 	}
-	while ((rc = gs_sample_next(&c, r)) > 0) {
-		struct gs_cpu_sample s = {.ts = r->ts, .pid = (int32_t)c.pid, .tid = (int32_t)c.tid,
-					  .weight = r->weight ? r->weight : 1,
-					  .stack = (uint32_t)m->sample_frames.n, .nframes = r->n};
-		for (uint32_t i = 0; i < r->n; i++) {
-			/* a caller's frame is its call instruction, inside the call's line */
-			uint64_t a = i && r->frames[i] ? r->frames[i] - 1 : r->frames[i];
-			uint32_t f = gs_model_frame(m, s.pid, a);
-			GS_VEC_PUSH(&m->sample_frames, f);
-		}
-		GS_VEC_PUSH(&m->samples, s);
-	}
+	while ((rc = gs_sample_next(&c, r)) > 0)
+		fn(m, &c, r, push_frames(m, (int32_t)c.pid, r, leaf));
 	free(r);
 	return rc;
 }
 
-/* The stacks of long OSRT calls: kept apart until gs_model_host_finish joins each to its call */
+static void add_sample(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+		       uint32_t stack)
+{
+	struct gs_cpu_sample s = {.ts = r->ts, .pid = (int32_t)c->pid, .tid = (int32_t)c->tid,
+				  .weight = r->weight ? r->weight : 1, .stack = stack, .nframes = r->n};
+	GS_VEC_PUSH(&m->samples, s);
+}
+
+int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len)
+{
+	return each_stack(m, data, len, 1, add_sample);
+}
+
+/* The stacks of long OSRT calls (the weight field holds the call): kept apart until
+ * gs_model_host_finish joins each to its call */
+static void add_osrt_stack(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+			   uint32_t stack)
+{
+	struct gs_osrt o = {.start = r->ts, .pid = (int32_t)c->pid, .tid = (int32_t)c->tid, .call = r->weight,
+			    .stack = stack, .nframes = r->n};
+	GS_VEC_PUSH(&m->osrt_stacks, o);
+}
+
 int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t len)
 {
-	struct gs_hostchunk c;
-	struct gs_sample_rec *r = gs_xmalloc(sizeof(*r));
-	int rc;
-	if (gs_hostchunk_open(&c, data, len) < 0) {
-		free(r);
-		return -1;
-	}
-	while ((rc = gs_sample_next(&c, r)) > 0) {
-		struct gs_osrt o = {.start = r->ts, .pid = (int32_t)c.pid, .tid = (int32_t)c.tid,
-				    .call = r->weight, .stack = (uint32_t)m->sample_frames.n, .nframes = r->n};
-		for (uint32_t i = 0; i < r->n; i++) /* return addresses: each frame is its call */
-			GS_VEC_PUSH(&m->sample_frames, gs_model_frame(m, o.pid, r->frames[i] ? r->frames[i] - 1 : 0));
-		GS_VEC_PUSH(&m->osrt_stacks, o);
-	}
-	free(r);
-	return rc;
+	return each_stack(m, data, len, 0, add_osrt_stack);
 }
 
 void gs_model_stack_text(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t max, const char *sep,
