@@ -50,16 +50,16 @@ enum gs_chunk_type {
 	GS_CHUNK_COUNTERS = 14,  /* device, metric id, name, unit, count, base time, then (time
 	                          * delta, value delta)*: one counter track's samples (GPU metrics
 	                          * sampled through NVML, format/counters.h) */
-	GS_CHUNK_OSRT_STACKS = 17, /* pid, tid, count, base time, then (start delta, call, n, n
-	                          * return addresses)*: the native stacks of the thread's OSRT calls
-	                          * that took at least the backtrace threshold, each for the call
-	                          * of the same thread, start and call (format/host.h) */
 	GS_CHUNK_KMETRICS = 16,  /* pid, n metric names (string ids), n notes (string ids), count,
 	                          * then per measured launch: correlation, device, kernel name
 	                          * string id, grid xyz, block xyz, dynamic shared memory,
 	                          * ordinal, passes, time (ns), then n little-endian doubles (NaN:
 	                          * not measured): --kernel-metrics */
 	GS_CHUNK_END = 15,       /* TLV: totals; its presence marks a complete file */
+	GS_CHUNK_OSRT_STACKS = 17, /* pid, tid, count, base time, then (start delta, call, n, n
+	                          * return addresses)*: the native stacks of the thread's OSRT calls
+	                          * that took at least the backtrace threshold, each for the call
+	                          * of the same thread, start and call (format/host.h) */
 };
 
 /* TLV keys. Each field: varint key, varint length, bytes; integers are varints inside. */

@@ -1,7 +1,8 @@
 /* host.h: the host-side chunks of a .gst file (docs/trace-format.md, part 2): OSRT (blocking
  * libc calls), OSRT_STACKS (the native stacks of the long ones), SAMPLES (CPU samples with
- * native stacks), MAPS (executable mappings) and PERFMAP (a process's /tmp/perf-PID.map). Builders are used by the trace assembler, the
- * decoders by the model loader and `gpuscope dump`.
+ * native stacks), MAPS (executable mappings) and PERFMAP (a process's /tmp/perf-PID.map).
+ * Builders are used by the trace assembler, the decoders by the model loader and `gpuscope
+ * dump`.
  * Invariants: decoders never read past the chunk and return -1 on malformed input; a
  * SAMPLES record has at most GS_SAMPLE_MAX_FRAMES frames; what a builder writes its decoder
  * reads back. */
@@ -36,8 +37,7 @@ static inline void gs_osrt_stack_add(struct gs_hostbuild *b, uint32_t call, uint
 	gs_sample_add(b, start, call, frames, n);
 }
 /* Write what b holds as one chunk of type (GS_CHUNK_OSRT, GS_CHUNK_OSRT_STACKS or
- * GS_CHUNK_SAMPLES) and empty it;
- * 0 when empty, negative errno from the writer. */
+ * GS_CHUNK_SAMPLES) and empty it; 0 when empty, negative errno from the writer. */
 int gs_hostbuild_flush(struct gs_hostbuild *b, struct gs_writer *w, uint16_t type, uint64_t pid,
 		       uint64_t tid);
 
