@@ -520,9 +520,11 @@ static int run(int argc, char **argv)
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
 				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1,
 				     .gpu_metrics = gm.api ? &gm : NULL};
-	/* Sampling names Python frames through CPython's (>= 3.12) perf map: turned on unless the
-	 * user set PYTHONPERFSUPPORT either way; the maps it makes are removed once in the trace */
-	si.perfmap_ours = !strcmp(sample, "cpu") && !getenv("PYTHONPERFSUPPORT");
+	/* Sampling and osrt's stacks name Python frames through CPython's (>= 3.12) perf map: turned
+	 * on unless the user set PYTHONPERFSUPPORT either way; the maps it makes are removed once
+	 * in the trace */
+	si.perfmap_ours = (!strcmp(sample, "cpu") || (strstr(trace, "osrt") && strcmp(osrt_bt, "none"))) &&
+			  !getenv("PYTHONPERFSUPPORT");
 	/* the rank of a distributed job: torchrun's variables, else Open MPI's, else Slurm's */
 	si.rank = env_rank("RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
 	si.local_rank = env_rank("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID");
@@ -882,7 +884,8 @@ const struct gs_command gs_cmd_profile = {
 	"                           least T (ns, or 1us, 2ms; default 1000 ns)\n"
 	"      --osrt-backtrace-threshold=T  with --trace osrt: the calls that take at least\n"
 	"                           T (default 80us, as nsys) are recorded with the native\n"
-	"                           call stack of the program's call; none: no stacks\n"
+	"                           call stack of the program's call (Python >= 3.12 frames\n"
+	"                           by name, as with --sample); none: no stacks\n"
 	"  -s, --sample=S           cpu (default): sample each thread's native call stack every\n"
 	"                           1/HZ s of its CPU time (Python >= 3.12 frames by name:\n"
 	"                           PYTHONPERFSUPPORT=1 unless set); none: no sampling\n"

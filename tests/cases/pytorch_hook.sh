@@ -62,6 +62,10 @@ eq "pytorch names: 7 rows" 7 "$(($(wc -l <"$T/py/names.csv") - 1))"
 # unless the user set it, and removes the maps CPython wrote for it once they are in the trace.
 eq "perf maps: PYTHONPERFSUPPORT=1 under sampling" 1 "$($GS profile -f -o "$T/py/pp" sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
 eq "perf maps: not set with --sample none" "" "$($GS profile -f -o "$T/py/pp" --sample none sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: PYTHONPERFSUPPORT=1 for osrt's stacks (--sample none -t osrt)" 1 \
+	"$($GS profile -f -o "$T/py/pp" --sample none -t osrt sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: not set with --sample none -t osrt --osrt-backtrace-threshold none" "" \
+	"$($GS profile -f -o "$T/py/pp" --sample none -t osrt --osrt-backtrace-threshold none sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
 eq "perf maps: the user's own setting kept" 0 "$(PYTHONPERFSUPPORT=0 $GS profile -f -o "$T/py/pp" sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
 # a map as CPython writes it (the shell's pid is the process's), and one of another JIT
 printf 'echo "7f0000001000 40 py::train_step:/srv/train.py" >/tmp/perf-$$.map; echo $$; sleep 0.05\n' >"$T/py/pymap.sh"
