@@ -65,7 +65,7 @@ top=$(q "a['idle_attribution']['classes']['loader_wait']['top']")
 echo "  loader_wait's top: $top"
 has "loader, pin_memory + osrt: the GPU idles most in the DataLoader wait, named sem_clockwait from a Python function" \
 	"sem_clockwait from " "$top"
-has "loader, pin_memory + osrt: ... a Python function of threading.py or queue.py" ".py)" "$top"
+has "loader, pin_memory + osrt: ... a Python function, with its file" ".py)" "$top"
 $GS stats -r osrt_stack_sum --format csv -o "$T/stacks_pin.csv" "$T/loader_pin.gst"
 cut -c1-400 "$T/stacks_pin.csv" | head -4
 eq "loader, pin_memory + osrt: the main thread's sem_clockwait stacks pass through dataloader.py" True \
