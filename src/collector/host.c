@@ -590,12 +590,11 @@ static void walk_count(uint64_t ticks, uint32_t frames)
  * malloc, a deadlock (a PyTorch process hung so on the dev VM, in a walk handed to libunwind
  * while its libraries loaded). unw_step uses no dynamic thread-local storage (its default
  * caching policy is one cache for the process, under a lock taken with signals blocked). */
+/* sig: ucv is a signal handler's context (a sample's), else getcontext's (osrt_walk) */
 static uint32_t walk_steps(void *ucv, uint64_t *ips, int sig);
 
 static uint32_t walk_libunwind(void *ucv, uint64_t *ips, int sig)
 {
-	if (!u_init_local2) /* not loaded (osrt's backtraces without sampling) */
-		return 0;
 	if (GS_UNLIKELY(walk_ticks_ms))
 		atomic_fetch_add_explicit(&walk_stepped, 1, memory_order_relaxed);
 	return walk_steps(ucv, ips, sig);
@@ -655,10 +654,10 @@ static int cfi_fn(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, v
 }
 
 /* GPUSCOPE_UNWIND_CHECK=1: the same stack by libunwind; the first difference is kept */
-static void walk_check(void *ucv, const uint64_t *ips, uint32_t n, int sig)
+static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
 {
 	uint64_t lu[GS_SAMPLE_MAX_FRAMES];
-	uint32_t m = u_init_local2 ? walk_steps(ucv, lu, sig) : 0;
+	uint32_t m = walk_steps(ucv, lu, 1);
 	atomic_fetch_add_explicit(&check_n, 1, memory_order_relaxed);
 	if (m == n && !memcmp(lu, ips, 8 * (size_t)n))
 		return;
@@ -672,7 +671,7 @@ static void walk_check(void *ucv, const uint64_t *ips, uint32_t n, int sig)
 }
 
 /* The stack by cfi.c's walk where it can describe it (*by_cfi set), else by libunwind */
-static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi, int sig)
+static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi)
 {
 #if defined(__x86_64__)
 	if (gs_cfg.unwind_cfi && tl_stack_hi) {
@@ -686,7 +685,7 @@ static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi, int sig)
 			if (GS_UNLIKELY(walk_ticks_ms)) {
 				atomic_fetch_add_explicit(&walk_cfi, 1, memory_order_relaxed);
 				if (gs_cfg.unwind_check)
-					walk_check(ucv, ips, (uint32_t)n, sig);
+					walk_check(ucv, ips, (uint32_t)n);
 			}
 			return (uint32_t)n;
 		}
@@ -694,19 +693,18 @@ static uint32_t walk_any(void *ucv, uint64_t *ips, int *by_cfi, int sig)
 			atomic_fetch_add_explicit(&walk_cfi_gaveup, 1, memory_order_relaxed);
 	}
 #endif
-	return walk_libunwind(ucv, ips, sig);
+	return walk_libunwind(ucv, ips, 1);
 }
 
-/* sig: ucv is a signal handler's context (else getcontext's) */
-static uint32_t walk(void *ucv, uint64_t *ips, int sig)
+static uint32_t walk(void *ucv, uint64_t *ips)
 {
 	int by_cfi = 0;
 	if (GS_LIKELY(!walk_ticks_ms))
-		return walk_any(ucv, ips, &by_cfi, sig);
+		return walk_any(ucv, ips, &by_cfi);
 	struct rusage r0, r1; /* the page faults the walk took (unwind tables read for the first time) */
 	int ru = syscall(SYS_getrusage, RUSAGE_THREAD, &r0) == 0;
 	uint64_t t0 = gs_clock_now();
-	uint32_t n = walk_any(ucv, ips, &by_cfi, sig);
+	uint32_t n = walk_any(ucv, ips, &by_cfi);
 	uint64_t dt = gs_clock_now() - t0;
 	walk_count(dt, n);
 	if (by_cfi)
@@ -896,7 +894,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	if (t->busy) {
 		if (npend < PEND_MAX) {
 			struct pending_sample *q = &pend[npend];
-			q->n = (uint16_t)walk(ucv, q->ips, 1);
+			q->n = (uint16_t)walk(ucv, q->ips);
 			q->ts = ts;
 			q->weight = sample_weight(si);
 			npend++;
@@ -910,7 +908,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	}
 	t->busy = 1;
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
-	uint32_t n = walk(ucv, ips, 1);
+	uint32_t n = walk(ucv, ips);
 	walk_unlock();
 	gs_loader_leave();
 	write_pending(t);
