@@ -60,6 +60,7 @@ struct slot_state {
 	struct evbuf out;
 	struct gs_hostbuild osrt, samples; /* OS runtime calls and CPU samples */
 	struct gs_hostbuild osrt_stacks;   /* the stacks of the long OS runtime calls */
+	struct gs_hostbuild cuda_stacks;   /* and of the long CUDA API calls */
 	int used;
 };
 
@@ -116,13 +117,14 @@ static void flush_events(struct ctx *c, uint32_t slot)
 static void flush_host(struct ctx *c, uint32_t slot)
 {
 	struct slot_state *ss = &c->slots[slot];
-	if (!ss->osrt.count && !ss->samples.count && !ss->osrt_stacks.count)
+	if (!ss->osrt.count && !ss->samples.count && !ss->osrt_stacks.count && !ss->cuda_stacks.count)
 		return;
 	uint64_t tid = (uint64_t)atomic_load(&((struct gs_ring_slot *)((uint8_t *)c->h +
 							       c->h->slots_offset))[slot].tid);
 	gs_hostbuild_flush(&ss->osrt, &c->w, GS_CHUNK_OSRT, (uint64_t)c->h->pid, tid);
 	gs_hostbuild_flush(&ss->samples, &c->w, GS_CHUNK_SAMPLES, (uint64_t)c->h->pid, tid);
 	gs_hostbuild_flush(&ss->osrt_stacks, &c->w, GS_CHUNK_OSRT_STACKS, (uint64_t)c->h->pid, tid);
+	gs_hostbuild_flush(&ss->cuda_stacks, &c->w, GS_CHUNK_CUDA_STACKS, (uint64_t)c->h->pid, tid);
 }
 
 /* Append one event to slot's buffer. end_tid is for start/end ranges ended elsewhere. */
@@ -438,6 +440,20 @@ static void read_chunk(struct ctx *c, uint32_t slot, const uint8_t *p, size_t us
 			gs_sample_add(&ss->samples, r.start, rh.domain ? rh.domain : 1u, frames, (uint32_t)n);
 			c->st->events++;
 			if (ss->samples.data.len >= FLUSH_BYTES)
+				flush_host(c, slot);
+			break;
+		}
+		case GS_RAW_CUDA_STACK: { /* u64 correlation id, then the frames */
+			uint64_t frames[GS_SAMPLE_MAX_FRAMES], corr;
+			size_t n = GS_MIN((size_t)rh.level, (size_t)GS_SAMPLE_MAX_FRAMES);
+			if (!n || (size_t)(rend - q) < 8 + 8 * n)
+				break;
+			memcpy(&corr, q, 8);
+			memcpy(frames, q + 8, 8 * n);
+			if (!ss->cuda_stacks.data.buf)
+				gs_hostbuild_init(&ss->cuda_stacks);
+			gs_cuda_stack_add(&ss->cuda_stacks, (uint32_t)corr, r.start, frames, (uint32_t)n);
+			if (ss->cuda_stacks.data.len >= FLUSH_BYTES)
 				flush_host(c, slot);
 			break;
 		}
@@ -933,6 +949,7 @@ static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_
 		gs_hostbuild_release(&c->slots[s].osrt);
 		gs_hostbuild_release(&c->slots[s].samples);
 		gs_hostbuild_release(&c->slots[s].osrt_stacks);
+		gs_hostbuild_release(&c->slots[s].cuda_stacks);
 	}
 	free(c->slots);
 	c->slots = NULL;
@@ -1006,6 +1023,8 @@ int gs_assemble(struct gs_drain *d, struct gs_timemap *tm, const struct gs_sessi
 		gs_tlv_u64(&m, GS_SK_OSRT_THRESHOLD, si->osrt_threshold_ns);
 	if (si->trace && strstr(si->trace, "osrt") && si->osrt_bt_ns != UINT64_MAX)
 		gs_tlv_u64(&m, GS_SK_OSRT_BACKTRACE_THRESHOLD, si->osrt_bt_ns);
+	if (si->trace && strstr(si->trace, "cuda") && si->cuda_bt && strcmp(si->cuda_bt, "none"))
+		gs_tlv_str(&m, GS_SK_CUDA_BACKTRACE, si->cuda_bt, strlen(si->cuda_bt));
 	if (si->gpu_metrics)
 		gs_tlv_u64(&m, GS_SK_GPU_METRICS_HZ, si->gpu_metrics->hz);
 	if (si->rank >= 0)

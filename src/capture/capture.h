@@ -120,6 +120,7 @@ struct gs_session_info {
 	uint64_t sample_period_ns; /* CPU sampling period, 0: off */
 	uint64_t osrt_threshold_ns; /* with osrt traced */
 	uint64_t osrt_bt_ns;        /* with its stack (UINT64_MAX: none) */
+	const char *cuda_bt;        /* --cudabacktrace, normalized: KINDS:NS, or none */
 	int perfmap_ours;        /* gpuscope turned CPython's perf maps on: remove them once copied */
 	struct gs_gpumetrics *gpu_metrics; /* --gpu-metrics: its tracks become COUNTERS chunks */
 	int64_t rank, local_rank, world_size; /* from profile's environment; -1: not set */

@@ -33,6 +33,7 @@ static const char *chunk_name(uint16_t t)
 	case GS_CHUNK_OSRT: return "osrt";
 	case GS_CHUNK_SAMPLES: return "samples";
 	case GS_CHUNK_OSRT_STACKS: return "osrt_stacks";
+	case GS_CHUNK_CUDA_STACKS: return "cuda_stacks";
 	case GS_CHUNK_MAPS: return "maps";
 	case GS_CHUNK_PERFMAP: return "perfmap";
 	case GS_CHUNK_COUNTERS: return "counters";
@@ -435,6 +436,7 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 	}
 	case GS_CHUNK_OSRT:
 	case GS_CHUNK_OSRT_STACKS:
+	case GS_CHUNK_CUDA_STACKS:
 	case GS_CHUNK_SAMPLES: {
 		struct gs_hostchunk hc;
 		if (gs_hostchunk_open(&hc, c->data, c->len) < 0) {
@@ -446,7 +448,8 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 		num(d, "count", hc.count);
 		num(d, "base", hc.base);
 		gs_strbuf_adds(sb, d->json ? "}\n" : "\n");
-		const char *kind = c->type == GS_CHUNK_OSRT ? "osrt" : c->type == GS_CHUNK_SAMPLES ? "sample" : "osrt_stack";
+		const char *kind = c->type == GS_CHUNK_OSRT ? "osrt" : c->type == GS_CHUNK_SAMPLES ? "sample"
+				   : c->type == GS_CHUNK_CUDA_STACKS ? "cuda_stack" : "osrt_stack";
 		struct gs_osrt_rec o;
 		struct gs_sample_rec *r = gs_xmalloc(sizeof(*r));
 		for (;;) {
@@ -468,7 +471,7 @@ static int dump_chunk(struct dump *d, const struct gs_chunk *c)
 				if (st)
 					strf(d, "name", r->weight < GS_OSRT__N ? gs_osrt_names[r->weight] : "unknown");
 				else
-					num(d, "weight", r->weight);
+					num(d, c->type == GS_CHUNK_CUDA_STACKS ? "correlation" : "weight", r->weight);
 				gs_strbuf_adds(sb, d->json ? ",\"frames\":[" : " frames=");
 				for (uint32_t i = 0; i < r->n; i++)
 					gs_strbuf_addf(sb, d->json ? "%s\"0x%" PRIx64 "\"" : "%s0x%" PRIx64,

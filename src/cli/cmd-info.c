@@ -140,6 +140,11 @@ static int run(int argc, char **argv)
 		gs_fmt_count(&sb, m.graphs.n);
 		gs_strbuf_adds(&sb, "\n  cuda api calls            ");
 		gs_fmt_count(&sb, m.apis.n + m.apis_skipped);
+		if (m.cuda_bt) {
+			gs_strbuf_adds(&sb, "\n    with call stacks        ");
+			gs_fmt_count(&sb, m.api_stacks.n);
+			gs_strbuf_addf(&sb, " (--cudabacktrace %s)", m.cuda_bt);
+		}
 		gs_strbuf_adds(&sb, "\n  cuda synchronizations     ");
 		gs_fmt_count(&sb, m.syncs.n);
 		gs_strbuf_adds(&sb, "\n  device memory operations  ");

@@ -185,6 +185,71 @@ static int one_of(const char *option, const char *value, const char *const *choi
 	return ok;
 }
 
+/* A threshold: nanoseconds (1000) or a time with its unit (1us, 2ms), at most 1000 s; -1 after
+ * saying what option takes (what: the other values it takes, as " or none") */
+static int threshold_ns(const char *option, const char *v, const char *what, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (!errno && !*end && end != v && v[0] != '-')
+		*ns = x;
+	else if (!strpbrk(v, "smun") || gs_parse_duration(v, strlen(v), ns)) {
+		gs_usage_error(&gs_cmd_profile, "%s takes nanoseconds (1000) or a time (1us, 2ms)%s, not '%s'",
+			       option, what, v);
+		return -1;
+	}
+	if (*ns > 1000000000000ull) {
+		gs_usage_error(&gs_cmd_profile, "%s: '%s' is over 1000s", option, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* --cudabacktrace=KINDS[:THRESHOLD] as nsys takes it (kinds: all, kernel, memory, sync, other,
+ * comma-separated; the threshold 1000 ns when left out, as nsys's), or none: into out as
+ * GPUSCOPE_CUDA_BACKTRACE has it (KINDS:NS, the kinds in gs_cuda_bt_names' order); -1 after
+ * saying what is wrong */
+static int cuda_backtrace(const char *v, char *out, size_t n)
+{
+	if (!strcmp(v, "none")) {
+		snprintf(out, n, "none");
+		return 0;
+	}
+	const char *colon = strchr(v, ':');
+	size_t klen = colon ? (size_t)(colon - v) : strlen(v);
+	uint32_t kinds = 0;
+	const char *p = v;
+	for (;;) { /* each kind */
+		const char *comma = memchr(p, ',', (size_t)(v + klen - p));
+		size_t len = (size_t)((comma ? comma : v + klen) - p);
+		uint32_t k = len == 3 && !memcmp(p, "all", 3) ? (1u << GS_CUDA_BT__N) - 1 : 0;
+		for (uint32_t i = 0; i < GS_CUDA_BT__N; i++)
+			if (len == strlen(gs_cuda_bt_names[i]) && !memcmp(p, gs_cuda_bt_names[i], len))
+				k = 1u << i;
+		if (!k) {
+			gs_usage_error(&gs_cmd_profile, "--cudabacktrace takes none, or kinds (all, kernel, "
+				       "memory, sync, other; comma-separated) and an optional :threshold "
+				       "(sync:80us), not '%s'", v);
+			return -1;
+		}
+		kinds |= k;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	uint64_t ns = 1000;
+	if (colon && threshold_ns("--cudabacktrace's threshold", colon + 1, "", &ns) < 0)
+		return -1;
+	size_t at = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < GS_CUDA_BT__N; i++)
+		if (kinds >> i & 1)
+			at += (size_t)snprintf(out + at, n - GS_MIN(at, n), "%s%s", at ? "," : "", gs_cuda_bt_names[i]);
+	snprintf(out + GS_MIN(at, n), n - GS_MIN(at, n), ":%llu", (unsigned long long)ns);
+	return 0;
+}
+
 /* --kernel-metrics: whether the driver restricts GPU counters to administrators and this
  * process is not root (the collector would then say so at the first selected launch; saying
  * it before the program runs saves a wasted run). CAP_SYS_ADMIN alone also suffices, so this
@@ -219,6 +284,7 @@ static int run(int argc, char **argv)
 		{"duration", required_argument, NULL, 'd'},
 		{"osrt-threshold", required_argument, NULL, 'O'},
 		{"osrt-backtrace-threshold", required_argument, NULL, 'B'},
+		{"cudabacktrace", required_argument, NULL, 'b'},
 		{"sample", required_argument, NULL, 's'},
 		{"sampling-frequency", required_argument, NULL, 'F'},
 		{"gpu-metrics", no_argument, NULL, 'M'},
@@ -238,6 +304,7 @@ static int run(int argc, char **argv)
 	uint64_t delay = 0, duration = 0;
 	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000", *osrt_bt = "80000";
 	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10", *kcache = NULL;
+	char cuda_bt[64] = "sync:80000"; /* --cudabacktrace, normalized */
 	char *end;
 	int gpu_metrics = 0;
 	unsigned gm_hz = 10;
@@ -247,25 +314,22 @@ static int run(int argc, char **argv)
 		case 'O':   /* nanoseconds, or a time with its unit */
 		case 'B': { /* likewise, or none */
 			static char thr[2][32];
-			const char *opt = o == 'O' ? "--osrt-threshold" : "--osrt-backtrace-threshold";
 			uint64_t ns = 0;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
 			if (o == 'B' && !strcmp(optarg, "none")) {
 				osrt_bt = "none";
 				break;
 			}
-			if (!errno && !*end && end != optarg && optarg[0] != '-')
-				ns = v;
-			else if (!strpbrk(optarg, "smun") || gs_parse_duration(optarg, strlen(optarg), &ns))
-				return gs_usage_error(&gs_cmd_profile, "%s takes nanoseconds (1000) or a time "
-						      "(1us, 2ms)%s, not '%s'", opt, o == 'B' ? " or none" : "", optarg);
-			if (ns > 1000000000000ull)
-				return gs_usage_error(&gs_cmd_profile, "%s: '%s' is over 1000s", opt, optarg);
+			if (threshold_ns(o == 'O' ? "--osrt-threshold" : "--osrt-backtrace-threshold", optarg,
+					 o == 'B' ? " or none" : "", &ns) < 0)
+				return 2;
 			snprintf(thr[o == 'B'], sizeof(thr[0]), "%llu", (unsigned long long)ns);
 			*(o == 'O' ? &osrt_threshold : &osrt_bt) = thr[o == 'B'];
 			break;
 		}
+		case 'b':
+			if (cuda_backtrace(optarg, cuda_bt, sizeof(cuda_bt)) < 0)
+				return 2;
+			break;
 		case 's':
 			if (!one_of("--sample", optarg, (const char *[]){"cpu", "none", NULL}))
 				return 2;
@@ -517,13 +581,16 @@ static int run(int argc, char **argv)
 								strtoull(sampling_hz, NULL, 10),
 				     .osrt_threshold_ns = strtoull(osrt_threshold, NULL, 10),
 				     .osrt_bt_ns = strcmp(osrt_bt, "none") ? strtoull(osrt_bt, NULL, 10) : UINT64_MAX,
+				     /* stacks come from the callbacks of the diag set (not all, none) */
+				     .cuda_bt = strcmp(cuda_api, "diag") ? "none" : cuda_bt,
 				     .start_real_ns = now_ns(CLOCK_REALTIME),
 				     .start_mono_ns = now_ns(CLOCK_MONOTONIC), .root_status = -1,
 				     .gpu_metrics = gm.api ? &gm : NULL};
 	/* Sampling and osrt's stacks name Python frames through CPython's (>= 3.12) perf map: turned
 	 * on unless the user set PYTHONPERFSUPPORT either way; the maps it makes are removed once
 	 * in the trace */
-	si.perfmap_ours = (!strcmp(sample, "cpu") || (strstr(trace, "osrt") && strcmp(osrt_bt, "none"))) &&
+	si.perfmap_ours = (!strcmp(sample, "cpu") || (strstr(trace, "osrt") && strcmp(osrt_bt, "none")) ||
+			   (strstr(trace, "cuda") && strcmp(cuda_bt, "none"))) &&
 			  !getenv("PYTHONPERFSUPPORT");
 	/* the rank of a distributed job: torchrun's variables, else Open MPI's, else Slurm's */
 	si.rank = env_rank("RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
@@ -598,6 +665,7 @@ static int run(int argc, char **argv)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);
 		setenv("GPUSCOPE_OSRT_BACKTRACE_THRESHOLD", osrt_bt, 1);
+		setenv("GPUSCOPE_CUDA_BACKTRACE", cuda_bt, 1);
 		setenv("GPUSCOPE_SAMPLING_FREQUENCY", sampling_hz, 1);
 		if (preload || preload_collector) { /* after what the user preloads (a sanitizer runtime must be first) */
 			struct gs_strbuf v;
@@ -886,6 +954,11 @@ const struct gs_command gs_cmd_profile = {
 	"                           T (default 80us, as nsys) are recorded with the native\n"
 	"                           call stack of the program's call (Python >= 3.12 frames\n"
 	"                           by name, as with --sample); none: no stacks\n"
+	"      --cudabacktrace=K[:T]  CUDA API calls of kinds K (all, kernel, memory, sync,\n"
+	"                           other; comma-separated) that take at least T (default\n"
+	"                           1000 ns, as nsys) are recorded with the native call stack\n"
+	"                           of the program's call; default sync:80us (the calls that\n"
+	"                           wait); none: no stacks\n"
 	"  -s, --sample=S           cpu (default): sample each thread's native call stack every\n"
 	"                           1/HZ s of its CPU time (Python >= 3.12 frames by name:\n"
 	"                           PYTHONPERFSUPPORT=1 unless set); none: no sampling\n"

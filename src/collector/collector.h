@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../format/gst.h"
 #include "../format/ring.h"
 #include "../util/common.h"
 
@@ -89,6 +90,9 @@ extern GS_API struct gs_osrt_ctl gs_osrt_ctl;
 /* A wrapped call that took at least the threshold: its record, on the calling thread */
 GS_API void gs_osrt_record(uint16_t call, uint64_t t0, uint64_t t1);
 GS_HIDDEN void gs_osrt_sync(void);
+/* For libgpuscope-cuda.so: the stack of the CUDA API call whose exit callback this is (the
+ * call took at least --cudabacktrace's threshold), as a record of its correlation id */
+GS_API void gs_cuda_stack_record(uint32_t correlation);
 
 /* In a wrapper of a libc function: f, the next definition of name (dlsym RTLD_NEXT, so the
  * user includes dlfcn.h), looked up once; without one the wrapper fails with ENOSYS, returning
@@ -199,6 +203,8 @@ struct gs_config {
 	int trace_osrt;      /* osrt in GPUSCOPE_TRACE */
 	uint64_t osrt_threshold_ns;
 	uint64_t osrt_bt_ns; /* GPUSCOPE_OSRT_BACKTRACE_THRESHOLD, UINT64_MAX: none */
+	uint32_t cuda_bt_kinds; /* GPUSCOPE_CUDA_BACKTRACE's kinds: GS_CUDA_BT_* bits (0: none) */
+	uint64_t cuda_bt_ns;    /* and its threshold */
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
 	int ring_memory;     /* GPUSCOPE_RING_MEMORY (not 0) */

@@ -346,13 +346,26 @@ static void maps_snapshot_if_loaded(void)
 		maps_snapshot_at(v);
 }
 
+/* CUDA API calls' stacks (--cudabacktrace): wanted, and recorded (their API records come
+ * from the callbacks, which --cuda-api=all and none do not use) */
+static int cuda_bt_wanted(void)
+{
+	return gs_cfg.trace_cuda && gs_cfg.cuda_bt_kinds && !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none;
+}
+
+/* what the host side records: the maps then kept up to date */
+static int host_wanted(void)
+{
+	return gs_cfg.trace_osrt || gs_cfg.sample_cpu || cuda_bt_wanted();
+}
+
 /* Before a fork, in the parent: its mappings brought up to date, so the child's copy of the
  * kept records is complete (the child does not ask the loader: glibc leaves the loader's list
  * lock as it was at the fork, held if another thread of the program was inside
  * dl_iterate_phdr then). */
 void gs_host_fork_prepare(void)
 {
-	if (gs_cfg.trace_osrt || gs_cfg.sample_cpu)
+	if (host_wanted())
 		maps_snapshot_if_loaded();
 }
 
@@ -742,10 +755,9 @@ static __attribute__((noinline)) uint32_t osrt_walk(uint64_t *ips)
 	return walk_libunwind(&uc, ips, 0);
 }
 
-/* The stack of the program's call of an osrt wrapper, outermost last; ret: the address in the
- * wrapper that gs_osrt_record returns to, the frames up to it (the collector's) dropped. 0
- * frames when the walk could not be made or did not pass through the wrapper. */
-static uint32_t osrt_stack(uint64_t ret, uint64_t *ips)
+/* This thread's stack from its caller, innermost first (osrt's and CUDA calls' stacks); 0
+ * frames when the walk could not be made */
+static uint32_t stack_here(uint64_t *ips)
 {
 	static GS_THREAD int bounds_read;
 	if (!bounds_read) { /* a thread without a CPU-time timer has not read them */
@@ -763,12 +775,97 @@ static uint32_t osrt_stack(uint64_t ret, uint64_t *ips)
 		gs_loader_leave();
 	}
 	tl_osrt_walk = 0;
+	return n;
+}
+
+/* The stack of the program's call of an osrt wrapper, outermost last; ret: the address in the
+ * wrapper that gs_osrt_record returns to, the frames up to it (the collector's) dropped. 0
+ * frames when the walk could not be made or did not pass through the wrapper. */
+static uint32_t osrt_stack(uint64_t ret, uint64_t *ips)
+{
+	uint32_t n = stack_here(ips);
 	for (uint32_t i = 0; i < n; i++)
 		if (ips[i] == ret) {
 			memmove(ips, ips + i + 1, 8 * (size_t)(n - i - 1));
 			return n - i - 1;
 		}
 	return 0;
+}
+
+/* ---- CUDA API calls' stacks (--cudabacktrace) ---- */
+
+/* The objects whose frames a CUDA call's stack leaves out, as [lo, hi) spans of their code:
+ * gpuscope's libraries, CUPTI and the driver (the callback runs inside the call, under them).
+ * Found at the first stack; an object loaded later than that is not among them. */
+static struct {
+	uintptr_t lo, hi;
+} cuda_skip[16];
+static int cuda_nskip;
+static int cuda_bt_ready; /* gs_host_start set the walks up for these stacks */
+static pthread_once_t cuda_skip_once = PTHREAD_ONCE_INIT;
+
+static int cuda_skip_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (strncmp(base, "libgpuscope-", 12) && strncmp(base, "libcupti.so", 11) &&
+	    strncmp(base, "libcuda.so", 10))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && cuda_nskip < (int)GS_ARRAY_SIZE(cuda_skip); i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		cuda_skip[cuda_nskip].lo = info->dlpi_addr + ph->p_vaddr;
+		cuda_skip[cuda_nskip].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		cuda_nskip++;
+	}
+	return 0;
+}
+
+static void cuda_skip_find(void)
+{
+	dl_iterate_phdr(cuda_skip_cb, NULL);
+}
+
+static int cuda_skipped(uint64_t ip)
+{
+	for (int i = 0; i < cuda_nskip; i++)
+		if (cuda_skip[i].lo <= ip && ip < cuda_skip[i].hi)
+			return 1;
+	return 0;
+}
+
+/* From libgpuscope-cuda.so's exit callback of a CUDA API call that took at least the
+ * threshold: the stack of the program's call, the frames of gpuscope, CUPTI and the driver
+ * left out, as a CUDA_STACK record of the call's correlation id */
+void gs_cuda_stack_record(uint32_t correlation)
+{
+	int saved = errno;
+	struct gs_tls *t = &gs_tls;
+	if (t->busy || !cuda_bt_ready)
+		goto out;
+	t->busy = 1;
+	pthread_once(&cuda_skip_once, cuda_skip_find);
+	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+	uint32_t n = stack_here(ips), k = 0;
+	while (k < n && cuda_skipped(ips[k]))
+		k++;
+	size_t size = 24 + 8 * (size_t)(n - k);
+	uint8_t *p = k < n ? gs_rec_reserve(t, size) : NULL;
+	if (p) {
+		struct gs_raw_hdr h = {GS_RAW_CUDA_STACK, 0, (uint16_t)size, 0, (uint16_t)(n - k)};
+		uint64_t now = gs_clock_now(), corr = correlation;
+		memcpy(p, &h, 8);
+		memcpy(p + 8, &now, 8);
+		memcpy(p + 16, &corr, 8);
+		memcpy(p + 24, ips + k, 8 * (size_t)(n - k));
+		gs_rec_commit(t, size);
+	}
+	t->busy = 0;
+out:
+	errno = saved;
 }
 
 /* libunwind's set-up for the process (its first walk takes locks and maps memory), outside
@@ -1192,14 +1289,14 @@ static int preloaded(void);
 
 void gs_host_start(void)
 {
-	if (!gs_cfg.trace_osrt && !gs_cfg.sample_cpu)
+	if (!host_wanted())
 		return;
 	int sample = gs_cfg.sample_cpu && preloaded();
 	if (gs_cfg.sample_cpu && !sample)
 		gs_log("not preloaded (LD_PRELOAD): no CPU samples");
 	/* libunwind before the snapshot: loaded after it, it made every exit read the mappings
 	 * again (the loader's counts had moved) */
-	int bt = gs_cfg.trace_osrt && gs_cfg.osrt_bt_ns != UINT64_MAX;
+	int bt = (gs_cfg.trace_osrt && gs_cfg.osrt_bt_ns != UINT64_MAX) || cuda_bt_wanted();
 	if (sample && unwind_load() != 0) {
 		gs_log("cannot load libunwind.so.8: no CPU samples (install libunwind8)");
 		sample = 0;
@@ -1207,11 +1304,13 @@ void gs_host_start(void)
 		unwind_load(); /* for the stacks gpuscope's walk cannot describe; without it, none */
 	}
 	maps_snapshot();
+	if (bt)
+		walks_setup();
+	cuda_bt_ready = cuda_bt_wanted();
 	if (gs_cfg.trace_osrt) {
 		gs_osrt_ctl.clock = gs_clock;
 		gs_osrt_ctl.thr = gs_clock_ticks(gs_cfg.osrt_threshold_ns);
-		if (bt) {
-			walks_setup();
+		if (gs_cfg.osrt_bt_ns != UINT64_MAX) {
 			osrt_bt = gs_clock_ticks(gs_cfg.osrt_bt_ns);
 			osrt_bt_on = 1;
 		}
@@ -1260,7 +1359,7 @@ void gs_host_fork_child(void)
 
 void gs_host_exit(void)
 {
-	if ((gs_cfg.trace_osrt || gs_cfg.sample_cpu) && gs_ring) /* a ring made: libraries loaded since */
+	if (host_wanted() && gs_ring) /* a ring made: libraries loaded since */
 		maps_snapshot_if_loaded();
 	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
 	gs_unwind_lookups(&look, &listed, &look_ticks);

@@ -75,6 +75,19 @@ static int has_word(const char *list, const char *word)
 	return 0;
 }
 
+/* GPUSCOPE_CUDA_BACKTRACE: KINDS[:NS] (kinds of gs_cuda_bt_names, or all), or none */
+static void cuda_bt_parse(const char *v)
+{
+	const char *colon = strchr(v, ':');
+	char kinds[64];
+	snprintf(kinds, sizeof(kinds), "%.*s", (int)(colon ? (size_t)(colon - v) : strlen(v)), v);
+	gs_cfg.cuda_bt_kinds = 0;
+	for (uint32_t i = 0; i < GS_CUDA_BT__N; i++)
+		if (has_word(kinds, gs_cuda_bt_names[i]) || has_word(kinds, "all"))
+			gs_cfg.cuda_bt_kinds |= 1u << i;
+	gs_cfg.cuda_bt_ns = colon ? env_size(colon + 1, 0, 1000000000000ull, 1000) : 1000;
+}
+
 uint32_t gs_clock_choose(const char *want)
 {
 	if (!strcmp(want, "monotonic"))
@@ -188,6 +201,7 @@ static void init_once(void)
 	gs_cfg.osrt_bt_ns = strcmp(env_GPUSCOPE_OSRT_BACKTRACE_THRESHOLD, "none")
 				    ? env_size(env_GPUSCOPE_OSRT_BACKTRACE_THRESHOLD, 0, 1000000000000ull, 80000)
 				    : UINT64_MAX;
+	cuda_bt_parse(env_GPUSCOPE_CUDA_BACKTRACE);
 	gs_cfg.sample_cpu = !strcmp(env_GPUSCOPE_SAMPLE, "cpu");
 	gs_cfg.sample_hz = (uint32_t)env_size(env_GPUSCOPE_SAMPLING_FREQUENCY, 1, 20000, 1000);
 	gs_cfg.ring_memory = env_GPUSCOPE_RING_MEMORY[0] != '0';

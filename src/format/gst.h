@@ -60,6 +60,11 @@ enum gs_chunk_type {
 	                          * return addresses)*: the native stacks of the thread's OSRT calls
 	                          * that took at least the backtrace threshold, each for the call
 	                          * of the same thread, start and call (format/host.h) */
+	GS_CHUNK_CUDA_STACKS = 18, /* pid, tid, count, base time, then (time delta, correlation
+	                          * id, n, n return addresses)*: the native stacks of the thread's
+	                          * CUDA API calls that took at least --cudabacktrace's threshold,
+	                          * each for the call of the same process and correlation id
+	                          * (format/host.h) */
 };
 
 /* TLV keys. Each field: varint key, varint length, bytes; integers are varints inside. */
@@ -79,7 +84,22 @@ enum gs_session_key {
 	GS_SK_WORLD_SIZE = 13, /* the job's number of ranks */
 	GS_SK_OSRT_BACKTRACE_THRESHOLD = 14, /* ns: the shortest OS runtime call recorded with its
 	                                      * stack (absent: none) */
+	GS_SK_CUDA_BACKTRACE = 15, /* string: the CUDA API calls recorded with their stacks, as
+	                            * --cudabacktrace takes it: kinds (kernel, memory, sync,
+	                            * other) comma-separated, ':' and the threshold in ns (absent:
+	                            * none) */
 };
+
+/* The kinds of CUDA API calls --cudabacktrace takes (bit i: gs_cuda_bt_names[i]), as nsys's */
+enum gs_cuda_bt_kind {
+	GS_CUDA_BT_KERNEL, /* kernel and graph launches */
+	GS_CUDA_BT_MEMORY, /* copies, memsets, allocations and frees */
+	GS_CUDA_BT_SYNC,   /* device, context, stream and event synchronizes, stream waits */
+	GS_CUDA_BT_OTHER,  /* the rest of the recorded calls (queries, resets) */
+	GS_CUDA_BT__N
+};
+static const char *const gs_cuda_bt_names[GS_CUDA_BT__N] __attribute__((unused)) = {
+	"kernel", "memory", "sync", "other"};
 
 enum gs_process_key {
 	GS_PK_PID = 1, GS_PK_PPID = 2, GS_PK_IMAGE = 3,

@@ -1,5 +1,6 @@
 /* host.h: the host-side chunks of a .gst file (docs/trace-format.md, part 2): OSRT (blocking
- * libc calls), OSRT_STACKS (the native stacks of the long ones), SAMPLES (CPU samples with
+ * libc calls), OSRT_STACKS (the native stacks of the long ones), CUDA_STACKS (those of long
+ * CUDA API calls), SAMPLES (CPU samples with
  * native stacks), MAPS (executable mappings) and PERFMAP (a process's /tmp/perf-PID.map).
  * Builders are used by the trace assembler, the decoders by the model loader and `gpuscope
  * dump`.
@@ -36,12 +37,19 @@ static inline void gs_osrt_stack_add(struct gs_hostbuild *b, uint32_t call, uint
 {
 	gs_sample_add(b, start, call, frames, n);
 }
-/* Write what b holds as one chunk of type (GS_CHUNK_OSRT, GS_CHUNK_OSRT_STACKS or
- * GS_CHUNK_SAMPLES) and empty it; 0 when empty, negative errno from the writer. */
+/* CUDA_STACKS: laid out as SAMPLES, the weight field holding the call's correlation id and the
+ * time when the call returned. Read back by gs_sample_next (weight: the correlation id). */
+static inline void gs_cuda_stack_add(struct gs_hostbuild *b, uint32_t correlation, uint64_t ts,
+				     const uint64_t *frames, uint32_t n)
+{
+	gs_sample_add(b, ts, correlation, frames, n);
+}
+/* Write what b holds as one chunk of type (GS_CHUNK_OSRT, GS_CHUNK_OSRT_STACKS,
+ * GS_CHUNK_CUDA_STACKS or GS_CHUNK_SAMPLES) and empty it; 0 when empty, negative errno from the writer. */
 int gs_hostbuild_flush(struct gs_hostbuild *b, struct gs_writer *w, uint16_t type, uint64_t pid,
 		       uint64_t tid);
 
-/* Reading an OSRT, OSRT_STACKS or SAMPLES chunk. */
+/* Reading an OSRT, OSRT_STACKS, CUDA_STACKS or SAMPLES chunk. */
 struct gs_hostchunk {
 	const uint8_t *p, *end;
 	uint64_t pid, tid, count, base, prev, index;

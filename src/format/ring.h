@@ -217,6 +217,10 @@ enum gs_raw_type {
 	GS_RAW_SAMPLE = 7,/* hdr (level: frame count n; domain: weight, the sampling periods it
 	                   * stands for), ts, n u64 instruction addresses, the interrupted one
 	                   * first, then return addresses outward */
+	GS_RAW_CUDA_STACK = 8, /* hdr (level: frame count n), ts: when the call returned, u64
+	                   * correlation id, n u64 return addresses, innermost first: the stack
+	                   * of a CUDA API call that took at least --cudabacktrace's threshold,
+	                   * the collector's, CUPTI's and the driver's frames left out */
 };
 #define GS_SAMPLE_MAX_FRAMES 128
 

@@ -132,6 +132,36 @@ int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t le
 	return each_stack(m, data, len, 0, add_osrt_stack);
 }
 
+/* The stacks of long CUDA API calls (the weight field holds the correlation id) */
+static void add_cuda_stack(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+			   uint32_t stack)
+{
+	struct gs_api_stack a = {.pid = (int32_t)c->pid, .tid = (int32_t)c->tid, .correlation = r->weight,
+				 .stack = stack, .nframes = r->n, .ts = r->ts};
+	GS_VEC_PUSH(&m->api_stacks, a);
+}
+
+int gs_model_load_cuda_stacks(struct gs_model *m, const uint8_t *data, size_t len)
+{
+	return each_stack(m, data, len, 0, add_cuda_stack);
+}
+
+static int cmp_api_stack(const void *a, const void *b)
+{
+	const struct gs_api_stack *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->correlation > y->correlation) - (x->correlation < y->correlation);
+}
+
+const struct gs_api_stack *gs_model_api_stack(const struct gs_model *m, int32_t pid, uint32_t correlation)
+{
+	struct gs_api_stack k = {.pid = pid, .correlation = correlation};
+	if (!m->api_stacks.n)
+		return NULL;
+	return bsearch(&k, m->api_stacks.v, m->api_stacks.n, sizeof(k), cmp_api_stack);
+}
+
 void gs_model_stack_text(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t max, const char *sep,
 			 struct gs_strbuf *out)
 {
@@ -265,6 +295,8 @@ void gs_model_host_finish(struct gs_model *m)
 		join_osrt_stacks(m);
 	if (m->samples.n > 1)
 		qsort(m->samples.v, m->samples.n, sizeof(*m->samples.v), cmp_sample);
+	if (m->api_stacks.n > 1)
+		qsort(m->api_stacks.v, m->api_stacks.n, sizeof(*m->api_stacks.v), cmp_api_stack);
 	if (m->frame_index) {
 		free(m->frame_index->slots);
 		free(m->frame_index);
@@ -278,6 +310,7 @@ void gs_model_host_release(struct gs_model *m)
 {
 	free(m->osrt.v);
 	free(m->osrt_stacks.v);
+	free(m->api_stacks.v);
 	free(m->samples.v);
 	free(m->sample_frames.v);
 	free(m->frames.v);
@@ -293,6 +326,7 @@ void gs_model_host_release(struct gs_model *m)
 	}
 	memset(&m->osrt, 0, sizeof(m->osrt));
 	memset(&m->osrt_stacks, 0, sizeof(m->osrt_stacks));
+	memset(&m->api_stacks, 0, sizeof(m->api_stacks));
 	memset(&m->samples, 0, sizeof(m->samples));
 	memset(&m->sample_frames, 0, sizeof(m->sample_frames));
 	memset(&m->frames, 0, sizeof(m->frames));

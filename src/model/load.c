@@ -244,6 +244,7 @@ static int load_tlv(struct gs_model *m, const struct gs_chunk *c)
 					m->osrt_bt = 1;
 				}
 				break;
+			case GS_SK_CUDA_BACKTRACE: free(m->cuda_bt); m->cuda_bt = dup_bytes(val, len); break;
 			case GS_SK_GPU_METRICS_HZ: if (!gs_tlv_get_u64(val, len, &v)) m->gpu_metrics_hz = v; break;
 			case GS_SK_RANK:
 				if (!gs_tlv_get_u64(val, len, &v) && v < INT32_MAX)
@@ -496,6 +497,10 @@ static int load(struct gs_model *m, struct gs_reader *r, int join)
 			if (gs_model_load_osrt_stacks(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed OS runtime stack chunk", c.offset);
 			break;
+		case GS_CHUNK_CUDA_STACKS:
+			if (gs_model_load_cuda_stacks(m, c.data, c.len) < 0)
+				set_damaged(m, "malformed CUDA API stack chunk", c.offset);
+			break;
 		case GS_CHUNK_COUNTERS:
 			if (gs_model_load_counters(m, c.data, c.len) < 0)
 				set_damaged(m, "malformed counter chunk", c.offset);
@@ -662,6 +667,7 @@ void gs_model_release(struct gs_model *m)
 	free(m->host);
 	free(m->trace);
 	free(m->clock);
+	free(m->cuda_bt);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -90,6 +90,13 @@ struct gs_osrt { /* a blocking libc call at least as long as the session's thres
 	                          * nframes 0: none recorded */
 };
 
+struct gs_api_stack { /* the stack of a CUDA API call (--cudabacktrace) */
+	int32_t pid, tid;
+	uint32_t correlation; /* the call's, in process pid */
+	uint32_t stack, nframes; /* sample_frames.v[stack .. stack + nframes), innermost first */
+	uint64_t ts;          /* when the call returned */
+};
+
 struct gs_cpu_sample {
 	uint64_t ts;
 	int32_t pid, tid;
@@ -361,6 +368,8 @@ struct gs_model {
 	uint64_t osrt_bt_threshold;               /* ns: calls this long have stacks, when osrt_bt */
 	int osrt_bt;                              /* the session took osrt's backtraces */
 	GS_VEC(struct gs_osrt) osrt_stacks;       /* while loading: stack, nframes of (start, pid, tid, call) */
+	GS_VEC(struct gs_api_stack) api_stacks;   /* sorted by (pid, correlation) once loaded */
+	char *cuda_bt;                            /* the session's --cudabacktrace (KINDS:NS), NULL: none */
 	uint64_t gpu_metrics_hz;                  /* --gpu-metrics frequency, 0: off or unknown */
 	struct gs_frame_index *frame_index;       /* (pid, addr) -> frame, while loading */
 	GS_VEC(struct gs_counter_track) counter_tracks;
@@ -429,6 +438,9 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver);
 int gs_model_load_osrt(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t len);
+int gs_model_load_cuda_stacks(struct gs_model *m, const uint8_t *data, size_t len);
+/* The stack of the CUDA API call of process pid and correlation id, NULL: none recorded */
+const struct gs_api_stack *gs_model_api_stack(const struct gs_model *m, int32_t pid, uint32_t correlation);
 /* The function names of the frames sample_frames.v[stack .. stack + n), innermost first,
  * separated by sep, appended to out; at most max of them, then "SEP(K more)" */
 struct gs_strbuf;

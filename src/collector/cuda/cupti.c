@@ -171,6 +171,24 @@ static atomic_int api_on;   /* callbacks of the set enabled */
 static uint8_t sync_type[2][GS_MAX((int)CUPTI_DRIVER_TRACE_CBID_SIZE, (int)CUPTI_RUNTIME_TRACE_CBID_SIZE)];
 static uint8_t sync_ptsz[2][GS_ARRAY_SIZE(sync_type[0])];
 
+/* --cudabacktrace: bt_want[d][cbid] 1 for the calls of the diagnosis set whose kind is asked
+ * for; those that take at least bt_ticks get their stack (gs_cuda_stack_record) */
+static uint8_t bt_want[2][GS_ARRAY_SIZE(sync_type[0])];
+static int bt_on;
+static uint64_t bt_ticks;
+
+static uint32_t bt_kind_of(const char *name, int waits)
+{
+	if (waits)
+		return GS_CUDA_BT_SYNC;
+	if (strstr(name, "Launch"))
+		return GS_CUDA_BT_KERNEL;
+	if (strstr(name, "Memcpy") || strstr(name, "Memset") || strstr(name, "Malloc") ||
+	    strstr(name, "Free") || strstr(name, "Alloc"))
+		return GS_CUDA_BT_MEMORY;
+	return GS_CUDA_BT_OTHER;
+}
+
 static uint8_t sync_type_of(const char *name)
 {
 	static const struct { const char *prefix; uint8_t type; } t[] = {
@@ -233,6 +251,9 @@ static void api_callback(int driver, uint32_t cbid, const CUpti_CallbackData *cb
 		gs_apirec_api(s, driver, cbid, *cb->correlationData, end, cb->correlationId, result);
 	if (sync_by_callback && waits)
 		sync_record(s, driver, cbid, *cb->correlationData, end, cb);
+	if (GS_UNLIKELY(bt_on) && bt_want[driver][cbid] && end - *cb->correlationData >= bt_ticks &&
+	    (api_by_callback || waits))
+		gs_cuda_stack_record(cb->correlationId);
 }
 
 /* Kinds switched on and off with the capture range. DEVICE, CONTEXT and STREAM are not among
@@ -300,6 +321,7 @@ static void find_diag_ids(void)
 			diag_ids[d][ndiag[d]++] = cbid;
 			sync_type[d][cbid] = sync_type_of(name); /* cbid < n: within the table */
 			sync_ptsz[d][cbid] = strstr(name, "_ptsz") != NULL;
+			bt_want[d][cbid] = (gs_cfg.cuda_bt_kinds >> bt_kind_of(name, sync_type[d][cbid] != 0)) & 1;
 		}
 	}
 }
@@ -568,10 +590,16 @@ GS_EXPORT int InitializeInjection(void)
 		gs_log("no membarrier: each API-call record takes its slot's lock");
 	/* --kernel-metrics keeps the callbacks: its launches are replayed, so what timing costs is
 	 * beside the point, and its launch callbacks were proven with them (tests/gpu/kmetrics.sh) */
+	/* --cudabacktrace of calls that do not wait: those are timed by callbacks, whose exit
+	 * walks their stack */
 	api_by_activity = !gs_cfg.cuda_api_all && !gs_cfg.cuda_api_none && gs_cfg.cuda_api_activity &&
-			  !gs_cfg.kmetrics;
+			  !gs_cfg.kmetrics && !(gs_cfg.cuda_bt_kinds & ~(1u << GS_CUDA_BT_SYNC));
 	api_by_callback = callbacks && !gs_cfg.cuda_api_none && !api_by_activity;
 	sync_by_callback = callbacks && gs_cfg.kind_sync;
+	bt_on = callbacks && !gs_cfg.cuda_api_none && gs_cfg.cuda_bt_kinds;
+	bt_ticks = gs_clock_ticks(gs_cfg.cuda_bt_ns);
+	if (gs_cfg.cuda_bt_kinds && !bt_on)
+		gs_log("--cudabacktrace: no stacks with --cuda-api=%s", gs_cfg.cuda_api_all ? "all" : "none");
 	/* full buffers reach the ring within a second, so long runs drain as they go */
 	if (gs_cfg.standing_flush)
 		cuptiActivityFlushPeriod(1000);
