@@ -823,6 +823,8 @@ static void rule_launch(struct ctx *x)
 	f->pytorch = LAUNCH_TORCH;
 }
 
+static const char *api_label(const struct gs_model *m, const struct gs_api *a, char *buf, size_t cap);
+
 /* host_launch time that is not launch overhead (launch-bound did not fire): slow CUDA calls,
  * context creation, module loading, allocation. Its saving is the host_launch time. */
 static void rule_api(struct ctx *x)
@@ -839,13 +841,13 @@ static void rule_api(struct ctx *x)
 	struct tops t;
 	tops_init(&t);
 	uint64_t calls = 0;
-	char buf[160];
+	char buf[600];
 	for (size_t i = 0; i < m->apis.n; i++) {
 		const struct gs_api *ap = &m->apis.v[i];
 		if (sync_kind(ap) || step_of(x, ap->pid, ap->start) < 0)
 			continue;
 		calls++;
-		tops_add(&t, gs_api_base_name(ap, buf, sizeof(buf)), ap->end - ap->start);
+		tops_add(&t, api_label(m, ap, buf, sizeof(buf)), ap->end - ap->start);
 		ex_offer(x, f, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
 	}
 	snprintf(f->title, sizeof(f->title),
@@ -889,7 +891,7 @@ static void rule_sync(struct ctx *x)
 	memset(&tmp, 0, sizeof(tmp));
 	pivl_vec spans = {0};
 	uint64_t calls = 0, wait = 0;
-	char buf[160];
+	char buf[600];
 	for (size_t i = 0; i < m->apis.n; i++) {
 		const struct gs_api *ap = &m->apis.v[i];
 		long st = sync_kind(ap) ? step_of(x, ap->pid, ap->start) : -1;
@@ -897,7 +899,7 @@ static void rule_sync(struct ctx *x)
 			continue;
 		calls++;
 		wait += ap->end - ap->start;
-		tops_add(&t, gs_api_base_name(ap, buf, sizeof(buf)), ap->end - ap->start);
+		tops_add(&t, api_label(m, ap, buf, sizeof(buf)), ap->end - ap->start);
 		ex_offer(x, &tmp, ap->start, ap->end, ap->pid, ap->tid, -1, -1);
 		wait_span(x, &spans, ap->pid, ap->start, ap->end, st);
 	}
@@ -2118,33 +2120,55 @@ static int stdlib_frame(const char *n)
 	       (strstr(file, "/lib/python3.") && !strstr(file, "-packages/"));
 }
 
-/* A call's name, and with its stack the code that made it: "nanosleep from main", "sem_clockwait
- * from consume (train.py)": the stack's innermost Python function outside the standard library
- * (a queue's get and threading's waits name their caller), else its innermost Python function,
- * else the direct caller */
-static void call_label(const struct ctx *x, const struct hostx *h, const struct gs_osrt *o, char *buf,
-		       size_t cap)
+/* The code that made a call, from the call's stack (sample_frames.v[stack .. stack + n)): the
+ * innermost Python function outside the standard library (a queue's get and threading's
+ * waits name their caller), else the innermost Python function, else frame `native` */
+static void stack_who(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t native, char *who,
+		      size_t cap)
 {
-	const struct gs_model *m = x->m;
+	const uint32_t *fr = &m->sample_frames.v[stack];
+	uint32_t py = UINT32_MAX, own = UINT32_MAX;
+	for (uint32_t k = 0; k < n && own == UINT32_MAX; k++) {
+		const char *name = gs_model_str(m, m->frames.v[fr[k]].func);
+		if (!py_frame(name))
+			continue;
+		if (py == UINT32_MAX)
+			py = k;
+		if (!stdlib_frame(name))
+			own = k;
+	}
+	uint32_t k = own != UINT32_MAX ? own : py != UINT32_MAX ? py : native;
+	frame_label(gs_model_str(m, m->frames.v[fr[k]].func), who, cap);
+}
+
+/* An OS runtime call's name, and with its stack the code that made it: "nanosleep from main",
+ * "sem_clockwait from consume (train.py)" */
+static void call_label(const struct gs_model *m, const struct gs_osrt *o, char *buf, size_t cap)
+{
 	const char *call = o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "[unknown call]";
 	if (!o->nframes) {
 		snprintf(buf, cap, "%s", call);
 		return;
 	}
-	const uint32_t *fr = &m->sample_frames.v[o->stack];
-	uint32_t py = UINT32_MAX, own = UINT32_MAX;
-	for (uint32_t k = 0; k < o->nframes && own == UINT32_MAX; k++) {
-		if (!(h->fl[fr[k]] & FR_PY))
-			continue;
-		if (py == UINT32_MAX)
-			py = k;
-		if (!stdlib_frame(gs_model_str(m, m->frames.v[fr[k]].func)))
-			own = k;
-	}
-	uint32_t k = own != UINT32_MAX ? own : py != UINT32_MAX ? py : 0;
 	char who[400];
-	frame_label(gs_model_str(m, m->frames.v[fr[k]].func), who, sizeof(who));
+	stack_who(m, o->stack, o->nframes, 0, who, sizeof(who));
 	snprintf(buf, cap, "%s from %s", call, who);
+}
+
+/* A CUDA API call's name, and with its stack (--cudabacktrace) the code that made it:
+ * "cudaStreamSynchronize from train_step (train.py)"; natively, the innermost frame outside
+ * the CUDA runtime and driver */
+static const char *api_label(const struct gs_model *m, const struct gs_api *a, char *buf, size_t cap)
+{
+	char name[160];
+	const char *call = gs_api_base_name(a, name, sizeof(name));
+	const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+	if (!st || !st->nframes)
+		return call;
+	char who[400];
+	stack_who(m, st->stack, st->nframes, gs_api_stack_caller(m, st), who, sizeof(who));
+	snprintf(buf, cap, "%s from %s", call, who);
+	return buf;
 }
 
 static void idle_top(struct tops t[GS_IDLE__N], int cls, const char *name, uint64_t ns)
@@ -2241,7 +2265,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				const struct gs_osrt *o = &m->osrt.v[c];
 				cls = call_in_loader(x, h, o) || ulist_covers(&h->wdl, a0) ? GS_IDLE_LOADER_WAIT
 											   : GS_IDLE_BLOCKED;
-				call_label(x, h, o, name, sizeof(name));
+				call_label(m, o, name, sizeof(name));
 			} else if ((j = ms_after(x, h, a0)) < h->ms.n &&
 				   sample_from(h, &m->samples.v[h->ms.v[j]]) <= a0) {
 				const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];

@@ -6,7 +6,9 @@
  * thread's samples, samples are weighted by the sampling periods they stand for, and the time
  * estimate is samples x the sampling period. osrt_stack_sum groups the calls recorded with
  * their stacks (--osrt-backtrace-threshold) by call and the function names of their stacks;
- * its Time (%) is a share of all recorded calls' time, those without stacks included. */
+ * its Time (%) is a share of all recorded calls' time, those without stacks included.
+ * cuda_api_stack_sum does the same for the CUDA API calls recorded with their stacks
+ * (--cudabacktrace), its Caller the innermost frame outside the CUDA runtime and driver. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "../util/alloc.h"
 #include "../util/strbuf.h"
 #include "../util/u64map.h"
+#include "gpu_ops.h"
 #include "reports.h"
 
 static const struct gs_column osrt_cols[] = {
@@ -80,9 +83,9 @@ int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, stru
 	return 0;
 }
 
-/* ---- osrt_stack_sum ---- */
+/* ---- osrt_stack_sum, cuda_api_stack_sum ---- */
 
-static const struct gs_column osrt_stack_cols[] = {
+static const struct gs_column stack_cols[] = {
 	{"Time (%)", GS_COL_PCT},   {"Total Time (ns)", GS_COL_INT}, {"Num Calls", GS_COL_INT},
 	{"Avg (ns)", GS_COL_FLOAT}, {"Max (ns)", GS_COL_INT},        {"Name", GS_COL_STR},
 	{"Caller", GS_COL_STR},     {"Stack", GS_COL_STR},
@@ -90,26 +93,39 @@ static const struct gs_column osrt_stack_cols[] = {
 
 #define STACK_SHOWN 24 /* frames named in a row's Stack (nsys's default backtrace depth) */
 
+/* One call with its stack: sample_frames.v[stack .. stack + n); caller: the index in it of the
+ * frame named as the caller */
+struct stacked {
+	const char *name;
+	uint32_t stack, n, caller;
+	uint64_t dur;
+};
+
 static const struct gs_model *sort_model;
 
-/* The calls with stacks, by call, then by their frames' function names outward */
+static uint32_t frame_func(const struct gs_model *m, uint32_t stack, uint32_t k)
+{
+	return m->frames.v[m->sample_frames.v[stack + k]].func;
+}
+
+/* The calls with stacks, by name, then by their frames' function names outward */
 static int cmp_by_stack(const void *a, const void *b)
 {
 	const struct gs_model *m = sort_model;
-	const struct gs_osrt *x = *(const struct gs_osrt *const *)a, *y = *(const struct gs_osrt *const *)b;
-	if (x->call != y->call)
-		return x->call < y->call ? -1 : 1;
-	for (uint32_t k = 0; k < x->nframes && k < y->nframes; k++) {
-		uint32_t p = m->frames.v[m->sample_frames.v[x->stack + k]].func;
-		uint32_t q = m->frames.v[m->sample_frames.v[y->stack + k]].func;
+	const struct stacked *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	for (uint32_t k = 0; k < x->n && k < y->n; k++) {
+		uint32_t p = frame_func(m, x->stack, k), q = frame_func(m, y->stack, k);
 		if (p != q)
 			return strcmp(gs_model_str(m, p), gs_model_str(m, q));
 	}
-	return (x->nframes > y->nframes) - (x->nframes < y->nframes);
+	return (x->n > y->n) - (x->n < y->n);
 }
 
 struct stack_row {
-	const struct gs_osrt *first; /* one call of the group: its name and stack */
+	const struct stacked *first; /* one call of the group: its name and stack */
 	uint64_t total, max, n;
 };
 
@@ -120,61 +136,118 @@ static int cmp_stack_row(const void *a, const void *b)
 		return x->total > y->total ? -1 : 1;
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
-	return cmp_by_stack(&x->first, &y->first);
+	return cmp_by_stack(x->first, y->first);
 }
 
-int gs_report_osrt_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
-			     struct gs_err *err)
+/* The rows of the calls v[0 .. n), grouped by name and stack, the most time first; Time (%)
+ * of all, the time of every call of the kind reported (those without stacks too) */
+static void stack_rows(const struct gs_model *m, struct stacked *v, size_t n, uint64_t all, struct gs_table *out)
 {
-	(void)err;
-	gs_table_init(out, "osrt_stack_sum", "OS Runtime Calls by Call Stack", osrt_stack_cols,
-		      GS_ARRAY_SIZE(osrt_stack_cols));
-	GS_VEC(const struct gs_osrt *) calls = {0};
-	uint64_t all = 0;
-	for (size_t i = 0; i < m->osrt.n; i++) {
-		const struct gs_osrt *o = &m->osrt.v[i];
-		if (o->call >= GS_OSRT__N || !gs_filter_keep(m, f, o->pid, -1, o->start))
-			continue;
-		all += o->end - o->start;
-		if (o->nframes)
-			GS_VEC_PUSH(&calls, o);
-	}
 	sort_model = m;
-	if (calls.n > 1)
-		qsort(calls.v, calls.n, sizeof(*calls.v), cmp_by_stack);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_by_stack);
 	GS_VEC(struct stack_row) rows = {0};
-	for (size_t i = 0; i < calls.n; i++) {
-		const struct gs_osrt *o = calls.v[i];
-		if (!rows.n || cmp_by_stack(&rows.v[rows.n - 1].first, &calls.v[i])) {
-			struct stack_row z = {o, 0, 0, 0};
+	for (size_t i = 0; i < n; i++) {
+		if (!rows.n || cmp_by_stack(rows.v[rows.n - 1].first, &v[i])) {
+			struct stack_row z = {&v[i], 0, 0, 0};
 			GS_VEC_PUSH(&rows, z);
 		}
 		struct stack_row *r = &rows.v[rows.n - 1];
-		uint64_t d = o->end - o->start;
-		r->total += d;
-		r->max = GS_MAX(r->max, d);
+		r->total += v[i].dur;
+		r->max = GS_MAX(r->max, v[i].dur);
 		r->n++;
 	}
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_stack_row);
 	for (size_t i = 0; i < rows.n; i++) {
 		const struct stack_row *r = &rows.v[i];
-		const struct gs_osrt *o = r->first;
+		const struct stacked *o = r->first;
 		union gs_cell *c = gs_table_row(out);
 		c[0].f = all ? 100.0 * (double)r->total / (double)all : 0.0;
 		c[1].i = (int64_t)r->total;
 		c[2].i = (int64_t)r->n;
 		c[3].f = (double)r->total / (double)r->n;
 		c[4].i = (int64_t)r->max;
-		c[5].s = gs_xstrdup(gs_osrt_names[o->call]);
-		c[6].s = gs_xstrdup(gs_model_str(m, m->frames.v[m->sample_frames.v[o->stack]].func));
+		c[5].s = gs_xstrdup(o->name);
+		c[6].s = gs_xstrdup(gs_model_str(m, frame_func(m, o->stack, o->caller)));
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
-		gs_model_stack_text(m, o->stack, o->nframes, STACK_SHOWN, " < ", &sb);
+		gs_model_stack_text(m, o->stack, o->n, STACK_SHOWN, " < ", &sb);
 		c[7].s = gs_strbuf_detach(&sb);
 	}
-	free(calls.v);
 	free(rows.v);
+}
+
+int gs_report_osrt_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+			     struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "osrt_stack_sum", "OS Runtime Calls by Call Stack", stack_cols,
+		      GS_ARRAY_SIZE(stack_cols));
+	GS_VEC(struct stacked) calls = {0};
+	uint64_t all = 0;
+	for (size_t i = 0; i < m->osrt.n; i++) {
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (o->call >= GS_OSRT__N || !gs_filter_keep(m, f, o->pid, -1, o->start))
+			continue;
+		all += o->end - o->start;
+		if (o->nframes) {
+			struct stacked k = {gs_osrt_names[o->call], o->stack, o->nframes, 0, o->end - o->start};
+			GS_VEC_PUSH(&calls, k);
+		}
+	}
+	stack_rows(m, calls.v, calls.n, all, out);
+	free(calls.v);
+	return 0;
+}
+
+/* Whether the function named s is the CUDA runtime's or the driver's (an entry point such as
+ * cudaStreamSynchronize, linked statically or not, or the static runtime's inside) */
+static int cuda_frame(const struct gs_model *m, uint32_t stack, uint32_t k)
+{
+	const struct gs_frame *fr = &m->frames.v[m->sample_frames.v[stack + k]];
+	const char *s = gs_model_str(m, fr->func), *mod = fr->module ? gs_model_str(m, fr->module) : "";
+	return !strncmp(mod, "libcudart", 9) || !strncmp(s, "cudart::", 8) || !strncmp(s, "__cudart", 8) ||
+	       (!strncmp(s, "cuda", 4) && s[4] >= 'A' && s[4] <= 'Z') ||
+	       (!strncmp(s, "cu", 2) && s[2] >= 'A' && s[2] <= 'Z');
+}
+
+uint32_t gs_api_stack_caller(const struct gs_model *m, const struct gs_api_stack *st)
+{
+	uint32_t k = 0;
+	while (k + 1 < st->nframes && cuda_frame(m, st->stack, k))
+		k++;
+	return k;
+}
+
+int gs_report_cuda_api_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+				 struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "cuda_api_stack_sum", "CUDA API Calls by Call Stack", stack_cols,
+		      GS_ARRAY_SIZE(stack_cols));
+	GS_VEC(struct stacked) calls = {0};
+	GS_VEC(char *) names = {0};
+	uint64_t all = 0;
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *a = &m->apis.v[i];
+		if (!gs_filter_keep(m, f, a->pid, -1, a->start))
+			continue;
+		all += a->end - a->start;
+		const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+		if (!st || !st->nframes)
+			continue;
+		char buf[160];
+		char *name = gs_xstrdup(gs_api_base_name(a, buf, sizeof(buf)));
+		GS_VEC_PUSH(&names, name);
+		struct stacked k = {name, st->stack, st->nframes, gs_api_stack_caller(m, st), a->end - a->start};
+		GS_VEC_PUSH(&calls, k);
+	}
+	stack_rows(m, calls.v, calls.n, all, out);
+	for (size_t i = 0; i < names.n; i++)
+		free(names.v[i]);
+	free(names.v);
+	free(calls.v);
 	return 0;
 }
 

@@ -25,6 +25,7 @@ const struct gs_report_def gs_reports[] = {
 	{"step_sum", "Each step's wall time split into kernel, copy, set, sync wait, API and idle time", gs_report_step_sum},
 	{"osrt_sum", "OS runtime: blocking libc calls (locks, sleeps, I/O, polls) per function", gs_report_osrt_sum},
 	{"osrt_stack_sum", "OS runtime calls recorded with their call stacks (--osrt-backtrace-threshold), per function and stack", gs_report_osrt_stack_sum},
+	{"cuda_api_stack_sum", "CUDA API calls recorded with their call stacks (--cudabacktrace), per function and stack", gs_report_cuda_api_stack_sum},
 	{"kernel_metrics", "Hardware metrics of each kernel launch measured by --kernel-metrics, with ncu-style bound and roofline position", gs_report_kernel_metrics},
 	{"kernel_metrics_sum", "kernel_metrics by kernel name: launches measured and the mean of each metric", gs_report_kernel_metrics_sum},
 	{"cpu_sample_sum", "CPU samples: top functions per thread by self and total samples", gs_report_cpu_sample_sum},

@@ -92,6 +92,11 @@ int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		       struct gs_err *err);
 int gs_report_osrt_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
+int gs_report_cuda_api_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+				 struct gs_err *err);
+/* The index in st's frames of the one named as its call's caller: the innermost outside the
+ * CUDA runtime and driver (host_sum.c) */
+uint32_t gs_api_stack_caller(const struct gs_model *m, const struct gs_api_stack *st);
 int gs_report_cpu_sample_sum(const struct gs_model *m, const struct gs_filter *f,
 			     struct gs_table *out, struct gs_err *err);
 /* analyze's GPU idle time by host activity, one row per class (idle_host_sum.c). */

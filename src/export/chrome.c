@@ -4,7 +4,8 @@
  *   ranges            -> X, cat user_annotation (cpu_op for "ns::op" names; python_function
  *                        for the python domain), args "External id" = range index + 1
  *   API calls         -> X, cat cuda_runtime / cuda_driver, args cbid, correlation and the
- *                        External id of the innermost range open around the call
+ *                        External id of the innermost range open around the call (and
+ *                        stack: its call stack's functions, innermost first, --cudabacktrace)
  *   kernels, copies,  -> X on pid = device, tid = stream, cat kernel / gpu_memcpy / gpu_memset,
  *   memsets              Kineto's names and args; an ac2g flow (s at the call, f with bp e at
  *                        the operation, id = correlation) for each one whose call was recorded
@@ -111,6 +112,21 @@ static void arg_s(struct cx *x, const char *key, const char *v, int *first)
 	gs_sink_jstr(x->b, v);
 }
 
+/* A call's stack (--osrt-backtrace-threshold, --cudabacktrace): its function names,
+ * innermost first */
+static void arg_stack(struct cx *x, uint32_t stack, uint32_t n, int *first)
+{
+	const struct gs_model *m = x->m;
+	arg_key(x, "stack", first);
+	gs_strbuf_addc(x->b, '[');
+	for (uint32_t k = 0; k < n; k++) {
+		if (k)
+			gs_strbuf_addc(x->b, ',');
+		gs_sink_jstr(x->b, gs_model_str(m, m->frames.v[m->sample_frames.v[stack + k]].func));
+	}
+	gs_strbuf_addc(x->b, ']');
+}
+
 static void args_end(struct cx *x, int first)
 {
 	if (!first)
@@ -166,6 +182,9 @@ static void apis(struct cx *x)
 			arg_u(x, "External id", (uint64_t)a->range + 1, &first);
 		arg_u(x, "cbid", a->cbid, &first);
 		arg_u(x, "correlation", a->correlation, &first);
+		const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+		if (st && st->nframes) /* --cudabacktrace: the program's call, innermost first */
+			arg_stack(x, st->stack, st->nframes, &first);
 		args_end(x, first);
 		ev_end(x);
 	}
@@ -182,15 +201,10 @@ static void osrt(struct cx *x)
 		ev_begin(x, "X", "os_runtime", gs_osrt_names[o->call]);
 		ev_where(x, o->pid, o->tid, o->start);
 		ev_dur(x, o->start, o->end);
-		if (o->nframes) { /* --osrt-backtrace-threshold: the program's call, innermost first */
-			gs_strbuf_adds(x->b, ",\"args\":{\"stack\":[");
-			for (uint32_t k = 0; k < o->nframes; k++) {
-				if (k)
-					gs_strbuf_addc(x->b, ',');
-				gs_sink_jstr(x->b, gs_model_str(m, m->frames.v[m->sample_frames.v[o->stack + k]].func));
-			}
-			gs_strbuf_adds(x->b, "]}");
-		}
+		int first = 1;
+		if (o->nframes) /* --osrt-backtrace-threshold: the program's call, innermost first */
+			arg_stack(x, o->stack, o->nframes, &first);
+		args_end(x, first);
 		ev_end(x);
 	}
 }

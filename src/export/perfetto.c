@@ -192,7 +192,7 @@ struct px {
 	struct shape_an *shape_an;      /* per kernel shape: its grid and block annotations */
 	int64_t *kmetric_row;           /* per kernel its kmetrics row, -1: none; NULL: no rows */
 	struct pb km;                   /* a measured kernel's annotations, encoded */
-	struct gs_strbuf stack;         /* an OS runtime call's stack, as text (zeroed: empty) */
+	struct gs_strbuf stack;         /* a call's stack, as text (zeroed: empty) */
 	struct gs_u64map se_lane;       /* pid -> first lane of start/end ranges */
 	uint64_t device_track[256], mem_track[256], busy_track[256];
 	uint64_t busy_until[256];       /* the end of the last busy stretch (0: never busy) */
@@ -664,6 +664,20 @@ static void put_range(struct px *x, const struct gs_range *r)
 	lane_push(x, l, end);
 }
 
+/* A call's stack as an annotation's text: one function a line, innermost first, at most 4
+ * KiB (whole lines); in x->stack */
+static const char *stack_text(struct px *x, uint32_t stack, uint32_t n)
+{
+	gs_strbuf_reset(&x->stack);
+	gs_model_stack_text(x->m, stack, n, GS_SAMPLE_MAX_FRAMES, "\n", &x->stack);
+	if (x->stack.len > 4096) {
+		char *cut = memrchr(x->stack.buf, '\n', 4096);
+		x->stack.len = cut ? (size_t)(cut - x->stack.buf) : 0;
+		x->stack.buf[x->stack.len] = '\0';
+	}
+	return x->stack.buf;
+}
+
 static void put_api(struct px *x, const struct gs_api *a, size_t i)
 {
 	char name[96];
@@ -679,9 +693,12 @@ static void put_api(struct px *x, const struct gs_api *a, size_t i)
 	uint64_t flow = 0;
 	if (x->launched && (x->launched[i / 8] >> (i % 8) & 1))
 		flow = (uint64_t)i + 1;
-	struct annot an[] = {{AN_CORRELATION, NULL, a->correlation}};
+	struct annot an[] = {{AN_CORRELATION, NULL, a->correlation}, {AN_STACK, NULL, 0}};
+	const struct gs_api_stack *st = gs_model_api_stack(x->m, a->pid, a->correlation);
+	if (st && st->nframes) /* --cudabacktrace */
+		an[1].s = stack_text(x, st->stack, st->nframes);
 	uint64_t key = (uint64_t)NAME_API << 32 | (uint64_t)a->driver << 31 | a->cbid;
-	slice_begin(x, uuid, a->start, key, n, flow, 0, an, 1, NULL, 0);
+	slice_begin(x, uuid, a->start, key, n, flow, 0, an, an[1].s ? 2 : 1, NULL, 0);
 	lane_push(x, l, end);
 }
 
@@ -692,16 +709,8 @@ static void put_osrt(struct px *x, const struct gs_osrt *o)
 	uint64_t uuid = lane_uuid(x, l);
 	const char *n = o->call < GS_OSRT__N ? gs_osrt_names[o->call] : "osrt";
 	struct annot an[1] = {{AN_STACK, NULL, 0}};
-	if (o->nframes) { /* its stack, one function a line, innermost first (at most 4 KiB) */
-		gs_strbuf_reset(&x->stack);
-		gs_model_stack_text(x->m, o->stack, o->nframes, GS_SAMPLE_MAX_FRAMES, "\n", &x->stack);
-		if (x->stack.len > 4096) { /* whole lines */
-			char *cut = memrchr(x->stack.buf, '\n', 4096);
-			x->stack.len = cut ? (size_t)(cut - x->stack.buf) : 0;
-			x->stack.buf[x->stack.len] = '\0';
-		}
-		an[0].s = x->stack.buf;
-	}
+	if (o->nframes)
+		an[0].s = stack_text(x, o->stack, o->nframes);
 	slice_begin(x, uuid, o->start, (uint64_t)NAME_OSRT << 32 | o->call, n, 0, 0, an, o->nframes ? 1 : 0,
 		    NULL, 0);
 	lane_push(x, l, end);

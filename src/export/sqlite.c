@@ -49,6 +49,7 @@ enum {
 	T_COMPOSITE_EVENTS,
 	T_SAMPLING_CALLCHAINS,
 	T_OSRT_CALLCHAINS,
+	T_CUDA_CALLCHAINS,
 	T_TARGET_INFO_GPU_METRICS,
 	T_GPU_METRICS,
 	T_KERNEL_METRICS,
@@ -134,6 +135,10 @@ static const char *const create[T__N] = {
 		"INTEGER NOT NULL)",
 	[T_OSRT_CALLCHAINS] =
 		"CREATE TABLE OSRT_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, "
+		"module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER, stackDepth "
+		"INTEGER NOT NULL)",
+	[T_CUDA_CALLCHAINS] =
+		"CREATE TABLE CUDA_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, "
 		"module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER, stackDepth "
 		"INTEGER NOT NULL)",
 	[T_TARGET_INFO_GPU_METRICS] =
@@ -448,6 +453,10 @@ static void memsets(struct sx *x)
 	}
 }
 
+static void chain_frame(struct sx *x, int tab, int64_t id, uint32_t frame, uint32_t depth);
+
+/* CUPTI_ACTIVITY_KIND_RUNTIME, one row per recorded call; a call recorded with its stack
+ * (--cudabacktrace) has it in CUDA_CALLCHAINS, its callchainId */
 static void apis(struct sx *x)
 {
 	const struct gs_model *m = x->m;
@@ -456,6 +465,7 @@ static void apis(struct sx *x)
 		return;
 	uint64_t last_key = 0;
 	uint32_t last_name = 0;
+	int64_t chain = 0;
 	for (size_t i = 0; i < m->apis.n; i++) {
 		const struct gs_api *a = &m->apis.v[i];
 		if (!gs_filter_keep(m, x->f, a->pid, -1, a->start))
@@ -479,8 +489,16 @@ static void apis(struct sx *x)
 		/* start, end, eventClass, globalTid, correlationId, nameId, returnValue,
 		 * callchainId */
 		I(a->start), I(a->end), I(a->driver), I(gtid(a->pid, a->tid));
-		I(a->correlation), I(last_name), I(a->result), N();
+		I(a->correlation), I(last_name), I(a->result);
+		const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+		if (st && st->nframes)
+			I(++chain);
+		else
+			N();
 		row(x, T_CUPTI_ACTIVITY_KIND_RUNTIME);
+		for (uint32_t d = 0; st && d < st->nframes; d++)
+			chain_frame(x, T_CUDA_CALLCHAINS, chain, m->sample_frames.v[st->stack + d], d);
+		t = x->t[T_CUPTI_ACTIVITY_KIND_RUNTIME];
 	}
 }
 

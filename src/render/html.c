@@ -194,7 +194,8 @@ static const struct {
 	{"cuda_gpu_kern_sum", TOP_ROWS}, {"nvtx_sum", TOP_ROWS}, {"cuda_api_sum", TOP_ROWS},
 	{"cuda_gpu_mem_time_sum", 0}, {"cuda_gpu_mem_size_sum", 0}, {"memory_sum", 0},
 	{"memory_timeline", 0}, {"gpu_metrics_sum", 0},
-	{"osrt_sum", TOP_ROWS}, {"osrt_stack_sum", TOP_ROWS}, {"cpu_sample_sum", TOP_ROWS},
+	{"osrt_sum", TOP_ROWS}, {"osrt_stack_sum", TOP_ROWS}, {"cuda_api_stack_sum", TOP_ROWS},
+	{"cpu_sample_sum", TOP_ROWS},
 };
 
 /* GPU counters (--gpu-metrics) for the page's chart: per track that passes f, its samples as

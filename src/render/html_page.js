@@ -579,11 +579,11 @@
 	}
 
 	/* What the host threads did (profile -t osrt, CPU sampling): the blocking calls, those
-	   recorded with their stacks by the code that made them, the samples' top functions; no
-	   section for a trace without them */
+	   recorded with their stacks by the code that made them, the CUDA calls so recorded
+	   (--cudabacktrace), the samples' top functions; no section for a trace without them */
 	function hostSection(R) {
-		var o = R.osrt_sum, st = R.osrt_stack_sum, cs = R.cpu_sample_sum;
-		if (!(o && o.rows.length) && !(cs && cs.rows.length)) return;
+		var o = R.osrt_sum, st = R.osrt_stack_sum, cs = R.cpu_sample_sum, ca = R.cuda_api_stack_sum;
+		if (!(o && o.rows.length) && !(cs && cs.rows.length) && !(ca && ca.rows.length)) return;
 		var s = section('host', 'Host threads: blocking calls and CPU samples');
 		function more(rep, name) {
 			if (R.rows_total[name] > rep.rows.length)
@@ -606,6 +606,12 @@
 			more(st, 'osrt_stack_sum');
 		} else if (o && o.rows.length) {
 			note(s, 'No call stacks: profile with --osrt-backtrace-threshold (default 80us) to record the code that made the long calls.');
+		}
+		if (ca && ca.rows.length) {
+			s.appendChild(el('h3', {text: ca.title + ' (gpuscope stats -r cuda_api_stack_sum)'}));
+			s.appendChild(reportTable(ca, [{col: 'Time (%)'}, {col: 'Total Time (ns)'}, {col: 'Num Calls', type: 'count'},
+				{col: 'Avg (ns)'}, {col: 'Name'}, {col: 'Caller', name: true}, {col: 'Stack', name: true}]));
+			more(ca, 'cuda_api_stack_sum');
 		}
 		if (cs && cs.rows.length) {
 			s.appendChild(el('h3', {text: cs.title + ' (gpuscope stats -r cpu_sample_sum)'}));
