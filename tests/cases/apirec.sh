@@ -126,3 +126,48 @@ for mode in lockfree lock; do
 	eq "apirec flush ($mode): 66,668 synchronization records, each its call's" "66668 66668" "$nsync $same"
 	rm -f ar_fl_$mode.jsonl
 done
+
+# --cudabacktrace's stacks (default sync:80us): each runtime call's stack recorded as cupti.c's
+# exit callback records a long call's (gs_cuda_stack_record, the real walk), from wait_here <
+# sync_stream < worker, gpuscope's frames left out; joined to its call by correlation id
+$GS profile -o ar_st --sample none -- "$P/cuda_apirec" --stacks 4 50 300 >/dev/null 2>ar_st.err
+eq "apirec stacks: exit 0" 0 $?
+eq "apirec stacks: info counts them, with the session's setting" "100 (--cudabacktrace sync:80000)" \
+	"$($GS info ar_st.gst | sed -n 's/^ *with call stacks *//p' | head -1)"
+$GS stats -r cuda_api_stack_sum --format csv -o ar_st.csv ar_st.gst
+eq "apirec stacks: cuda_api_stack_sum: one row, the 100 runtime calls, named by their caller" \
+	"cudaStreamSynchronize wait_here 100 wait_here < sync_stream < worker" \
+	"$(python3 -c 'import csv,sys
+r = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(len(r) == 1 and r[0]["Name"], r[0]["Caller"], r[0]["Num Calls"], " < ".join(r[0]["Stack"].split(" < ")[:3]))' ar_st.csv)"
+between "apirec stacks: their time is half the calls' (Time %)" 45 55 "$(python3 -c 'import csv,sys
+print(list(csv.DictReader(open(sys.argv[1], newline="")))[0]["Time (%)"])' ar_st.csv)"
+$GS dump --format jsonl ar_st.gst >ar_st.jsonl
+eq "apirec stacks: dump: 100 cuda_stack records, correlation ids of the runtime calls" "100 1" \
+	"$(python3 -c 'import json,sys
+c = [json.loads(l)["correlation"] for l in open(sys.argv[1]) if "\"event\":\"cuda_stack\"" in l]
+print(len(c), int(all((k - 1) % 50 % 2 == 0 for k in c)))' ar_st.jsonl)"
+$GS export -t chrome -o ar_st.json ar_st.gst
+eq "apirec stacks: Chrome: args.stack on the 100 runtime calls, none on the driver calls" "100 0 wait_here" \
+	"$(python3 -c 'import json,sys
+e = json.load(open(sys.argv[1]))["traceEvents"]
+rt = [x for x in e if x.get("cat") == "cuda_runtime"]
+dr = [x for x in e if x.get("cat") == "cuda_driver"]
+print(sum("stack" in x["args"] for x in rt), sum("stack" in x["args"] for x in dr), rt[0]["args"]["stack"][0])' ar_st.json)"
+$GS export -t perfetto -o ar_st.pftrace ar_st.gst
+out=$(python3 "$ROOT/tests/cases/export_pb.py" "$GS" ar_st.gst ar_st.pftrace 2>&1)
+eq "apirec stacks: Perfetto: the stack annotations agree with cuda_api_stack_sum ($out)" 0 $?
+$GS export -t sqlite -o ar_st.sqlite ar_st.gst
+out=$(python3 "$ROOT/tests/cases/export_sqlite.py" "$GS" ar_st.gst ar_st.sqlite 2>&1)
+eq "apirec stacks: SQLite: CUDA_CALLCHAINS agree with cuda_api_stack_sum ($out)" 0 $?
+for o in --cudabacktrace=none --cuda-api=none; do
+	$GS profile -o ar_st_$o --sample none $o -- "$P/cuda_apirec" --stacks 2 10 100 >/dev/null 2>&1
+	eq "apirec stacks, $o: no stacks, none said" "0 " \
+		"$($GS dump --format jsonl ar_st_$o.gst | grep -c '"event":"cuda_stack"') $($GS info ar_st_$o.gst | grep 'with call stacks')"
+done
+for v in bogus sync, :5 sync:2000s; do
+	$GS profile --cudabacktrace=$v -o ar_bad -- true >/dev/null 2>ar_bad.err
+	eq "apirec stacks: --cudabacktrace=$v is a usage error" "2 1" "$? $(grep -c 'cudabacktrace' ar_bad.err)"
+done
+$GS profile --cudabacktrace=kernel,sync:2ms -o ar_env -t nvtx -- sh -c 'echo "$GPUSCOPE_CUDA_BACKTRACE"' >ar_env.out 2>/dev/null
+eq "apirec stacks: --cudabacktrace=kernel,sync:2ms reaches the collector as kinds:ns" "kernel,sync:2000000" "$(cat ar_env.out)"

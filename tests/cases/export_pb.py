@@ -131,7 +131,7 @@ def main():
     gs, trace, out = sys.argv[1:4]
     got, never_ended, self_, total, begins = read(out)
     st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,'
-                                    'cuda_api_sum,nvtx_sum,osrt_sum,osrt_stack_sum,cpu_sample_sum', '--format',
+                                    'cuda_api_sum,nvtx_sum,osrt_sum,osrt_stack_sum,cuda_api_stack_sum,cpu_sample_sum', '--format',
                                     'json', trace],
                                    check=True, capture_output=True, text=True).stdout)
     want = collections.defaultdict(lambda: [0, 0])
@@ -160,8 +160,9 @@ def main():
             print('FAIL %s %r: stats %s, perfetto %s' % ('op' if k[0] else 'range', k[1], want[k], api[k]))
             sys.exit(1)
         checks += 1
-    # the OS runtime calls' stacks: per (call, stack) the slices whose "stack" annotation holds
-    # it, a function a line (osrt_stack_sum joins them by " < ", at most 24)
+    # the OS runtime and CUDA API calls' stacks: per (call, stack) the slices whose "stack"
+    # annotation holds it, a function a line (osrt_stack_sum and cuda_api_stack_sum join them by
+    # " < ", at most 24)
     stk = collections.Counter()
     for name, ans in begins:
         for k, v in ans:
@@ -169,10 +170,11 @@ def main():
                 fr = v.split('\n')
                 stk[(name, ' < '.join(fr[:24]) + (' < (%d more)' % (len(fr) - 24) if len(fr) > 24 else ''))] += 1
     want = collections.Counter()
-    for r in st['osrt_stack_sum']['rows']:
+    for r in st['osrt_stack_sum']['rows'] + st['cuda_api_stack_sum']['rows']:
         want[(r['Name'], r['Stack'])] += r['Num Calls']
+    stk = collections.Counter({(re.sub(r'_v[0-9]+$', '', n), k): v for (n, k), v in stk.items()})
     if want != stk:
-        print('FAIL osrt stacks: stats %s, perfetto %s' % (sorted(want.items())[:3], sorted(stk.items())[:3]))
+        print('FAIL osrt and cuda api stacks: stats %s, perfetto %s' % (sorted(want.items())[:3], sorted(stk.items())[:3]))
         sys.exit(1)
     checks += len(want)
     for r in st['cpu_sample_sum']['rows']:

@@ -6,11 +6,12 @@ StringIds) against cuda_gpu_kern_sum, and memory operations by size (copies by c
 to ENUM_CUDA_MEMCPY_OPER, and memsets) against cuda_gpu_mem_size_sum; first, SQLite's own
 PRAGMA integrity_check on the file (gpuscope writes the file format itself) and the column
 names of every table. Prints the number of checks; exit 1 on the first mismatch."""
-import collections, json, sqlite3, subprocess, sys
+import collections, json, re, sqlite3, subprocess, sys
 
 gs, trace, out = sys.argv[1:4]
 st = json.loads(subprocess.run([gs, 'stats', '-r',
-                                'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum,osrt_sum,osrt_stack_sum,cpu_sample_sum',
+                                'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum,osrt_sum,osrt_stack_sum,cuda_api_stack_sum,'
+                                'cpu_sample_sum',
                                 '--format', 'json', trace],
                                check=True, capture_output=True, text=True).stdout)
 db = sqlite3.connect(out)
@@ -34,7 +35,7 @@ same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER',
                        'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
                        'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS',
                        'OSRT_API', 'OSRT_CALLCHAINS', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS',
-                       'TARGET_INFO_GPU_METRICS', 'GPU_METRICS']),
+                       'CUDA_CALLCHAINS', 'TARGET_INFO_GPU_METRICS', 'GPU_METRICS']),
      sorted(cols))
 same('kernel columns', 'start end deviceId contextId greenContextId streamId correlationId '
      'globalPid demangledName shortName mangledName launchType cacheConfig registersPerThread '
@@ -114,6 +115,29 @@ for r in st['osrt_stack_sum']['rows']:
 same('osrt stacks by name and caller', sorted((k, tuple(v)) for k, v in want.items()), sorted(callers.items()))
 same('osrt chains whole (depths 0..n-1)', [], db.execute(
     'SELECT id FROM OSRT_CALLCHAINS GROUP BY id HAVING MAX(stackDepth) + 1 != COUNT(*) '
+    'OR MIN(stackDepth) != 0').fetchall())
+# the CUDA API calls' stacks (--cudabacktrace) in CUDA_CALLCHAINS: per name (the API's, its
+# _vNNNN cut) and stack (the symbols from stackDepth 0 out, joined as cuda_api_stack_sum's Stack,
+# at most 24) the calls and their time, and every chain whole
+chains = collections.defaultdict(list)
+for cid, sym in db.execute('SELECT c.id, s.value FROM CUDA_CALLCHAINS AS c JOIN StringIds AS s '
+                           'ON c.symbol = s.id ORDER BY c.id, c.stackDepth'):
+    chains[cid].append(sym)
+got = collections.defaultdict(lambda: [0, 0])
+for name, cid, dur in db.execute('SELECT s.value, r.callchainId, r.end - r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r '
+                                 'JOIN StringIds AS s ON r.nameId = s.id WHERE r.callchainId IS NOT NULL'):
+    fr = chains[cid]
+    g = got[(re.sub(r'_v[0-9]+$', '', name), ' < '.join(fr[:24]) + (' < (%d more)' % (len(fr) - 24) if len(fr) > 24 else ''))]
+    g[0] += 1
+    g[1] += dur
+want = collections.defaultdict(lambda: [0, 0])
+for r in st['cuda_api_stack_sum']['rows']:
+    w = want[(r['Name'], r['Stack'])]
+    w[0] += r['Num Calls']
+    w[1] += r['Total Time (ns)']
+same('cuda api stacks by name and stack', sorted(want.items()), sorted(got.items()))
+same('cuda chains whole (depths 0..n-1)', [], db.execute(
+    'SELECT id FROM CUDA_CALLCHAINS GROUP BY id HAVING MAX(stackDepth) + 1 != COUNT(*) '
     'OR MIN(stackDepth) != 0').fetchall())
 # CPU samples: a function's self samples on a thread are the samples whose leaf frame
 # (stackDepth 0) it is, its total those with it anywhere in the stack (once per sample)

@@ -169,7 +169,7 @@ elif case == "phases":  # the whole run
 elif case in ("phases_nvtx", "phases_window"):  # -c nvtx:measure; --delay 2 --duration 2
     names = [k["name"] for k in kernels]
     check("exactly the 7 tick kernels of the middle phase", len(names) == 7 and all("tick" in n for n in names), str(names)[:300])
-elif case in ("syncs", "syncs_callback", "syncs_activity", "syncs_gpu"):  # one wait of each kind
+elif case in ("syncs", "syncs_callback", "syncs_activity", "syncs_gpu", "syncs_bt_all"):  # one wait of each kind
     # (programs/syncs.cu), the records written from gpuscope's callbacks (the default, with the
     # other calls by API activity records; syncs_callback: every call by callbacks; syncs_gpu:
     # --cuda-api=none, the calls that wait still seen for their records) or CUPTI's
@@ -197,5 +197,18 @@ elif case in ("syncs", "syncs_callback", "syncs_activity", "syncs_gpu"):  # one 
             check("each sync record carries its call's correlation id",
                   [n.split("_v")[0] for n in names] == ["cudaStreamSynchronize", "cudaEventSynchronize",
                                                          "cudaStreamWaitEvent", "cudaDeviceSynchronize"], str(names))
+    # --cudabacktrace: by default (sync:80us) the three waits of 4 ms or more have their stacks;
+    # with all:0 (syncs_bt_all) every recorded call has
+    st = [r for r in recs if r.get("event") == "cuda_stack"]
+    if case in ("syncs", "syncs_callback") and len(sy) == 4:
+        check("the three long waits' stacks (--cudabacktrace sync:80us), by correlation id",
+              sorted(r["correlation"] for r in st) == sorted(sy[i]["correlation"] for i in (0, 1, 3)) and
+              all(len(r["frames"]) >= 2 for r in st), str([(r["correlation"], len(r["frames"])) for r in st]))
+    elif case == "syncs_bt_all":
+        check("every recorded call has its stack (--cudabacktrace all:0)",
+              sorted(r["correlation"] for r in st) == sorted(a["correlation"] for a in apis) and len(st) >= 10,
+              "%d stacks, %d calls" % (len(st), len(apis)))
+    elif case == "syncs_gpu":
+        check("no stacks without API records", not st, "%d stacks" % len(st))
 print("%s: %d passed, %d failed" % (case, passed, failed))
 sys.exit(1 if failed else 0)

@@ -16,7 +16,7 @@ done
 wait
 pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" "syncs ./syncs" \
-	"syncs_callback GPUSCOPE_CUDA_API_TIMING=callback ./syncs" "syncs_gpu --cuda-api=none ./syncs" \
+	"syncs_callback GPUSCOPE_CUDA_API_TIMING=callback ./syncs" "syncs_gpu --cuda-api=none ./syncs" "syncs_bt_all --cudabacktrace=all:0 ./syncs" \
 	"contexts ./contexts" "contexts_range --capture-range=cudaProfilerApi ./contexts" \
 	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" \
 	"graph_late --capture-range=cudaProfilerApi ./graph late" \
@@ -53,6 +53,18 @@ if [ "$rc" = 0 ] && [ "$w" = 1 ] && grep -q "adds 20" "$T/second.out" && grep -q
 	echo "  ok   second CUPTI user: script unchanged, one warning, gpuscope keeps its kernels"; pass=$((pass + 1))
 else
 	echo "  FAIL second CUPTI user"; tail -5 "$T/second.err"; fail=$((fail + 1))
+fi
+# --cudabacktrace (default sync:80us): the three long waits of syncs.cu, each named by its
+# caller, main (the static CUDA runtime's frames passed over)
+"$GS" stats -r cuda_api_stack_sum --format csv -o "$T/syncs_st.csv" "$T/syncs.gst"
+cut -c1-240 "$T/syncs_st.csv"
+got=$(python3 -c 'import csv,sys
+r = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(sorted(x["Name"] for x in r), sorted({x["Caller"] for x in r}))' "$T/syncs_st.csv")
+if [ "$got" = "['cudaDeviceSynchronize', 'cudaEventSynchronize', 'cudaStreamSynchronize'] ['main']" ]; then
+	echo "  ok   cuda_api_stack_sum: the three waits, each from main"; pass=$((pass + 1))
+else
+	echo "  FAIL cuda_api_stack_sum: the three waits, each from main: $got"; fail=$((fail + 1))
 fi
 "$GS" info "$T/threads.gst" | sed -n '/events:/,/lost records/p'
 "$GS" info "$T/copies.gst" | sed -n '/devices:/,/^$/p'

@@ -75,6 +75,28 @@ rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"] ==
 print(any("dataloader.py" in r["Stack"] and "py::" in r["Stack"] for r in rows))' "$T/stacks_pin.csv")"
 between "loader, pin_memory + osrt: that wait is >= 50% of the idle time" 0.5 1 \
 	"$(q "a['idle_attribution']['classes']['loader_wait']['share']")"
+# a loop that syncs every step with .item() (tests/gpu/item_sync.py), plain `gpuscope profile`:
+# --cudabacktrace's default (sync:80us) records each wait's stack, and analyze's sync-bound
+# finding names the Python function that made it
+PYTHONUNBUFFERED=1 $GS profile -o "$T/item" -- python3 tests/gpu/item_sync.py 60 >"$T/out_item" 2>"$T/err_item"
+eq "item sync: profile exit 0" 0 $?
+tail -1 "$T/out_item"
+[ -n "${OUT:-}" ] && cp "$T/item.gst" "$OUT/item_sync.gst"
+$GS info "$T/item.gst" | grep -A1 "cuda api calls"
+$GS stats -r cuda_api_stack_sum --format csv -o "$T/item_st.csv" "$T/item.gst"
+cut -c1-400 "$T/item_st.csv" | head -4
+eq "item sync: the .item() waits' stacks name train_step (item_sync.py), one a step or more" True \
+	"$(python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"] == "cudaStreamSynchronize"
+        and "py::train_step:" in r["Stack"] and "item_sync.py" in r["Stack"]]
+print(sum(int(r["Num Calls"]) for r in rows) >= 60)' "$T/item_st.csv")"
+$GS analyze --step step --format json -o "$T/analyze_item.json" "$T/item.gst"
+$GS analyze --step step "$T/item.gst" | head -30
+q() { python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print($1)" "$T/analyze_item.json"; }
+eq "item sync: sync-bound, its top blocking call named from train_step" \
+	"cudaStreamSynchronize from train_step (item_sync.py)" \
+	"$(q "[f for f in a['findings'] if f['id'] == 'sync-bound'][0]['evidence']['top'][0]['name']" 2>&1)"
 rm -rf "$T"
 echo "loader: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

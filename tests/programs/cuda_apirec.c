@@ -14,7 +14,9 @@
  * slot every US microseconds, as a capture range closing does while other threads call;
  * --waves W: W waves of THREADS threads one after the other, each thread ending after its
  * calls (its chunk handed on at its end, its slot taken over by the next wave's threads);
- * thread t of wave w counts as thread w * THREADS + t above.
+ * thread t of wave w counts as thread w * THREADS + t above; --stacks: each runtime call's stack
+ * is recorded after its record, as cupti.c's exit callback records a long call's
+ * (gs_cuda_stack_record), from wait_here called by sync_stream called by worker.
  *
  * `cuda_apirec [--lock] --time CALLS` (bench/apirec.sh) times instead, on one thread, in
  * chunks of the library's size (1 MiB): CALLS pairs of clock reads alone, then CALLS timed
@@ -36,6 +38,22 @@
 static int calls;
 static long sleep_us;
 static int lockfree = 1;
+static int stacks; /* --stacks */
+
+/* What cupti.c's exit callback does for a call that took at least --cudabacktrace's
+ * threshold: its stack recorded (gpuscope's frames left out, so this function is the
+ * innermost) */
+static __attribute__((noinline)) void wait_here(uint32_t corr)
+{
+	gs_cuda_stack_record(corr);
+	__asm__ volatile("" ::: "memory"); /* not a tail call: this frame stays on the stack */
+}
+
+static __attribute__((noinline)) void sync_stream(uint32_t corr)
+{
+	wait_here(corr);
+	__asm__ volatile("" ::: "memory");
+}
 static atomic_int running;
 
 static void *worker(void *arg)
@@ -55,6 +73,8 @@ static void *worker(void *arg)
 		if (k % 3 == 0)
 			gs_apirec_sync(s, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, start, end,
 				       corr, 0, t + 1);
+		if (stacks && !driver)
+			sync_stream(corr);
 		nvtxRangePop();
 	}
 	atomic_fetch_sub(&running, 1);
@@ -106,6 +126,8 @@ int main(int argc, char **argv)
 	for (; a < argc && !strncmp(argv[a], "--", 2); a++)
 		if (!strcmp(argv[a], "--lock"))
 			lockfree = 0;
+		else if (!strcmp(argv[a], "--stacks"))
+			stacks = 1;
 		else if (!strcmp(argv[a], "--flush-every") && a + 1 < argc)
 			flush_us = atol(argv[++a]);
 		else if (!strcmp(argv[a], "--waves") && a + 1 < argc)
@@ -115,7 +137,7 @@ int main(int argc, char **argv)
 		else
 			break;
 	if (argc - a != 3) {
-		fprintf(stderr, "usage: cuda_apirec [--lock] [--flush-every US] [--waves W] THREADS CALLS SLEEP_US\n"
+		fprintf(stderr, "usage: cuda_apirec [--lock] [--stacks] [--flush-every US] [--waves W] THREADS CALLS SLEEP_US\n"
 				"       cuda_apirec [--lock] --time CALLS\n");
 		return 2;
 	}

@@ -967,6 +967,53 @@ static void stack_model(struct gs_model *m, int dl)
 	GS_VEC_PUSH(&m->osrt, o);
 }
 
+/* --cudabacktrace: test_rule_sync's step, the two waits recorded with their stacks (sorted by
+ * correlation id, as loading leaves them): the first made from Python (a .item() in
+ * train_step), the second from native code through the CUDA runtime linked statically */
+static void test_rule_sync_stack(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	struct gs_analysis a;
+	model_init(&m);
+	range(&m, 0, 10000, S_P1, 1, 1);
+	kernel(&m, 0, 1000, 1, S_SMALL, -1);
+	kernel(&m, 5000, 6000, 1, S_SMALL, -1);
+	api(&m, 500, 3000, 1, 1, RT_STREAM_SYNC, 7);
+	api(&m, 2000, 2500, 1, 1, RT_STREAM_SYNC, 8);
+	uint32_t rt = hframe(&m, 1, "cudaStreamSynchronize");
+	m.frames.v[rt].module = gs_model_add_string(&m, "libcudart.so.13", 15);
+	uint32_t py[] = {rt, hframe(&m, 1, "at::native::_local_scalar_dense_cuda"),
+			 hframe(&m, 1, "py::train_step:/x/train.py"), hframe(&m, 1, "py::<module>:/x/train.py")};
+	uint32_t nat[] = {hframe(&m, 1, "cudart::cudaApiStreamSynchronize"), hframe(&m, 1, "cudaStreamSynchronize"),
+			  hframe(&m, 1, "wait_here"), hframe(&m, 1, "main")};
+	struct gs_api_stack st[] = {{.pid = 1, .tid = 1, .correlation = 7, .stack = (uint32_t)m.sample_frames.n,
+				     .nframes = 4},
+				    {.pid = 1, .tid = 1, .correlation = 8, .stack = (uint32_t)m.sample_frames.n + 4,
+				     .nframes = 4}};
+	for (int i = 0; i < 4; i++)
+		GS_VEC_PUSH(&m.sample_frames, py[i]);
+	for (int i = 0; i < 4; i++)
+		GS_VEC_PUSH(&m.sample_frames, nat[i]);
+	GS_VEC_PUSH(&m.api_stacks, st[0]);
+	GS_VEC_PUSH(&m.api_stacks, st[1]);
+	assert_ptr_equal(gs_model_api_stack(&m, 1, 8), &m.api_stacks.v[1]);
+	assert_null(gs_model_api_stack(&m, 1, 9));
+	assert_null(gs_model_api_stack(&m, 2, 7));
+	assert_int_equal(gs_api_stack_caller(&m, &m.api_stacks.v[0]), 1);
+	assert_int_equal(gs_api_stack_caller(&m, &m.api_stacks.v[1]), 2);
+	run(&m, &a, NULL, 0);
+	const struct gs_finding *f = find(&a, "sync-bound");
+	assert_non_null(f);
+	assert_int_equal(f->ntop, 2);
+	assert_string_equal(f->top[0].name, "cudaStreamSynchronize from train_step (train.py)");
+	assert_int_equal(f->top[0].ns, 2500);
+	assert_string_equal(f->top[1].name, "cudaStreamSynchronize from wait_here");
+	assert_int_equal(f->top[1].ns, 500);
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 static void test_idle_osrt_stack(void **state)
 {
 	(void)state;
@@ -1306,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_idle_attribution),
 		cmocka_unit_test(test_idle_osrt_stack),
+		cmocka_unit_test(test_rule_sync_stack),
 		cmocka_unit_test(test_idle_no_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
