@@ -10,7 +10,8 @@
 #   mono_lock  CLOCK_MONOTONIC (clock_gettime) and the lock: how each call was timed and
 #              written before (cupti.c up to a6f6169)
 # Prints per variant the median over processes (min..max) of the ns per call of the two
-# clock reads alone and of the whole (reads + record), and the record's own share.
+# clock reads alone and of the whole (reads + record), and the record's own share; last, what
+# a call's stack costs (--cudabacktrace: cuda_apirec --time-stacks, RUNS processes).
 #   usage: bench/apirec.sh [BUILD_DIR]     (env: RUNS=7 CALLS=2000000)
 set -eu
 BUILD=${1:-build}
@@ -41,3 +42,11 @@ for v in $VARIANTS; do
 	read -r d _ _ < <(awk '{ print $4 - $2 }' "$tmp/$v" | med)
 	printf '%-10s %6.2f (%6.2f..%6.2f)        %6.2f (%6.2f..%6.2f)        %6.2f\n' "$v" "$r" "$rlo" "$rhi" "$w" "$wlo" "$whi" "$d"
 done
+# what --cudabacktrace adds to a call that took at least its threshold: the walk of the
+# program's stack (3 frames of cuda_apirec, then libc's) and its record
+for _ in $(seq "$RUNS"); do
+	"$GS" profile -f -o "$tmp/o" --sample none "$P/cuda_apirec" --time-stacks $((CALLS / 10)) 2>"$tmp/err" >>"$tmp/stack" ||
+		{ cat "$tmp/err"; exit 1; }
+done
+read -r k klo khi < <(awk '{ print $2 }' "$tmp/stack" | med)
+printf 'stack record (--cudabacktrace, 5 frames): %.2f ns (%.2f..%.2f) per call\n' "$k" "$klo" "$khi"

@@ -37,6 +37,7 @@ build_floor "$T" || exit 1
 # frames only); gpuscope_nowarm: sampling without the thread that maps the unwind tables ahead of
 # the walks (GPUSCOPE_UNWIND_WARM=0); gpuscope_libunwind: every stack walked by libunwind
 # (GPUSCOPE_UNWINDER=libunwind); gpuscope_100hz: sampling at --sampling-frequency 100;
+# gpuscope_nobt: without the CUDA API calls' stacks (--cudabacktrace=none; sync:80us by default);
 # gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
 # with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range);
 # gpuscope_files: the rings in their files in the session directory, as before 2026-12-05
@@ -67,6 +68,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_nowarm) GPUSCOPE_UNWIND_WARM=0 gs_run ;;
 		gpuscope_libunwind) GPUSCOPE_UNWINDER=libunwind gs_run ;;
 		gpuscope_100hz) gs_run --sampling-frequency 100 ;;
+		gpuscope_nobt) gs_run --cudabacktrace=none ;;
 		gpuscope_osrt) gs_run -t cuda,nvtx,osrt ;;
 		gpuscope_metrics) gs_run --gpu-metrics ;;
 		gpuscope_pytorch) gs_run --pytorch nvtx ;;

@@ -802,6 +802,7 @@ static struct {
 } cuda_skip[16];
 static int cuda_nskip;
 static int cuda_bt_ready; /* gs_host_start set the walks up for these stacks */
+static _Atomic uint64_t cuda_walk_n, cuda_walk_sum, cuda_walk_max, cuda_walk_frames; /* debug */
 static pthread_once_t cuda_skip_once = PTHREAD_ONCE_INIT;
 
 static int cuda_skip_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -849,7 +850,16 @@ void gs_cuda_stack_record(uint32_t correlation)
 	t->busy = 1;
 	pthread_once(&cuda_skip_once, cuda_skip_find);
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
+	uint64_t t0 = walk_ticks_ms ? gs_clock_now() : 0;
 	uint32_t n = stack_here(ips), k = 0;
+	if (walk_ticks_ms) { /* GPUSCOPE_DEBUG=1: what these walks cost, said at exit */
+		uint64_t d = gs_clock_now() - t0;
+		atomic_fetch_add(&cuda_walk_n, 1);
+		atomic_fetch_add(&cuda_walk_sum, d);
+		atomic_fetch_add(&cuda_walk_frames, n);
+		for (uint64_t m = atomic_load(&cuda_walk_max); d > m && !atomic_compare_exchange_weak(&cuda_walk_max, &m, d);)
+			;
+	}
 	while (k < n && cuda_skipped(ips[k]))
 		k++;
 	size_t size = 24 + 8 * (size_t)(n - k);
@@ -1361,6 +1371,12 @@ void gs_host_exit(void)
 {
 	if (host_wanted() && gs_ring) /* a ring made: libraries loaded since */
 		maps_snapshot_if_loaded();
+	uint64_t cn = atomic_load(&cuda_walk_n);
+	if (walk_ticks_ms && cn)
+		gs_log("cuda api stacks: %llu walked, mean %.1f us, max %.1f us, %.1f frames (before gpuscope's, CUPTI's and the driver's were left out)",
+		       (unsigned long long)cn, 1000.0 * (double)atomic_load(&cuda_walk_sum) / (double)cn / (double)walk_ticks_ms,
+		       1000.0 * (double)atomic_load(&cuda_walk_max) / (double)walk_ticks_ms,
+		       (double)atomic_load(&cuda_walk_frames) / (double)cn);
 	uint64_t n = atomic_load(&walk_n), look, listed, look_ticks;
 	gs_unwind_lookups(&look, &listed, &look_ticks);
 	/* other threads may still be sampled: the count of gpuscope's walks and that of those

@@ -78,9 +78,10 @@ between "loader, pin_memory + osrt: that wait is >= 50% of the idle time" 0.5 1 
 # a loop that syncs every step with .item() (tests/gpu/item_sync.py), plain `gpuscope profile`:
 # --cudabacktrace's default (sync:80us) records each wait's stack, and analyze's sync-bound
 # finding names the Python function that made it
-PYTHONUNBUFFERED=1 $GS profile -o "$T/item" -- python3 tests/gpu/item_sync.py 60 >"$T/out_item" 2>"$T/err_item"
+GPUSCOPE_DEBUG=1 PYTHONUNBUFFERED=1 $GS profile -o "$T/item" -- python3 tests/gpu/item_sync.py 60 >"$T/out_item" 2>"$T/err_item"
 eq "item sync: profile exit 0" 0 $?
 tail -1 "$T/out_item"
+grep -E "cuda api stacks:|sampling: [0-9]+ stacks" "$T/err_item" # what the walks cost (debug)
 [ -n "${OUT:-}" ] && cp "$T/item.gst" "$OUT/item_sync.gst"
 $GS info "$T/item.gst" | grep -A1 "cuda api calls"
 $GS stats -r cuda_api_stack_sum --format csv -o "$T/item_st.csv" "$T/item.gst"

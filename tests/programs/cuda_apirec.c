@@ -21,7 +21,9 @@
  * `cuda_apirec [--lock] --time CALLS` (bench/apirec.sh) times instead, on one thread, in
  * chunks of the library's size (1 MiB): CALLS pairs of clock reads alone, then CALLS timed
  * calls (two clock reads and the record), best of 5 blocks each; prints "reads NS record NS"
- * per call. */
+ * per call. `cuda_apirec --time-stacks CALLS` times CALLS stack records (what --cudabacktrace
+ * adds to a long call: the walk from wait_here out, gpuscope's frames left out, and the record),
+ * best of 5 blocks; prints "stack NS". */
 #include <cupti_activity.h>
 #include <cupti_version.h>
 #include <nvtx3/nvToolsExt.h>
@@ -119,6 +121,24 @@ static int time_calls(int n)
 	return 0;
 }
 
+/* --time-stacks N: what a stack record costs (the walk from here and the record), best of 5
+ * blocks of N / 5 */
+static int time_stacks(int n)
+{
+	double best = 1e18;
+	for (int k = 0; k < 5; k++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (int i = 0; i < n / 5; i++)
+			sync_stream((uint32_t)i + 1);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		double v = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / (n / 5);
+		best = v < best ? v : best;
+	}
+	printf("stack %.2f\n", best);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long flush_us = 0;
@@ -134,11 +154,14 @@ int main(int argc, char **argv)
 			waves = atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--time") && a + 2 == argc)
 			return gs_collector_init() == 1 ? time_calls(atoi(argv[a + 1])) : 2;
+		else if (!strcmp(argv[a], "--time-stacks") && a + 2 == argc)
+			return gs_collector_init() == 1 && atoi(argv[a + 1]) >= 5 ? time_stacks(atoi(argv[a + 1])) : 2;
 		else
 			break;
 	if (argc - a != 3) {
 		fprintf(stderr, "usage: cuda_apirec [--lock] [--stacks] [--flush-every US] [--waves W] THREADS CALLS SLEEP_US\n"
-				"       cuda_apirec [--lock] --time CALLS\n");
+				"       cuda_apirec [--lock] --time CALLS\n"
+				"       cuda_apirec --time-stacks CALLS\n");
 		return 2;
 	}
 	int threads = atoi(argv[a]);
