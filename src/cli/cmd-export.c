@@ -5,7 +5,10 @@
  * wrote is removed (a folder only when this run created it, and of it only the tables' files),
  * and the exit status is 1. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,6 +66,65 @@ static void remove_partial(const struct gs_exporter *e, const char *out, int mad
 	gs_strbuf_release(&sb);
 	if (made_dir)
 		rmdir(out);
+}
+
+/* -o -: the export written to a temporary file (exporters write files), then copied to standard
+ * output and removed; 1 after saying why it failed */
+static int export(const struct gs_exporter *e, const char *in, const char *out, int force,
+		  const struct gs_filter *f);
+
+static int export_stdout(const struct gs_exporter *e, const char *in, const struct gs_filter *f)
+{
+	if (e->to_dir) {
+		gs_cli_error("a --type %s export is a folder: it cannot go to standard output (-o -)", e->type);
+		return 1;
+	}
+	/* in a folder of its own, under the default output's name (the Chrome export's traceName) */
+	const char *tmpdir = getenv("TMPDIR");
+	struct gs_strbuf dir, path;
+	gs_strbuf_init(&dir);
+	gs_strbuf_init(&path);
+	gs_strbuf_addf(&dir, "%s/gpuscope-export-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir.buf)) {
+		gs_cli_error("cannot make a temporary folder in %s for -o -: %s", tmpdir && *tmpdir ? tmpdir : "/tmp",
+			     strerror(errno));
+		gs_strbuf_release(&dir);
+		gs_strbuf_release(&path);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe: the folder is still removed */
+	char *def = default_out(in, e);
+	const char *base = strrchr(def, '/');
+	gs_strbuf_addf(&path, "%s/%s", dir.buf, base ? base + 1 : def);
+	free(def);
+	int rc = export(e, in, path.buf, 0, f), fd = -1;
+	if (!rc && (fd = open(path.buf, O_RDONLY | O_CLOEXEC)) < 0) {
+		gs_cli_error("cannot read back the export for -o -: %s", strerror(errno));
+		rc = 1;
+	}
+	char buf[1 << 16];
+	ssize_t n;
+	while (!rc && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
+			if (errno != EPIPE) /* a reader that stopped (| head) is no error to report */
+				gs_cli_error("cannot copy the export to standard output: %s", strerror(errno));
+			rc = 1;
+		}
+	}
+	if (!rc && fflush(stdout) != 0) {
+		if (errno != EPIPE)
+			gs_cli_error("cannot write standard output: %s", strerror(errno));
+		rc = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(path.buf);
+	rmdir(dir.buf);
+	gs_strbuf_release(&dir);
+	gs_strbuf_release(&path);
+	return rc;
 }
 
 static int export(const struct gs_exporter *e, const char *in, const char *out, int force,
@@ -153,6 +215,8 @@ static int run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return gs_usage_error(&gs_cmd_export, optind >= argc ? "no trace given" : "one trace at a time");
+	if (out && !strcmp(out, "-"))
+		return export_stdout(e, argv[optind], &f);
 	char *def = out ? NULL : default_out(argv[optind], e);
 	int rc = export(e, argv[optind], out ? out : def, force, &f);
 	free(def);
@@ -177,7 +241,8 @@ const struct gs_command gs_cmd_export = {
 	"Write a trace in another tool's format (Perfetto, Chrome JSON, CSV, JSON, SQLite).",
 	"  -t, --type T             the format to write (listed below; default perfetto)\n"
 	"  -o, --output OUT         the file or folder to write (default: TRACE with its\n"
-	"                           extension replaced: trace.pftrace, trace.json, trace-csv/)\n"
+	"                           extension replaced: trace.pftrace, trace.json, trace-csv/);\n"
+	"                           -: standard output (a file type)\n"
 	"  -f, --force-overwrite    replace OUT if it exists\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"

@@ -156,6 +156,25 @@ $GS export -t chrome -f "$E/sp.gst"
 eq "export -f: overwrites" 0 $?
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$E/sp.json"
 eq "export -f: the new output is complete" 0 $?
+# -o -: standard output, the bytes of the file export (the default output's name inside: the
+# Chrome export's traceName); a folder type cannot; a reader that stops early (| head) leaves
+# no temporary file behind
+mkdir -p "$E/tmp" "$E/cmp"
+cp "$E/sp.gst" "$E/cmp/sp.gst"
+for t in chrome perfetto sqlite; do
+	rm -f "$E"/cmp/sp.[jps]*
+	$GS export -t $t "$E/cmp/sp.gst" # its default name
+	TMPDIR="$E/tmp" $GS export -t $t -o - "$E/sp.gst" >"$E/so_stdout.$t"
+	eq "export -o - ($t): exit 0, the file export's bytes" "0 same" \
+		"$? $(cmp -s "$(ls "$E"/cmp/sp.[jps]*)" "$E/so_stdout.$t" && echo same || echo differ)"
+done
+err=$($GS export -t csv -o - "$E/sp.gst" 2>&1)
+eq "export -o - (csv): exit 1" 1 $?
+has "export -o - (csv): a folder type cannot" "is a folder: it cannot go to standard output" "$err"
+TMPDIR="$E/tmp" $GS export -t chrome -o - "$D/kmetrics/convt_big.gst" | head -c 10 >/dev/null
+rc=${PIPESTATUS[0]}
+eq "export -o - | head: not killed by SIGPIPE (exit 0 or 1), nothing left in TMPDIR" "ok 0" \
+	"$([ "$rc" = 0 ] || [ "$rc" = 1 ] && echo ok || echo "exit $rc") $(ls -A "$E/tmp" | wc -l)"
 err=$($GS export -t csv "$E/sp.gst" 2>&1)
 eq "export: an existing folder: exit 1" 1 $?
 $GS export -t csv -f "$E/sp.gst"
