@@ -650,7 +650,7 @@ static void stack_bounds(void)
 	pthread_attr_destroy(&a);
 }
 
-static _Atomic uint64_t walk_cfi, walk_cfi_gaveup, walk_cfi_ticks, check_n, check_diff;
+static _Atomic uint64_t walk_cfi, walk_cfi_gaveup, walk_cfi_ticks, check_n, check_diff, check_lu_short;
 static uint64_t check_a[GS_SAMPLE_MAX_FRAMES], check_b[GS_SAMPLE_MAX_FRAMES];
 static uint32_t check_na, check_nb;
 static atomic_flag check_kept = ATOMIC_FLAG_INIT;
@@ -674,6 +674,10 @@ static void walk_check(void *ucv, const uint64_t *ips, uint32_t n)
 	atomic_fetch_add_explicit(&check_n, 1, memory_order_relaxed);
 	if (m == n && !memcmp(lu, ips, 8 * (size_t)n))
 		return;
+	if (m && m < n && !memcmp(lu, ips, 8 * (size_t)m)) { /* libunwind gave up first: not ours */
+		atomic_fetch_add_explicit(&check_lu_short, 1, memory_order_relaxed);
+		return;
+	}
 	atomic_fetch_add_explicit(&check_diff, 1, memory_order_relaxed);
 	if (!atomic_flag_test_and_set(&check_kept)) {
 		memcpy(check_a, ips, 8 * (size_t)n);
@@ -1421,6 +1425,9 @@ void gs_host_exit(void)
 	if (walk_ticks_ms && gs_cfg.unwind_check) {
 		gs_log("unwind check: %llu walks compared with libunwind's, %llu differ", (unsigned long long)compared,
 		       (unsigned long long)atomic_load(&check_diff));
+		if (atomic_load(&check_lu_short))
+			gs_log("unwind check: %llu walks where libunwind stopped first, its frames gpuscope's first ones",
+			       (unsigned long long)atomic_load(&check_lu_short));
 		for (uint32_t i = 0; atomic_load(&check_diff) && i < GS_MAX(check_na, check_nb); i++)
 			gs_log("unwind check: frame %u: %#llx %s %#llx", i, (unsigned long long)(i < check_na ? check_a[i] : 0),
 			       i < check_na && i < check_nb && check_a[i] == check_b[i] ? "==" : "!=",

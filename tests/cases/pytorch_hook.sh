@@ -61,7 +61,10 @@ eq "pytorch names: 7 rows" 7 "$(($(wc -l <"$T/py/names.csv") - 1))"
 # CPU sampling names Python frames through CPython's perf map: `profile` sets PYTHONPERFSUPPORT=1
 # unless the user set it, and removes the maps CPython wrote for it once they are in the trace.
 eq "perf maps: PYTHONPERFSUPPORT=1 under sampling" 1 "$($GS profile -f -o "$T/py/pp" sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
-eq "perf maps: not set with --sample none" "" "$($GS profile -f -o "$T/py/pp" --sample none sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: not set with --sample none --cudabacktrace=none" "" "$($GS profile -f -o "$T/py/pp" --sample none --cudabacktrace=none sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: not set with --sample none -t nvtx (no CUDA calls' stacks)" "" "$($GS profile -f -o "$T/py/pp" --sample none -t nvtx sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
+eq "perf maps: PYTHONPERFSUPPORT=1 for the CUDA calls' stacks (--sample none, --cudabacktrace's default)" 1 \
+	"$($GS profile -f -o "$T/py/pp" --sample none sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
 eq "perf maps: PYTHONPERFSUPPORT=1 for osrt's stacks (--sample none -t osrt)" 1 \
 	"$($GS profile -f -o "$T/py/pp" --sample none -t osrt sh -c 'echo $PYTHONPERFSUPPORT' 2>/dev/null)"
 eq "perf maps: not set with --sample none -t osrt --osrt-backtrace-threshold none" "" \

@@ -200,7 +200,8 @@ elif case in ("syncs", "syncs_callback", "syncs_activity", "syncs_gpu", "syncs_b
     # --cudabacktrace: by default (sync:80us) the three waits of 4 ms or more have their stacks;
     # with all:0 (syncs_bt_all) every recorded call has
     st = [r for r in recs if r.get("event") == "cuda_stack"]
-    if case in ("syncs", "syncs_callback") and len(sy) == 4:
+    bt = any(r.get("chunk") == "session" and "k15" in r for r in recs)  # recorded with stacks
+    if case in ("syncs", "syncs_callback") and len(sy) == 4 and bt:
         check("the three long waits' stacks (--cudabacktrace sync:80us), by correlation id",
               sorted(r["correlation"] for r in st) == sorted(sy[i]["correlation"] for i in (0, 1, 3)) and
               all(len(r["frames"]) >= 2 for r in st), str([(r["correlation"], len(r["frames"])) for r in st]))
