@@ -482,18 +482,24 @@ static void test_rule_launch(void **state)
 	model_free(&m);
 }
 
-/* One step [0, 10000): a kernel [0, 1000) and a cudaStreamSynchronize [500, sync_end). */
+/* One step [0, 10000): kernels [0, 1000) and [5000, 6000), cudaStreamSynchronize calls [500,
+ * 3000) and [2000, 2500) (correlation ids c1, c2; the second overlaps the first one's span) */
+static void sync_model(struct gs_model *m, uint32_t c1, uint32_t c2)
+{
+	model_init(m);
+	range(m, 0, 10000, S_P1, 1, 1);
+	kernel(m, 0, 1000, 1, S_SMALL, -1);
+	kernel(m, 5000, 6000, 1, S_SMALL, -1);
+	api(m, 500, 3000, 1, 1, RT_STREAM_SYNC, c1);
+	api(m, 2000, 2500, 1, 1, RT_STREAM_SYNC, c2);
+}
+
 static void test_rule_sync(void **state)
 {
 	(void)state;
 	struct gs_model m;
 	struct gs_analysis a;
-	model_init(&m);
-	range(&m, 0, 10000, S_P1, 1, 1);
-	kernel(&m, 0, 1000, 1, S_SMALL, -1);
-	kernel(&m, 5000, 6000, 1, S_SMALL, -1);
-	api(&m, 500, 3000, 1, 1, RT_STREAM_SYNC, 1);
-	api(&m, 2000, 2500, 1, 1, RT_STREAM_SYNC, 1); /* overlaps the first one's span: counted once */
+	sync_model(&m, 1, 1); /* the second call's span inside the first's: counted once */
 	run(&m, &a, NULL, 0);
 	/* idle from the first call's start to the next kernel: [1000, 5000) */
 	const struct gs_finding *f = find(&a, "sync-bound");
@@ -975,12 +981,7 @@ static void test_rule_sync_stack(void **state)
 	(void)state;
 	struct gs_model m;
 	struct gs_analysis a;
-	model_init(&m);
-	range(&m, 0, 10000, S_P1, 1, 1);
-	kernel(&m, 0, 1000, 1, S_SMALL, -1);
-	kernel(&m, 5000, 6000, 1, S_SMALL, -1);
-	api(&m, 500, 3000, 1, 1, RT_STREAM_SYNC, 7);
-	api(&m, 2000, 2500, 1, 1, RT_STREAM_SYNC, 8);
+	sync_model(&m, 7, 8);
 	uint32_t rt = hframe(&m, 1, "cudaStreamSynchronize");
 	m.frames.v[rt].module = gs_model_add_string(&m, "libcudart.so.13", 15);
 	uint32_t py[] = {rt, hframe(&m, 1, "at::native::_local_scalar_dense_cuda"),
