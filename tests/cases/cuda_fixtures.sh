@@ -18,6 +18,23 @@ eq "cuda copies: streams (default: 5 copies, 1 memset; the created one, before s
 	"736 0 1 7 default - 0 5 1 0 336.3 us|736 0 1 13 - - 0 1 1 0 113.7 us" \
 	"$(printf '%s\n' "$i" | sed -n '/^streams with GPU work (2)/,/^$/p' | sed -n '3,4p' | xargs -L1 | paste -sd'|')"
 
+# --cudabacktrace's default (sync:80us) on PyTorch, recorded on an H100 (tests/gpu/loader.sh):
+# each .item() wait's stack, joined to its call by CUPTI's correlation id; its Python frames
+# named from the trace's perf map (the libraries' own names need their files, not here)
+f=$D/item_sync.gst
+eq "cuda stacks: info counts them" "62 (--cudabacktrace sync:80000)" \
+	"$($GS info "$f" | sed -n 's/^ *with call stacks *//p')"
+$GS stats -r cuda_api_stack_sum --format csv -o "$T/item_st.csv" "$f"
+eq "cuda stacks: the 62 cudaStreamSynchronize of .item(), made in train_step, from libtorch" \
+	"1 cudaStreamSynchronize 62 [libtorch_cuda.so] True" "$(python3 -c 'import csv,sys
+r = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(len(r), r[0]["Name"], r[0]["Num Calls"], r[0]["Caller"], "py::train_step:" in r[0]["Stack"])' "$T/item_st.csv")"
+$GS analyze --step step --format json -o "$T/item.json" "$f" 2>/dev/null
+eq "cuda stacks: analyze's sync-bound names the Python function that waits" \
+	"cudaStreamSynchronize from train_step (item_sync.py) 60" "$(python3 -c 'import json,sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == "sync-bound"][0]["evidence"]["top"][0]
+print(f["name"], f["count"])' "$T/item.json")"
+
 # replay DIR LABEL: every trace of tests/data/DIR, with the program's own output beside it
 # (CASE.out), decodes to what the program did; the dumps are $T/DIR_CASE.jsonl
 replay() {
