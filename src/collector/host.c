@@ -1262,22 +1262,27 @@ GS_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
-/* What the stack walks need, once, before the first (CPU samples', osrt's backtraces') */
-static void walks_setup(void)
+/* What the stack walks need, once, before the first (CPU samples', osrt's and CUDA calls'
+ * stacks); warm: the thread that prepares the walks too (GPUSCOPE_UNWIND_WARM), for sampling
+ * and osrt's stacks. The CUDA calls' stacks alone (long waits, a few a step) do without it,
+ * so a run with --sample none has no such thread by default. */
+static void walks_setup(int warm)
 {
-	static int done;
-	if (done)
-		return;
-	done = 1;
-	if (gs_cfg.debug)
-		walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
-	gs_unwind_init();
-	fd_base_init();
-	loader_lock_find();
-	if (u_init_local2)
-		walk_prime();
-	if (gs_cfg.unwind_warm)
+	static int done, warmed;
+	if (!done) {
+		done = 1;
+		if (gs_cfg.debug)
+			walk_ticks_ms = GS_MAX(gs_clock_ticks(1000000), 1);
+		gs_unwind_init();
+		fd_base_init();
+		loader_lock_find();
+		if (u_init_local2)
+			walk_prime();
+	}
+	if (warm && !warmed && gs_cfg.unwind_warm) {
+		warmed = 1;
 		gs_unwind_warm_start();
+	}
 }
 
 static int sampler_init(long hz)
@@ -1291,7 +1296,7 @@ static int sampler_init(long hz)
 	 * the program's own SIGPROF actions are kept apart and honoured (sigchain.c) */
 	if (gs_sigchain_take(GS_SAMPLE_SIGNAL, on_sample) != 0)
 		return -1;
-	walks_setup();
+	walks_setup(1);
 	sample_on = 1;
 	sampler_thread_start();
 	return 0;
@@ -1319,7 +1324,7 @@ void gs_host_start(void)
 	}
 	maps_snapshot();
 	if (bt)
-		walks_setup();
+		walks_setup(gs_cfg.trace_osrt && gs_cfg.osrt_bt_ns != UINT64_MAX);
 	cuda_bt_ready = cuda_bt_wanted();
 	if (gs_cfg.trace_osrt) {
 		gs_osrt_ctl.clock = gs_clock;
