@@ -2155,19 +2155,51 @@ static void call_label(const struct gs_model *m, const struct gs_osrt *o, char *
 	snprintf(buf, cap, "%s from %s", call, who);
 }
 
-/* A CUDA API call's name, and with its stack (--cudabacktrace) the code that made it:
- * "cudaStreamSynchronize from train_step (train.py)"; natively, the innermost frame outside
- * the CUDA runtime and driver */
+/* The Python function of a PyTorch profiler trace's python_function range ("train.py(23):
+ * train_step", with_stack=True; the importer's "python" domain) as "train_step (train.py:23)";
+ * 0 for a built-in ("<built-in method item of ...>") or another form */
+static int py_range_label(const char *n, char *who, size_t cap)
+{
+	const char *sep = strstr(n, "): "), *open = sep ? memrchr(n, '(', (size_t)(sep - n)) : NULL;
+	if (!open || open == n || n[0] == '<')
+		return 0;
+	const char *file = memrchr(n, '/', (size_t)(open - n));
+	file = file ? file + 1 : n;
+	snprintf(who, cap, "%s (%.*s:%.*s)", sep + 3, (int)(open - file), file, (int)(sep - open - 1), open + 1);
+	return 1;
+}
+
+/* A CUDA API call's name, and the code that made it: with its stack (--cudabacktrace),
+ * "cudaStreamSynchronize from train_step (train.py)", natively the innermost frame outside the
+ * CUDA runtime and driver; in a PyTorch profiler trace recorded with_stack=True, from its
+ * innermost Python function around the call that is not PyTorch's own (torch/...), else the
+ * innermost one: "cudaStreamSynchronize from train_step (train.py:23)". Written into buf. */
 static const char *api_label(const struct gs_model *m, const struct gs_api *a, char *buf, size_t cap)
 {
-	char name[160];
+	char name[160], who[400] = "";
 	const char *call = gs_api_base_name(a, name, sizeof(name));
 	const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
-	if (!st || !st->nframes)
-		return call;
-	char who[400];
-	stack_who(m, st->stack, st->nframes, gs_api_stack_caller(m, st), who, sizeof(who));
-	snprintf(buf, cap, "%s from %s", call, who);
+	if (st && st->nframes) {
+		stack_who(m, st->stack, st->nframes, gs_api_stack_caller(m, st), who, sizeof(who));
+	} else {
+		char any[400] = "";
+		for (int32_t r = a->range; r >= 0 && r < (int32_t)m->ranges.n; r = m->ranges.v[r].parent) {
+			const struct gs_range *g = &m->ranges.v[r];
+			if (!g->domain || strcmp(gs_model_str(m, g->domain), "python"))
+				continue;
+			const char *n = gs_model_str(m, g->name);
+			if (strncmp(n, "torch/", 6) && py_range_label(n, who, sizeof(who)))
+				break;
+			if (!any[0])
+				py_range_label(n, any, sizeof(any));
+		}
+		if (!who[0])
+			memcpy(who, any, sizeof(any));
+	}
+	if (who[0])
+		snprintf(buf, cap, "%s from %s", call, who);
+	else
+		snprintf(buf, cap, "%s", call);
 	return buf;
 }
 

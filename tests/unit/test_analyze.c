@@ -1015,6 +1015,37 @@ static void test_rule_sync_stack(void **state)
 	model_free(&m);
 }
 
+/* A PyTorch profiler trace recorded with_stack=True (python_function ranges, the importer's
+ * "python" domain): each wait named from the innermost Python function around it that is not
+ * a built-in nor PyTorch's own (torch/...), with its file and line */
+static void test_rule_sync_kineto_stack(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	struct gs_analysis a;
+	sync_model(&m, 1, 2);
+	uint32_t py = gs_model_add_string(&m, "python", 6);
+	const char *names[] = {"train.py(40): <module>", "/home/u/train.py(23): train_step",
+			       "<built-in method item of Tensor object at 0x7f00>", "train.py(31): log_metrics",
+			       "torch/cuda/__init__.py(800): synchronize"};
+	int32_t parent[] = {-1, 1, 2, 1, 4}; /* by index in m.ranges (0: the step) */
+	for (int i = 0; i < 5; i++) {
+		range(&m, 400, 3100, gs_model_add_string(&m, names[i], strlen(names[i])), 1, 1);
+		m.ranges.v[m.ranges.n - 1].domain = py;
+		m.ranges.v[m.ranges.n - 1].parent = parent[i];
+	}
+	m.apis.v[0].range = 3; /* in .item(), in train_step */
+	m.apis.v[1].range = 5; /* in torch.cuda.synchronize(), in log_metrics */
+	run(&m, &a, NULL, 0);
+	const struct gs_finding *f = find(&a, "sync-bound");
+	assert_non_null(f);
+	assert_int_equal(f->ntop, 2);
+	assert_string_equal(f->top[0].name, "cudaStreamSynchronize from train_step (train.py:23)");
+	assert_string_equal(f->top[1].name, "cudaStreamSynchronize from log_metrics (train.py:31)");
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 static void test_idle_osrt_stack(void **state)
 {
 	(void)state;
@@ -1355,6 +1386,7 @@ int main(void)
 		cmocka_unit_test(test_idle_attribution),
 		cmocka_unit_test(test_idle_osrt_stack),
 		cmocka_unit_test(test_rule_sync_stack),
+		cmocka_unit_test(test_rule_sync_kineto_stack),
 		cmocka_unit_test(test_idle_no_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
