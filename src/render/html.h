@@ -27,10 +27,10 @@
 #define GS_HTML_BINS 2000        /* timeline bins over the span */
 #define GS_HTML_MAX_EVENTS 20000 /* individual events kept (the longest when there are more) */
 
-enum gs_html_row_kind { GS_HTML_ROW_THREAD, GS_HTML_ROW_API, GS_HTML_ROW_STREAM,
+enum gs_html_row_kind { GS_HTML_ROW_THREAD, GS_HTML_ROW_API, GS_HTML_ROW_OSRT, GS_HTML_ROW_STREAM,
 			GS_HTML_ROW_COPIES, GS_HTML_ROW_DEVICE };
 enum gs_html_ev_kind { GS_HTML_EV_RANGE, GS_HTML_EV_API, GS_HTML_EV_KERNEL, GS_HTML_EV_COPY,
-		       GS_HTML_EV_MEMSET, GS_HTML_EV_GRAPH };
+		       GS_HTML_EV_MEMSET, GS_HTML_EV_GRAPH, GS_HTML_EV_OSRT };
 #define GS_HTML_MAX_STEPS 1000 /* steps whose rows and bars the page holds (the first) */
 #define GS_HTML_LEVELS 4 /* thread rows per nesting level; deeper ranges share the last */
 

@@ -1,6 +1,7 @@
 /* html_data.c: the report page's timeline overview, pre-binned so that a page of a
  * million-event trace stays small and draws at once: every range, CUDA call, kernel, copy,
- * memset and graph launch becomes an event of one row (a thread's nesting level, the thread's CUDA calls, a GPU
+ * memset, graph launch and OS runtime call becomes an event of one row (a thread's nesting level, the
+ * thread's CUDA calls, its OS runtime calls, a GPU
  * stream's kernels and memsets, a device's copies, a device's GPU work), the events are sorted
  * by row and start, and each row is swept once: the running union of its events gives the busy
  * time per bin, the largest overlap per bin the name shown on hover. The individual events are
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../analysis/gpu_ops.h"
+#include "../format/gst.h"
 #include "../util/select.h"
 #include "../util/u64map.h"
 #include "html.h"
@@ -94,7 +96,7 @@ void gs_html_add_text(struct gs_strbuf *out, const char *s)
 /* A name key: the tag in the top two bits, then what names it. */
 #define NAME_RANGE 0ull  /* domain << 31 | name (string ids) */
 #define NAME_KERNEL 1ull /* demangled name's string id */
-#define NAME_API 2ull    /* driver << 31 | cbid */
+#define NAME_API 2ull    /* driver << 31 | cbid; an OS runtime call: 1 << 32 | its call */
 #define NAME_COPY 3ull   /* copy kind; MEMSET_KIND: a memset; GRAPH_KIND + id: a graph launch */
 #define MEMSET_KIND 255u
 #define GRAPH_KIND 256u
@@ -115,6 +117,11 @@ static void name_text(const struct gs_model *m, uint64_t key, struct gs_strbuf *
 	}
 	case NAME_KERNEL: gs_strbuf_adds(sb, gs_model_str(m, (uint32_t)v)); break;
 	case NAME_API: {
+		if (v >> 32) { /* an OS runtime call */
+			uint32_t call = (uint32_t)v;
+			gs_strbuf_adds(sb, call < GS_OSRT__N ? gs_osrt_names[call] : "[unknown call]");
+			break;
+		}
 		struct gs_api a = {.cbid = (uint32_t)(v & 0x7fffffff), .driver = (uint32_t)(v >> 31) & 1};
 		char buf[128];
 		gs_strbuf_adds(sb, gs_api_base_name(&a, buf, sizeof(buf)));
@@ -142,7 +149,7 @@ struct item {
  * devices (streams, then copies), then the devices' totals; within a row by start. */
 static int row_class(uint8_t rkind)
 {
-	return rkind <= GS_HTML_ROW_API ? 0 : rkind == GS_HTML_ROW_DEVICE ? 2 : 1;
+	return rkind <= GS_HTML_ROW_OSRT ? 0 : rkind == GS_HTML_ROW_DEVICE ? 2 : 1;
 }
 
 static int item_cmp(const void *x, const void *y)
@@ -248,6 +255,12 @@ void gs_html_timeline_build(const struct gs_model *m, const struct gs_filter *f,
 		if (gs_filter_keep(m, f, c->pid, -1, c->start))
 			add(&v, GS_HTML_ROW_API, c->pid, c->tid, 0, c->start, c->end,
 			    NAME(NAME_API, (uint64_t)c->driver << 31 | c->cbid), GS_HTML_EV_API);
+	}
+	for (size_t i = 0; i < m->osrt.n; i++) { /* --trace osrt: the blocking calls, a row a thread */
+		const struct gs_osrt *o = &m->osrt.v[i];
+		if (gs_filter_keep(m, f, o->pid, -1, o->start))
+			add(&v, GS_HTML_ROW_OSRT, o->pid, o->tid, 0, o->start, o->end,
+			    NAME(NAME_API, 1ull << 32 | o->call), GS_HTML_EV_OSRT);
 	}
 	for (size_t i = 0; i < m->kernels.n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[i];
@@ -373,12 +386,15 @@ static void row_label(const struct gs_model *m, const struct gs_html_row *r, str
 {
 	switch (r->kind) {
 	case GS_HTML_ROW_THREAD:
-	case GS_HTML_ROW_API: {
+	case GS_HTML_ROW_API:
+	case GS_HTML_ROW_OSRT: {
 		const struct gs_thread *t = gs_model_thread(m, r->pid, (int32_t)r->a);
 		const char *tn = t && t->nvtx_name && *t->nvtx_name ? t->nvtx_name : t && t->name ? t->name : "";
 		gs_strbuf_addf(group, "pid %d tid %lld%s%s", r->pid, (long long)r->a, *tn ? " " : "", tn);
 		if (r->kind == GS_HTML_ROW_API)
 			gs_strbuf_adds(label, "CUDA API");
+		else if (r->kind == GS_HTML_ROW_OSRT)
+			gs_strbuf_adds(label, "OS runtime");
 		else
 			gs_strbuf_addf(label, "ranges L%u%s", r->b, r->b == GS_HTML_LEVELS - 1 ? "+" : "");
 		break;
@@ -399,7 +415,7 @@ static void row_label(const struct gs_model *m, const struct gs_html_row *r, str
 
 static const char *row_kind_name(int k)
 {
-	static const char *const n[] = {"thread", "api", "stream", "copies", "device"};
+	static const char *const n[] = {"thread", "api", "osrt", "stream", "copies", "device"};
 	return n[k];
 }
 

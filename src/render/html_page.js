@@ -25,7 +25,7 @@
 		other: 'Idle: the GPU idles and nothing recorded on the host explains it'
 	};
 	/* timeline event kinds -> the class whose colour they take */
-	var EV_CLS = ['host_compute', 'host_launch', 'gpu_compute', 'gpu_transfer', 'gpu_transfer', 'gpu_compute'];
+	var EV_CLS = ['host_compute', 'host_launch', 'gpu_compute', 'gpu_transfer', 'gpu_transfer', 'gpu_compute', 'host_sync'];
 	var EV_KIND = ['range', 'CUDA call', 'kernel', 'copy', 'memset', 'graph launch'];
 	var redraws = [];
 
@@ -452,7 +452,7 @@
 		var s = section('timeline', 'Timeline');
 		if (!T || !T.rows.length) { note(s, 'Nothing recorded.'); return; }
 		var rows = T.rows.filter(function (r) { return r.kind !== 'device'; });
-		var order = {thread: 0, api: 0, stream: 1, copies: 1};
+		var order = {thread: 0, api: 0, osrt: 0, stream: 1, copies: 1};
 		rows.sort(function (a, b) { return order[a.kind] - order[b.kind]; });
 		var names = T.names, n = T.bins, t0 = T.start_ns, t1 = T.end_ns;
 		var view = {a: t0, b: t1};
@@ -488,7 +488,7 @@
 					return;
 				}
 				var r = L.row, col = color('c-' + (r.kind === 'thread' ? 'host_compute' : r.kind === 'api' ? 'host_launch' :
-					r.kind === 'copies' ? 'gpu_transfer' : 'gpu_compute'));
+					r.kind === 'osrt' ? 'host_sync' : r.kind === 'copies' ? 'gpu_transfer' : 'gpu_compute'));
 				ctx.fillStyle = color('muted');
 				ctx.fillText(r.label, 16, L.y + 11);
 				/* bins: per pixel column the largest busy share of the bins under it */

@@ -55,6 +55,12 @@ eq "report: no counters, an empty list" "[]" "$(blob "$R/lb.html" "d['counters']
 eq "report: timeline rows of lb.gst (threads, API, stream, copies, device)" \
 	"thread:1 api:1 stream:1 copies:1 device:1" \
 	"$(blob "$R/lb.html" "' '.join(k + ':' + str(sum(r['kind'] == k for r in d['timeline']['rows'])) for k in ('thread', 'api', 'stream', 'copies', 'device'))")"
+# --trace osrt: an "OS runtime" row per thread with blocking calls, each call an event named
+# as osrt_sum names it, the row's count the thread's calls
+$GS report -o "$R/hb.html" "$D/host_block.gst"
+eq "report host_block: OS runtime rows hold every recorded call, named" \
+	"$($GS stats -r osrt_sum --format json "$D/host_block.gst" | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print(sum(x["Num Calls"] for x in r), sorted(x["Name"] for x in r))')" \
+	"$(blob "$R/hb.html" "str(sum(r['count'] for r in d['timeline']['rows'] if r['kind'] == 'osrt' and r['label'] == 'OS runtime')) + ' ' + str(sorted({d['timeline']['names'][r['events'][k]] for r in d['timeline']['rows'] if r['kind'] == 'osrt' for k in range(2, len(r['events']), 4)}))")"
 eq "report: every event of a small trace drawn" True \
 	"$(blob "$R/lb.html" "d['timeline']['events'] == d['timeline']['events_shown'] == sum(len(r['events']) // 4 for r in d['timeline']['rows'] if r['kind'] != 'device')")"
 eq "report: the device row's busy time is gpu_util's" \
