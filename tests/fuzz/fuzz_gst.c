@@ -37,13 +37,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gs_strbuf_release(&sb);
 		gs_table_release(&t);
 	}
-	if (gs_report_kernel_metrics(&m, &f, &t, &err) == 0) {
-		struct gs_strbuf sb;
-		gs_strbuf_init(&sb);
-		gs_render_table(&t, GS_FMT_CSV, &sb);
-		gs_strbuf_release(&sb);
-		gs_table_release(&t);
-	}
+	/* the reports that follow the model's indices into other tables: the measured kernels'
+	 * metrics, the stacks of the OS runtime and CUDA API calls */
+	int (*const more[])(const struct gs_model *, const struct gs_filter *, struct gs_table *,
+			    struct gs_err *) = {gs_report_kernel_metrics, gs_report_osrt_stack_sum,
+						 gs_report_cuda_api_stack_sum};
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (more[i](&m, &f, &t, &err) == 0) {
+			struct gs_strbuf sb;
+			gs_strbuf_init(&sb);
+			gs_render_table(&t, GS_FMT_CSV, &sb);
+			gs_strbuf_release(&sb);
+			gs_table_release(&t);
+		}
 	gs_model_release(&m);
 	return 0;
 }
