@@ -920,12 +920,6 @@ static void rule_sync(struct ctx *x)
 	 * syncs: without them the GPU would still wait for the host, so the saving is an upper
 	 * bound (measured on examples/sync_bound.py: 1.6x the gain). Said in the title. */
 	int host_bound = share(a, GS_AN_GPU_COMPUTE) + share(a, GS_AN_GPU_TRANSFER) < 50.0;
-	snprintf(f->title, sizeof(f->title),
-		 "Sync-bound: %.1f blocking calls per step; the GPU idles %.1f%% of the step from "
-		 "their start until the host has launched work again%s",
-		 (double)calls / (double)a->steps.n, 100.0 * (double)idle / (double)a->total,
-		 host_bound ? " (an upper bound: the host is the bottleneck besides the syncs, and "
-			      "without them the GPU would still wait for it)" : "");
 	num(f, "host_bound_besides_syncs", host_bound, 1);
 	num(f, "host_sync_share", a->breakdown[GS_AN_HOST_SYNC], 0);
 	num(f, "blocking_calls", (double)calls, 1);
@@ -934,6 +928,16 @@ static void rule_sync(struct ctx *x)
 	num(f, "gpu_idle_while_waiting_ms", ms(a->part[GS_AN_HOST_SYNC]), 0);
 	num(f, "gpu_idle_from_call_to_next_work_ms", ms(idle), 0);
 	tops_done(&t, f, "blocking calls");
+	/* the code that makes most of the waiting, where the stacks tell (api_label) */
+	char most[160] = "";
+	if (f->ntop && strstr(f->top[0].name, " from "))
+		snprintf(most, sizeof(most), ", most of their time %.120s", f->top[0].name);
+	snprintf(f->title, sizeof(f->title),
+		 "Sync-bound: %.1f blocking calls per step%s; the GPU idles %.1f%% of the step from "
+		 "their start until the host has launched work again%s",
+		 (double)calls / (double)a->steps.n, most, 100.0 * (double)idle / (double)a->total,
+		 host_bound ? " (an upper bound: the host is the bottleneck besides the syncs, and "
+			      "without them the GPU would still wait for it)" : "");
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order work "

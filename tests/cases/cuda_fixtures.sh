@@ -34,6 +34,9 @@ eq "cuda stacks: analyze's sync-bound names the Python function that waits" \
 	"cudaStreamSynchronize from train_step (item_sync.py) 60" "$(python3 -c 'import json,sys
 f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == "sync-bound"][0]["evidence"]["top"][0]
 print(f["name"], f["count"])' "$T/item.json")"
+has "cuda stacks: ... and its title, the one with most of the waiting" \
+	"Sync-bound: 1.0 blocking calls per step, most of their time cudaStreamSynchronize from train_step (item_sync.py);" \
+	"$(python3 -c 'import json,sys; print([f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == "sync-bound"][0]["title"])' "$T/item.json")"
 
 # replay DIR LABEL: every trace of tests/data/DIR, with the program's own output beside it
 # (CASE.out), decodes to what the program did; the dumps are $T/DIR_CASE.jsonl

@@ -1011,6 +1011,8 @@ static void test_rule_sync_stack(void **state)
 	assert_int_equal(f->top[0].ns, 2500);
 	assert_string_equal(f->top[1].name, "cudaStreamSynchronize from wait_here");
 	assert_int_equal(f->top[1].ns, 500);
+	assert_non_null(strstr(f->title, "Sync-bound: 2.0 blocking calls per step, most of their time "
+					 "cudaStreamSynchronize from train_step (train.py); the GPU idles"));
 	gs_analysis_release(&a);
 	model_free(&m);
 }
