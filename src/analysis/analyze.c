@@ -2182,7 +2182,7 @@ static const char *api_label(const struct gs_model *m, const struct gs_api *a, c
 {
 	char name[160], who[400] = "";
 	const char *call = gs_api_base_name(a, name, sizeof(name));
-	const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+	const struct gs_api_stack *st = gs_model_api_stack(m, a);
 	if (st && st->nframes) {
 		stack_who(m, st->stack, st->nframes, gs_api_stack_caller(m, st), who, sizeof(who));
 	} else {

@@ -234,7 +234,7 @@ int gs_report_cuda_api_stack_sum(const struct gs_model *m, const struct gs_filte
 		if (!gs_filter_keep(m, f, a->pid, -1, a->start))
 			continue;
 		all += a->end - a->start;
-		const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+		const struct gs_api_stack *st = gs_model_api_stack(m, a);
 		if (!st || !st->nframes)
 			continue;
 		char buf[160];

@@ -182,7 +182,7 @@ static void apis(struct cx *x)
 			arg_u(x, "External id", (uint64_t)a->range + 1, &first);
 		arg_u(x, "cbid", a->cbid, &first);
 		arg_u(x, "correlation", a->correlation, &first);
-		const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+		const struct gs_api_stack *st = gs_model_api_stack(m, a);
 		if (st && st->nframes) /* --cudabacktrace: the program's call, innermost first */
 			arg_stack(x, st->stack, st->nframes, &first);
 		args_end(x, first);

@@ -694,7 +694,7 @@ static void put_api(struct px *x, const struct gs_api *a, size_t i)
 	if (x->launched && (x->launched[i / 8] >> (i % 8) & 1))
 		flow = (uint64_t)i + 1;
 	struct annot an[] = {{AN_CORRELATION, NULL, a->correlation}, {AN_STACK, NULL, 0}};
-	const struct gs_api_stack *st = gs_model_api_stack(x->m, a->pid, a->correlation);
+	const struct gs_api_stack *st = gs_model_api_stack(x->m, a);
 	if (st && st->nframes) /* --cudabacktrace */
 		an[1].s = stack_text(x, st->stack, st->nframes);
 	uint64_t key = (uint64_t)NAME_API << 32 | (uint64_t)a->driver << 31 | a->cbid;

@@ -490,7 +490,7 @@ static void apis(struct sx *x)
 		 * callchainId */
 		I(a->start), I(a->end), I(a->driver), I(gtid(a->pid, a->tid));
 		I(a->correlation), I(last_name), I(a->result);
-		const struct gs_api_stack *st = gs_model_api_stack(m, a->pid, a->correlation);
+		const struct gs_api_stack *st = gs_model_api_stack(m, a);
 		if (st && st->nframes)
 			I(++chain);
 		else

@@ -154,12 +154,30 @@ static int cmp_api_stack(const void *a, const void *b)
 	return (x->correlation > y->correlation) - (x->correlation < y->correlation);
 }
 
-const struct gs_api_stack *gs_model_api_stack(const struct gs_model *m, int32_t pid, uint32_t correlation)
+const struct gs_api_stack *gs_model_api_stack(const struct gs_model *m, const struct gs_api *a)
 {
-	struct gs_api_stack k = {.pid = pid, .correlation = correlation};
-	if (!m->api_stacks.n)
-		return NULL;
-	return bsearch(&k, m->api_stacks.v, m->api_stacks.n, sizeof(k), cmp_api_stack);
+	struct gs_api_stack k = {.pid = a->pid, .correlation = a->correlation};
+	size_t lo = 0, hi = m->api_stacks.n; /* the first of (pid, correlation) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_api_stack(&m->api_stacks.v[mid], &k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* correlation ids start again in a process image an exec started (the same pid): of the
+	 * stacks of these, the one taken nearest the call's return */
+	const struct gs_api_stack *best = NULL;
+	uint64_t bestd = UINT64_MAX;
+	for (size_t i = lo; i < m->api_stacks.n && !cmp_api_stack(&m->api_stacks.v[i], &k); i++) {
+		const struct gs_api_stack *st = &m->api_stacks.v[i];
+		uint64_t d = st->ts > a->end ? st->ts - a->end : a->end - st->ts;
+		if (d < bestd) {
+			best = st;
+			bestd = d;
+		}
+	}
+	return best;
 }
 
 void gs_model_stack_text(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t max, const char *sep,

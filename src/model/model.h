@@ -439,8 +439,9 @@ int gs_model_load_osrt(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t len);
 int gs_model_load_cuda_stacks(struct gs_model *m, const uint8_t *data, size_t len);
-/* The stack of the CUDA API call of process pid and correlation id, NULL: none recorded */
-const struct gs_api_stack *gs_model_api_stack(const struct gs_model *m, int32_t pid, uint32_t correlation);
+/* The stack of CUDA API call a (by its process and correlation id; of several, the one taken
+ * nearest its return), NULL: none recorded */
+const struct gs_api_stack *gs_model_api_stack(const struct gs_model *m, const struct gs_api *a);
 /* The function names of the frames sample_frames.v[stack .. stack + n), innermost first,
  * separated by sep, appended to out; at most max of them, then "SEP(K more)" */
 struct gs_strbuf;

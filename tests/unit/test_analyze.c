@@ -996,13 +996,24 @@ static void test_rule_sync_stack(void **state)
 		GS_VEC_PUSH(&m.sample_frames, py[i]);
 	for (int i = 0; i < 4; i++)
 		GS_VEC_PUSH(&m.sample_frames, nat[i]);
+	st[0].ts = 3001; /* taken as each call returned */
+	st[1].ts = 2501;
+	/* the same correlation id in an image an exec started (the same pid), later: not this call's */
+	struct gs_api_stack other = st[1];
+	other.ts = 900000;
 	GS_VEC_PUSH(&m.api_stacks, st[0]);
+	GS_VEC_PUSH(&m.api_stacks, other);
 	GS_VEC_PUSH(&m.api_stacks, st[1]);
-	assert_ptr_equal(gs_model_api_stack(&m, 1, 8), &m.api_stacks.v[1]);
-	assert_null(gs_model_api_stack(&m, 1, 9));
-	assert_null(gs_model_api_stack(&m, 2, 7));
+	assert_ptr_equal(gs_model_api_stack(&m, &m.apis.v[1]), &m.api_stacks.v[2]);
+	struct gs_api late = m.apis.v[1], none = m.apis.v[1], elsewhere = m.apis.v[0];
+	late.start = 899000, late.end = 899990;
+	none.correlation = 9;
+	elsewhere.pid = 2;
+	assert_ptr_equal(gs_model_api_stack(&m, &late), &m.api_stacks.v[1]);
+	assert_null(gs_model_api_stack(&m, &none));
+	assert_null(gs_model_api_stack(&m, &elsewhere));
 	assert_int_equal(gs_api_stack_caller(&m, &m.api_stacks.v[0]), 1);
-	assert_int_equal(gs_api_stack_caller(&m, &m.api_stacks.v[1]), 2);
+	assert_int_equal(gs_api_stack_caller(&m, &m.api_stacks.v[2]), 2);
 	run(&m, &a, NULL, 0);
 	const struct gs_finding *f = find(&a, "sync-bound");
 	assert_non_null(f);
