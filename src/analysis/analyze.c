@@ -929,13 +929,12 @@ static void rule_sync(struct ctx *x)
 	num(f, "gpu_idle_from_call_to_next_work_ms", ms(idle), 0);
 	tops_done(&t, f, "blocking calls");
 	/* the code that makes most of the waiting, where the stacks tell (api_label) */
-	char most[160] = "";
-	if (f->ntop && strstr(f->top[0].name, " from "))
-		snprintf(most, sizeof(most), ", most of their time %.120s", f->top[0].name);
+	const char *most = f->ntop && strstr(f->top[0].name, " from ") ? f->top[0].name : NULL;
 	snprintf(f->title, sizeof(f->title),
-		 "Sync-bound: %.1f blocking calls per step%s; the GPU idles %.1f%% of the step from "
+		 "Sync-bound: %.1f blocking calls per step%s%.90s; the GPU idles %.1f%% of the step from "
 		 "their start until the host has launched work again%s",
-		 (double)calls / (double)a->steps.n, most, 100.0 * (double)idle / (double)a->total,
+		 (double)calls / (double)a->steps.n, most ? ", most of their time " : "", most ? most : "",
+		 100.0 * (double)idle / (double)a->total,
 		 host_bound ? " (an upper bound: the host is the bottleneck besides the syncs, and "
 			      "without them the GPU would still wait for it)" : "");
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
