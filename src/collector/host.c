@@ -109,21 +109,30 @@ static int osrt_bt_on;
 static uint64_t osrt_bt;
 static uint32_t osrt_stack(uint64_t ret, uint64_t *ips);
 
-/* One OSRT record, with n frames of its call's stack */
-static void osrt_write(struct gs_tls *t, uint16_t call, uint64_t t0, uint64_t t1, const uint64_t *ips,
-		       uint32_t n)
+/* A record of type (GS_RAW_OSRT, GS_RAW_CUDA_STACK): its header (domain, and n frames as the
+ * level), two u64 (OSRT: start and end; a CUDA stack: its time and correlation id), then the
+ * n frames. Inlined: it is on the path of every recorded OS runtime call. */
+static inline __attribute__((always_inline)) void stack_rec_write(struct gs_tls *t, uint8_t type, uint16_t domain, uint64_t a, uint64_t b,
+			    const uint64_t *ips, uint32_t n)
 {
 	size_t size = 24 + 8 * (size_t)n;
 	uint8_t *p = gs_rec_reserve(t, size);
 	if (!p)
 		return;
-	struct gs_raw_hdr h = {GS_RAW_OSRT, 0, (uint16_t)size, call, (uint16_t)n};
+	struct gs_raw_hdr h = {type, 0, (uint16_t)size, domain, (uint16_t)n};
 	memcpy(p, &h, 8);
-	memcpy(p + 8, &t0, 8);
-	memcpy(p + 16, &t1, 8);
+	memcpy(p + 8, &a, 8);
+	memcpy(p + 16, &b, 8);
 	if (n)
 		memcpy(p + 24, ips, 8 * (size_t)n);
 	gs_rec_commit(t, size);
+}
+
+/* One OSRT record, with n frames of its call's stack */
+static void osrt_write(struct gs_tls *t, uint16_t call, uint64_t t0, uint64_t t1, const uint64_t *ips,
+		       uint32_t n)
+{
+	stack_rec_write(t, GS_RAW_OSRT, call, t0, t1, ips, n);
 }
 
 /* With its stack: apart, so that the calls under the backtrace threshold keep no frame table
@@ -866,17 +875,8 @@ void gs_cuda_stack_record(uint32_t correlation)
 	}
 	while (k < n && cuda_skipped(ips[k]))
 		k++;
-	size_t size = 24 + 8 * (size_t)(n - k);
-	uint8_t *p = k < n ? gs_rec_reserve(t, size) : NULL;
-	if (p) {
-		struct gs_raw_hdr h = {GS_RAW_CUDA_STACK, 0, (uint16_t)size, 0, (uint16_t)(n - k)};
-		uint64_t now = gs_clock_now(), corr = correlation;
-		memcpy(p, &h, 8);
-		memcpy(p + 8, &now, 8);
-		memcpy(p + 16, &corr, 8);
-		memcpy(p + 24, ips + k, 8 * (size_t)(n - k));
-		gs_rec_commit(t, size);
-	}
+	if (k < n)
+		stack_rec_write(t, GS_RAW_CUDA_STACK, 0, gs_clock_now(), correlation, ips + k, n - k);
 	t->busy = 0;
 out:
 	errno = saved;
