@@ -599,20 +599,19 @@
 				{col: 'Avg (ns)'}, {col: 'Med (ns)'}, {col: 'Max (ns)'}, {col: 'Name', name: true}]));
 			more(o, 'osrt_sum');
 		}
-		if (st && st.rows.length) {
-			s.appendChild(el('h3', {text: st.title + ' (gpuscope stats -r osrt_stack_sum)'}));
-			s.appendChild(reportTable(st, [{col: 'Time (%)'}, {col: 'Total Time (ns)'}, {col: 'Num Calls', type: 'count'},
+		/* osrt_stack_sum and cuda_api_stack_sum: the same columns */
+		function stackTable(rep, name) {
+			s.appendChild(el('h3', {text: rep.title + ' (gpuscope stats -r ' + name + ')'}));
+			s.appendChild(reportTable(rep, [{col: 'Time (%)'}, {col: 'Total Time (ns)'}, {col: 'Num Calls', type: 'count'},
 				{col: 'Avg (ns)'}, {col: 'Name'}, {col: 'Caller', name: true}, {col: 'Stack', name: true}]));
-			more(st, 'osrt_stack_sum');
-		} else if (o && o.rows.length) {
+			more(rep, name);
+		}
+		if (st && st.rows.length)
+			stackTable(st, 'osrt_stack_sum');
+		else if (o && o.rows.length)
 			note(s, 'No call stacks: profile with --osrt-backtrace-threshold (default 80us) to record the code that made the long calls.');
-		}
-		if (ca && ca.rows.length) {
-			s.appendChild(el('h3', {text: ca.title + ' (gpuscope stats -r cuda_api_stack_sum)'}));
-			s.appendChild(reportTable(ca, [{col: 'Time (%)'}, {col: 'Total Time (ns)'}, {col: 'Num Calls', type: 'count'},
-				{col: 'Avg (ns)'}, {col: 'Name'}, {col: 'Caller', name: true}, {col: 'Stack', name: true}]));
-			more(ca, 'cuda_api_stack_sum');
-		}
+		if (ca && ca.rows.length)
+			stackTable(ca, 'cuda_api_stack_sum');
 		if (cs && cs.rows.length) {
 			s.appendChild(el('h3', {text: cs.title + ' (gpuscope stats -r cpu_sample_sum)'}));
 			s.appendChild(reportTable(cs, [{col: 'Self (%)'}, {col: 'Self Samples', type: 'count'}, {col: 'Total (%)'},
