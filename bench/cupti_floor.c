@@ -30,7 +30,15 @@
  * FLOOR_STANDING=1 also enables, from the start as gpuscope does, the kinds gpuscope keeps on
  * for the whole run (DEVICE, CONTEXT, STREAM, GRAPH_TRACE): whether they change what a
  * launch costs (bench/launch_cost.sh measured gpuscope's runtime launches cheaper than the
- * floor's). */
+ * floor's).
+ *
+ * FLOOR_ATTR sets CUPTI's activity attributes before anything is enabled, to see whether any
+ * changes what a record costs the program: a comma-separated list of "zeroed" (the buffers
+ * handed over already zeroed, by calloc, and CUPTI told so: it then does not zero them in the
+ * thread that asks), "pinned" (the device-side record buffers in pinned host memory rather
+ * than device memory), "global" (one buffer stream for all threads rather than CUDA 13's
+ * per-thread buffers), "devbuf=BYTES" (the device-side buffer size, 3.2 MB by default) and
+ * "prealloc=N" (device-side buffers made ahead, 3 by default). */
 #define _GNU_SOURCE
 #include <cupti.h>
 #include <stdio.h>
@@ -64,11 +72,49 @@ static uint64_t CUPTIAPI mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+static int zeroed; /* FLOOR_ATTR=zeroed */
+
 static void CUPTIAPI request(uint8_t **buf, size_t *size, size_t *max)
 {
 	*size = 8u << 20;
-	*buf = aligned_alloc(8, *size);
+	*buf = zeroed ? calloc(1, *size) : aligned_alloc(8, *size);
 	*max = 0;
+}
+
+/* FLOOR_ATTR: see the head comment; an unknown word or a refused attribute is an error */
+static int set_attrs(const char *list)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		CUpti_ActivityAttribute a;
+		uint8_t v8 = 1;
+		size_t vz = 0, n = sizeof v8;
+		void *v = &v8;
+		if (!strcmp(w, "zeroed"))
+			a = CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, zeroed = 1;
+		else if (!strcmp(w, "pinned"))
+			a = CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED;
+		else if (!strcmp(w, "global"))
+			a = CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, v8 = 0;
+		else if (!strncmp(w, "devbuf=", 7))
+			a = CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, vz = strtoull(w + 7, NULL, 0), v = &vz, n = sizeof vz;
+		else if (!strncmp(w, "prealloc=", 9))
+			a = CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, vz = strtoull(w + 9, NULL, 0),
+			v = &vz, n = sizeof vz;
+		else {
+			fprintf(stderr, "cupti_floor: FLOOR_ATTR: unknown \"%s\"\n", w);
+			return -1;
+		}
+		CUptiResult r = cuptiActivitySetAttribute(a, &n, v);
+		if (r != CUPTI_SUCCESS) {
+			const char *e = NULL;
+			cuptiGetResultString(r, &e);
+			fprintf(stderr, "cupti_floor: FLOOR_ATTR %s: %s\n", w, e ? e : "?");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void CUPTIAPI complete(CUcontext c, uint32_t s, uint8_t *buf, size_t size, size_t valid)
@@ -230,6 +276,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		 : !strcmp(m, "activity_early_kind") ? 7 : 0;
 	const char *w = getenv("FLOOR_WAITS");
 	waits_cb = w && !strcmp(w, "1");
+	const char *attr = getenv("FLOOR_ATTR");
+	if (attr && set_attrs(attr) != 0)
+		exit(3); /* a floor that records nothing would read as free */
 	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS ||
 	    cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS)
 		return 1;

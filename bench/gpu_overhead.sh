@@ -29,6 +29,8 @@ build_floor "$T" || exit 1
 # floor_cbrt: the callbacks of the runtime API's diagnosis set only (none of the driver API's);
 # floor_gs: what gpuscope's default needs of CUPTI at the least, the floor with floor_acte's API
 # activity records and the calls that wait timed by callbacks (FLOOR_WAITS=1), as gpuscope does;
+# floor_zero / floor_pin / floor_glob / floor_big: the floor with CUPTI's activity attributes
+# set (FLOOR_ATTR in bench/cupti_floor.c; bench/launch_cost.sh says which);
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_cb: gpuscope
 # timing its API calls by callbacks (GPUSCOPE_CUDA_API_TIMING=callback; the default until
 # 2026-12-05 session 7, which times them by CUPTI's API activity records, call by call);
@@ -61,6 +63,10 @@ for _ in $(seq "$REPS"); do
 		floor_cb) FLOOR_API=callback floor_run ;;
 		floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
 		floor_gs) FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1 floor_run ;;
+		floor_zero) FLOOR_ATTR=zeroed floor_run ;;
+		floor_pin) FLOOR_ATTR=pinned floor_run ;;
+		floor_glob) FLOOR_ATTR=global floor_run ;;
+		floor_big) FLOOR_ATTR=devbuf=33554432,prealloc=4 floor_run ;;
 		gpuscope) gs_run ;;
 		gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
@@ -89,7 +95,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):

@@ -25,7 +25,10 @@
 # floor and the diagnosis set's API activity records enabled call by call when the range opens:
 # CUPTI gives none then), floor_acte (enabled so from the injection until the first context
 # exists, then switched with the range: how gpuscope times them), floor_actk (enabled so at the
-# injection, then switched by the API kinds: every call recorded).
+# injection, then switched by the API kinds: every call recorded); floor_zero, floor_pin,
+# floor_glob, floor_big: the floor with CUPTI's activity attributes set (FLOOR_ATTR in
+# bench/cupti_floor.c: buffers given zeroed, device-side buffers in pinned host memory, one
+# buffer stream for all threads, 32 MB device-side buffers, 4 made ahead).
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -61,6 +64,10 @@ for _ in $(seq "$REPS"); do
 			floor_cb) FLOOR_API=callback floor_run ;;
 			floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
 			floor_std) FLOOR_STANDING=1 floor_run ;;
+			floor_zero) FLOOR_ATTR=zeroed floor_run ;;
+			floor_pin) FLOOR_ATTR=pinned floor_run ;;
+			floor_glob) FLOOR_ATTR=global floor_run ;;
+			floor_big) FLOOR_ATTR=devbuf=33554432,prealloc=4 floor_run ;;
 			floor_act) FLOOR_API=activity floor_run ;;
 			floor_acte) FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
 			floor_actk) FLOOR_API=activity_early_kind floor_run ;;
