@@ -71,6 +71,13 @@ check threads "$D/cuda/threads.gst" other low-gpu-utilization launch-bound
 check copies "$D/cuda/copies.gst" host_launch slow-api-calls sync-memcpy
 check phases_nvtx "$D/cuda/phases_nvtx.gst" host_compute low-gpu-utilization
 check resnet50 "$D/cuda_resnet50.gst" other gpu-gaps pageable-async-copy
+# a PyTorch profiler trace of a training step that reads its loss with .item(), recorded with
+# with_stack=True on an H100 (tests/gpu/kineto_traces.py, case stack_sync): the wait is named
+# by the innermost Python function around it that is neither built in nor PyTorch's,
+# train_step, at the line of its def as the trace's python_function events give it
+eq "analyze kineto stack_sync: the sync named from train_step" \
+	"cudaStreamSynchronize from train_step (kineto_traces.py:116) x3" \
+	"$(analyze_field "$K/stack_sync.pt.trace.json.gz" "['%s x%d' % (t['name'], t['count']) for f in a['findings'] if f['id'] == 'sync-bound' for t in f['evidence']['top']][0]" 2>&1)"
 has "analyze resnet50: a SIMT sgemm is fp32 without tensor cores" "cutlass_80_simt_sgemm_64x64_8x5_tn_align1" \
 	"$(analyze_field "$D/cuda_resnet50.gst" "[f['evidence']['top'][0]['name'] for f in a['findings'] if f['id'] == 'fp32-gemm']")"
 hasnt "analyze resnet50: TF32 tensor-core kernels are not" "tf32" \

@@ -2,7 +2,7 @@
 them, and write what torch itself says about them, for gpuscope's importer fixtures
 (tests/data/kineto/). Run by tests/gpu/run.sh; the traces are committed compressed.
 
-usage: kineto_traces.py OUT_DIR
+usage: kineto_traces.py OUT_DIR [CASE...]   (all cases by default)
 For each case writes OUT_DIR/CASE.pt.trace.json.gz (tensorboard_trace_handler, gzip) and
 OUT_DIR/CASE.expect.json: torch's version and, from prof.key_averages(), every GPU-side row
 (kernels, memcpy, memset): name, count and total device time in ns.
@@ -11,6 +11,8 @@ Cases:
   train       a small CNN trained on a DataLoader with 2 workers, pin_memory, profile_memory
   graphs      an MLP captured into a CUDA graph and replayed (kernels share one correlation)
   stack       an MLP trained with with_stack=True (python_function events)
+  stack_sync  the same with loss.item() in train_step, with_stack=True: the host waits for the
+              GPU in a cudaStreamSynchronize each step, under train_step's python_function
 """
 import glob
 import json
@@ -105,6 +107,21 @@ def case_stack(step):
     return one, dict(with_stack=True)
 
 
+def case_stack_sync(step):
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters())
+    x = torch.randn(4096, 256, device=dev)
+    t = torch.randint(0, 10, (4096,), device=dev)
+
+    def train_step():
+        loss = torch.nn.functional.cross_entropy(model(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()  # the host waits for the step's kernels here
+    return train_step, dict(with_stack=True)
+
+
 def gpu_rows(prof):
     rows = []
     for e in prof.key_averages():
@@ -118,8 +135,11 @@ def gpu_rows(prof):
     return rows
 
 
-for name, make in [("infer", case_infer), ("train", case_train), ("graphs", case_graphs),
-                   ("stack", case_stack)]:
+cases = [("infer", case_infer), ("train", case_train), ("graphs", case_graphs),
+         ("stack", case_stack), ("stack_sync", case_stack_sync)]
+for name, make in cases:
+    if sys.argv[2:] and name not in sys.argv[2:]:
+        continue
     one, opts = make(0)
     for _ in range(3):
         one()
