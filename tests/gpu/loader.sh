@@ -98,6 +98,23 @@ q() { python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print($1)" "$
 eq "item sync: sync-bound, its top blocking call named from train_step" \
 	"cudaStreamSynchronize from train_step (item_sync.py)" \
 	"$(q "[f for f in a['findings'] if f['id'] == 'sync-bound'][0]['evidence']['top'][0]['name']" 2>&1)"
+# --cudabacktrace=all:0: every recorded call of the diagnosis set (launches, copies, the waits)
+# gets its stack, in PyTorch too (its calls then timed by callbacks); the debug line says what
+# the walks cost there
+GPUSCOPE_DEBUG=1 $GS profile -o "$T/item_all" --cudabacktrace=all:0 -- python3 tests/gpu/item_sync.py 30 >"$T/out_all" 2>"$T/err_all"
+eq "item sync, --cudabacktrace=all:0: profile exit 0" 0 $?
+grep -E "cuda api stacks:" "$T/err_all"
+calls=$($GS info "$T/item_all.gst" | awk '/cuda api calls/ { gsub(",", "", $4); print $4 }')
+stacks=$($GS info "$T/item_all.gst" | awk '/with call stacks/ { gsub(",", "", $4); print $4 }')
+echo "all:0: $calls calls, $stacks with stacks"
+between "item sync, all:0: the calls recorded (30 steps of 8 matmuls at least)" 240 1000000 "${calls:-0}"
+between "item sync, all:0: the calls' stacks (>= 99% of ${calls:-?} calls)" "$(((${calls:-0} * 99 + 99) / 100))" "${calls:-0}" "${stacks:-0}"
+$GS stats -r cuda_api_stack_sum --format csv -o "$T/all_st.csv" "$T/item_all.gst"
+eq "item sync, all:0: launches' stacks name train_step too" True "$(python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"].startswith("cudaLaunchKernel")
+        and "py::train_step:" in r["Stack"]]
+print(sum(int(r["Num Calls"]) for r in rows) >= 30 * 8)' "$T/all_st.csv")"
 rm -rf "$T"
 echo "loader: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
