@@ -1,28 +1,40 @@
 """compare_torch.py: kernels that gpuscope recorded while the NVTX range "measure" was open
 (the range ends after a device synchronize and the warm-up was synchronized before it, so
 these are exactly the measured iterations' kernels) against torch.profiler's count and total
-kernel time. (Launch attribution cannot be used yet: cuDNN and cuBLAS launch through the
-driver API, which is not recorded.)
+kernel time, each kernel joined to its launch call (runtime or driver API).
 Also checks the attribution of kernels to NVTX ranges (stats nvtx_kern_sum, JSON).
-usage: compare_torch.py DUMP.jsonl TORCH.json KERN_SUM.json; prints checks and
-"N passed, N failed"."""
+usage: compare_torch.py DUMP.jsonl TORCH.json KERN_SUM.json [LABEL [graphs]]; prints checks
+and "LABEL: N passed, N failed" (LABEL resnet50 by default). With "graphs" (CUDA graphs recorded
+a record per launch, gpuscope's default) the measured iterations' graph launches are checked
+instead: one or more an iteration, each joined to its cudaGraphLaunch."""
 import json
 import sys
 
 recs = [json.loads(l) for l in open(sys.argv[1])]
 ref = json.load(open(sys.argv[2]))
 rng = [r for r in recs if r.get("event") == "range" and r.get("name") == "measure"]
+label = sys.argv[4] if len(sys.argv) > 4 else "resnet50"
+graphs = len(sys.argv) > 5 and sys.argv[5] == "graphs"
 passed = failed = 0
 
 
 def check(name, cond, detail):
     global passed, failed
     passed, failed = passed + bool(cond), failed + (not cond)
-    print("  %s resnet50: %s (%s)" % ("ok  " if cond else "FAIL", name, detail))
+    print("  %s %s: %s (%s)" % ("ok  " if cond else "FAIL", label, name, detail))
 
 
 if not rng:
     check("NVTX range 'measure' recorded", False, "missing")
+elif graphs:
+    r = rng[0]
+    lo, hi = r["start"], r["start"] + r["dur"]
+    gs = [g for g in recs if g.get("cuda") == "graph" and lo <= g["start"] <= hi]
+    check("a graph launch or more each iteration", len(gs) >= 3, "%d graph launches" % len(gs))
+    calls = {a["correlation"]: a["name"] for a in recs if a.get("cuda") in ("runtime_api", "driver_api")}
+    joined = [calls.get(g["correlation"], "") for g in gs]
+    check("each joined to its graph launch call", gs and all("GraphLaunch" in n for n in joined),
+          "%d of %d: %s" % (sum("GraphLaunch" in n for n in joined), len(gs), sorted(set(joined))))
 else:
     r = rng[0]
     lo, hi = r["start"], r["start"] + r["dur"]
@@ -35,6 +47,14 @@ else:
           "%d of %d" % (sum(k["correlation"] in corr for k in ks), len(ks)))
     check("total kernel time matches within 1%", abs(t - ref["kernel_ns"]) <= 0.01 * ref["kernel_ns"],
           "gpuscope %.3f ms, torch.profiler %.3f ms" % (t / 1e6, ref["kernel_ns"] / 1e6))
+    if label == "compile":  # Inductor's kernels, launched by Triton through the driver API
+        drv = {a["correlation"]: a["name"] for a in recs if a.get("cuda") == "driver_api"}
+        tk = [k for k in ks if k["name"].startswith("triton_")]
+        check("Triton's kernels recorded, each joined to its driver-API launch", tk and
+              all(drv.get(k["correlation"], "").startswith("cuLaunch") for k in tk),
+              "%d Triton kernels of %d, %d joined; %d Triton kernel names in torch.profiler's" % (
+                  len(tk), n, sum(drv.get(k["correlation"], "").startswith("cuLaunch") for k in tk),
+                  sum(1 for x in ref.get("names", []) if x.startswith("triton_"))))
     ks_sum = json.load(open(sys.argv[3]))["rows"]
     def by(rng):
         rows = [r for r in ks_sum if r["NVTX Range"] == rng]
@@ -45,4 +65,4 @@ else:
     kin, inst = by(":iteration")
     check("nvtx_kern_sum: and to the 3 :iteration ranges", kin == n and inst == 3,
           "%d kernels in %d instance(s)" % (kin, inst))
-print("resnet50: %d passed, %d failed" % (passed, failed))
+print("%s: %d passed, %d failed" % (label, passed, failed))

@@ -3,10 +3,10 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
-#   env: SECTIONS="nvtx cuda resnet kineto pytorch loader perm overhead" (which to run; add
-#        "multi" on a machine with two GPUs: tests/gpu/multi.sh), OUT (where fixtures go)
+#   env: SECTIONS="nvtx cuda resnet compile kineto pytorch loader perm overhead" (which to run;
+#        add "multi" on a machine with two GPUs: tests/gpu/multi.sh), OUT (where fixtures go)
 set -u
-SECTIONS=${SECTIONS:-nvtx cuda resnet kineto pytorch loader perm overhead}
+SECTIONS=${SECTIONS:-nvtx cuda resnet compile kineto pytorch loader perm overhead}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -71,6 +71,38 @@ python3 tests/gpu/compare_torch.py "$T/resnet.jsonl" "$T/resnet_torch.json" "$T/
 [ -n "${OUT:-}" ] && cp "$T/resnet.gst" "$OUT/resnet50.gst"
 p=$(tail -1 "$T/resnet.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+fi
+
+if on compile; then
+# The fixes analyze recommends, as users apply them (tests/gpu/torch_compile.py): torch.compile
+# (Triton's kernels, launched through the driver API, its compile workers child processes of
+# the program), CUDA graphs by mode="reduce-overhead" (a record per graph launch by default,
+# every node with --cuda-graph-trace=node) and bf16 autocast, each against torch.profiler's
+# kernels over the same iterations; analyze finds fp32 GEMMs in the fp32 run, none under bf16.
+echo "torch.compile, CUDA graphs, bf16 autocast against torch.profiler:"
+export TORCHINDUCTOR_CACHE_DIR=$T/inductor
+for m in compile graphs graphs_node amp; do
+	py=${m%_node} opt=
+	[ "$m" = graphs_node ] && opt=--cuda-graph-trace=node
+	$GS profile -f -o "$T/c_$m" $opt python3 tests/gpu/torch_compile.py "$py" gpuscope >"$T/c_$m.out" 2>"$T/c_$m.err"
+	eq "$m: the program ran under gpuscope" "0 done $py" "$? $(tail -1 "$T/c_$m.out")"
+	grep -E "wrote|warning|error" "$T/c_$m.err" | tail -3
+	[ "$m" = graphs_node ] || python3 tests/gpu/torch_compile.py "$py" torch "$T/c_$py.torch.json" >/dev/null 2>"$T/c_${py}_torch.err" ||
+		tail -3 "$T/c_${py}_torch.err"
+	$GS dump --format jsonl "$T/c_$m.gst" >"$T/c_$m.jsonl"
+	$GS stats -r nvtx_kern_sum --format json -o "$T/c_${m}_ks.json" "$T/c_$m.gst"
+	python3 tests/gpu/compare_torch.py "$T/c_$m.jsonl" "$T/c_$py.torch.json" "$T/c_${m}_ks.json" "$m" \
+		"$([ "$m" = graphs ] && echo graphs)" | tee "$T/c_$m.txt"
+	p=$(tail -1 "$T/c_$m.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+	[ -n "$p" ] && { PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* })); }
+	$GS analyze "$T/c_$m.gst" | sed -n '3,5p'
+	$GS analyze --format json -o "$T/c_$m.analyze.json" "$T/c_$m.gst"
+done
+ids() { python3 -c "import json,sys; print(' '.join(f['id'] for f in json.load(open(sys.argv[1]))['findings']))" "$T/c_$1.analyze.json"; }
+has "compile (fp32): analyze finds the fp32 GEMMs" "fp32-gemm" "$(ids compile)"
+has "amp (bf16 autocast): analyze read the trace" '"verdict"' "$(cat "$T/c_amp.analyze.json" 2>&1)"
+hasnt "amp (bf16 autocast): no fp32 GEMMs left" "fp32-gemm" "$(ids amp)"
+[ -n "${OUT:-}" ] && cp "$T/c_graphs.gst" "$OUT/compile_graphs.gst" && cp "$T/c_compile.gst" "$OUT/compile.gst"
 fi
 
 if on kineto; then
