@@ -93,33 +93,29 @@ def case_graphs(step):
     return one, dict()
 
 
-def case_stack(step):
+def mlp_training(rows, read_loss):
+    """an MLP trained with Adam on `rows` rows; read_loss: each step returns loss.item(), a
+    cudaStreamSynchronize that waits for the step's kernels"""
     model = mlp()
     opt = torch.optim.Adam(model.parameters())
-    x = torch.randn(64, 256, device=dev)
-    t = torch.randint(0, 10, (64,), device=dev)
-
-    def one():
-        loss = torch.nn.functional.cross_entropy(model(x), t)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return one, dict(with_stack=True)
-
-
-def case_stack_sync(step):
-    model = mlp()
-    opt = torch.optim.Adam(model.parameters())
-    x = torch.randn(4096, 256, device=dev)
-    t = torch.randint(0, 10, (4096,), device=dev)
+    x = torch.randn(rows, 256, device=dev)
+    t = torch.randint(0, 10, (rows,), device=dev)
 
     def train_step():
         loss = torch.nn.functional.cross_entropy(model(x), t)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        return loss.item()  # the host waits for the step's kernels here
-    return train_step, dict(with_stack=True)
+        return loss.item() if read_loss else None
+    return train_step
+
+
+def case_stack(step):
+    return mlp_training(64, False), dict(with_stack=True)
+
+
+def case_stack_sync(step):
+    return mlp_training(4096, True), dict(with_stack=True)
 
 
 def gpu_rows(prof):
