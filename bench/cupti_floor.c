@@ -25,7 +25,9 @@
  * wait event) by their enter and exit callbacks instead, whatever FLOOR_API says of the others
  * (left out of its ids or callbacks): what gpuscope's default needs of CUPTI at the least, as
  * the stream a wait was on is only in the call's parameters ("floor_gs" in the benches is
- * FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1).
+ * FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1). FLOOR_WAITS=runtime: those of
+ * the runtime API only (what the driver's callbacks, dispatched for the driver calls inside a
+ * runtime wait too, cost on top).
  *
  * FLOOR_STANDING=1 also enables, from the start as gpuscope does, the kinds gpuscope keeps on
  * for the whole run (DEVICE, CONTEXT, STREAM, GRAPH_TRACE): whether they change what a
@@ -58,7 +60,7 @@ static const char *const diag[] = {
 static int api_mode; /* 0 none, 1 activity, 2 callback, 3 activity_whole, 4 activity_all, 5 callback_runtime,
 		      * 6 activity_early, 7 activity_early_kind */
 static unsigned long long api_calls;
-static int waits_cb; /* FLOOR_WAITS=1 */
+static int waits_cb; /* FLOOR_WAITS=1, 2 for FLOOR_WAITS=runtime */
 struct api_rec { unsigned long long start, end; unsigned cbid, corr; };
 static __thread struct api_rec ring[2048];
 static __thread unsigned ring_at;
@@ -211,7 +213,7 @@ static void early_ids(int on)
 /* FLOOR_WAITS=1: the waits' enter and exit callbacks on or off */
 static void waits(int on)
 {
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < (waits_cb == 2 ? 1 : 2); d++) {
 		CUpti_CallbackDomain dom = d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 		unsigned n = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
 		for (unsigned id = 1; id < n; id++) {
@@ -275,7 +277,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		 : !strcmp(m, "callback_runtime") ? 5 : !strcmp(m, "activity_early") ? 6
 		 : !strcmp(m, "activity_early_kind") ? 7 : 0;
 	const char *w = getenv("FLOOR_WAITS");
-	waits_cb = w && !strcmp(w, "1");
+	waits_cb = !w ? 0 : !strcmp(w, "1") ? 1 : !strcmp(w, "runtime") ? 2 : 0;
 	const char *attr = getenv("FLOOR_ATTR");
 	if (attr && set_attrs(attr) != 0)
 		exit(3); /* a floor that records nothing would read as free */

@@ -28,7 +28,10 @@
 # injection, then switched by the API kinds: every call recorded); floor_zero, floor_pin,
 # floor_glob, floor_big: the floor with CUPTI's activity attributes set (FLOOR_ATTR in
 # bench/cupti_floor.c: buffers given zeroed, device-side buffers in pinned host memory, one
-# buffer stream for all threads, 32 MB device-side buffers, 4 made ahead).
+# buffer stream for all threads, 32 MB device-side buffers, 4 made ahead); floor_waits: the floor
+# and the enter/exit callbacks of the calls that wait (FLOOR_WAITS=1), nothing else timed;
+# floor_waitsrt: those of the runtime API's waits only (FLOOR_WAITS=runtime); gpuscope_base:
+# gpuscope's defaults as built in the folder BASE (another commit, to compare in one run).
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -64,6 +67,8 @@ for _ in $(seq "$REPS"); do
 			floor_cb) FLOOR_API=callback floor_run ;;
 			floor_cbrt) FLOOR_API=callback_runtime floor_run ;;
 			floor_std) FLOOR_STANDING=1 floor_run ;;
+			floor_waits) FLOOR_WAITS=1 floor_run ;;
+			floor_waitsrt) FLOOR_WAITS=runtime floor_run ;;
 			floor_zero) FLOOR_ATTR=zeroed floor_run ;;
 			floor_pin) FLOOR_ATTR=pinned floor_run ;;
 			floor_glob) FLOOR_ATTR=global floor_run ;;
@@ -75,6 +80,7 @@ for _ in $(seq "$REPS"); do
 			floor_acte_tid) FLOOR_TID=1 FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
 			gpuscope) gs_run ;;
 			gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
+			gpuscope_base) GS=$PWD/${BASE:?BASE: the baseline build folder}/bin/gpuscope gs_run ;;
 			gpuscope_gpu) gs_run --cuda-api=none ;;
 			gpuscope_nosample) gs_run --sample none ;;
 			gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
