@@ -212,5 +212,17 @@ elif case in ("syncs", "syncs_callback", "syncs_activity", "syncs_gpu", "syncs_b
               "%d stacks, %d calls" % (len(st), len(apis)))
     elif case == "syncs_gpu":
         check("no stacks without API records", not st, "%d stacks" % len(st))
+if case == "stream_reuse":  # programs/stream_reuse.cu: 4 streams one after another, each
+    # waited on twice, then destroyed; the driver may give a destroyed stream's handle to the next
+    made = [l.split() for l in out if l.startswith("stream ")]
+    spins = sorted((k for k in kernels if "spin" in k["name"]), key=lambda k: k["start"])
+    sy = sorted(of("sync"), key=lambda r: r["start"])
+    check("8 stream synchronize records", [r["type"] for r in sy] == [3] * 8, str([r["type"] for r in sy]))
+    check("each names the stream its spin ran on, the second wait of each too",
+          len(spins) == 4 and len(sy) == 8 and all(sy[2 * i]["stream"] == sy[2 * i + 1]["stream"] ==
+                                                   spins[i]["stream"] for i in range(4)),
+          "records %s, spins %s" % ([r["stream"] for r in sy], [k["stream"] for k in spins]))
+    print("# stream_reuse: handles %s, %d given again" % ([m[3] for m in made],
+                                                         len(made) - len({m[3] for m in made})))
 print("%s: %d passed, %d failed" % (case, passed, failed))
 sys.exit(1 if failed else 0)

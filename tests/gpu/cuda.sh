@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/gpu/cuda.sh: build the CUDA programs of tests/gpu/programs with nvcc, profile each with
 # gpuscope and compare the recorded CUDA activity with what the program did (check_cuda.py).
-# Packs every case's trace and output into $OUT/cuda_fixtures.tar.gz as fixture candidates.  usage: tests/gpu/cuda.sh [BUILD_DIR]
+# Packs every case's trace and output into $OUT/cuda_fixtures.tar.gz as fixture candidates.
+#   usage: tests/gpu/cuda.sh [BUILD_DIR]   (env: CASES="syncs stream_reuse ...": those cases
+#   only, without the torch.profiler and stack checks that follow them)
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -17,6 +19,7 @@ wait
 pass=0 fail=0
 for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams ./streams" "syncs ./syncs" \
 	"syncs_callback GPUSCOPE_CUDA_API_TIMING=callback ./syncs" "syncs_gpu --cuda-api=none ./syncs" "syncs_bt_all --cudabacktrace=all:0 ./syncs" \
+	"stream_reuse ./stream_reuse" \
 	"contexts ./contexts" "contexts_range --capture-range=cudaProfilerApi ./contexts" \
 	"graph ./graph" "graph_nodes --cuda-graph-trace=node ./graph" \
 	"graph_late --capture-range=cudaProfilerApi ./graph late" \
@@ -26,6 +29,7 @@ for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams 
 	"phases_nvtx --capture-range=nvtx:measure ./phases" "phases_window --delay=2 --duration=2 ./phases"; do
 	set -- $spec
 	c=$1; shift
+	case " ${CASES:-$c} " in *" $c "*) ;; *) continue ;; esac
 	opts=() envs=()
 	while [ "${1#GPUSCOPE_}" != "$1" ]; do envs+=("$1"); shift; done
 	while [ "${1#--}" != "$1" ]; do opts+=("$1"); shift; done
@@ -42,6 +46,11 @@ for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams 
 		fail=$((fail + 1))
 	fi
 done
+if [ -n "${CASES:-}" ]; then
+	echo "cuda: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
 # torch.profiler inside a process gpuscope records: one warning naming it, the script unchanged
 "$GS" profile -f -o "$T/second" python3 tests/gpu/torch_second_user.py >"$T/second.out" 2>"$T/second.err"
 rc=$?
