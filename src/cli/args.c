@@ -119,9 +119,10 @@ void gs_cli_loaded(const struct gs_model *m, const char *doing)
 }
 
 /* Records lost, always; CPU samples skipped alone (a gap in the sampling, not a record the
- * program made: a sample during a fork, or while another thread held the loader's lock), only
- * when they are 1% or more of the samples taken: a PyTorch process skips a handful in
- * thousands at its library loads, nothing to act on (info counts them all the same). */
+ * program made; in traces before 2026-12-06 mostly samples during a fork or while another
+ * thread held the loader's lock), only when they are 1% or more of the samples taken: a
+ * PyTorch process skipped a handful in thousands at its library loads, nothing to act on
+ * (info counts them all the same). */
 void gs_cli_warn_lost(const struct gs_model *m, const char *tail)
 {
 	uint64_t skipped = m->lost[GS_LOSS_SAMPLE_SKIPPED];

@@ -23,8 +23,9 @@
  * parent's copy) go into the registry and the CLI symbolizes at analysis time.
  *
  * Invariants: the wrappers preserve the real call's result and errno and never record inside
- * the collector (tls.busy); the handler preserves errno, never allocates or locks, and skips
- * (counted as sample_skipped) a signal that lands inside a record. */
+ * the collector (tls.busy); the handler preserves errno, never allocates or locks, and keeps
+ * the stack of a signal that lands inside a record for the thread's next sample (a fifth is
+ * counted as sample_skipped). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -385,8 +386,8 @@ void gs_host_fork_prepare(void)
  * so a fork made while another thread is inside would leave the child blocked at its first
  * dl_iterate_phdr (seen: the child's own first walk, in the fork handler). So the fork's
  * prepare handler closes the gate and waits until no thread is inside one of those calls for
- * the collector; a walk that finds the gate closed is skipped (counted as sample_skipped), the
- * thread waits. Atomics only: a signal handler may pass it. */
+ * the collector; a sample that finds the gate closed is not walked (leaf_sample), the thread
+ * waits. Atomics only: a signal handler may pass it. */
 static _Atomic int gate_closed;
 static _Atomic unsigned gate_inside;
 
@@ -975,6 +976,37 @@ void gs_sample_flush(void)
 	errno = saved;
 }
 
+/* A sample whose stack cannot be walked now (a fork is being made, or the loader's list lock,
+ * which the walk takes, is held by another thread or in the middle of being taken or left):
+ * the interrupted address with GS_FRAME_NOT_WALKED above it, so its time stays counted and
+ * named by the function it came in. Nothing here reads more than the signal's context. */
+static void leaf_sample(struct gs_tls *t, const void *ucv, uint64_t ts, uint16_t weight)
+{
+#if defined(__x86_64__)
+	const ucontext_t *uc = ucv;
+	uint64_t ips[2] = {(uint64_t)uc->uc_mcontext.gregs[REG_RIP], GS_FRAME_NOT_WALKED};
+	if (t->busy) {
+		if (npend < PEND_MAX) {
+			struct pending_sample *q = &pend[npend++];
+			q->n = 2;
+			q->ts = ts;
+			q->weight = weight;
+			memcpy(q->ips, ips, sizeof(ips));
+		} else {
+			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		}
+		return;
+	}
+	t->busy = 1;
+	write_pending(t);
+	write_sample(t, ts, weight, ips, 2);
+	t->busy = 0;
+#else
+	(void)ucv, (void)ts, (void)weight;
+	gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+#endif
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
 	if (!si || si->si_code != SI_TIMER || si->si_value.sival_ptr != SAMPLE_COOKIE) {
@@ -992,13 +1024,13 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	}
 	uint64_t ts = gs_clock_now();
 	if (!gs_loader_enter()) { /* a fork is being made */
-		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		leaf_sample(t, ucv, ts, sample_weight(si));
 		errno = saved;
 		return;
 	}
 	if (!walk_lock()) { /* this thread may be taking or leaving the loader's lock */
 		gs_loader_leave();
-		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		leaf_sample(t, ucv, ts, sample_weight(si));
 		errno = saved;
 		return;
 	}

@@ -116,8 +116,10 @@ enum gs_loss {
 	GS_LOSS_REENTRANT = 2,     /* a record began inside another (signal handler) */
 	GS_LOSS_REGISTRY_FULL = 3, /* no room for a domain/string/category definition */
 	GS_LOSS_CUPTI_DROPPED = 4, /* CUPTI dropped activity records (no buffer from us in time) */
-	GS_LOSS_SAMPLE_SKIPPED = 5,/* a CPU sample taken where the stack cannot be walked safely
-	                            * (inside the collector or the dynamic loader) */
+	GS_LOSS_SAMPLE_SKIPPED = 5,/* a CPU sample not recorded: its signal came inside a record
+	                            * with 4 others waiting, or inside the walk of an OS runtime
+	                            * call's stack (until 2026-12-06 also during a fork or while
+	                            * the loader's lock was taken: now GS_FRAME_NOT_WALKED) */
 	GS_LOSS__N = 6,
 };
 
@@ -223,6 +225,10 @@ enum gs_raw_type {
 	                   * the collector's, CUPTI's and the driver's frames left out */
 };
 #define GS_SAMPLE_MAX_FRAMES 128
+/* The outer frame of a CPU sample whose stack could not be walked when it was taken (a fork
+ * being made, the loader's list lock taken): the sample holds the interrupted address and this
+ * one above it; readers name it "[stack not walked]". No code is mapped at address 1. */
+#define GS_FRAME_NOT_WALKED 1u
 
 #define GS_RAWF_EXT 0x01     /* a struct gs_raw_ext follows ts (and id) */
 #define GS_RAWF_TRUNC 0x02   /* the name was cut at GS_RING_NAME_MAX bytes */

@@ -76,8 +76,9 @@ static uint32_t push_frames(struct gs_model *m, int32_t pid, const struct gs_sam
 {
 	uint32_t at = (uint32_t)m->sample_frames.n;
 	for (uint32_t i = 0; i < r->n; i++) {
-		/* a caller's frame is its call instruction, inside the call's line */
-		uint64_t a = (i || !leaf) && r->frames[i] ? r->frames[i] - 1 : r->frames[i];
+		/* a caller's frame is its call instruction, inside the call's line (the mark of a
+		 * stack not walked kept as it is) */
+		uint64_t a = (i || !leaf) && r->frames[i] > GS_FRAME_NOT_WALKED ? r->frames[i] - 1 : r->frames[i];
 		uint32_t f = gs_model_frame(m, pid, a);
 		GS_VEC_PUSH(&m->sample_frames, f);
 	}

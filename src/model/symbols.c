@@ -339,6 +339,10 @@ void gs_model_symbolize(struct gs_model *m)
 		fr->func = unknown;
 		fr->module = 0;
 		fr->rel = fr->addr;
+		if (fr->addr == GS_FRAME_NOT_WALKED) { /* a sample taken where no walk could be */
+			fr->func = NAME_ID("[stack not walked]", 18);
+			continue;
+		}
 		const struct gs_perfsym *ps = perf_lookup(m, fr->pid, fr->addr);
 		const struct gs_mapping *mp = ps ? NULL : map_lookup(m, fr->pid, fr->addr);
 		/* outside the process's own JIT code and files: code a fork inherited, named in the

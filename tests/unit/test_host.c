@@ -224,6 +224,42 @@ static void test_symbolize(void **state)
 	gs_model_release(&m);
 }
 
+/* A sample taken where no walk could be (GS_FRAME_NOT_WALKED above the interrupted address),
+ * read from a SAMPLES chunk: the mark is kept as it is (not taken for a return address, whose
+ * call instruction is one byte before it) and named "[stack not walked]"; the leaf is named as
+ * any interrupted address. */
+static void test_sample_not_walked(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	memset(&m, 0, sizeof(m));
+	gs_model_add_string(&m, "", 0);
+	struct gs_mapping mp;
+	assert_true(own_mapping((uintptr_t)&gs_test_marker_function, &mp));
+	GS_VEC_PUSH(&m.mappings, mp);
+	uint64_t frames[2] = {(uintptr_t)&gs_test_marker_function + 2, GS_FRAME_NOT_WALKED};
+	struct gs_hostbuild b;
+	gs_hostbuild_init(&b);
+	gs_sample_add(&b, 100, 3, frames, 2);
+	struct gs_strbuf pl;
+	gs_strbuf_init(&pl);
+	payload(&pl, &b, 1, 1);
+	assert_int_equal(gs_model_load_samples(&m, (uint8_t *)pl.buf, pl.len), 0);
+	gs_model_host_finish(&m);
+	assert_int_equal(m.samples.n, 1);
+	assert_int_equal(m.samples.v[0].weight, 3);
+	assert_int_equal(m.samples.v[0].nframes, 2);
+	const struct gs_frame *leaf = &m.frames.v[m.sample_frames.v[m.samples.v[0].stack]];
+	const struct gs_frame *mark = &m.frames.v[m.sample_frames.v[m.samples.v[0].stack + 1]];
+	assert_int_equal(leaf->addr, frames[0]);
+	assert_string_equal(gs_model_str(&m, leaf->func), "gs_test_marker_function");
+	assert_int_equal(mark->addr, GS_FRAME_NOT_WALKED);
+	assert_string_equal(gs_model_str(&m, mark->func), "[stack not walked]");
+	gs_strbuf_release(&pl);
+	gs_hostbuild_release(&b);
+	gs_model_release(&m);
+}
+
 static void add_process(struct gs_model *m, int32_t pid, int32_t ppid, uint32_t image,
 			uint64_t start, const char *cmdline)
 {
@@ -450,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_maps_roundtrip),
 		cmocka_unit_test(test_symbolize),
 		cmocka_unit_test(test_symbolize_fork),
+		cmocka_unit_test(test_sample_not_walked),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_cpu_sample_sum_totals),
 		cmocka_unit_test(test_pprof),
