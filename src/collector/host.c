@@ -976,6 +976,28 @@ void gs_sample_flush(void)
 	errno = saved;
 }
 
+/* A sample's stack to the ring, or, while the thread is inside a record, to pend (written by
+ * its next sample outside one); a fifth waiting is counted as skipped */
+static void keep_sample(struct gs_tls *t, uint64_t ts, uint16_t weight, const uint64_t *ips, uint32_t n)
+{
+	if (t->busy) {
+		if (npend < PEND_MAX) {
+			struct pending_sample *q = &pend[npend++];
+			q->n = (uint16_t)n;
+			q->ts = ts;
+			q->weight = weight;
+			memcpy(q->ips, ips, 8 * (size_t)n);
+		} else {
+			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
+		}
+		return;
+	}
+	t->busy = 1;
+	write_pending(t);
+	write_sample(t, ts, weight, ips, n);
+	t->busy = 0;
+}
+
 /* A sample whose stack cannot be walked now (a fork is being made, or the loader's list lock,
  * which the walk takes, is held by another thread or in the middle of being taken or left):
  * the interrupted address with GS_FRAME_NOT_WALKED above it, so its time stays counted and
@@ -985,22 +1007,7 @@ static void leaf_sample(struct gs_tls *t, const void *ucv, uint64_t ts, uint16_t
 #if defined(__x86_64__)
 	const ucontext_t *uc = ucv;
 	uint64_t ips[2] = {(uint64_t)uc->uc_mcontext.gregs[REG_RIP], GS_FRAME_NOT_WALKED};
-	if (t->busy) {
-		if (npend < PEND_MAX) {
-			struct pending_sample *q = &pend[npend++];
-			q->n = 2;
-			q->ts = ts;
-			q->weight = weight;
-			memcpy(q->ips, ips, sizeof(ips));
-		} else {
-			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
-		}
-		return;
-	}
-	t->busy = 1;
-	write_pending(t);
-	write_sample(t, ts, weight, ips, 2);
-	t->busy = 0;
+	keep_sample(t, ts, weight, ips, 2);
 #else
 	(void)ucv, (void)ts, (void)weight;
 	gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
@@ -1034,29 +1041,23 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		errno = saved;
 		return;
 	}
-	if (t->busy) {
-		if (npend < PEND_MAX) {
-			struct pending_sample *q = &pend[npend];
-			q->n = (uint16_t)walk(ucv, q->ips);
-			q->ts = ts;
-			q->weight = sample_weight(si);
-			npend++;
-		} else {
-			gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
-		}
+	if (t->busy && npend == PEND_MAX) { /* a fifth waiting: not worth its walk */
 		walk_unlock();
 		gs_loader_leave();
+		gs_count_loss(t, GS_LOSS_SAMPLE_SKIPPED);
 		errno = saved;
 		return;
 	}
+	/* busy through the walk: what it calls (libunwind's reads) is the collector's, not the
+	 * program's, to the OS runtime wrappers */
+	int was_busy = t->busy;
 	t->busy = 1;
 	uint64_t ips[GS_SAMPLE_MAX_FRAMES];
 	uint32_t n = walk(ucv, ips);
 	walk_unlock();
 	gs_loader_leave();
-	write_pending(t);
-	write_sample(t, ts, sample_weight(si), ips, n);
-	t->busy = 0;
+	t->busy = was_busy;
+	keep_sample(t, ts, sample_weight(si), ips, n);
 	errno = saved;
 }
 
