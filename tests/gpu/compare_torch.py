@@ -24,11 +24,10 @@ def check(name, cond, detail):
     print("  %s %s: %s (%s)" % ("ok  " if cond else "FAIL", label, name, detail))
 
 
+lo, hi = (rng[0]["start"], rng[0]["start"] + rng[0]["dur"]) if rng else (0, 0)
 if not rng:
     check("NVTX range 'measure' recorded", False, "missing")
 elif graphs:
-    r = rng[0]
-    lo, hi = r["start"], r["start"] + r["dur"]
     gs = [g for g in recs if g.get("cuda") == "graph" and lo <= g["start"] <= hi]
     check("a graph launch or more each iteration", len(gs) >= 3, "%d graph launches" % len(gs))
     calls = {a["correlation"]: a["name"] for a in recs if a.get("cuda") in ("runtime_api", "driver_api")}
@@ -36,8 +35,6 @@ elif graphs:
     check("each joined to its graph launch call", gs and all("GraphLaunch" in n for n in joined),
           "%d of %d: %s" % (sum("GraphLaunch" in n for n in joined), len(gs), sorted(set(joined))))
 else:
-    r = rng[0]
-    lo, hi = r["start"], r["start"] + r["dur"]
     ks = [k for k in recs if k.get("cuda") == "kernel" and lo <= k["start"] <= hi]
     n, t = len(ks), sum(k["dur"] for k in ks)
     check("kernel count matches torch.profiler within 1%", abs(n - ref["kernels"]) <= 0.01 * ref["kernels"],
