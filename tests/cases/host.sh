@@ -369,8 +369,10 @@ uwcheck_judge "unwind check, main thread (fork)" hs_uc_fork.err
 $GS stats -r cpu_sample_sum --format csv -o hs_uc_fork.csv hs_uc_fork.gst 2>/dev/null
 eq "unwind check, fork child: hot_seventy sampled in both processes" 2 "$(grep ',hot_seventy,' hs_uc_fork.csv | cut -d, -f6 | sort -u | wc -l)"
 $GS export -t folded -o hs_uc_fork.folded hs_uc_fork.gst 2>/dev/null
+# (the stacks walked: a sample that could not be walked, the loader's lock held by another
+# thread, keeps hot_seventy alone under [stack not walked]; seen in 1 run of 15)
 eq "unwind check, fork child: every hot_seventy stack, both processes, through main" 0 \
-	"$(grep 'hot_seventy' hs_uc_fork.folded | grep -vc ';main;')"
+	"$(grep 'hot_seventy' hs_uc_fork.folded | grep -vF '[stack not walked]' | grep -vc ';main;')"
 # GPUSCOPE_UNWINDER=libunwind: every stack by libunwind
 GPUSCOPE_UNWINDER=libunwind GPUSCOPE_DEBUG=1 $GS profile -o hs_uc_lu -t nvtx "$P/host_jit" 10 2>hs_uc_lu.err >/dev/null
 read -r walks ours _ <<<"$(uwcheck hs_uc_lu.err)"
