@@ -106,6 +106,7 @@ struct gs_apirec_slot *gs_apirec_mine(void)
 	}
 	s->tid = (uint32_t)syscall(SYS_gettid);
 	s->in_runtime = 0;
+	memset(s->memo, 0, sizeof(s->memo));
 	pthread_setspecific(key, s);
 	return mine = s;
 }

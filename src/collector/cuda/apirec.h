@@ -42,6 +42,14 @@ struct gs_apirec_slot {
 	uint64_t since;         /* when buf was taken, in the collector's clock */
 	uint32_t tid;
 	int in_runtime;         /* inside a timed runtime call: its inner driver calls are not timed */
+	/* cupti.c's stream ids of this thread's waits, by handle; an entry holds while its gen is
+	 * cupti.c's (emptied when a thread takes the slot: a per-thread default stream is the
+	 * thread's own) */
+	struct gs_stream_memo {
+		void *ctx, *stream;
+		uint32_t ptsz, id, gen;
+	} memo[4];
+	uint32_t memo_next;
 	struct gs_apirec_slot *next;
 };
 

@@ -210,6 +210,27 @@ static uint8_t sync_type_of(const char *name)
 /* The wait a call of sync type `type` made, as CUPTI's own record would give it: the stream
  * (the first parameter of the stream calls) by CUPTI's stream id; the event's id is CUPTI's
  * own and not to be had here, so it is left invalid, as for the calls without an event. */
+/* A stream's id, remembered per thread by (context, handle, per-thread default stream): asking
+ * CUPTI (cuptiGetStreamIdEx) at every wait cost it more than the rest of its records. A handle
+ * may name another stream once its stream or context is destroyed, so each destruction
+ * (CUPTI's resource callbacks) starts a new generation and the older entries no longer hold. */
+static _Atomic uint32_t stream_gen = 1;
+
+static uint32_t stream_id_of(struct gs_apirec_slot *s, CUcontext ctx, CUstream stream, uint32_t ptsz)
+{
+	uint32_t gen = atomic_load_explicit(&stream_gen, memory_order_acquire), id;
+	for (size_t i = 0; i < GS_ARRAY_SIZE(s->memo); i++) {
+		const struct gs_stream_memo *e = &s->memo[i];
+		if (e->gen == gen && e->ctx == (void *)ctx && e->stream == (void *)stream && e->ptsz == ptsz)
+			return e->id;
+	}
+	if (cuptiGetStreamIdEx(ctx, stream, (uint8_t)ptsz, &id) != CUPTI_SUCCESS)
+		return CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	s->memo[s->memo_next++ % GS_ARRAY_SIZE(s->memo)] =
+		(struct gs_stream_memo){.ctx = ctx, .stream = stream, .ptsz = ptsz, .id = id, .gen = gen};
+	return id;
+}
+
 static void sync_record(struct gs_apirec_slot *s, int driver, uint32_t cbid, uint64_t start,
 			uint64_t end, const CUpti_CallbackData *cb)
 {
@@ -218,10 +239,8 @@ static void sync_record(struct gs_apirec_slot *s, int driver, uint32_t cbid, uin
 	if ((type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE ||
 	     type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) && cb->functionParams) {
 		CUstream stream;
-		uint32_t id;
 		memcpy(&stream, cb->functionParams, sizeof(stream));
-		if (cuptiGetStreamIdEx(cb->context, stream, sync_ptsz[driver][cbid], &id) == CUPTI_SUCCESS)
-			stream_id = id;
+		stream_id = stream_id_of(s, cb->context, stream, sync_ptsz[driver][cbid]);
 	}
 	gs_apirec_sync(s, type, start, end, cb->correlationId, cb->contextUid, stream_id);
 }
@@ -476,6 +495,9 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 	    cb->callbackSite == CUPTI_API_ENTER)
 		atomic_fetch_add_explicit(&cb_count[driver][cbid], 1, memory_order_relaxed);
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		if (cbid == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING ||
+		    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+			atomic_fetch_add_explicit(&stream_gen, 1, memory_order_acq_rel);
 		if (api_by_activity && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
 			ids_context_created();
 		if (km_on && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
@@ -596,6 +618,10 @@ GS_EXPORT int InitializeInjection(void)
 			  !gs_cfg.kmetrics && !(gs_cfg.cuda_bt_kinds & ~(1u << GS_CUDA_BT_SYNC));
 	api_by_callback = callbacks && !gs_cfg.cuda_api_none && !api_by_activity;
 	sync_by_callback = callbacks && gs_cfg.kind_sync;
+	if (sync_by_callback) { /* the remembered stream ids (stream_id_of) end with their streams */
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING);
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	}
 	bt_on = callbacks && !gs_cfg.cuda_api_none && gs_cfg.cuda_bt_kinds;
 	bt_ticks = gs_clock_ticks(gs_cfg.cuda_bt_ns);
 	if (gs_cfg.cuda_bt_kinds && !bt_on)
