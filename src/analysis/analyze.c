@@ -1941,10 +1941,11 @@ static void frame_label(const char *n, char *buf, size_t cap)
 struct hostx {
 	uint8_t *fl;   /* by frame index: FR_PY, FR_DL */
 	uint8_t *sfl;  /* by sample index: the flags of its frames */
-	uint64_t period, maxw; /* maxw: the largest sample weight */
+	uint64_t period;
 	int32_t mpid, mtid;
 	GS_VEC(size_t) ms; /* the main thread's samples (indices into m->samples, by time) */
 	GS_VEC(size_t) mo; /* its OS-runtime calls (indices into m->osrt, by start) */
+	GS_VEC(uint64_t) from; /* by index into ms: where the CPU time its sample stands for begins */
 	struct ulist wdl;  /* when another thread or process ran DataLoader code */
 };
 
@@ -2007,6 +2008,84 @@ static uint64_t sample_from(const struct hostx *h, const struct gs_cpu_sample *s
 {
 	uint64_t d = (uint64_t)s->weight * h->period;
 	return s->ts > d ? s->ts - d : 0;
+}
+
+/* The latest a in [lo, t] with |[a, t) outside u| >= r, else lo: walks back over u's
+ * intervals from t (those in the stretch only, so a pass over all samples is linear). */
+static uint64_t back_free(const struct ulist *u, uint64_t lo, uint64_t t, uint64_t r)
+{
+	size_t i = 0, hi = u->n; /* the count of intervals starting before t */
+	while (i < hi) {
+		size_t mid = i + (hi - i) / 2;
+		if (u->s[mid] < t)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t cur = t;
+	while (cur > lo && r) {
+		uint64_t e = i ? GS_MIN(u->e[i - 1], cur) : lo, s0 = GS_MAX(e, lo);
+		if (cur - s0 >= r) /* the free stretch [s0, cur) holds the rest */
+			return cur - r;
+		r -= cur - s0;
+		if (!i)
+			return lo;
+		cur = u->s[--i];
+	}
+	return GS_MAX(cur, lo);
+}
+
+/* Where the CPU time of each main-thread sample lies (h->from). The timer is checked at the
+ * kernel's tick, so a thread that runs in bursts shorter than a tick gets a sample of weight w
+ * only after w periods of CPU spread over a longer stretch: since its previous sample, which
+ * bounds it. In that stretch the main thread's CUDA API calls are CPU time (its waits only
+ * where its samples land in them: the wait spins) and its OS-runtime calls are not; the rest of
+ * the w periods is taken just before the sample, outside both. A thread that ran all along
+ * gets [t - w x period, t), as before; one that slept between its samples no longer has its
+ * sample's CPU time laid over the sleep. */
+static void main_spans(const struct ctx *x, struct hostx *h)
+{
+	const struct gs_model *m = x->m;
+	ivl_vec w = {0}, on = {0}, busy = {0};
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *ap = &m->apis.v[i];
+		if (ap->pid == h->mpid && ap->tid == h->mtid && sync_kind(ap))
+			push(&w, ap->start, ap->end);
+	}
+	struct ulist uw;
+	ulist_build(&uw, &w);
+	int spin = 0;
+	for (size_t j = 0; j < h->ms.n && !spin && uw.n; j++) {
+		uint64_t t = m->samples.v[h->ms.v[j]].ts;
+		spin = ulist_measure(&uw, t, t + 1) > 0;
+	}
+	ulist_free(&uw);
+	free(w.v);
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *ap = &m->apis.v[i];
+		if (ap->pid == h->mpid && ap->tid == h->mtid && (spin || !sync_kind(ap))) {
+			push(&on, ap->start, ap->end);
+			push(&busy, ap->start, ap->end);
+		}
+	}
+	for (size_t i = 0; i < h->mo.n; i++)
+		push(&busy, m->osrt.v[h->mo.v[i]].start, m->osrt.v[h->mo.v[i]].end);
+	struct ulist uon, ubusy;
+	ulist_build(&uon, &on);
+	ulist_build(&ubusy, &busy);
+	h->from.n = 0;
+	for (size_t j = 0; j < h->ms.n; j++) {
+		const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];
+		uint64_t cpu = (uint64_t)cs->weight * h->period;
+		uint64_t lo = j ? GS_MIN(m->samples.v[h->ms.v[j - 1]].ts, cs->ts) : sample_from(h, cs);
+		uint64_t known = j ? ulist_measure(&uon, lo, cs->ts) : 0;
+		uint64_t from = back_free(&ubusy, lo, cs->ts, cpu > known ? cpu - known : 0);
+		GS_VEC_PUSH(&h->from, from);
+	}
+	ulist_free(&uon);
+	ulist_free(&ubusy);
+	free(on.v);
+	free(busy.v);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -2265,10 +2344,10 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 		ulist_bounds(&b, &h->wdl, s, e);
 		for (size_t j = ms_after(x, h, s); j < h->ms.n; j++) { /* samples ending after s */
 			const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];
-			if (cs->ts >= e + h->maxw * h->period)
-				break;
-			push_bounds(&b, sample_from(h, cs), s, e);
+			push_bounds(&b, h->from.v[j], s, e);
 			push_bounds(&b, cs->ts, s, e);
+			if (cs->ts >= e) /* the later ones begin after it */
+				break;
 		}
 		long c0 = mo_at(x, h, s);
 		if (c0 >= 0)
@@ -2301,15 +2380,14 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				cls = call_in_loader(x, h, o) || ulist_covers(&h->wdl, a0) ? GS_IDLE_LOADER_WAIT
 											   : GS_IDLE_BLOCKED;
 				call_label(m, o, name, sizeof(name));
-			} else if ((j = ms_after(x, h, a0)) < h->ms.n &&
-				   sample_from(h, &m->samples.v[h->ms.v[j]]) <= a0) {
+			} else if ((j = ms_after(x, h, a0)) < h->ms.n && h->from.v[j] <= a0) {
 				const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];
 				uint8_t f = sample_flags(x, h, cs);
 				cls = f & FR_DL ? GS_IDLE_LOADER : f & FR_PY ? GS_IDLE_PYTHON : GS_IDLE_NATIVE;
 				sample_label(x, h, cs, name, sizeof(name));
 			} else if (j < h->ms.n && j > 0) { /* between two samples: off CPU */
 				uint64_t ws = m->samples.v[h->ms.v[j - 1]].ts;
-				uint64_t we = sample_from(h, &m->samples.v[h->ms.v[j]]);
+				uint64_t we = h->from.v[j];
 				cls = wait_in_loader(x, h, ws, we) || ulist_covers(&h->wdl, a0)
 					      ? GS_IDLE_LOADER_WAIT : GS_IDLE_OFF_CPU;
 				snprintf(name, sizeof(name), "off CPU");
@@ -2458,7 +2536,6 @@ static void idle_attribution(struct ctx *x)
 		ivl_vec wv = {0};
 		for (size_t i = 0; i < m->samples.n; i++) {
 			const struct gs_cpu_sample *cs = &m->samples.v[i];
-			h.maxw = GS_MAX(h.maxw, (uint64_t)cs->weight);
 			if (have && cs->pid == h.mpid && cs->tid == h.mtid)
 				GS_VEC_PUSH(&h.ms, i);
 			else if (sample_flags(x, &h, cs) & FR_DL)
@@ -2469,6 +2546,7 @@ static void idle_attribution(struct ctx *x)
 		for (size_t i = 0; have && i < m->osrt.n; i++)
 			if (m->osrt.v[i].pid == h.mpid && m->osrt.v[i].tid == h.mtid)
 				GS_VEC_PUSH(&h.mo, i);
+		main_spans(x, &h);
 		ivl_vec dl = {0};
 		idle_scope(x, &h, sc, t, &w, &dl);
 		if (dl.n) {
@@ -2487,6 +2565,7 @@ static void idle_attribution(struct ctx *x)
 	idle_tops(id, t, &w);
 	free(h.ms.v);
 	free(h.mo.v);
+	free(h.from.v);
 	free(h.fl);
 	free(h.sfl);
 }

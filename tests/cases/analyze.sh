@@ -118,16 +118,18 @@ fi
 # a sample at t stands for [t - 1 ms, t). By hand, per step: loader_wait 50 ms (poll, DataLoader
 # frames before it), loader_code 5, python 5 + 1, native 3, off CPU 93..97; 98..100 is off CPU
 # in the first two steps (the next step's first sample follows) and unknown in the third (no
-# sample after it): off_cpu 6 + 6 + 4, unknown 2 in all. input_pipeline = 55 ms per step; the
-# worker's samples in the DataLoader time (35..90 ms) are 40 in __getitem__ > decode and 9 in
-# dumps per step.
+# sample after it): off_cpu 6 + 6 + 4, unknown 2 in all; the first sample of steps 2 and 3
+# (31 ms) stands for 1 ms of CPU time since the sample before (98 ms), of which the step's
+# launch call took 10 us: its span is [30.01, 31), python 18 - 0.02 ms, off_cpu 16 + 0.02.
+# input_pipeline = 55 ms per step; the worker's samples in the DataLoader time (35..90 ms) are
+# 40 in __getitem__ > decode and 9 in dumps per step.
 "$ROOT/$BUILD_DIR/bench/gen_trace" -l "$T/ldr.gst"
 eq "analyze loader: gen_trace -l exit 0" 0 $?
 j=$($GS analyze --format json "$T/ldr.gst")
 ia() { printf '%s' "$j" | python3 -c "import json,sys; a=json.load(sys.stdin); i=a['idle_attribution']; print($1)"; }
 eq "analyze loader: verdict input_pipeline, 55 ms of 100 per step" "input_pipeline 3 55000000 30000000 15000000" \
 	"$(ia "a['verdict']['primary'], a['verdict']['steps'], a['steps'][1]['parts_ns']['input_pipeline'], a['steps'][1]['parts_ns']['gpu_compute'], a['steps'][1]['parts_ns']['other']" | tr -d "(),'")"
-eq "analyze loader: idle ns by host activity (hand-computed)" "0 150000000 15000000 0 16000000 18000000 9000000 2000000 210000000 165000000" \
+eq "analyze loader: idle ns by host activity (hand-computed)" "0 150000000 15000000 0 16020000 17980000 9000000 2000000 210000000 165000000" \
 	"$(ia "*[i['classes'][c]['ns'] for c in ['loader_range', 'loader_wait', 'loader_code', 'blocked', 'off_cpu', 'python', 'native', 'unknown']], i['idle_ns'], i['input_ns']" | tr -d "(),'")"
 eq "analyze loader: the top names" "poll|_MultiProcessingDataLoaderIter._next_data (dataloader.py)|train_step (train.py)|__memcpy_avx_unaligned" \
 	"$(ia "'|'.join(i['classes'][c]['top'] for c in ['loader_wait', 'loader_code', 'python', 'native'])")"
@@ -142,7 +144,7 @@ t=$(COLUMNS=100 LC_ALL=C $GS analyze "$T/ldr.gst")
 has "analyze loader: text table" "GPU idle, by host activity (per step, mean; main thread pid 4242 tid 4242):
   loader_wait       50.000 ms  71.4%  poll" "$t"
 has "analyze loader: text, the workers" "     81.6%  Images.__getitem__ (train.py) > decode (train.py)" "$t"
-eq "stats -r idle_host_sum: the same classes, per step" "loader_wait:50000000:poll loader_code:5000000 off_cpu:5333333 python:6000000 native:3000000 unknown:666666:" \
+eq "stats -r idle_host_sum: the same classes, per step" "loader_wait:50000000:poll loader_code:5000000 off_cpu:5340000 python:5993333 native:3000000 unknown:666666:" \
 	"$($GS stats -r idle_host_sum --format csv "$T/ldr.gst" | python3 -c "import csv,sys; print(' '.join('%s:%s%s' % (r['Class'], r['Per Step (ns)'], ':' + r['Top'] if r['Class'] in ('loader_wait', 'unknown') else '') for r in csv.DictReader(sys.stdin)))")"
 # no host data: the table is left out, the JSON says so, the verdict is the ranges' alone
 hasnt "analyze hand: no idle table without host data" "GPU idle, by host activity" "$($GS analyze "$K/hand.json")"

@@ -38,6 +38,16 @@ has "cuda stacks: ... and its title, the one with most of the waiting" \
 	"Sync-bound: 1.0 blocking calls per step, most of their time cudaStreamSynchronize from train_step (item_sync.py);" \
 	"$(python3 -c 'import json,sys; print([f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == "sync-bound"][0]["title"])' "$T/item.json")"
 
+# GPU idle by host activity on the same loop: each step spins in the .item() wait (~2.65 ms,
+# the CPU samples land there, delivered at the host's tick with weights up to 6), then sleeps
+# 3 ms in log_metrics while the GPU idles. The samples' CPU time lies in the waits and the
+# launches, not over the sleep: the idle time is off CPU, Python only its last ~0.1 ms.
+eq "idle by host activity: item_sync's sleep is off CPU (share > 0.9), python under 0.3 ms a step" \
+	"off_cpu True True train_step (item_sync.py)" "$(python3 -c 'import json,sys
+a = json.load(open(sys.argv[1])); i = a["idle_attribution"]; c = i["classes"]; n = a["verdict"]["steps"]
+print(a["verdict"]["idle_host"]["class"], c["off_cpu"]["ns"] > 0.9 * i["idle_ns"], c["python"]["ns"] / n < 300000,
+      c["python"]["top"])' "$T/item.json")"
+
 # replay DIR LABEL: every trace of tests/data/DIR, with the program's own output beside it
 # (CASE.out), decodes to what the program did; the dumps are $T/DIR_CASE.jsonl
 replay() {

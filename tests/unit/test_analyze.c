@@ -1205,6 +1205,67 @@ static void test_idle_no_samples(void **state)
 	model_free(&m);
 }
 
+/* A main thread that runs in bursts (tests/gpu/item_sync.py's loop): two 6 ms steps and the
+ * start of a third, each a launch [o, o + 0.1 ms), its kernel to o + 2.5, a cudaStreamSynchronize
+ * [o + 0.1, o + 2.7), then the thread sleeps to about o + 6 (nothing recorded): the GPU idles
+ * [o + 2.7, o + 6). Samples every 100 us of CPU time, delivered at ticks, so with weights:
+ *   spin 1: in the waits (they spin): 2.0 ms weight 20, 8.0 weight 30, 14.0 weight 30. Of B's
+ *     3 ms of CPU since A, the waits and the launch in between took 2.7, so 0.3 ms lies before
+ *     its step's launch: [5.7, 6.0); C's likewise [11.7, 12.0). python 0.6, off_cpu 6.0 (the
+ *     sample's 3 ms laid just before it would give python 2.0, off_cpu 4.6).
+ *   spin 0: in Python after the waits, none in them (the waits block): 5.95 weight 1 (its
+ *     span [5.85, 5.95): python 0.1; [2.7, 5.85) is before the first sample: unknown), 11.95
+ *     weight 3: the launch at 6.0 took 0.1 of its 0.3 ms, the wait none, so 0.2 lies before
+ *     it: python [11.75, 11.95), off_cpu [5.95, 6.0) and [8.7, 11.75), unknown [11.95, 12).
+ *     Counting the blocking wait as CPU would leave B no time of its own: python 0.1. */
+static void burst_model(struct gs_model *m, int spin)
+{
+	const uint64_t US = 1000;
+	model_init(m);
+	m->end_mono = 15 * MS;
+	m->sample_period = 100 * US;
+	range(m, 0, 6 * MS, S_P1, 100, 100);
+	range(m, 6 * MS, 12 * MS, S_P2, 100, 100);
+	for (uint32_t k = 0; k < 3; k++) {
+		uint64_t o = 6 * MS * k;
+		int32_t l = api(m, o, o + 100 * US, 100, 100, RT_LAUNCH, 2 * k + 1);
+		kernel(m, o + 100 * US, o + 2500 * US, 100, S_SMALL, l);
+		api(m, o + 100 * US, o + 2700 * US, 100, 100, RT_STREAM_SYNC, 2 * k + 2);
+	}
+	uint32_t fr[] = {hframe(m, 100, "_PyEval_EvalFrameDefault"), hframe(m, 100, "py::train_step:/x/train.py"),
+			 hframe(m, 100, "py::<module>:/x/train.py")};
+	const uint64_t at[2][3] = {{5950 * US, 11950 * US, 0}, {2 * MS, 8 * MS, 14 * MS}};
+	const uint16_t w[2][3] = {{1, 3, 0}, {20, 30, 30}};
+	for (int i = 0; i < 3 && at[spin][i]; i++) {
+		struct gs_cpu_sample cs = {.ts = at[spin][i], .pid = 100, .tid = 100, .weight = w[spin][i],
+					   .stack = (uint32_t)m->sample_frames.n, .nframes = 3};
+		for (int f = 0; f < 3; f++)
+			GS_VEC_PUSH(&m->sample_frames, fr[f]);
+		GS_VEC_PUSH(&m->samples, cs);
+	}
+}
+
+static void test_idle_bursts(void **state)
+{
+	(void)state;
+	const uint64_t US = 1000;
+	for (int spin = 0; spin < 2; spin++) {
+		struct gs_model m;
+		burst_model(&m, spin);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		const struct gs_an_idle *id = &a.idle;
+		assert_int_equal(a.steps.n, 2);
+		assert_int_equal(id->idle_ns, 6600 * US);
+		assert_int_equal(id->ns[GS_IDLE_PYTHON], spin ? 600 * US : 300 * US);
+		assert_int_equal(id->ns[GS_IDLE_OFF_CPU], spin ? 6000 * US : 3100 * US);
+		assert_int_equal(id->ns[GS_IDLE_UNKNOWN], spin ? 0 : 3200 * US);
+		assert_string_equal(id->top[GS_IDLE_PYTHON], "train_step (train.py)");
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 #define MS 1000000ull
 
 /* A DataLoader-bound loop: ten steps of 10 ms, the GPU busy all of each, but for every
@@ -1401,6 +1462,7 @@ int main(void)
 		cmocka_unit_test(test_rule_sync_stack),
 		cmocka_unit_test(test_rule_sync_kineto_stack),
 		cmocka_unit_test(test_idle_no_samples),
+		cmocka_unit_test(test_idle_bursts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
