@@ -971,8 +971,9 @@ static void rule_input(struct ctx *x)
 				(double)id->others[0].count / (double)id->others_samples : 0.0;
 	char tail[400] = "";
 	if (id->nothers)
-		snprintf(tail, sizeof(tail), "; the other threads and processes (DataLoader workers) spent "
-			 "%.0f%% of their samples in %.140s", 100.0 * wshare, id->others[0].name);
+		snprintf(tail, sizeof(tail), "; the threads that loaded it (DataLoader workers, or the loop's "
+			 "own in its data-loading range) spent %.0f%% of their samples in %.120s",
+			 100.0 * wshare, id->others[0].name);
 	snprintf(f->title, sizeof(f->title),
 		 "Input-bound: the GPU idles %.1f%% of the step while the host loads data%.235s",
 		 share(a, GS_AN_INPUT), tail);
@@ -2321,6 +2322,16 @@ static void ulist_bounds(u64_vec *b, const struct ulist *u, uint64_t s, uint64_t
 	}
 }
 
+/* A sample in the OpenMP runtime itself (libgomp, LLVM's libomp, Intel's libiomp5): a pool
+ * thread spinning or waiting at a barrier for work (PyTorch's intra-op threads), not the work. */
+static int omp_wait(const struct gs_model *m, const struct gs_cpu_sample *cs)
+{
+	if (!cs->nframes)
+		return 0;
+	const char *mod = gs_model_str(m, m->frames.v[m->sample_frames.v[cs->stack]].module);
+	return mod && (!strncmp(mod, "libgomp", 7) || !strncmp(mod, "libomp", 6) || !strncmp(mod, "libiomp", 7));
+}
+
 /* Split the idle time of scope sc's steps by host activity into x->a->idle (names into t,
  * workers' samples into w), and push the DataLoader time onto dl. Each step is cut at every
  * bound of the intervals that decide the class, and each piece is classed at its start. */
@@ -2413,7 +2424,8 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			}
 			for (size_t q = lo; q < m->samples.n && m->samples.v[q].ts < a1; q++) {
 				const struct gs_cpu_sample *cs = &m->samples.v[q];
-				if (cs->pid == h->mpid && cs->tid == h->mtid)
+				if ((cs->pid == h->mpid && cs->tid == h->mtid && cls != GS_IDLE_LOADER_RANGE) ||
+				    omp_wait(m, cs))
 					continue;
 				worker_label(x, h, cs, name, sizeof(name));
 				uint32_t wi = gs_intern(&w->names, name, strlen(name));
@@ -2487,6 +2499,30 @@ static void levels_add(struct scope *sc, const ivl_vec *dl)
 	}
 }
 
+/* The thread that runs scope sc's steps: the one thread of all its step ranges (PyTorch's
+ * autograd thread may make more CUDA calls than the training loop's), when it has host data. */
+static int step_thread(const struct ctx *x, const struct scope *sc, int32_t *mp, int32_t *mt)
+{
+	const struct gs_model *m = x->m;
+	int32_t p = 0, t = 0;
+	for (size_t k = 0; k < sc->steps.n; k++) {
+		const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[k]];
+		if (st->whole_run || st->tid <= 0 || (k && (st->pid != p || st->tid != t)))
+			return 0;
+		p = st->pid, t = st->tid;
+	}
+	if (!sc->steps.n)
+		return 0;
+	int data = 0;
+	for (size_t i = 0; i < m->samples.n && !data; i++)
+		data = m->samples.v[i].pid == p && m->samples.v[i].tid == t;
+	for (size_t i = 0; i < m->osrt.n && !data; i++)
+		data = m->osrt.v[i].pid == p && m->osrt.v[i].tid == t;
+	if (data)
+		*mp = p, *mt = t;
+	return data;
+}
+
 /* GPU idle by host activity, for every scope; DataLoader time moved into input_pipeline. */
 static void idle_attribution(struct ctx *x)
 {
@@ -2530,7 +2566,7 @@ static void idle_attribution(struct ctx *x)
 		struct scope *sc = &x->sc.v[k];
 		h.mpid = h.mtid = -1;
 		h.ms.n = h.mo.n = 0;
-		int have = main_thread(x, sc->pid, &h.mpid, &h.mtid);
+		int have = step_thread(x, sc, &h.mpid, &h.mtid) || main_thread(x, sc->pid, &h.mpid, &h.mtid);
 		if (have && id->main_pid < 0)
 			id->main_pid = h.mpid, id->main_tid = h.mtid;
 		ivl_vec wv = {0};

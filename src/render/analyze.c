@@ -210,8 +210,9 @@ static void text_idle(const struct gs_analysis *a, const struct gs_render_opts *
 	gs_strbuf_adds(sb, "  (loader_range, loader_wait and loader_code are input_pipeline)\n");
 	if (!id->nothers || !id->others_samples)
 		return;
-	gs_strbuf_addf(sb, "  while the main thread waited for data, the other threads and processes "
-			   "(%llu samples) ran:\n", (unsigned long long)id->others_samples);
+	gs_strbuf_addf(sb, "  while the GPU waited for data, the other threads and processes (and the main "
+			   "thread in a data-loading range) ran (%llu samples):\n",
+		       (unsigned long long)id->others_samples);
 	for (size_t k = 0; k < id->nothers; k++)
 		gs_strbuf_addf(sb, "    %5.1f%%  %s\n",
 			       100.0 * (double)id->others[k].count / (double)id->others_samples,

@@ -1266,6 +1266,46 @@ static void test_idle_bursts(void **state)
 	}
 }
 
+/* num_workers=0 (examples/input_bound.py): one 100 ms step of thread 100, which loads the batch
+ * itself in a DataLoader range [0, 60) (its samples at 1..59 ms in Images.__getitem__), then
+ * launches a kernel [60, 100); PyTorch's autograd thread 101 makes more CUDA calls than it;
+ * an OpenMP pool thread 102 spins in libgomp all the while. The main thread is the steps'
+ * thread, 100; the work while the GPU waited for data is its __getitem__, not libgomp's wait. */
+static void test_idle_own_loading(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	model_init(&m);
+	m.end_mono = 100 * MS;
+	m.sample_period = MS;
+	range(&m, 0, 100 * MS, S_P1, 100, 100);
+	range(&m, 0, 60 * MS, S_LOADER, 100, 100);
+	int32_t k = api(&m, 60 * MS - 10000, 60 * MS, 100, 100, RT_LAUNCH, 1);
+	kernel(&m, 60 * MS, 100 * MS, 100, S_SMALL, k);
+	for (uint32_t i = 0; i < 3; i++)
+		api(&m, 70 * MS + i * 10000, 70 * MS + i * 10000 + 5000, 100, 101, RT_MEMSET, 2 + i);
+	uint32_t get[] = {hframe(&m, 100, "py::Images.__getitem__:/x/train.py"), hframe(&m, 100, "py::<module>:/x/train.py")};
+	uint32_t spin[] = {hframe(&m, 100, "gomp_barrier_wait_end"), hframe(&m, 100, "gomp_thread_start")};
+	m.frames.v[spin[0]].module = gs_model_add_string(&m, "libgomp.so.1", 12);
+	hsamples(&m, 100, 100, 1 * MS, 60 * MS, get, 2);
+	hsamples(&m, 100, 102, 1 * MS, 100 * MS, spin, 2);
+	qsort(m.samples.v, m.samples.n, sizeof(*m.samples.v), cmp_ts);
+	struct gs_analysis a;
+	run(&m, &a, NULL, 0);
+	const struct gs_an_idle *id = &a.idle;
+	assert_int_equal(id->main_pid, 100);
+	assert_int_equal(id->main_tid, 100);
+	assert_int_equal(id->ns[GS_IDLE_LOADER_RANGE], 60 * MS - 10000);
+	assert_int_equal(id->others_samples, 59);
+	assert_int_equal(id->nothers, 1);
+	assert_string_equal(id->others[0].name, "Images.__getitem__ (train.py)");
+	const struct gs_finding *f = find(&a, "input-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(f->title, "spent 100% of their samples in Images.__getitem__ (train.py)"));
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 #define MS 1000000ull
 
 /* A DataLoader-bound loop: ten steps of 10 ms, the GPU busy all of each, but for every
@@ -1463,6 +1503,7 @@ int main(void)
 		cmocka_unit_test(test_rule_sync_kineto_stack),
 		cmocka_unit_test(test_idle_no_samples),
 		cmocka_unit_test(test_idle_bursts),
+		cmocka_unit_test(test_idle_own_loading),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
