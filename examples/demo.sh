@@ -3,8 +3,8 @@
 # annotated with NVTX) with no change to it and show what the trace holds; then the bottleneck
 # doctor and the stats overview on a real GPU trace: a PyTorch training step with a DataLoader,
 # recorded by torch.profiler on an H200 (tests/data/kineto/train.pt.trace.json.gz), which
-# gpuscope reads as it is; and on examples/launch_bound.py as gpuscope recorded it on the H200
-# (tests/data/examples/launch_bound.gst).
+# gpuscope reads as it is; and on examples/launch_bound.py as gpuscope recorded it on an H100,
+# CPU samples included (tests/data/examples/launch_bound.gst).
 set -eu
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."

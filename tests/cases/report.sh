@@ -83,8 +83,8 @@ $GS report --pid 1 -o "$R/nopid.html" "$R/lb.gst" 2>/dev/null
 eq "report --pid of no process: exit 0, empty timeline" "0 0" "$? $(blob "$R/nopid.html" "d['timeline']['events']")"
 $GS report --device 0 -o "$R/dev.html" "$R/lb.gst" 2>/dev/null
 eq "report --device 0: only GPU rows" "stream copies device" "$(blob "$R/dev.html" "' '.join(r['kind'] for r in d['timeline']['rows'])")"
-$GS report --time 5.3s:5.5s -o "$R/win.html" "$R/lb.gst" 2>/dev/null
-eq "report --time 5.3s:5.5s: the timeline spans the window" "5300000000 5500000000" \
+$GS report --time 5.9s:5.95s -o "$R/win.html" "$R/lb.gst" 2>/dev/null
+eq "report --time 5.9s:5.95s: the timeline spans the window" "5900000000 5950000000" \
 	"$(blob "$R/win.html" "d['timeline']['start_ns'], d['timeline']['end_ns']" | tr -d '(),')"
 
 # imported traces: Kineto's JSON; a name that would close the <script> element stays text
