@@ -125,10 +125,10 @@ static void ulist_free(struct ulist *u)
 	free(u->cum);
 }
 
-/* |u ∩ (-inf, t)| */
-static uint64_t ulist_before(const struct ulist *u, uint64_t t)
+/* The count of u's intervals starting before t */
+static size_t ulist_starts_before(const struct ulist *u, uint64_t t)
 {
-	size_t lo = 0, hi = u->n; /* the count of intervals starting before t */
+	size_t lo = 0, hi = u->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (u->s[mid] < t)
@@ -136,6 +136,13 @@ static uint64_t ulist_before(const struct ulist *u, uint64_t t)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* |u ∩ (-inf, t)| */
+static uint64_t ulist_before(const struct ulist *u, uint64_t t)
+{
+	size_t lo = ulist_starts_before(u, t);
 	uint64_t r = u->cum[lo];
 	if (lo && u->e[lo - 1] > t)
 		r -= u->e[lo - 1] - t;
@@ -2015,14 +2022,7 @@ static uint64_t sample_from(const struct hostx *h, const struct gs_cpu_sample *s
  * intervals from t (those in the stretch only, so a pass over all samples is linear). */
 static uint64_t back_free(const struct ulist *u, uint64_t lo, uint64_t t, uint64_t r)
 {
-	size_t i = 0, hi = u->n; /* the count of intervals starting before t */
-	while (i < hi) {
-		size_t mid = i + (hi - i) / 2;
-		if (u->s[mid] < t)
-			i = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t i = ulist_starts_before(u, t);
 	uint64_t cur = t;
 	while (cur > lo && r) {
 		uint64_t e = i ? GS_MIN(u->e[i - 1], cur) : lo, s0 = GS_MAX(e, lo);
