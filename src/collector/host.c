@@ -441,6 +441,12 @@ static pthread_mutex_t *loader_lock;
  * costs the sample, not the program's thread (host_dliter hold: before, it waited out a
  * hold of 2 s). */
 #define WALK_LOCK_WAIT_NS 200000u
+/* The longest a stack of a long call (an OS runtime call's, a CUDA call's: not in a signal
+ * handler) waits: it comes after a call of 80 us or more by default, and several threads
+ * walking at once each hold the lock through their walk, so a holder descheduled for a time
+ * slice made a wait of 200 us give up (3 stacks of 100 in tests/cases/apirec.sh, once, on a
+ * loaded 2-core machine). */
+#define STACK_LOCK_WAIT_NS 5000000u
 
 struct lock_find {
 	pid_t tid;
@@ -484,8 +490,9 @@ none:
 	gs_log("sampling: the loader's lock not found (%d candidates): walks take it themselves", f.n);
 }
 
-/* 1: the walk may call dl_iterate_phdr (walk_unlock after it); 0: skip it */
-static int walk_lock(void)
+/* 1: the walk may call dl_iterate_phdr (walk_unlock after it); 0: skip it. wait_ns: the
+ * longest wait for another thread's hold */
+static int walk_lock(uint64_t wait_ns)
 {
 	if (!loader_lock)
 		return 1;
@@ -496,14 +503,15 @@ static int walk_lock(void)
 			return 1;
 		if (r != EBUSY)
 			return 0;
-		if (__atomic_load_n(&loader_lock->__data.__owner, __ATOMIC_RELAXED) == 0 && tries >= 64)
-			return 0;
+		int owner = __atomic_load_n(&loader_lock->__data.__owner, __ATOMIC_RELAXED);
+		if ((owner == 0 && tries >= 64) || (!tries && owner == (int)syscall(SYS_gettid)))
+			return 0; /* in transition; or this thread's own hold, which no wait ends */
 		/* bounded in time, not in tries: a yield to another runnable thread of this CPU
 		 * lasts its time slice, milliseconds (the clock read from the first wait on) */
 		uint64_t now = gs_clock_ns(CLOCK_MONOTONIC);
 		if (!tries)
 			t0 = now;
-		else if (now - t0 > WALK_LOCK_WAIT_NS)
+		else if (now - t0 > wait_ns)
 			return 0;
 		sched_yield();
 	}
@@ -782,7 +790,7 @@ static uint32_t stack_here(uint64_t *ips)
 	uint32_t n = 0;
 	tl_osrt_walk = 1;
 	if (gs_loader_enter()) {
-		if (walk_lock()) {
+		if (walk_lock(STACK_LOCK_WAIT_NS)) {
 			n = osrt_walk(ips);
 			walk_unlock();
 		}
@@ -1035,7 +1043,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		errno = saved;
 		return;
 	}
-	if (!walk_lock()) { /* this thread may be taking or leaving the loader's lock */
+	if (!walk_lock(WALK_LOCK_WAIT_NS)) { /* this thread may be taking or leaving the loader's lock */
 		gs_loader_leave();
 		leaf_sample(t, ucv, ts, sample_weight(si));
 		errno = saved;
