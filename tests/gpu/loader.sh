@@ -73,10 +73,10 @@ eq "loader, pin_memory + osrt: the main thread's sem_clockwait stacks pass throu
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"] == "sem_clockwait"]
 print(any("dataloader.py" in r["Stack"] and "py::" in r["Stack"] for r in rows))' "$T/stacks_pin.csv")"
-# the main thread waits about 4.8 ms a step in sem_clockwait and runs about 5.6 ms of CPU
-# (H100, 2026-12-06): of the ~11 ms the GPU idles, the wait is the most, at about 45%
-eq "loader, pin_memory + osrt: that wait is the largest class, >= 40% of the idle time" "loader_wait True" \
-	"$(q "max(a['idle_attribution']['classes'].items(), key=lambda c: c[1]['ns'])[0], a['idle_attribution']['classes']['loader_wait']['share'] >= 0.4")"
+# the main thread waits about 15 ms a step in sem_clockwait and runs about 5.6 ms of CPU
+# (H100, 2026-12-06: 73% of the ~21 ms the GPU idles; with a third of the decoding, 43-50%)
+eq "loader, pin_memory + osrt: that wait is the largest class, >= 50% of the idle time" "loader_wait True" \
+	"$(q "max(a['idle_attribution']['classes'].items(), key=lambda c: c[1]['ns'])[0], a['idle_attribution']['classes']['loader_wait']['share'] >= 0.5")"
 # a loop that syncs every step with .item() (tests/gpu/item_sync.py), plain `gpuscope profile`:
 # --cudabacktrace's default (sync:80us) records each wait's stack, and analyze's sync-bound
 # finding names the Python function that made it

@@ -1,10 +1,12 @@
 """loader_train.py: a training loop bound by its DataLoader, for tests/gpu/loader.sh.
 
 A small MLP trains on 3x32x32 images that a Dataset makes on the CPU in Python and numpy
-(Images.__getitem__ > decode: a stand-in for JPEG decoding and augmentation, 1-2 ms per
-image); a DataLoader with 2 worker processes makes batches of 16, so a batch takes 15-30 ms of
-worker time per worker while the GPU step takes well under 1 ms: the main thread waits for
-data most of the step. No data-loading range is written: each iteration is one NVTX range
+(Images.__getitem__ > decode: a stand-in for JPEG decoding and augmentation, 3-5 ms per
+image); a DataLoader with 2 worker processes makes batches of 16, so a batch takes 50-80 ms of
+worker time per worker while the GPU step takes well under 1 ms and the main thread's own
+work (forward, backward, optimizer) about 6 ms: the main thread waits for data most of the
+step. (With a third of that decoding, 1-2 ms an image, the wait was 44-55% of the GPU's idle
+time from run to run on an H100, and the verdict flipped to `other` once.) No data-loading range is written: each iteration is one NVTX range
 "step" (the fetch included), so `gpuscope analyze --step step` sees the steps, and only the
 CPU samples can tell that the GPU waits for the DataLoader. With --pin-memory the DataLoader
 pins the batches in its pin-memory thread, and the main thread waits for them on that thread's
@@ -23,7 +25,7 @@ PIN = "--pin-memory" in sys.argv[2:]
 
 def decode(raw):
     x = raw.astype(np.float32) / 255.0
-    for _ in range(80):  # the CPU work, in Python calling numpy
+    for _ in range(240):  # the CPU work, in Python calling numpy
         x = np.tanh(x * 1.01 + 0.001)
     if raw[0, 0, 0] & 1:
         x = x[:, :, ::-1].copy()
