@@ -118,7 +118,7 @@ enum gs_loss {
 	GS_LOSS_CUPTI_DROPPED = 4, /* CUPTI dropped activity records (no buffer from us in time) */
 	GS_LOSS_SAMPLE_SKIPPED = 5,/* a CPU sample not recorded: its signal came inside a record
 	                            * with 4 others waiting, or inside the walk of an OS runtime
-	                            * call's stack (until 2026-12-06 also during a fork or while
+	                            * or CUDA call's stack (until 2026-12-06 also during a fork or while
 	                            * the loader's lock was taken: now GS_FRAME_NOT_WALKED) */
 	GS_LOSS__N = 6,
 };

@@ -207,9 +207,6 @@ static uint8_t sync_type_of(const char *name)
 	return 0;
 }
 
-/* The wait a call of sync type `type` made, as CUPTI's own record would give it: the stream
- * (the first parameter of the stream calls) by CUPTI's stream id; the event's id is CUPTI's
- * own and not to be had here, so it is left invalid, as for the calls without an event. */
 /* A stream's id, remembered per thread by (context, handle, per-thread default stream): asking
  * CUPTI (cuptiGetStreamIdEx) at every wait cost it more than the rest of its records. A handle
  * may name another stream once its stream or context is destroyed, so each destruction
@@ -231,6 +228,9 @@ static uint32_t stream_id_of(struct gs_apirec_slot *s, CUcontext ctx, CUstream s
 	return id;
 }
 
+/* The wait a call of sync type `type` made, as CUPTI's own record would give it: the stream
+ * (the first parameter of the stream calls) by CUPTI's stream id; the event's id is CUPTI's
+ * own and not to be had here, so it is left invalid, as for the calls without an event. */
 static void sync_record(struct gs_apirec_slot *s, int driver, uint32_t cbid, uint64_t start,
 			uint64_t end, const CUpti_CallbackData *cb)
 {
