@@ -2047,11 +2047,11 @@ static uint64_t back_free(const struct ulist *u, uint64_t lo, uint64_t t, uint64
 static void main_spans(const struct ctx *x, struct hostx *h)
 {
 	const struct gs_model *m = x->m;
-	ivl_vec w = {0}, on = {0}, busy = {0};
+	ivl_vec w = {0}, on = {0}; /* the main thread's waits; its other calls */
 	for (size_t i = 0; i < m->apis.n; i++) {
 		const struct gs_api *ap = &m->apis.v[i];
-		if (ap->pid == h->mpid && ap->tid == h->mtid && sync_kind(ap))
-			push(&w, ap->start, ap->end);
+		if (ap->pid == h->mpid && ap->tid == h->mtid)
+			push(sync_kind(ap) ? &w : &on, ap->start, ap->end);
 	}
 	struct ulist uw;
 	ulist_build(&uw, &w);
@@ -2061,14 +2061,12 @@ static void main_spans(const struct ctx *x, struct hostx *h)
 		spin = ulist_measure(&uw, t, t + 1) > 0;
 	}
 	ulist_free(&uw);
+	for (size_t i = 0; spin && i < w.n; i++)
+		push(&on, w.v[i].s, w.v[i].e);
 	free(w.v);
-	for (size_t i = 0; i < m->apis.n; i++) {
-		const struct gs_api *ap = &m->apis.v[i];
-		if (ap->pid == h->mpid && ap->tid == h->mtid && (spin || !sync_kind(ap))) {
-			push(&on, ap->start, ap->end);
-			push(&busy, ap->start, ap->end);
-		}
-	}
+	ivl_vec busy = {0};
+	for (size_t i = 0; i < on.n; i++)
+		push(&busy, on.v[i].s, on.v[i].e);
 	for (size_t i = 0; i < h->mo.n; i++)
 		push(&busy, m->osrt.v[h->mo.v[i]].start, m->osrt.v[h->mo.v[i]].end);
 	struct ulist uon, ubusy;
