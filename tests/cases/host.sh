@@ -317,7 +317,7 @@ fi
 GPUSCOPE_DEBUG=1 $GS profile -o hs_jitd -t nvtx "$P/host_jit" 30 2>hs_jitd.err >/dev/null
 eq "sample jit, debug: exit 0" 0 $?
 walks=$(sed -n 's/.*sampling: \([0-9]*\) stacks walked ([0-9]* by gpuscope.s walk, [0-9]* rules worked out, [0-9]* given to libunwind; \([0-9]*\) by unw_step), mean \([0-9.]*\) us, max \([0-9.]*\) us, \([0-9]*\) over 50 us, [0-9.]* frames, \([0-9]*\) page faults (\([0-9]*\) major), \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), [0-9.]* us in look-ups per walk$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' hs_jitd.err)
-ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9]*\) .*/\1/p')
+ns=$($GS info hs_jitd.gst | sed -n 's/^  cpu samples *\([0-9,]*\) .*/\1/p' | tr -d ,)
 between "sample jit, debug: stacks walked = samples recorded ($ns; a sample taken after the figures were printed, at exit, aside)" \
 	$((ns - 2)) "$ns" "${walks%% *}"
 between "sample jit, debug: mean walk, us" 0.01 1000 "$(echo "$walks" | cut -d' ' -f3)"
@@ -343,8 +343,14 @@ uwcheck_run hs_uc_drap "realigned frames" "$P/host_drap" 10
 # run at once, here with no table ever (GPUSCOPE_UNWIND_WARM=0), every stack by gpuscope's walk
 # (before: every one given to libunwind), each as libunwind makes it
 GPUSCOPE_UNWIND_WARM=0 uwcheck_run hs_uc_late "a library loaded since the table, no table" "$P/host_cpu" 1 dlrun "$P/libhost_hot.so"
+# (a sample that lands in the dynamic loader at a frame whose rule gpuscope's walk cannot
+# describe, as dlopen runs, goes to libunwind: seen once in about 60 samples on the GPU
+# machine's host, at ld-linux-x86-64.so.2+0x1537d; those are not what this checks)
 read -r walks ours _ <<<"$(uwcheck hs_uc_late.err)"
-eq "unwind check, a library loaded since the table: every stack by gpuscope's walk" "${walks:-x}" "${ours:-y}"
+since=$(sed -n 's/.* \([0-9]*\) at an address in an object loaded since.*/\1/p' hs_uc_late.err | tail -1)
+eq "unwind check, a library loaded since the table: none given to libunwind for it" 0 "${since:-x}"
+between "unwind check, a library loaded since the table: every stack but one at most by gpuscope's walk (of ${walks:-?})" \
+	$((${walks:-2} - 1)) "${walks:-0}" "${ours:-0}"
 $GS export -t folded -o hs_uc_drap.folded hs_uc_drap.gst 2>/dev/null
 between "unwind check, realigned frames: samples in leaf() under realigned() under main" 10 100000 \
 	"$(awk '/;main;outer;realigned;leaf / {n += $NF} END {print n + 0}' hs_uc_drap.folded)"
@@ -486,12 +492,12 @@ not_walked() { $GS export -f -t folded -o "$1.folded" "$1" 2>/dev/null &&
 timeout -s KILL 60 $GS profile -o hs_dli -t nvtx "$P/host_dliter" 2 >hs_dli.out 2>hs_dli.err
 eq "loader's lock: the program ends, exit 0" "0 ok" "$? $(cat hs_dli.out)"
 eq "loader's lock: profile's line: nothing lost, no sample skipped" 1 "$(grep 'wrote' hs_dli.err | grep -c ' 0 lost)')"
-between "loader's lock: samples taken" 100 100000 "$($GS info hs_dli.gst | awk '/cpu samples/ {print $3}')"
+between "loader's lock: samples taken" 100 100000 "$($GS info hs_dli.gst | awk '/cpu samples/ {gsub(",", "", $3); print $3}')"
 between "loader's lock: samples inside its taking or leaving kept, not walked (periods)" 1 100000 \
 	"$(not_walked hs_dli.gst)"
 eq "loader's lock: none skipped" "" "$(skipped_of hs_dli.gst)"
 eq "loader's lock: those samples name the function they came in (a mutex's lock or unlock, or libc)" \
-	"" "$(grep -F ';[stack not walked];' hs_dli.gst.folded | grep -v -E ';(__pthread_mutex_(un)?lock[a-z_]*|\[libc\.so\.6\]|\[ld-linux-x86-64\.so\.2\]|_dl_[a-z_]*|dl_iterate_phdr) [0-9]+$')"
+	"" "$(grep -F ';[stack not walked];' hs_dli.gst.folded | grep -v -E ';((__)?pthread_mutex_(un)?lock[a-z_]*|\[libc\.so\.6\]|\[ld-linux-x86-64\.so\.2\]|_dl_[a-z_]*|dl_iterate_phdr) [0-9]+$')"
 has "loader's lock: cpu_sample_sum counts them under [stack not walked]" ",[stack not walked]," \
 	"$($GS stats -r cpu_sample_sum --format csv hs_dli.gst)"
 # no gap in the sampling: stats warns of nothing
