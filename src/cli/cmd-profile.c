@@ -287,6 +287,7 @@ static int run(int argc, char **argv)
 		{"cudabacktrace", required_argument, NULL, 'b'},
 		{"sample", required_argument, NULL, 's'},
 		{"sampling-frequency", required_argument, NULL, 'F'},
+		{"sampling-clock", required_argument, NULL, 'Q'},
 		{"gpu-metrics", no_argument, NULL, 'M'},
 		{"gpu-metrics-frequency", required_argument, NULL, 'R'},
 		{"gpu-metrics-devices", required_argument, NULL, 'D'},
@@ -303,6 +304,7 @@ static int run(int argc, char **argv)
 	int force = 0, o;
 	uint64_t delay = 0, duration = 0;
 	const char *sample = "cpu", *osrt_threshold = "1000", *sampling_hz = "1000", *osrt_bt = "80000";
+	const char *sampling_clock = "timer";
 	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10", *kcache = NULL;
 	char cuda_bt[64] = "sync:80000"; /* --cudabacktrace, normalized */
 	char *end;
@@ -344,6 +346,11 @@ static int run(int argc, char **argv)
 			sampling_hz = optarg;
 			break;
 		}
+		case 'Q':
+			if (!one_of("--sampling-clock", optarg, (const char *[]){"timer", "perf", NULL}))
+				return 2;
+			sampling_clock = optarg;
+			break;
 		case 'M': gpu_metrics = 1; break;
 		case 'R': {
 			uint64_t hz = 0;
@@ -667,6 +674,7 @@ static int run(int argc, char **argv)
 		setenv("GPUSCOPE_OSRT_BACKTRACE_THRESHOLD", osrt_bt, 1);
 		setenv("GPUSCOPE_CUDA_BACKTRACE", cuda_bt, 1);
 		setenv("GPUSCOPE_SAMPLING_FREQUENCY", sampling_hz, 1);
+		setenv("GPUSCOPE_SAMPLING_CLOCK", sampling_clock, 1);
 		if (preload || preload_collector) { /* after what the user preloads (a sanitizer runtime must be first) */
 			struct gs_strbuf v;
 			gs_strbuf_init(&v);
@@ -963,6 +971,11 @@ const struct gs_command gs_cmd_profile = {
 	"                           1/HZ s of its CPU time (Python >= 3.12 frames by name:\n"
 	"                           PYTHONPERFSUPPORT=1 unless set); none: no sampling\n"
 	"      --sampling-frequency=HZ  samples per second of CPU time (default 1000)\n"
+	"      --sampling-clock=C   timer (default): a POSIX timer of each thread's CPU time,\n"
+	"                           checked at the kernel's tick (above CONFIG_HZ, weighted\n"
+	"                           samples); perf: each thread's perf task-clock event where\n"
+	"                           the kernel allows it (a sample every period; a descriptor\n"
+	"                           per thread; context switches cost more: 4-9 us in a VM)\n"
 	"      --gpu-metrics        sample GPU counters through NVML from gpuscope's own thread:\n"
 	"                           utilization, memory, clocks, power, temperature, PCIe\n"
 	"                           (off by default; without NVML, a note and no counters)\n"

@@ -207,6 +207,7 @@ struct gs_config {
 	uint64_t cuda_bt_ns;    /* and its threshold */
 	int sample_cpu;      /* GPUSCOPE_SAMPLE=cpu */
 	uint32_t sample_hz;
+	int sample_clock_perf; /* GPUSCOPE_SAMPLING_CLOCK=perf */
 	int ring_memory;     /* GPUSCOPE_RING_MEMORY (not 0) */
 	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM (not 0) */
 	int unwind_cfi;      /* GPUSCOPE_UNWINDER (not libunwind) */

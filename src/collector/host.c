@@ -5,17 +5,19 @@
  * clock, the threshold) and the record they have written for a call that took at least the
  * threshold. `gpuscope profile` puts this library in LD_PRELOAD when osrt or sampling is on.
  *
- * CPU sampling: each thread gets a POSIX timer on its own CPU-time clock
- * (timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID), firing SIGPROF at
- * GPUSCOPE_SAMPLING_FREQUENCY Hz of the thread's CPU time; the handler walks the interrupted
- * stack from the DWARF CFI of .eh_frame (cfi.c; libunwind for what it cannot describe) and
- * writes the raw instruction addresses.
- * Why not perf_event_open(PERF_COUNT_SW_TASK_CLOCK): it is often refused (perf_event_paranoid
- * 3 on Debian kernels, seccomp in containers), and even where it works its callchains are
- * walked by the kernel through frame pointers, which the libraries of a Debian system and
- * most -O2 programs do not keep, so stacks stop after one or two frames; a software timer plus
- * a user-space unwinder works everywhere, VMs included, and sees through code without frame
- * pointers. New threads are covered through pthread_create (a trampoline arms the timer), fork
+ * CPU sampling: each thread gets a clock of its own CPU time that sends it SIGPROF every
+ * 1/GPUSCOPE_SAMPLING_FREQUENCY s of that time; the handler walks the interrupted stack from
+ * the DWARF CFI of .eh_frame (cfi.c; libunwind for what it cannot describe) and writes the raw
+ * instruction addresses. The clock, where the kernel allows it, is the software event
+ * PERF_COUNT_SW_TASK_CLOCK (perf_event_open, one descriptor per thread, its overflow signalled
+ * to the thread through F_SETSIG/F_SETOWN_EX): a high-resolution timer, so the samples come at
+ * the asked frequency. Elsewhere (perf_event_paranoid 3 on Debian kernels, seccomp in
+ * containers, GPUSCOPE_SAMPLING_CLOCK=timer) it is a POSIX timer on the thread's CPU-time clock
+ * (timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID), which the kernel checks at its
+ * tick: above CONFIG_HZ one signal stands for several periods (the sample's weight). The
+ * kernel's own callchains (PERF_SAMPLE_CALLCHAIN) are not used: it walks user stacks through
+ * frame pointers, which the libraries of a Debian system and most -O2 programs do not keep.
+ * New threads are covered through pthread_create (a trampoline arms the clock), fork
  * children through the fork handler (init.c), exec'd images through LD_PRELOAD again. The
  * timer counts CPU time only, so a thread blocked in a call is not interrupted by it.
  * Symbols are not looked up here: the executable mappings (/proc/self/maps at start, and at a
@@ -29,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <link.h>
 #include <poll.h>
 #include <pthread.h>
@@ -39,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -95,6 +99,13 @@ static long sample_period_ns;
 static pthread_key_t timer_key;
 static GS_THREAD timer_t tl_timer;
 static GS_THREAD int tl_timer_armed;
+/* the perf task clock: new threads try it while set (cleared when the kernel refuses it) */
+static _Atomic int sample_perf;
+static GS_THREAD int tl_pfd = -1; /* this thread's task-clock descriptor, -1: none */
+static GS_THREAD int tl_pslot;     /* its entry in pfd_slot */
+/* the descriptor its signals name, kept after it is closed: one may still be pending then (at
+ * the thread's end), and handed to the program's SIGPROF action it could end the process */
+static GS_THREAD int tl_pfd_sig = -1;
 
 /* ---- OS runtime records ---- */
 
@@ -948,6 +959,8 @@ static void write_sample(struct gs_tls *t, uint64_t ts, uint16_t weight, const u
  * measured), which saves a system call per sample. */
 static uint16_t sample_weight(const siginfo_t *si)
 {
+	if (si->si_code != SI_TIMER)
+		return 1; /* the task clock's: one signal a period */
 	int over = si->si_overrun;
 	return over > 0 ? (uint16_t)GS_MIN(over + 1, 65535) : 1;
 }
@@ -1022,9 +1035,19 @@ static void leaf_sample(struct gs_tls *t, const void *ucv, uint64_t ts, uint16_t
 #endif
 }
 
+/* The sampler's signals: its timer's (the cookie) or this thread's task clock's (its descriptor) */
+static int sampler_signal(const siginfo_t *si)
+{
+	if (!si)
+		return 0;
+	if (si->si_code == SI_TIMER)
+		return si->si_value.sival_ptr == SAMPLE_COOKIE;
+	return si->si_code == POLL_IN && tl_pfd_sig >= 0 && si->si_fd == tl_pfd_sig;
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
-	if (!si || si->si_code != SI_TIMER || si->si_value.sival_ptr != SAMPLE_COOKIE) {
+	if (!sampler_signal(si)) {
 		gs_sigchain_pass(sig, si, ucv); /* the program's own SIGPROF (sigchain.c) */
 		return;
 	}
@@ -1069,14 +1092,107 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
-/* Arm the calling thread's CPU-time timer (once per thread and process). */
+/* The task clocks' descriptors of the process's threads, so that a fork child can close the
+ * ones it inherits (each measures a thread of the parent). fd1: descriptor + 1; 0 free, -1
+ * being taken. A thread that finds no free entry uses a timer. */
+#define PFD_SLOTS 2048
+static struct pfd_slot {
+	_Atomic int fd1;
+	uint64_t id;
+} pfd_slot[PFD_SLOTS];
+
+/* Close a task clock's descriptor, if the number is still that event (a program that closed
+ * every descriptor may have one of its own there now) */
+static void pfd_close(int fd, uint64_t id)
+{
+	uint64_t got = 0;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &got) == 0 && got == id)
+		close(fd);
+}
+
+/* The calling thread's task clock: 0 when it is running. Its descriptor is moved up to fd_base
+ * and beyond, out of the way of the program's lowest-first numbering, and closed at an exec.
+ * The kernel's time counts (exclude_kernel 0), as a CPU-time timer's does: refused that (an
+ * unprivileged user under perf_event_paranoid 2), the thread takes a timer, whose samples
+ * cover the time in system calls too. */
+static int task_clock_start(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = (uint64_t)sample_period_ns;
+	a.disabled = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EMFILE && errno != ENFILE && errno != ENOMEM) {
+			gs_log("sampling: no perf task clock (%s): CPU-time timers", strerror(errno));
+			atomic_store(&sample_perf, 0);
+		}
+		return -1;
+	}
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, fd_base);
+	if (h >= 0) {
+		close(fd);
+		fd = h;
+	}
+	struct f_owner_ex own = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
+	uint64_t id = 0;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0 || fcntl(fd, F_SETSIG, GS_SAMPLE_SIGNAL) != 0 ||
+	    fcntl(fd, F_SETOWN_EX, &own) != 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0) {
+		close(fd);
+		return -1;
+	}
+	int slot = -1;
+	for (int i = 0; i < PFD_SLOTS && slot < 0; i++) {
+		int free_ = 0;
+		if (atomic_compare_exchange_strong(&pfd_slot[i].fd1, &free_, -1)) {
+			pfd_slot[i].id = id;
+			atomic_store(&pfd_slot[i].fd1, fd + 1);
+			slot = i;
+		}
+	}
+	if (slot < 0) {
+		close(fd);
+		return -1;
+	}
+	tl_pfd = tl_pfd_sig = fd;
+	tl_pslot = slot;
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		tl_pfd = -1;
+		atomic_store(&pfd_slot[slot].fd1, 0);
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void task_clock_stop(void)
+{
+	if (tl_pfd < 0)
+		return;
+	pfd_close(tl_pfd, pfd_slot[tl_pslot].id);
+	atomic_store(&pfd_slot[tl_pslot].fd1, 0);
+	tl_pfd = -1;
+}
+
+/* Arm the calling thread's clock (once per thread and process): the task clock, else a
+ * CPU-time timer. */
 static void sampler_thread_start(void)
 {
-	if (!sample_on || tl_timer_armed)
+	if (!sample_on || tl_timer_armed || tl_pfd >= 0)
 		return;
 	int saved = errno;
 	if (!tl_stack_hi) /* a fork child's thread has its parent thread's stack */
 		stack_bounds();
+	if (atomic_load(&sample_perf) && task_clock_start() == 0) {
+		pthread_setspecific(timer_key, (void *)1);
+		errno = saved;
+		return;
+	}
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -1099,6 +1215,7 @@ static void sampler_thread_start(void)
 
 static void sampler_thread_stop(void)
 {
+	task_clock_stop();
 	if (!tl_timer_armed)
 		return;
 	timer_delete(tl_timer);
@@ -1331,6 +1448,7 @@ static int sampler_init(long hz)
 	if (hz < 1 || hz > 100000)
 		hz = 1000;
 	sample_period_ns = 1000000000L / hz;
+	atomic_store(&sample_perf, gs_cfg.sample_clock_perf);
 	if (pthread_key_create(&timer_key, timer_key_destructor) != 0)
 		return -1;
 	/* every signal blocked in the handler (nothing interrupts a walk: see sigprocmask above);
@@ -1340,6 +1458,8 @@ static int sampler_init(long hz)
 	walks_setup(1);
 	sample_on = 1;
 	sampler_thread_start();
+	gs_log("sampling: %s, %ld ns of CPU time a sample", tl_pfd >= 0 ? "perf task clock" : "CPU-time timers",
+	       sample_period_ns);
 	return 0;
 }
 
@@ -1410,6 +1530,15 @@ void gs_host_maps_replay(void)
 void gs_host_fork_child(void)
 {
 	tl_timer_armed = 0; /* timers are not inherited */
+	/* task clocks' descriptors are, each still measuring its thread of the parent */
+	for (int i = 0; i < PFD_SLOTS; i++) {
+		int fd1 = atomic_load(&pfd_slot[i].fd1);
+		if (fd1 > 0)
+			pfd_close(fd1 - 1, pfd_slot[i].id);
+		if (fd1)
+			atomic_store(&pfd_slot[i].fd1, 0);
+	}
+	tl_pfd = tl_pfd_sig = -1;
 	sampler_thread_start();
 	/* The unwind thread is not started again here: a thread made in a fork handler upsets
 	 * runtimes that follow forks themselves (seen: AddressSanitizer's, initialized twice in

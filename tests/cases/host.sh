@@ -585,18 +585,41 @@ $GS profile -o hs_f100 --sampling-frequency 100 -t nvtx "$P/host_cpu" 6 2>/dev/n
 has "sampling frequency: 100 Hz recorded" "100 Hz of CPU time" "$($GS info hs_f100.gst)"
 $GS profile -o hs_bad --sampling-frequency 0 true 2>/dev/null; eq "sampling frequency 0: usage error" 2 $?
 $GS profile -o hs_bad --sample gpu true 2>/dev/null; eq "--sample gpu: usage error" 2 $?
-out=$($GS profile -o hs_pl -t nvtx -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
-has "sample: the collector is preloaded" "libgpuscope-inject.so" "$out"
-# the OS runtime wrappers come in with osrt only: otherwise the program's calls are libc's (or
-# a sanitizer runtime's, in the ASan build)
-who() { echo "$out" | awk -v n="$1" '$1 == n { print ($2 ~ /^libgpuscope/) ? $2 : "not gpuscope" }'; }
-out=$($GS profile -o hs_who -t nvtx "$P/host_whois" read pthread_mutex_lock pthread_create 2>/dev/null)
-eq "no osrt: read is not wrapped" "not gpuscope" "$(who read)"
-eq "no osrt: pthread_mutex_lock is not wrapped" "not gpuscope" "$(who pthread_mutex_lock)"
-eq "sampling: pthread_create is the collector's" libgpuscope-inject.so "$(who pthread_create)"
-out=$($GS profile -f -o hs_who -t nvtx,osrt "$P/host_whois" read pthread_mutex_lock 2>/dev/null)
-eq "osrt: read is the wrapper's" libgpuscope-osrt.so "$(who read)"
-eq "osrt: pthread_mutex_lock is the wrapper's" libgpuscope-osrt.so "$(who pthread_mutex_lock)"
+
+# The sampling clock (--sampling-clock). timer (the default): a POSIX timer of each thread's
+# CPU time, which the kernel checks at its tick (CONFIG_HZ, often 250: a sample then stands for
+# several periods, its weight), no descriptor. perf: each thread's perf task-clock event where
+# the kernel allows it (GPUSCOPE_DEBUG=1 says which clock), a high-resolution timer, so a sample
+# a period at 1 kHz; one descriptor per thread (host_pfd counts them): a fork child closes its
+# parent's threads' and opens its own, an exec closes them, a thread's end closes its own.
+# Refused the event (a user namespace's root, under perf_event_paranoid 2), it takes timers.
+# clock_of TRACE: "SAMPLES PERIODS" from info
+clock_of() { $GS info "$1" | sed -n 's/^  cpu samples *\([0-9,]*\) ([0-9]* Hz of CPU time, \([0-9,]*\) periods.*/\1 \2/p' | tr -d ,; }
+GPUSCOPE_DEBUG=1 $GS profile -o hs_clkt -t nvtx "$P/host_cpu" 2>hs_clkt.err >/dev/null; eq "sampling clock, default: exit 0" 0 $?
+has "sampling clock, default: timers" "sampling: CPU-time timers, 1000000 ns" "$(cat hs_clkt.err)"
+read -r ts tp <<<"$(clock_of hs_clkt.gst)"
+between "sampling clock, default: periods of host_cpu's ~450 ms" 300 5000 "$tp"
+eq "sampling clock, default: no perf descriptor" "threads: 0 child: 0 exec: 0 joined: 0 " \
+	"$($GS profile -o hs_pfdt -t nvtx "$P/host_pfd" 2>/dev/null | tr '\n' ' ')"
+GPUSCOPE_DEBUG=1 $GS profile -o hs_clk -t nvtx --sampling-clock perf "$P/host_cpu" 2>hs_clk.err >/dev/null; eq "--sampling-clock perf: exit 0" 0 $?
+read -r ns np <<<"$(clock_of hs_clk.gst)"
+pfd=$($GS profile -o hs_pfd -t nvtx --sampling-clock perf "$P/host_pfd" 2>/dev/null | tr '\n' ' ')
+if grep -q 'sampling: perf task clock, 1000000 ns' hs_clk.err; then
+	eq "task clock: a sample a period (samples, periods)" "$np" "$ns"
+	between "task clock: samples of host_cpu's ~450 ms" 300 5000 "$ns"
+	eq "task clock: a descriptor per thread; a fork child's own only; an exec's own; gone at a thread's end" \
+		"threads: 4 child: 1 exec: 1 joined: 1 " "$pfd"
+else
+	has "--sampling-clock perf, refused here: timers, said so" "no perf task clock" "$(cat hs_clk.err)"
+	eq "--sampling-clock perf, refused here: no perf descriptor" "threads: 0 child: 0 exec: 0 joined: 0 " "$pfd"
+fi
+$GS profile -o hs_bad --sampling-clock auto true 2>/dev/null; eq "--sampling-clock auto: usage error" 2 $?
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)" = 2 ] && unshare -U -r true 2>/dev/null; then
+	unshare -U -r env GPUSCOPE_DEBUG=1 $GS profile -o hs_clkns -t nvtx --sampling-clock perf "$P/host_cpu" 2>hs_clkns.err >/dev/null
+	has "task clock refused: the collector says so and takes timers" "no perf task clock (Permission denied): CPU-time timers" "$(cat hs_clkns.err)"
+	read -r us up <<<"$(clock_of hs_clkns.gst)"
+	between "task clock refused: periods of host_cpu's ~450 ms all the same" 300 5000 "$up"
+fi
 
 # committed fixtures of format 1.4 (tests/data/README.md): read as recorded; the program that
 # host_cpu.gst sampled is not on this machine, so its frames are named after their module
