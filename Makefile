@@ -64,12 +64,13 @@ GEN_TRACE = $(BUILD)/bench/gen_trace
 TIMEMAP_BENCH = $(BUILD)/bench/timemap
 RINGFAULT_BENCH = $(BUILD)/bench/ringfault
 FORKCOST_BENCH = $(BUILD)/bench/forkcost
+CTXSWITCH_BENCH = $(BUILD)/bench/ctxswitch
 GEN_COUNTERS = $(BUILD)/tests/tools/gen_counters
 DEPS_OK  = $(BUILD)/.deps-ok
 HOST_LIBS = $(patsubst tests/programs/peer/host_%.c,$(BUILD)/tests/programs/libhost_%.so,$(wildcard tests/programs/peer/host_*.c))
 
 all: $(BIN) $(LIB) $(CUDA_LIB) $(PRELOAD_LIB) $(OSRT_LIB) $(PY_HOOK) $(PROGS) $(UNITS) $(EXAMPLES) $(BUILD)/tests/programs/libnvtx_peer.so \
-	$(HOST_LIBS) $(BUILD)/tests/programs/other-nvperf/libnvperf_host.so $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH) $(FORKCOST_BENCH)
+	$(HOST_LIBS) $(BUILD)/tests/programs/other-nvperf/libnvperf_host.so $(GEN_TRACE) $(GEN_COUNTERS) $(TIMEMAP_BENCH) $(RINGFAULT_BENCH) $(FORKCOST_BENCH) $(CTXSWITCH_BENCH)
 
 $(DEPS_OK): scripts/deps.sh
 	@NVTX_INC='$(NVTX_INC)' CC='$(CC)' sh scripts/deps.sh
@@ -232,6 +233,11 @@ $(RINGFAULT_BENCH): bench/ringfault.c | $(DEPS_OK)
 
 # What a fork of a process of many mappings costs (bench/forkcost.c, bench/forkcost.sh).
 $(FORKCOST_BENCH): bench/forkcost.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $<
+
+# What a context switch costs under each sampling clock (bench/ctxswitch.c, bench/sample_clock.sh).
+$(CTXSWITCH_BENCH): bench/ctxswitch.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $<
 

@@ -71,6 +71,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
 		gpuscope_noperf) PYTHONPERFSUPPORT=0 gs_run ;;
+		gpuscope_perf) gs_run --sampling-clock perf ;;
 		gpuscope_nowarm) GPUSCOPE_UNWIND_WARM=0 gs_run ;;
 		gpuscope_libunwind) GPUSCOPE_UNWINDER=libunwind gs_run ;;
 		gpuscope_100hz) gs_run --sampling-frequency 100 ;;
@@ -95,7 +96,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
@@ -147,7 +148,7 @@ vs = sorted({k[1] for k in add}, key=lambda v: list(add).index(next(k for k in a
 table("Every variant of this run, added time (on vs off), median (min..max), processes:", vs)
 for w in ws:
     print("| %s | %s |" % (w, " | ".join("%+.1f%% (%+.1f..%+.1f), n=%d" % (100 * statistics.median(xs), 100 * min(xs), 100 * max(xs), len(xs)) if xs else "n/a" for xs in (add.get((w, v), []) for v in vs))))
-host = [v for v in ("floor", "gpuscope_gpu", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_100hz", "gpuscope_nobt", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "torch") if any(k[1] == v for k in offv)]
+host = [v for v in ("floor", "gpuscope_gpu", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_100hz", "gpuscope_nobt", "gpuscope", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "torch") if any(k[1] == v for k in offv)]
 if host and any(k[1] == "none" for k in offv):
     table("Step time with recording off (capture range closed: NVML polling and --pytorch's hooks still on), median over processes, against the processes with no profiler; and each variant's own added time in the range (on vs off):", ["none"] + host)
     for w in ws:
