@@ -8,15 +8,18 @@
  * CPU sampling: each thread gets a clock of its own CPU time that sends it SIGPROF every
  * 1/GPUSCOPE_SAMPLING_FREQUENCY s of that time; the handler walks the interrupted stack from
  * the DWARF CFI of .eh_frame (cfi.c; libunwind for what it cannot describe) and writes the raw
- * instruction addresses. The clock, where the kernel allows it, is the software event
- * PERF_COUNT_SW_TASK_CLOCK (perf_event_open, one descriptor per thread, its overflow signalled
- * to the thread through F_SETSIG/F_SETOWN_EX): a high-resolution timer, so the samples come at
- * the asked frequency. Elsewhere (perf_event_paranoid 3 on Debian kernels, seccomp in
- * containers, GPUSCOPE_SAMPLING_CLOCK=timer) it is a POSIX timer on the thread's CPU-time clock
+ * instruction addresses. The clock is a POSIX timer on the thread's CPU-time clock
  * (timer_create(CLOCK_THREAD_CPUTIME_ID) with SIGEV_THREAD_ID), which the kernel checks at its
- * tick: above CONFIG_HZ one signal stands for several periods (the sample's weight). The
- * kernel's own callchains (PERF_SAMPLE_CALLCHAIN) are not used: it walks user stacks through
- * frame pointers, which the libraries of a Debian system and most -O2 programs do not keep.
+ * tick: above CONFIG_HZ one signal stands for several periods (the sample's weight). With
+ * GPUSCOPE_SAMPLING_CLOCK=perf it is, where the kernel allows it (not under
+ * perf_event_paranoid 3, as Debian kernels ship, nor under a seccomp profile that forbids it),
+ * the software event PERF_COUNT_SW_TASK_CLOCK (perf_event_open, one descriptor per thread, its
+ * overflow signalled to the thread through F_SETSIG/F_SETOWN_EX): a high-resolution timer, so
+ * a sample every period, but one the kernel stops and starts at each of the thread's context
+ * switches, which costs microseconds in a VM (bench/sample_clock.sh): hence not the default.
+ * The kernel's own callchains (PERF_SAMPLE_CALLCHAIN) are not used: it walks user stacks
+ * through frame pointers, which the libraries of a Debian system and most -O2 programs do not
+ * keep.
  * New threads are covered through pthread_create (a trampoline arms the clock), fork
  * children through the fork handler (init.c), exec'd images through LD_PRELOAD again. The
  * timer counts CPU time only, so a thread blocked in a call is not interrupted by it.
