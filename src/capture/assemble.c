@@ -91,6 +91,7 @@ struct ctx {
 	GS_VEC(int32_t) perfmap_pids; /* processes whose perf map is in the file */
 	uint64_t session_start_real;
 	int perfmap_ours; /* remove the perf maps once copied (gpuscope turned them on) */
+	struct gs_jitdump jit; /* the session's jitdump files' names, per process */
 };
 
 static uint32_t sid(struct ctx *c, const void *s, size_t n)
@@ -746,13 +747,17 @@ static int assemble_cupti_ring(struct ctx *c, struct gs_ringfile *rf, struct gs_
 }
 
 /* A process's perf map (/tmp/perf-PID.map: JIT and CPython -X perf frame names), written by
- * the process during this session, copied into the trace once per pid so the trace is
- * self-contained. */
+ * the process during this session, and the names its JIT compilers put in the session's
+ * jitdump files, copied into the trace once per pid so the trace is self-contained. */
 static void copy_perfmap(struct ctx *c, int32_t pid)
 {
 	for (size_t i = 0; i < c->perfmap_pids.n; i++)
 		if (c->perfmap_pids.v[i] == pid)
 			return;
+	GS_VEC_PUSH(&c->perfmap_pids, pid);
+	gs_strbuf_reset(&c->tmp);
+	gs_put_varint(&c->tmp, (uint64_t)pid);
+	size_t start = c->tmp.len;
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
 	/* A file's times come from the kernel's coarse clock, which lags the session's start
@@ -760,28 +765,28 @@ static void copy_perfmap(struct ctx *c, int32_t pid)
 	 * was seen 1.9 ms "before" it. So a map older than a second before the start is one left
 	 * by an earlier process with this pid; a younger one is this process's. */
 	struct stat sb;
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (256 << 20) ||
-	    (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec + 1000000000u <
-		    c->session_start_real)
-		return; /* none, or one left by an earlier process with this pid */
-	FILE *f = fopen(path, "rbe");
-	if (!f)
-		return;
-	gs_strbuf_reset(&c->tmp);
-	gs_put_varint(&c->tmp, (uint64_t)pid);
-	char buf[65536];
-	size_t n, start = c->tmp.len;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		gs_strbuf_add(&c->tmp, buf, n);
-	fclose(f);
-	/* a map CPython wrote ("ADDR SIZE py::NAME:FILE" lines) only because gpuscope set
-	 * PYTHONPERFSUPPORT is removed; any other (a JIT's own) stays where its program put it */
-	const char *nl = memchr(c->tmp.buf + start, '\n', c->tmp.len - start);
-	size_t first = nl ? (size_t)(nl - (c->tmp.buf + start)) : c->tmp.len - start;
-	if (c->perfmap_ours && first && memmem(c->tmp.buf + start, first, " py::", 5))
-		unlink(path);
-	gs_writer_chunk(&c->w, GS_CHUNK_PERFMAP, c->tmp.buf, c->tmp.len, 1);
-	GS_VEC_PUSH(&c->perfmap_pids, pid);
+	FILE *f = NULL;
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size <= (256 << 20) &&
+	    (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec + 1000000000u >= c->session_start_real)
+		f = fopen(path, "rbe");
+	if (f) {
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			gs_strbuf_add(&c->tmp, buf, n);
+		fclose(f);
+		/* a map CPython wrote ("ADDR SIZE py::NAME:FILE" lines) only because gpuscope set
+		 * PYTHONPERFSUPPORT is removed; any other (a JIT's own) stays where its program put it */
+		const char *nl = memchr(c->tmp.buf + start, '\n', c->tmp.len - start);
+		size_t first = nl ? (size_t)(nl - (c->tmp.buf + start)) : c->tmp.len - start;
+		if (c->perfmap_ours && first && memmem(c->tmp.buf + start, first, " py::", 5))
+			unlink(path);
+		if (c->tmp.len > start && c->tmp.buf[c->tmp.len - 1] != '\n')
+			gs_strbuf_add(&c->tmp, "\n", 1);
+	}
+	gs_jitdump_lines(&c->jit, pid, &c->tmp);
+	if (c->tmp.len > start)
+		gs_writer_chunk(&c->w, GS_CHUNK_PERFMAP, c->tmp.buf, c->tmp.len, 1);
 }
 
 static int assemble_ring(struct ctx *c, struct gs_ringfile *rf, const struct gs_session_info *si,
@@ -993,6 +998,8 @@ int gs_assemble(struct gs_drain *d, struct gs_timemap *tm, const struct gs_sessi
 	}
 	gs_intern_init(&c.strings);
 	gs_strbuf_init(&c.tmp);
+	gs_strbuf_init(&c.jit.names);
+	st->jitdump_bad = gs_jitdump_scan(d->dir, &c.jit, &st->jitdump_err);
 	gs_strbuf_init(&c.maps);
 	gs_transcoder_init(&c.cuda);
 	sid(&c, "", 0); /* id 0: no name */
@@ -1058,6 +1065,7 @@ int gs_assemble(struct gs_drain *d, struct gs_timemap *tm, const struct gs_sessi
 	gs_strbuf_release(&c.tmp);
 	gs_strbuf_release(&c.maps);
 	free(c.perfmap_pids.v);
+	gs_jitdump_release(&c.jit);
 	gs_transcoder_release(&c.cuda);
 	gs_intern_release(&c.strings);
 	int wrc = gs_writer_close(&c.w, tmp, rc < 0 ? NULL : err);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "../format/ring.h"
+#include "../util/alloc.h"
 #include "../util/err.h"
 #include "../util/strbuf.h"
 
@@ -111,6 +112,27 @@ void gs_timemap_add(struct gs_timemap *tm, uint64_t tsc, uint64_t mono);
 uint64_t gs_timemap_ns(struct gs_timemap *tm, uint32_t clock_kind, uint64_t ts);
 void gs_timemap_release(struct gs_timemap *tm);
 
+/* jitdump.c: the names JIT compilers write in jitdump files (JIT_CODE_LOAD records) */
+struct gs_jit_sym {
+	int32_t pid;       /* the process that made the code */
+	uint32_t name_len;
+	uint64_t addr, size;
+	size_t name;       /* its offset in names */
+};
+struct gs_jitdump {
+	GS_VEC(struct gs_jit_sym) syms;
+	struct gs_strbuf names;
+};
+/* The records of one file's bytes into out: 0, or negative with err naming path and the byte
+ * where it went wrong (the records before it are kept). */
+int gs_jitdump_parse(const uint8_t *buf, size_t len, const char *path, struct gs_jitdump *out, struct gs_err *err);
+/* Every DIR/.debug/jit/WRITER/jit-*.dump (where JITDUMPDIR=DIR puts them): how many could not
+ * be read whole, the first one's error in *first. */
+size_t gs_jitdump_scan(const char *dir, struct gs_jitdump *out, struct gs_err *first);
+/* pid's code as perf-map lines ("ADDR SIZE NAME", hex) appended to out */
+void gs_jitdump_lines(const struct gs_jitdump *jd, int32_t pid, struct gs_strbuf *out);
+void gs_jitdump_release(struct gs_jitdump *jd);
+
 struct gs_session_info {
 	const char *const *argv; /* the profiled command */
 	const char *trace;       /* sources */
@@ -132,6 +154,8 @@ struct gs_assemble_stats {
 	uint64_t cupti_buffers; /* CUPTI activity buffers stored */
 	uint64_t lost[GS_LOSS__N];
 	uint64_t bytes;
+	size_t jitdump_bad;          /* the session's jitdump files not read whole */
+	struct gs_err jitdump_err;   /* the first one's error */
 };
 
 /* Writes path (through path.tmp and a rename) from everything the drain holds. */

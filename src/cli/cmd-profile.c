@@ -122,20 +122,32 @@ static int has_source(const char *list, const char *source)
 	return 0;
 }
 
-static void remove_dir(const char *dir)
+/* The session directory and what is in it: its ring files and socket, and the directories
+ * JIT compilers made for their jitdump files (.debug/jit/WRITER/; depth 4 at most). Symbolic
+ * links are removed, never followed. */
+static void remove_tree(const char *dir, int depth)
 {
 	DIR *d = opendir(dir);
 	if (d) {
 		struct dirent *e;
 		char path[PATH_MAX];
 		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-				unlink(path);
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path)) {
+				struct stat sb;
+				if (depth > 0 && lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+					remove_tree(path, depth - 1);
+				else
+					unlink(path);
 			}
 		closedir(d);
 	}
 	rmdir(dir);
+}
+
+static void remove_dir(const char *dir)
+{
+	remove_tree(dir, 4);
 }
 
 static char *default_name(void)
@@ -596,9 +608,9 @@ static int run(int argc, char **argv)
 	/* Sampling and osrt's stacks name Python frames through CPython's (>= 3.12) perf map: turned
 	 * on unless the user set PYTHONPERFSUPPORT either way; the maps it makes are removed once
 	 * in the trace */
-	si.perfmap_ours = (!strcmp(sample, "cpu") || (strstr(trace, "osrt") && strcmp(osrt_bt, "none")) ||
-			   (strstr(trace, "cuda") && strcmp(cuda_bt, "none"))) &&
-			  !getenv("PYTHONPERFSUPPORT");
+	int stacks_wanted = !strcmp(sample, "cpu") || (strstr(trace, "osrt") && strcmp(osrt_bt, "none")) ||
+			    (strstr(trace, "cuda") && strcmp(cuda_bt, "none"));
+	si.perfmap_ours = stacks_wanted && !getenv("PYTHONPERFSUPPORT");
 	/* the rank of a distributed job: torchrun's variables, else Open MPI's, else Slurm's */
 	si.rank = env_rank("RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
 	si.local_rank = env_rank("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID");
@@ -670,6 +682,14 @@ static int run(int argc, char **argv)
 		}
 		if (si.perfmap_ours)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
+		/* oneDNN's JIT'ed kernels (PyTorch's CPU convolutions, reorders and GEMMs) have no
+		 * unwind tables and no symbols: named through its jitdump file (4: that alone; 2, its
+		 * perf map, would truncate CPython's /tmp/perf-PID.map), in the session directory,
+		 * where the trace is assembled from; unless the user set either variable */
+		if (stacks_wanted && !getenv("JITDUMPDIR") && !getenv("ONEDNN_JIT_PROFILE") && !getenv("DNNL_JIT_PROFILE")) {
+			setenv("ONEDNN_JIT_PROFILE", "4", 1);
+			setenv("JITDUMPDIR", dir, 1);
+		}
 		setenv("GPUSCOPE_OSRT_THRESHOLD", osrt_threshold, 1);
 		setenv("GPUSCOPE_OSRT_BACKTRACE_THRESHOLD", osrt_bt, 1);
 		setenv("GPUSCOPE_CUDA_BACKTRACE", cuda_bt, 1);
@@ -859,6 +879,9 @@ static int run(int argc, char **argv)
 		gs_gpumetrics_release(&gm);
 		return code ? code : 1;
 	}
+	if (st.jitdump_bad)
+		gs_cli_warn("%s%s; the JIT code names before it are kept", st.jitdump_err.msg,
+			    st.jitdump_bad > 1 ? " (and more jitdump files)" : "");
 	size_t unread = gs_drain_unread(&drain);
 	if (unread)
 		gs_cli_warn("%zu ring%s of the session could not be read (no file descriptor free, or a "

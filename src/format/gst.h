@@ -46,7 +46,8 @@ enum gs_chunk_type {
 	GS_CHUNK_MAPS = 12,      /* pid, count, (start, end, file offset, path length, path)*: the
 	                          * executable mappings of a process, to symbolize its samples */
 	GS_CHUNK_PERFMAP = 13,   /* pid, then the text of /tmp/perf-PID.map as the process left it
-	                          * (JIT and CPython -X perf frame names: "START SIZE name" lines) */
+	                          * (JIT and CPython -X perf frame names: "START SIZE name" lines),
+	                          * then lines of the code it named in the session's jitdump files */
 	GS_CHUNK_COUNTERS = 14,  /* device, metric id, name, unit, count, base time, then (time
 	                          * delta, value delta)*: one counter track's samples (GPU metrics
 	                          * sampled through NVML, format/counters.h) */

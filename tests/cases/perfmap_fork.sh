@@ -1,7 +1,7 @@
 # perfmap_fork.sh: CPU samples of a fork child that runs JIT'ed code its parent made before the
 # fork (a DataLoader worker under CPython's perf trampolines): the child has no perf map of its
 # own, so its trampoline frames are named from the parent's; a map of the child's own wins.
-# The program is x86-64 code; skipped elsewhere.
+# The same through a jitdump file (oneDNN's way). The program is x86-64 code; skipped elsewhere.
 echo "perfmap_fork:"
 cd "$T" || exit 1
 
@@ -62,6 +62,31 @@ else
 	$GS stats -r cpu_sample_sum --format csv -o pfm16.csv pfm16.gst 2>/dev/null
 	eq "middle, read as 1.6: no line of forks, the frames unnamed" "" \
 		"$(total_pct pfm16.csv "$worker" jit::middle_trampoline)"
+
+	# A JIT that names its code in a jitdump file (oneDNN, PyTorch's CPU kernels, under
+	# ONEDNN_JIT_PROFILE=4, which profile sets with JITDUMPDIR at the session directory when
+	# the user set neither): the parent's file names the child's trampoline frames; nothing
+	# of the session is left behind. The user's own setting is left alone, and without
+	# stacks to name nothing is set (the program exits 3 without JITDUMPDIR).
+	mkdir jd && cd jd || exit 1
+	pids=$($GS profile -o pfj -- "$P/host_jitfork" jitdump 2>pfj.err); eq "jitdump: exit 0" 0 $?
+	set -- $pids; parent=${1:-0} child=${2:-0}
+	eq "jitdump: no perf map written" no "$([ -e "/tmp/perf-$parent.map" ] && echo yes || echo no)"
+	eq "jitdump: the session directory and the jitdump file are gone" "pfj.err pfj.gst" "$(ls -A | xargs)"
+	eq "jitdump: no warning" "" "$(grep -v 'gpuscope: wrote' pfj.err)"
+	eq "jitdump: the names are in the trace, as the parent's map" 1 "$($GS dump --format jsonl pfj.gst | grep -c '"chunk":"perfmap"')"
+	$GS stats -r cpu_sample_sum --format csv -o pfj.csv pfj.gst 2>/dev/null
+	between "jitdump: the child's stacks go through jit::dumped_trampoline (>= 90% total)" 90 100 \
+		"$(total_pct pfj.csv "$child" jit::dumped_trampoline)"
+	$GS export -t folded -o pfj.folded pfj.gst 2>/dev/null
+	has "jitdump: folded, run -> jit::dumped_trampoline -> spin" ";run;jit::dumped_trampoline;spin " "$(cat pfj.folded)"
+	ONEDNN_JIT_PROFILE=0 $GS profile -o pfj0 -- "$P/host_jitfork" jitdump >/dev/null 2>&1
+	eq "jitdump: the user's ONEDNN_JIT_PROFILE kept, no JITDUMPDIR set" 3 $?
+	$GS profile -o pfj1 -t nvtx --sample none -- "$P/host_jitfork" jitdump >/dev/null 2>&1
+	eq "jitdump: --sample none, no stacks to name: no JITDUMPDIR set" 3 $?
+	JITDUMPDIR=$PWD/mine $GS profile -o pfj2 -- "$P/host_jitfork" jitdump >/dev/null 2>&1
+	eq "jitdump: the user's JITDUMPDIR kept" "0 1" "$? $(find mine -name 'jit-*.dump' | wc -l)"
+	cd .. || exit 1
 fi
 
 # The committed trace of `host_jitfork middle` (format 1.7, tests/data/README.md): read on any

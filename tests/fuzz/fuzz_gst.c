@@ -2,12 +2,14 @@
  * any byte string must load as an error, a partial model or a full one, and the nvtx_sum report
  * and its renderers must run on whatever loaded, without a crash or undefined behaviour. The
  * same bytes also go to the CUDA chunk decoder as a chunk payload (the fixtures with CUDA
- * chunks, tests/data/transcoded_*.gst, reach it through the file too). */
+ * chunks, tests/data/transcoded_*.gst, reach it through the file too), and to the jitdump
+ * reader as a file of the session (tests/data/jitdump is in the corpus). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../../src/analysis/reports.h"
+#include "../../src/capture/capture.h"
 #include "../../src/model/model.h"
 #include "../../src/render/render.h"
 
@@ -23,6 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 2; i++) /* twice: the second time, shapes are defined already */
 		(void)gs_cuda_chunk_load(&m, data, size);
 	(void)gs_model_load_kmetrics(&m, data, size); /* a KMETRICS payload, as raw bytes */
+	struct gs_jitdump jd = {0};
+	struct gs_strbuf lines;
+	gs_strbuf_init(&lines);
+	(void)gs_jitdump_parse(data, size, "fuzz.dump", &jd, &err);
+	for (size_t i = 0; i < jd.syms.n && i < 4; i++)
+		gs_jitdump_lines(&jd, jd.syms.v[i].pid, &lines);
+	gs_strbuf_release(&lines);
+	gs_jitdump_release(&jd);
 	gs_model_release(&m);
 	if (gs_model_load_mem(&m, "fuzz.gst", data, size, &err) < 0)
 		return 0;

@@ -29,7 +29,7 @@ else
 				[ -f "$t" ] && gzip -dcf "$t" >"$corpus/$(basename "$t" .gz)"
 			done
 			dict="-dict=tests/fuzz/kineto.dict -max_len=65536" ;;
-		*) cp tests/data/*.gst tests/data/kmetrics/*.gst tests/data/cuda/*.gst tests/data/diff/*.gst "$corpus/" 2>/dev/null ;;
+		*) cp tests/data/*.gst tests/data/kmetrics/*.gst tests/data/cuda/*.gst tests/data/diff/*.gst tests/data/jitdump/*.dump "$corpus/" 2>/dev/null ;;
 		esac
 		if "$f" $dict -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
 			-artifact_prefix="$ROOT/build-fuzz/$name-" "$corpus" >"$ROOT/build-fuzz/$name.log" 2>&1; then

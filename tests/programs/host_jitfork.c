@@ -10,7 +10,11 @@
  * 3.14's default for multiprocessing): the program forks a middle process that makes the
  * trampoline, names it "jit::middle_trampoline" in its own map, forks the worker that runs it
  * and waits, using no CPU to speak of (so it records nothing); only the middle process's map
- * names the worker's trampoline frames.
+ * names the worker's trampoline frames. `host_jitfork jitdump`: the parent names the trampoline
+ * "jit::dumped_trampoline" not in a perf map but in a jitdump file, as oneDNN does under
+ * ONEDNN_JIT_PROFILE=4 (perf's jitdump format: a header, a JIT_CODE_LOAD record with the
+ * name and the code, a JIT_CODE_CLOSE record) at $JITDUMPDIR/.debug/jit/gs.XXXXXX/jit-PID.dump;
+ * without JITDUMPDIR it exits 3.
  *
  * Prints "PARENT_PID CHILD_PID" on stdout (middle: "MIDDLE_PID WORKER_PID", then the
  * program's "PID MIDDLE_PID"); the maps are left in place (gpuscope copies it when
@@ -18,8 +22,10 @@
  * architectures (the test skips). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +66,52 @@ static int write_map(const void *start, size_t size, const char *name)
 	return fclose(f);
 }
 
+/* jit-PID.dump under $JITDUMPDIR/.debug/jit/gs.XXXXXX, naming [start, start + size) */
+static int dumped;
+static int write_jitdump(const void *start, size_t size, const char *name)
+{
+	const char *base = getenv("JITDUMPDIR");
+	char dir[512], path[600];
+	if (!base)
+		return -1;
+	mkdir(base, 0755);
+	snprintf(dir, sizeof(dir), "%s/.debug", base);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/.debug/jit", base);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/.debug/jit/gs.XXXXXX", base);
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	struct {
+		uint32_t magic, version, total_size, elf_mach, pad1, pid;
+		uint64_t timestamp, flags;
+	} h = {0x4A695444, 1, sizeof(h), 62 /* EM_X86_64 */, 0, (uint32_t)getpid(), now, 0};
+	struct {
+		uint32_t id, total_size;
+		uint64_t timestamp;
+		uint32_t pid, tid;
+		uint64_t vma, code_addr, code_size, code_index;
+	} load = {0, (uint32_t)(sizeof(load) + strlen(name) + 1 + size), now, (uint32_t)getpid(), (uint32_t)getpid(),
+		  (uint64_t)(uintptr_t)start, (uint64_t)(uintptr_t)start, size, 0};
+	struct {
+		uint32_t id, total_size;
+		uint64_t timestamp;
+	} close_ = {3, sizeof(close_), now};
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(&load, sizeof(load), 1, f);
+	fwrite(name, strlen(name) + 1, 1, f);
+	fwrite(start, size, 1, f);
+	fwrite(&close_, sizeof(close_), 1, f);
+	return fclose(f);
+}
+
 __attribute__((noinline)) static int run(int own, const char *name);
 
 static int wait_child(pid_t child)
@@ -73,6 +125,12 @@ static int wait_child(pid_t child)
 int main(int argc, char **argv)
 {
 	int own = argc > 1 && !strcmp(argv[1], "own");
+	if (argc > 1 && !strcmp(argv[1], "jitdump")) {
+		if (!getenv("JITDUMPDIR"))
+			return 3;
+		dumped = 1;
+		return run(0, "jit::dumped_trampoline");
+	}
 	if (argc > 1 && !strcmp(argv[1], "middle")) {
 		fflush(stdout);
 		pid_t middle = fork();
@@ -111,7 +169,7 @@ static int run(int own, const char *name)
 		perror("mprotect");
 		return 2;
 	}
-	if (write_map(jit, sizeof(code), name) != 0)
+	if ((dumped ? write_jitdump(jit, sizeof(code), name) : write_map(jit, sizeof(code), name)) != 0)
 		return 2;
 	tramp_fn tramp;
 	void *entry = jit;

@@ -3,7 +3,8 @@
  * mapping (a known function by address, an unmapped address, a perf map entry), a fork
  * child's inherited JIT code named from its parent's perf map, and the folded and pprof
  * writers on a model built by hand (exact folded text; the pprof message walked field by
- * field); the OS runtime syscall() wrapper's own system call (rawsys.h). */
+ * field); the OS runtime syscall() wrapper's own system call (rawsys.h); the jitdump reader on
+ * a file oneDNN wrote in a PyTorch process (tests/data/jitdump) and on cut and broken copies. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "../../src/analysis/reports.h"
+#include "../../src/capture/capture.h"
 #include "../../src/collector/osrt/rawsys.h"
 #include "../../src/analysis/table.h"
 #include "../../src/export/formats.h"
@@ -478,6 +480,75 @@ static void test_raw_syscall(void **state)
 #endif
 }
 
+/* tests/data/jitdump/onednn-3.10.2.dump: PyTorch 2.11's oneDNN 3.10.2 under
+ * ONEDNN_JIT_PROFILE=4 (an H100 machine's host, pid 483, a depthwise 5x5 convolution): four
+ * JIT_CODE_LOAD records (with their code) and a JIT_CODE_CLOSE, 2878 bytes */
+static void test_jitdump(void **state)
+{
+	(void)state;
+	const char *path = "tests/data/jitdump/onednn-3.10.2.dump";
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	uint8_t buf[4096];
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_int_equal(len, 2878);
+	struct gs_jitdump jd = {0};
+	struct gs_err err = {0};
+	assert_int_equal(gs_jitdump_parse(buf, len, path, &jd, &err), 0);
+	assert_int_equal(jd.syms.n, 4);
+	struct gs_strbuf out;
+	gs_strbuf_init(&out);
+	gs_jitdump_lines(&jd, 483, &out);
+	gs_strbuf_add(&out, "", 1);
+	assert_string_equal(out.buf, "7fb71fab2000 565 jit_uni_dw_conv_fwd_kernel_f32_t.0\n"
+				     "7fb6f02c0000 170 jit_uni_reorder_kernel_f32.1\n"
+				     "7fb6f0280000 16a jit_uni_reorder_kernel_f32.2\n"
+				     "7fb6effc0000 16d jit_uni_reorder_kernel_f32.3\n");
+	gs_strbuf_reset(&out);
+	gs_jitdump_lines(&jd, 484, &out);
+	assert_int_equal(out.len, 0); /* another process's: none */
+	gs_jitdump_release(&jd);
+
+	/* cut inside the closing record (16 bytes, the last): the four loads kept, the cut named */
+	assert_int_equal(gs_jitdump_parse(buf, len - 10, path, &jd, &err), -22);
+	assert_int_equal(jd.syms.n, 4);
+	assert_non_null(strstr(err.msg, "onednn-3.10.2.dump: jitdump record at byte 2862 cut short (6 bytes of its 16-byte head)"));
+	gs_jitdump_release(&jd);
+	/* cut inside the first load: its size goes past the end, nothing kept */
+	assert_int_equal(gs_jitdump_parse(buf, 1000, path, &jd, &err), -22);
+	assert_int_equal(jd.syms.n, 0);
+	assert_non_null(strstr(err.msg, "jitdump record at byte 40: size 1472 outside the file's 960 bytes left"));
+	gs_jitdump_release(&jd);
+	/* not a jitdump file */
+	assert_int_equal(gs_jitdump_parse((const uint8_t *)"#!/bin/sh\n", 10, "x.dump", &jd, &err), -22);
+	assert_non_null(strstr(err.msg, "x.dump: not a jitdump file"));
+	/* a header whose size runs past the file */
+	uint8_t h[40];
+	memcpy(h, buf, 40);
+	h[8] = 200;
+	assert_int_equal(gs_jitdump_parse(h, 40, "h.dump", &jd, &err), -22);
+	assert_non_null(strstr(err.msg, "h.dump: jitdump header size 200 at byte 8"));
+	/* a name with a line break, and a record too short for its fields */
+	uint8_t r[40 + 64 + 16];
+	memset(r, 0, sizeof(r));
+	memcpy(r, buf, 40);
+	uint32_t id = 0, size = 64, pid = 7, short_ = 16;
+	uint64_t addr = 0x1000, csize = 0x10;
+	memcpy(r + 40, &id, 4), memcpy(r + 44, &size, 4), memcpy(r + 56, &pid, 4);
+	memcpy(r + 72, &addr, 8), memcpy(r + 80, &csize, 8);
+	memcpy(r + 96, "a\nb", 4);
+	memcpy(r + 104, &id, 4), memcpy(r + 108, &short_, 4);
+	assert_int_equal(gs_jitdump_parse(r, sizeof(r), "r.dump", &jd, &err), -22);
+	assert_non_null(strstr(err.msg, "r.dump: jitdump code-load record at byte 104: 16 bytes, too short"));
+	gs_strbuf_reset(&out);
+	gs_jitdump_lines(&jd, 7, &out);
+	gs_strbuf_add(&out, "", 1);
+	assert_string_equal(out.buf, "1000 10 a b\n"); /* the one before it kept, its line break a space */
+	gs_jitdump_release(&jd);
+	gs_strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_cpu_sample_sum_totals),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_jitdump),
 		cmocka_unit_test(test_raw_syscall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
