@@ -24,25 +24,11 @@
 #define JITDUMP_MAGIC 0x4A695444u
 #define JIT_CODE_LOAD 0u
 
-static uint32_t u32_at(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t u64_at(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 int gs_jitdump_parse(const uint8_t *buf, size_t len, const char *path, struct gs_jitdump *out, struct gs_err *err)
 {
-	if (len < 40 || u32_at(buf) != JITDUMP_MAGIC)
+	if (len < 40 || gs_load_u32(buf) != JITDUMP_MAGIC)
 		return gs_errf(err, -22, "%s: not a jitdump file (no 0x4A695444 magic at byte 0)", path);
-	uint32_t hsize = u32_at(buf + 8);
+	uint32_t hsize = gs_load_u32(buf + 8);
 	if (hsize < 40 || hsize > len)
 		return gs_errf(err, -22, "%s: jitdump header size %u at byte 8 is not in [40, %zu]", path, hsize, len);
 	size_t at = hsize;
@@ -50,7 +36,7 @@ int gs_jitdump_parse(const uint8_t *buf, size_t len, const char *path, struct gs
 		if (len - at < 16)
 			return gs_errf(err, -22, "%s: jitdump record at byte %zu cut short (%zu bytes of its 16-byte head)",
 				       path, at, len - at);
-		uint32_t id = u32_at(buf + at), size = u32_at(buf + at + 4);
+		uint32_t id = gs_load_u32(buf + at), size = gs_load_u32(buf + at + 4);
 		if (size < 16 || size > len - at)
 			return gs_errf(err, -22, "%s: jitdump record at byte %zu: size %u outside the file's %zu bytes left",
 				       path, at, size, len - at);
@@ -61,7 +47,7 @@ int gs_jitdump_parse(const uint8_t *buf, size_t len, const char *path, struct gs
 			const uint8_t *name = r + 56, *nul = memchr(name, 0, size - 56);
 			if (!nul)
 				return gs_errf(err, -22, "%s: jitdump code-load record at byte %zu: its name has no end", path, at);
-			struct gs_jit_sym s = {.pid = (int32_t)u32_at(r + 16), .addr = u64_at(r + 32), .size = u64_at(r + 40),
+			struct gs_jit_sym s = {.pid = (int32_t)gs_load_u32(r + 16), .addr = gs_load_u64(r + 32), .size = gs_load_u64(r + 40),
 					       .name = out->names.len, .name_len = (uint32_t)(nul - name)};
 			/* a line of a perf map: no line breaks inside the name */
 			size_t from = out->names.len;

@@ -27,15 +27,11 @@ static void put64(uint8_t *p, uint64_t v)
 }
 static uint32_t get32(const uint8_t *p)
 {
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
+	return gs_load_u32(p);
 }
 static uint64_t get64(const uint8_t *p)
 {
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
+	return gs_load_u64(p);
 }
 static uint16_t get16(const uint8_t *p)
 {

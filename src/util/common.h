@@ -17,4 +17,18 @@
 
 #define GS_VERSION "0.1.0"
 
+/* Unaligned loads of the host's byte order (the files read are little-endian, as the hosts) */
+static inline uint32_t gs_load_u32(const void *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+static inline uint64_t gs_load_u64(const void *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+
 #endif
