@@ -80,6 +80,18 @@ else
 		"$(total_pct pfj.csv "$child" jit::dumped_trampoline)"
 	$GS export -t folded -o pfj.folded pfj.gst 2>/dev/null
 	has "jitdump: folded, run -> jit::dumped_trampoline -> spin" ";run;jit::dumped_trampoline;spin " "$(cat pfj.folded)"
+	# a file cut short (its writer killed): the names before the cut kept, the file and the
+	# byte named in one warning, the program's status as it was
+	pids=$($GS profile -o pfjc -- "$P/host_jitfork" jitdump cut 2>pfjc.err); eq "jitdump cut: exit 0" 0 $?
+	set -- $pids; child=${2:-0}
+	has "jitdump cut: one warning naming the file and the byte" \
+		"jit-$1.dump: jitdump record at byte 127 cut short (6 bytes of its 16-byte head); the JIT code names before it are kept" \
+		"$(grep -v 'gpuscope: wrote' pfjc.err)"
+	eq "jitdump cut: one line" 1 "$(grep -vc 'gpuscope: wrote' pfjc.err)"
+	$GS stats -r cpu_sample_sum --format csv -o pfjc.csv pfjc.gst 2>/dev/null
+	between "jitdump cut: the name before the cut kept (>= 90% total)" 90 100 \
+		"$(total_pct pfjc.csv "$child" jit::dumped_trampoline)"
+	rm -f pfjc.*
 	ONEDNN_JIT_PROFILE=0 $GS profile -o pfj0 -- "$P/host_jitfork" jitdump >/dev/null 2>&1
 	eq "jitdump: the user's ONEDNN_JIT_PROFILE kept, no JITDUMPDIR set" 3 $?
 	$GS profile -o pfj1 -t nvtx --sample none -- "$P/host_jitfork" jitdump >/dev/null 2>&1

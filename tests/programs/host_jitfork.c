@@ -14,7 +14,8 @@
  * "jit::dumped_trampoline" not in a perf map but in a jitdump file, as oneDNN does under
  * ONEDNN_JIT_PROFILE=4 (perf's jitdump format: a header, a JIT_CODE_LOAD record with the
  * name and the code, a JIT_CODE_CLOSE record) at $JITDUMPDIR/.debug/jit/gs.XXXXXX/jit-PID.dump;
- * without JITDUMPDIR it exits 3.
+ * without JITDUMPDIR it exits 3. `host_jitfork jitdump cut`: the file ends 6 bytes into its
+ * JIT_CODE_CLOSE record, as when its writer is killed (at byte 40 + 56 + 23 + 8 = 127).
  *
  * Prints "PARENT_PID CHILD_PID" on stdout (middle: "MIDDLE_PID WORKER_PID", then the
  * program's "PID MIDDLE_PID"); the maps are left in place (gpuscope copies it when
@@ -108,7 +109,7 @@ static int write_jitdump(const void *start, size_t size, const char *name)
 	fwrite(&load, sizeof(load), 1, f);
 	fwrite(name, strlen(name) + 1, 1, f);
 	fwrite(start, size, 1, f);
-	fwrite(&close_, sizeof(close_), 1, f);
+	fwrite(&close_, dumped > 1 ? 6 : sizeof(close_), 1, f);
 	return fclose(f);
 }
 
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "jitdump")) {
 		if (!getenv("JITDUMPDIR"))
 			return 3;
-		dumped = 1;
+		dumped = argc > 2 && !strcmp(argv[2], "cut") ? 2 : 1;
 		return run(0, "jit::dumped_trampoline");
 	}
 	if (argc > 1 && !strcmp(argv[1], "middle")) {
