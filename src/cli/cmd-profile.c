@@ -685,7 +685,7 @@ static int run(int argc, char **argv)
 		/* oneDNN's JIT'ed kernels (PyTorch's CPU convolutions, reorders and GEMMs) have no
 		 * unwind tables and no symbols: named through its jitdump file (4: that alone; 2, its
 		 * perf map, would truncate CPython's /tmp/perf-PID.map), in the session directory,
-		 * where the trace is assembled from; unless the user set either variable */
+		 * where the trace is assembled from; unless the user set any of the three variables */
 		if (stacks_wanted && !getenv("JITDUMPDIR") && !getenv("ONEDNN_JIT_PROFILE") && !getenv("DNNL_JIT_PROFILE")) {
 			setenv("ONEDNN_JIT_PROFILE", "4", 1);
 			setenv("JITDUMPDIR", dir, 1);
