@@ -313,7 +313,11 @@ eq "forks: the program and the 20 children that recorded" 21 "$($GS info forks.g
 stats_csv forks.gst forks.csv
 eq "forks: each child's range, and the program's" "20 1" "$(field forks.csv :child Instances) $(field forks.csv :parent Instances)"
 # (samples due while a fork was being made are skipped, and counted)
-eq "forks: no record lost" "" "$($GS info forks.gst | sed -n 's/^lost records: //p' | sed 's/none//; s/,* *sample_skipped [0-9]*//')"
+lostv=$($GS info forks.gst | sed -n 's/^lost records: //p' | sed 's/none//; s/,* *sample_skipped [0-9]*//')
+eq "forks: no record lost" "" "$lostv"
+# (seen once, thread_limit 1 in one CI run of 6 on 2026-12-06, not again in 400 runs here: which
+# process and thread lost it, for the next time)
+[ -z "$lostv" ] || { $GS dump --format jsonl forks.gst | grep '"k10"' | cut -c1-300; $GS info forks.gst | sed -n '/^threads/,$p' | awk 'NR == 1 || $4 > 0'; } | sed 's/^/       /'
 # a child's process starts at its fork, not at its first record (0.3 s later here)
 $GS profile -o slowc "$P/nvtx_edge" slow_child 2>/dev/null; eq "slow child: exit 0" 0 $?
 between "slow child: its process lasts from its fork, ms" 290 2000 \
