@@ -578,15 +578,20 @@ static void fd_base_init(void)
 	fd_base = (int)GS_MIN(rl.rlim_cur, 1024) - 32;
 }
 
+/* fd moved to fd_base or above (where there is room below the limit; else left where it is) */
+static int fd_up(int fd, int cloexec)
+{
+	int h = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, fd_base);
+	if (h < 0)
+		return fd;
+	close(fd);
+	return h;
+}
+
 static void fds_up(int fd[2], int flags)
 {
-	for (int i = 0; i < 2; i++) {
-		int h = fcntl(fd[i], (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, fd_base);
-		if (h >= 0) {
-			close(fd[i]);
-			fd[i] = h;
-		}
-	}
+	for (int i = 0; i < 2; i++)
+		fd[i] = fd_up(fd[i], flags & O_CLOEXEC);
 }
 
 GS_EXPORT int pipe2(int fd[2], int flags)
@@ -1136,11 +1141,7 @@ static int task_clock_start(void)
 		}
 		return -1;
 	}
-	int h = fcntl(fd, F_DUPFD_CLOEXEC, fd_base);
-	if (h >= 0) {
-		close(fd);
-		fd = h;
-	}
+	fd = fd_up(fd, 1);
 	struct f_owner_ex own = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
 	uint64_t id = 0;
 	int fl = fcntl(fd, F_GETFL);
@@ -1533,8 +1534,9 @@ void gs_host_maps_replay(void)
 void gs_host_fork_child(void)
 {
 	tl_timer_armed = 0; /* timers are not inherited */
-	/* task clocks' descriptors are, each still measuring its thread of the parent */
-	for (int i = 0; i < PFD_SLOTS; i++) {
+	/* task clocks' descriptors are, each still measuring its thread of the parent (none
+	 * without --sampling-clock perf: a fork child with timers does not read the table) */
+	for (int i = 0; gs_cfg.sample_clock_perf && i < PFD_SLOTS; i++) {
 		int fd1 = atomic_load(&pfd_slot[i].fd1);
 		if (fd1 > 0)
 			pfd_close(fd1 - 1, pfd_slot[i].id);
