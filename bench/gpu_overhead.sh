@@ -30,7 +30,10 @@ build_floor "$T" || exit 1
 # floor_gs: what gpuscope's default needs of CUPTI at the least, the floor with floor_acte's API
 # activity records and the calls that wait timed by callbacks (FLOOR_WAITS=1), as gpuscope does;
 # floor_zero / floor_pin / floor_glob / floor_big: the floor with CUPTI's activity attributes
-# set (FLOOR_ATTR in bench/cupti_floor.c; bench/launch_cost.sh says which);
+# set (FLOOR_ATTR in bench/cupti_floor.c; bench/launch_cost.sh says which); floor_ts /
+# floor_gs_ts: the floor / floor_gs with CUPTI's timestamps taken by a CLOCK_MONOTONIC callback
+# (FLOOR_TS=1), as gpuscope sets CUPTI up; gpuscope_nots: gpuscope without that callback (CUPTI's
+# own clock: its records misplaced in time, for measuring only);
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_cb: gpuscope
 # timing its API calls by callbacks (GPUSCOPE_CUDA_API_TIMING=callback; the default until
 # 2026-12-05 session 7, which times them by CUPTI's API activity records, call by call);
@@ -67,6 +70,8 @@ for _ in $(seq "$REPS"); do
 		floor_pin) FLOOR_ATTR=pinned floor_run ;;
 		floor_glob) FLOOR_ATTR=global floor_run ;;
 		floor_big) FLOOR_ATTR=devbuf=33554432,prealloc=4 floor_run ;;
+		floor_ts) FLOOR_TS=1 floor_run ;;
+		floor_gs_ts) FLOOR_TS=1 FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1 floor_run ;;
 		gpuscope) gs_run ;;
 		gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 		gpuscope_nosample) gs_run --sample none ;;
@@ -81,6 +86,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_pytorch) gs_run --pytorch nvtx ;;
 		gpuscope_gpu) gs_run --cuda-api=none ;;
 		gpuscope_files) GPUSCOPE_RING_MEMORY=0 gs_run ;;
+		gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
 		esac
 	done
 done
@@ -96,7 +102,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "floor_ts", "floor_gs_ts", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "gpuscope_nots", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
