@@ -26,6 +26,8 @@
 
 #define GS_DEPTH_SLOTS 32
 
+/* attach (ring.c) resets every field but busy, depth_dom and depth, one by one: a new field is
+ * reset there too */
 struct gs_tls {
 	uint32_t gen;   /* gs_gen this state belongs to; 0: not attached */
 	uint32_t busy;  /* inside a record: re-entry guard */

@@ -428,15 +428,21 @@ static void refresh_name(struct gs_ring_slot *s)
 		memcpy(s->name, name, sizeof(name));
 }
 
-/* Give the calling thread a slot in the current ring. Nesting depths and the re-entry guard
- * survive: attach can run inside a handler, and a fork child keeps its open ranges. */
+/* Give the calling thread a slot in the current ring. Called with the re-entry guard (busy)
+ * set, so that a CPU sample coming meanwhile waits (host.c keep_sample): one written while
+ * gen is current and slot not yet set would be lost as thread_limit. The guard is never
+ * cleared here, not even for a moment, as clearing the whole state would: a sample then would
+ * attach the thread a second time inside this attach. Nesting depths survive: attach can run
+ * inside a handler, and a fork child keeps its open ranges. */
 static void attach(struct gs_tls *t)
 {
-	struct gs_tls keep = *t;
-	memset(t, 0, sizeof(*t));
-	t->busy = keep.busy;
-	memcpy(t->depth, keep.depth, sizeof(t->depth));
-	memcpy(t->depth_dom, keep.depth_dom, sizeof(t->depth_dom));
+	t->room = 0;
+	t->slot_index = 0;
+	t->cur = t->base = NULL;
+	t->desc = NULL;
+	t->slot = NULL;
+	t->next_id = 0;
+	t->cap_level1 = t->cap_domain = 0;
 	t->gen = gs_gen;
 	if (!gs_ring)
 		return;
@@ -592,6 +598,8 @@ void gs_ring_warm_thread(void)
 	if (!gs_gen || t->busy || !gs_ring) /* no ring yet: not made for this */
 		return;
 	int saved = errno;
+	t->busy = 1; /* a sample meanwhile waits (attach) */
+	atomic_signal_fence(memory_order_seq_cst);
 	if (t->gen != gs_gen)
 		attach(t);
 	if (t->slot && !t->desc && acquire(t)) {
@@ -599,5 +607,8 @@ void gs_ring_warm_thread(void)
 		for (uint32_t off = 0; off < t->room; off += 4096)
 			*(volatile uint8_t *)(t->base + off) = 0;
 	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	gs_sample_flush();
 	errno = saved;
 }
