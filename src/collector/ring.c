@@ -549,9 +549,15 @@ void gs_ring_thread_exit(void)
 		return;
 	int saved = errno;
 	gs_sample_flush(); /* a CPU sample that waited for a record */
+	/* guarded: a sample written between the chunk's sealing and the thread's letting go of it
+	 * would land in a chunk the drain may already have taken back and handed to another thread */
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	seal(t);
 	if (t->slot)
 		atomic_fetch_or(&t->slot->flags, GS_SLOT_EXITED);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
 	errno = saved;
 }
 
