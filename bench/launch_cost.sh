@@ -31,7 +31,11 @@
 # buffer stream for all threads, 32 MB device-side buffers, 4 made ahead); floor_waits: the floor
 # and the enter/exit callbacks of the calls that wait (FLOOR_WAITS=1), nothing else timed;
 # floor_waitsrt: those of the runtime API's waits only (FLOOR_WAITS=runtime); gpuscope_base:
-# gpuscope's defaults as built in the folder BASE (another commit, to compare in one run).
+# gpuscope's defaults as built in the folder BASE (another commit, to compare in one run);
+# floor_gs: floor_acte and floor_waits together, what gpuscope's default asks of CUPTI at the
+# least (as in bench/gpu_overhead.sh); gpuscope_kinds: gpuscope without the optional CUPTI kinds
+# (GPUSCOPE_CUPTI_KINDS=none: no device-memory or overhead records); gpuscope_nomem /
+# gpuscope_noovh: without the device-memory kind / without the overhead kind.
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
@@ -78,6 +82,7 @@ for _ in $(seq "$REPS"); do
 			floor_actk) FLOOR_API=activity_early_kind floor_run ;;
 			floor_acte_ts) FLOOR_TS=1 FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
 			floor_acte_tid) FLOOR_TID=1 FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx floor_run ;;
+			floor_gs) FLOOR_API=activity_early FLOOR_EARLY_OFF=ctx FLOOR_WAITS=1 floor_run ;;
 			gpuscope) gs_run ;;
 			gpuscope_cb) GPUSCOPE_CUDA_API_TIMING=callback gs_run ;;
 			gpuscope_base) GS=$PWD/${BASE:?BASE: the baseline build folder}/bin/gpuscope gs_run ;;
@@ -86,6 +91,9 @@ for _ in $(seq "$REPS"); do
 			gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
 			gpuscope_bare) GPUSCOPE_CUPTI_STANDING=timestamps,flush GPUSCOPE_CUPTI_KINDS=none gs_run --cuda-api=none --sample none ;;
 			gpuscope_files) GPUSCOPE_RING_MEMORY=0 gs_run ;;
+			gpuscope_kinds) GPUSCOPE_CUPTI_KINDS=none gs_run ;;
+			gpuscope_nomem) GPUSCOPE_CUPTI_KINDS=overhead gs_run ;;
+			gpuscope_noovh) GPUSCOPE_CUPTI_KINDS=memory gs_run ;;
 			*) echo "unknown variant $v" >&2; exit 2 ;;
 			esac
 		done
