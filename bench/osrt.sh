@@ -8,7 +8,8 @@
 # Prints per kind the median over runs of each run's median: wrapped and direct ns per call,
 # their difference with no tool and under osrt, and what osrt adds (the two differences apart).
 # clock2: the direct read between two TSC reads, against the direct read (x86-64): the floor
-# for a wrapper that times its call.
+# for a wrapper that times its call. A third process kind, the tool without its unwind-table
+# thread, gives each call's cost against the processes with no tool, with and without it.
 #   usage: bench/osrt.sh [BUILD_DIR]     (env: RUNS=7 N=2000000 REPS=7)
 set -eu
 BUILD=${1:-build}
@@ -22,6 +23,7 @@ med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[
 for _ in $(seq "$RUNS"); do
 	"$P/osrt_calls" "$N" "$REPS" >>"$tmp/none"
 	"$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/with"
+	GPUSCOPE_UNWIND_WARM=0 "$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/nothread"
 done
 for k in mutex read0 fcntl syscall; do
 	read -r nw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
@@ -33,6 +35,14 @@ for k in mutex read0 fcntl syscall; do
 	printf '%-7s no tool %7.2f / %7.2f ns (wrapped-direct %+.2f [%.2f..%.2f])   osrt %7.2f / %7.2f ns (%+.2f [%.2f..%.2f])   osrt adds %+.2f ns\n' \
 		"$k" "$nw" "$nd" "$na" "$nalo" "$nahi" "$ww" "$wd" "$wa" "$walo" "$wahi" \
 		"$(awk -v a="$na" -v b="$wa" 'BEGIN { print b - a }')"
+	# against the processes with no tool (separate processes): what the whole tool costs this
+	# single-threaded program's call, and without the collector's unwind-table thread, whose
+	# presence turns glibc to its multi-threaded paths (bench/RESULTS.md, 2026-12-06 session 15)
+	read -r tw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/nothread" | med)
+	read -r td _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/nothread" | med)
+	printf '%-7s against no tool: wrapped %+.2f ns, libc'"'"'s own %+.2f ns; without the collector'"'"'s thread (GPUSCOPE_UNWIND_WARM=0) %+.2f and %+.2f ns\n' \
+		"$k" "$(awk -v a="$nw" -v b="$ww" 'BEGIN { print b - a }')" "$(awk -v a="$nd" -v b="$wd" 'BEGIN { print b - a }')" \
+		"$(awk -v a="$nw" -v b="$tw" 'BEGIN { print b - a }')" "$(awk -v a="$nd" -v b="$td" 'BEGIN { print b - a }')"
 done
 # the call stacks of --osrt-backtrace-threshold: every 0-byte read recorded (--osrt-threshold
 # 0), without stacks and with (--osrt-backtrace-threshold 0), alternating; the difference is
