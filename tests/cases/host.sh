@@ -423,7 +423,7 @@ eq "descriptors: the same with libunwind's walk" "$(cat hs_fds.ref)" "$(cat hs_f
 # yet set) was lost as thread_limit (seen once in CI, in the forks case of profile.sh, the
 # parent's first record being its first NVTX call). libhost_slowname.so holds the collector
 # there: it spins 30 ms of CPU in the process's first PR_GET_NAME, which the slot's making
-# calls; nvtx_loop's first record is its first NVTX call. Before the fix: thread_limit 7 or 8.
+# calls; nvtx_loop's first record is its first NVTX call. Before the fix: thread_limit 6 to 8.
 for i in 1 2; do
 	# (the sanitizer build's CLI starts with a library preloaded before its runtime)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD="$P/libhost_slowname.so" \
