@@ -428,6 +428,22 @@ static void refresh_name(struct gs_ring_slot *s)
 		memcpy(s->name, name, sizeof(name));
 }
 
+/* The re-entry guard (busy) set and cleared around work on the thread's ring state outside a
+ * record: a CPU sample that comes inside waits (host.c keep_sample). The fences keep the
+ * compiler from moving the state's stores across the guard's, as the handler sees them in
+ * program order only. */
+static void guard_on(struct gs_tls *t)
+{
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static void guard_off(struct gs_tls *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
 /* Give the calling thread a slot in the current ring. Called with the re-entry guard (busy)
  * set, so that a CPU sample coming meanwhile waits (host.c keep_sample): one written while
  * gen is current and slot not yet set would be lost as thread_limit. The guard is never
@@ -551,13 +567,11 @@ void gs_ring_thread_exit(void)
 	gs_sample_flush(); /* a CPU sample that waited for a record */
 	/* guarded: a sample written between the chunk's sealing and the thread's letting go of it
 	 * would land in a chunk the drain may already have taken back and handed to another thread */
-	t->busy = 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	guard_on(t);
 	seal(t);
 	if (t->slot)
 		atomic_fetch_or(&t->slot->flags, GS_SLOT_EXITED);
-	atomic_signal_fence(memory_order_seq_cst);
-	t->busy = 0;
+	guard_off(t);
 	errno = saved;
 }
 
@@ -604,8 +618,7 @@ void gs_ring_warm_thread(void)
 	if (!gs_gen || t->busy || !gs_ring) /* no ring yet: not made for this */
 		return;
 	int saved = errno;
-	t->busy = 1; /* a sample meanwhile waits (attach) */
-	atomic_signal_fence(memory_order_seq_cst);
+	guard_on(t); /* a sample meanwhile waits (attach) */
 	if (t->gen != gs_gen)
 		attach(t);
 	if (t->slot && !t->desc && acquire(t)) {
@@ -613,8 +626,7 @@ void gs_ring_warm_thread(void)
 		for (uint32_t off = 0; off < t->room; off += 4096)
 			*(volatile uint8_t *)(t->base + off) = 0;
 	}
-	atomic_signal_fence(memory_order_seq_cst);
-	t->busy = 0;
+	guard_off(t);
 	gs_sample_flush();
 	errno = saved;
 }

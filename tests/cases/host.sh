@@ -428,11 +428,12 @@ for i in 1 2; do
 	# (the sanitizer build's CLI starts with a library preloaded before its runtime)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD="$P/libhost_slowname.so" \
 		$GS profile -f -o hs_slot "$P/nvtx_loop" 3 >/dev/null 2>&1
+	info=$($GS info hs_slot.gst)
 	eq "a sample while a thread gets its slot: nothing lost but samples skipped, the 3 ranges (run $i)" \
 		"lost: sample_skipped or none|ranges: 3" \
-		"lost: $($GS info hs_slot.gst | sed -n 's/^lost records: //p' | sed 's/^none$/ok/; s/^sample_skipped [0-9]*$/ok/; s/^ok$/sample_skipped or none/')|ranges: $($GS info hs_slot.gst | awk '/nvtx ranges \(push\/pop\)/ {print $NF}')"
+		"lost: $(sed -n 's/^lost records: //p' <<<"$info" | sed -E 's/^(none|sample_skipped [0-9]+)$/sample_skipped or none/')|ranges: $(awk '/nvtx ranges \(push\/pop\)/ {print $NF}' <<<"$info")"
 	between "a sample while a thread gets its slot: samples written (run $i)" 1 1000 \
-		"$($GS info hs_slot.gst | awk '/^  cpu samples/ {print $3}')"
+		"$(awk '/^  cpu samples/ {print $3}' <<<"$info")"
 done
 # A program that uses SIGPROF itself (host_sigprof; the sampler's signal too): what it sees and
 # how it ends are the same under gpuscope as without it (the count of its own 100 Hz profiling
