@@ -19,6 +19,7 @@ P=$BUILD/tests/programs
 RUNS=${RUNS:-7} N=${N:-2000000} REPS=${REPS:-7}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuscope-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+dif() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; } # b - a
 med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'; }
 for _ in $(seq "$RUNS"); do
 	"$P/osrt_calls" "$N" "$REPS" >>"$tmp/none"
@@ -34,15 +35,15 @@ for k in mutex read0 fcntl syscall; do
 	read -r wa walo wahi < <(awk -v k=$k '$1 == k { print $4 }' "$tmp/with" | med)
 	printf '%-7s no tool %7.2f / %7.2f ns (wrapped-direct %+.2f [%.2f..%.2f])   osrt %7.2f / %7.2f ns (%+.2f [%.2f..%.2f])   osrt adds %+.2f ns\n' \
 		"$k" "$nw" "$nd" "$na" "$nalo" "$nahi" "$ww" "$wd" "$wa" "$walo" "$wahi" \
-		"$(awk -v a="$na" -v b="$wa" 'BEGIN { print b - a }')"
+		"$(dif "$na" "$wa")"
 	# against the processes with no tool (separate processes): what the whole tool costs this
 	# single-threaded program's call, and without the collector's unwind-table thread, whose
 	# presence turns glibc to its multi-threaded paths (bench/RESULTS.md, 2026-12-06 session 15)
 	read -r tw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/nothread" | med)
 	read -r td _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/nothread" | med)
 	printf '%-7s against no tool: wrapped %+.2f ns, libc'"'"'s own %+.2f ns; without the collector'"'"'s thread (GPUSCOPE_UNWIND_WARM=0) %+.2f and %+.2f ns\n' \
-		"$k" "$(awk -v a="$nw" -v b="$ww" 'BEGIN { print b - a }')" "$(awk -v a="$nd" -v b="$wd" 'BEGIN { print b - a }')" \
-		"$(awk -v a="$nw" -v b="$tw" 'BEGIN { print b - a }')" "$(awk -v a="$nd" -v b="$td" 'BEGIN { print b - a }')"
+		"$k" "$(dif "$nw" "$ww")" "$(dif "$nd" "$wd")" \
+		"$(dif "$nw" "$tw")" "$(dif "$nd" "$td")"
 done
 # the call stacks of --osrt-backtrace-threshold: every 0-byte read recorded (--osrt-threshold
 # 0), without stacks and with (--osrt-backtrace-threshold 0), alternating; the difference is
@@ -57,7 +58,7 @@ read -r sn snlo snhi < <(med <"$tmp/bt_none")
 read -r s0 s0lo s0hi < <(med <"$tmp/bt_0")
 frames=$("$GS" stats -r osrt_stack_sum --format csv "$tmp/s.gst" 2>/dev/null | awk -F, 'NR == 2 { print gsub(/ < /, "") + 1 }')
 printf 'read0 recorded, no stack %+.2f ns [%.2f..%.2f]; with its stack (%s frames) %+.2f ns [%.2f..%.2f]; the stack adds %+.2f ns\n' \
-	"$sn" "$snlo" "$snhi" "${frames:-?}" "$s0" "$s0lo" "$s0hi" "$(awk -v a="$sn" -v b="$s0" 'BEGIN { print b - a }')"
+	"$sn" "$snlo" "$snhi" "${frames:-?}" "$s0" "$s0lo" "$s0hi" "$(dif "$sn" "$s0")"
 if grep -q '^clock2 ' "$tmp/none"; then
 	read -r ca calo cahi < <(awk '$1 == "clock2" { print $4 }' "$tmp/none" | med)
 	printf 'clock2 two TSC reads around the direct read (no tool): %+.2f ns [%.2f..%.2f]\n' "$ca" "$calo" "$cahi"
