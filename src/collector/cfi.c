@@ -697,17 +697,26 @@ static const struct gs_uobj *obj_at(const struct gs_uobj *o, size_t n, uint64_t 
 	return u;
 }
 
-static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cached, int stale)
+/* adds: the loader's count of loads now (its low 32 bits) */
+static uint64_t rule_for(const struct gs_uobj *o, size_t n, uint64_t pc, int cached, int stale, uint32_t adds)
 {
 	uint64_t v = cached ? cache_get2(pc) : 0;
-	if (v)
+	if (v && (!(v & R_FP) || (uint32_t)(v >> 32) == adds))
 		return v;
 	struct gs_uobj late;
 	const struct gs_uobj *u = obj_at(o, n, pc, stale, &late);
 	if (!u && stale && !gs_cfi_find)
 		return R_VALID | R_BAD | R_NEW; /* perhaps in an object loaded since: not kept */
-	if (!u) /* in no object (the loader's list says so, or no load since the table) */
-		return R_VALID | R_FP; /* not kept: an object may be loaded there later */
+	if (!u) { /* in no object (the loader's list says so, or no load since the table) */
+		/* kept until the next load, which may put an object there: the count of loads in the
+		 * CFA offset's place (unused by this rule). JIT code's frames (CPython's perf
+		 * trampolines, host_jit's) are otherwise looked up in the loader's list on every
+		 * walk while the table is out of date or missing (no collector's thread yet). */
+		v = rule_pack(R_VALID | R_FP, (int32_t)adds, 0, 0);
+		if (cached)
+			cache_put2(pc, v);
+		return v;
+	}
 	if (!u->hdr)
 		v = R_VALID | R_BAD | R_NO_FDE;
 	else
@@ -774,8 +783,8 @@ static int entry_ra(const struct gs_uobj *o, size_t n, int stale, uintptr_t sp, 
 	return u && *ra > u->lo && call_before((const uint8_t *)(uintptr_t)*ra, u->lo);
 }
 
-int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
-		uint64_t *ips, uint32_t max)
+int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, uint64_t adds, int stale,
+		const struct gs_cfi_regs *regs, uint64_t *ips, uint32_t max)
 {
 	uintptr_t lo = regs->stack_lo, hi = regs->stack_hi;
 	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
@@ -788,7 +797,7 @@ int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, con
 	ips[k++] = ip;
 	for (int leaf = 1; k < max; leaf = 0) {
 		/* a caller's frame: the call instruction, before its return address */
-		uint64_t v = rule_for(o, n, leaf ? ip : ip - 1, cached, stale), cfa, ra, nbp = bp;
+		uint64_t v = rule_for(o, n, leaf ? ip : ip - 1, cached, stale, (uint32_t)adds), cfa, ra, nbp = bp;
 		if ((v & R_BAD) && leaf && (v & R_NO_FDE) && entry_ra(o, n, stale, sp, hi, &ra)) {
 			cfa = sp + 8;
 		} else if (v & R_BAD) {

@@ -265,11 +265,13 @@ struct gs_uobj {
 	uintptr_t lo, hi, hdr, seg_hi, eh_lo, eh_hi;
 };
 /* Run fn on the table of the loaded objects' code (sorted by lo), while libc's dl_iterate_phdr
- * holds the loader's lock and no object was unloaded since the table was made; subs: the
- * loader's count of unloads; stale: objects were loaded since (an address in none of the
- * table's may be in one of them). Returns fn's value, or -1 where there is no such table (a
- * walk then takes libunwind). */
-GS_HIDDEN int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *), void *arg);
+ * holds the loader's lock and no object was unloaded since the table was made; subs, adds: the
+ * loader's counts of unloads and loads; stale: objects were loaded since (an address in none
+ * of the table's may be in one of them). Before the collector's thread made a table: fn on no
+ * object, stale. Returns fn's value, or -1 where libc's dl_iterate_phdr was not found (a walk
+ * then takes libunwind). */
+GS_HIDDEN int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, uint64_t, int, void *),
+				     void *arg);
 /* cfi.c: the sampler's walk by the call frame information. regs: the interrupted thread's */
 struct gs_cfi_regs {
 	uint64_t ip, sp, bp;
@@ -277,8 +279,8 @@ struct gs_cfi_regs {
 };
 /* Frames written to ips (at most max; the interrupted address first), or -1: give the stack
  * to libunwind */
-GS_HIDDEN int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, const struct gs_cfi_regs *regs,
-			  uint64_t *ips, uint32_t max);
+GS_HIDDEN int gs_cfi_walk(const struct gs_uobj *o, size_t n, uint64_t subs, uint64_t adds, int stale,
+			  const struct gs_cfi_regs *regs, uint64_t *ips, uint32_t max);
 /* For a walk on a table made before the last load (stale), under the loader's lock: the
  * code segment of a loaded object that holds pc, in *u (1), or none holds it (0); set by
  * unwind_warm.c (NULL: such a walk gives up at an address in no object of its table) */

@@ -697,10 +697,10 @@ struct cfi_arg {
 	uint64_t *ips;
 };
 
-static int cfi_fn(const struct gs_uobj *o, size_t n, uint64_t subs, int stale, void *arg)
+static int cfi_fn(const struct gs_uobj *o, size_t n, uint64_t subs, uint64_t adds, int stale, void *arg)
 {
 	struct cfi_arg *a = arg;
-	return gs_cfi_walk(o, n, subs, stale, &a->r, a->ips, GS_SAMPLE_MAX_FRAMES);
+	return gs_cfi_walk(o, n, subs, adds, stale, &a->r, a->ips, GS_SAMPLE_MAX_FRAMES);
 }
 
 /* GPUSCOPE_UNWIND_CHECK=1: the same stack by libunwind; the first difference is kept */

@@ -357,7 +357,7 @@ void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks)
 /* cfi.c's walk, on the current table of the objects' code, under the loader's lock */
 struct with_objs {
 	struct obj_list *l;
-	int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *);
+	int (*fn)(const struct gs_uobj *, size_t, uint64_t, uint64_t, int, void *);
 	void *arg;
 	int ret;
 };
@@ -369,7 +369,7 @@ static int with_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	/* with objects loaded since the table was made (none unloaded), its objects are all
 	 * there; an address in none of them may be in a new one (stale) */
 	if (info->dlpi_subs == w->l->subs)
-		w->ret = w->fn(w->l->u, w->l->nu, w->l->subs, info->dlpi_adds != w->l->adds, w->arg);
+		w->ret = w->fn(w->l->u, w->l->nu, w->l->subs, info->dlpi_adds, info->dlpi_adds != w->l->adds, w->arg);
 	return 1;
 }
 
@@ -379,11 +379,11 @@ static int none_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct with_objs *w = arg;
-	w->ret = w->fn(NULL, 0, info->dlpi_subs, 1, w->arg);
+	w->ret = w->fn(NULL, 0, info->dlpi_subs, info->dlpi_adds, 1, w->arg);
 	return 1;
 }
 
-int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, int, void *), void *arg)
+int gs_unwind_with_objects(int (*fn)(const struct gs_uobj *, size_t, uint64_t, uint64_t, int, void *), void *arg)
 {
 	if (!real_iterate)
 		return -1;
