@@ -8,8 +8,10 @@
 # Prints per kind the median over runs of each run's median: wrapped and direct ns per call,
 # their difference with no tool and under osrt, and what osrt adds (the two differences apart).
 # clock2: the direct read between two TSC reads, against the direct read (x86-64): the floor
-# for a wrapper that times its call. A third process kind, the tool without its unwind-table
-# thread, gives each call's cost against the processes with no tool, with and without it.
+# for a wrapper that times its call. A third process kind, the tool with its unwind-table
+# thread started at once (GPUSCOPE_UNWIND_WARM=2; by default it waits for the program's second
+# thread, and osrt_calls has one), gives each call's cost against the processes with no tool,
+# without and with that thread.
 #   usage: bench/osrt.sh [BUILD_DIR]     (env: RUNS=7 N=2000000 REPS=7)
 set -eu
 BUILD=${1:-build}
@@ -24,7 +26,7 @@ med() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[
 for _ in $(seq "$RUNS"); do
 	"$P/osrt_calls" "$N" "$REPS" >>"$tmp/none"
 	"$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/with"
-	GPUSCOPE_UNWIND_WARM=0 "$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/nothread"
+	GPUSCOPE_UNWIND_WARM=2 "$GS" profile -f -o "$tmp/o" -t osrt --sample none "$P/osrt_calls" "$N" "$REPS" 2>/dev/null >>"$tmp/thread"
 done
 for k in mutex read0 fcntl syscall; do
 	read -r nw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/none" | med)
@@ -37,11 +39,12 @@ for k in mutex read0 fcntl syscall; do
 		"$k" "$nw" "$nd" "$na" "$nalo" "$nahi" "$ww" "$wd" "$wa" "$walo" "$wahi" \
 		"$(dif "$na" "$wa")"
 	# against the processes with no tool (separate processes): what the whole tool costs this
-	# single-threaded program's call, and without the collector's unwind-table thread, whose
-	# presence turns glibc to its multi-threaded paths (bench/RESULTS.md, 2026-12-06 session 15)
-	read -r tw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/nothread" | med)
-	read -r td _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/nothread" | med)
-	printf '%-7s against no tool: wrapped %+.2f ns, libc'"'"'s own %+.2f ns; without the collector'"'"'s thread (GPUSCOPE_UNWIND_WARM=0) %+.2f and %+.2f ns\n' \
+	# single-threaded program's call, and with the collector's unwind-table thread started at
+	# once, whose presence turns glibc to its multi-threaded paths (bench/RESULTS.md,
+	# 2026-12-06 sessions 15 and 16)
+	read -r tw _ _ < <(awk -v k=$k '$1 == k { print $2 }' "$tmp/thread" | med)
+	read -r td _ _ < <(awk -v k=$k '$1 == k { print $3 }' "$tmp/thread" | med)
+	printf '%-7s against no tool: wrapped %+.2f ns, libc'"'"'s own %+.2f ns; with the collector'"'"'s thread at once (GPUSCOPE_UNWIND_WARM=2) %+.2f and %+.2f ns\n' \
 		"$k" "$(dif "$nw" "$ww")" "$(dif "$nd" "$wd")" \
 		"$(dif "$nw" "$tw")" "$(dif "$nd" "$td")"
 done

@@ -156,6 +156,16 @@ void gs_cfi_cache_off(void)
 	atomic_store(&cache_subs, UINT64_MAX);
 }
 
+/* On before the collector's thread runs, or with none (unwind_warm.c): used by the walks while
+ * no object was unloaded since (their loader's count of unloads is subs; nothing empties it
+ * then, the walks stop using it). Its memory is still as the loader zeroed it, so the walks map
+ * its pages as they fill it. The thread, when it starts later, takes it over as it is. */
+void gs_cfi_cache_first(uint64_t subs)
+{
+	uint64_t off = UINT64_MAX;
+	atomic_compare_exchange_strong(&cache_subs, &off, subs);
+}
+
 void gs_cfi_cache_on(uint64_t subs)
 {
 	memset(cache, 0, sizeof(cache)); /* (its pages mapped here, not by the walks) */

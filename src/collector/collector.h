@@ -211,7 +211,7 @@ struct gs_config {
 	uint32_t sample_hz;
 	int sample_clock_perf; /* GPUSCOPE_SAMPLING_CLOCK=perf */
 	int ring_memory;     /* GPUSCOPE_RING_MEMORY (not 0) */
-	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM (not 0) */
+	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM: 0 never, 1 with the program's threads, 2 at once */
 	int unwind_cfi;      /* GPUSCOPE_UNWINDER (not libunwind) */
 	int unwind_check;    /* GPUSCOPE_UNWIND_CHECK=1 */
 	int kmetrics;          /* GPUSCOPE_KERNEL_METRICS: 0 off, 1 default, 2 full */
@@ -257,6 +257,8 @@ GS_HIDDEN int gs_collector_thread(void *(*fn)(void *));
 GS_HIDDEN void gs_unwind_init(void); /* before the first walk */
 GS_HIDDEN void gs_unwind_lookups(uint64_t *all, uint64_t *listed, uint64_t *ticks); /* GPUSCOPE_DEBUG=1 counts */
 GS_HIDDEN void gs_unwind_warm_start(void);
+/* the walks' rule cache on without the thread, until an object is unloaded */
+GS_HIDDEN void gs_unwind_cache_start(void);
 /* The code of a loaded object, for the walks of cfi.c: one executable segment [lo, hi), the
  * object's .eh_frame_hdr (0: none), the end of the loadable segment that holds it, and the
  * segment [eh_lo, eh_hi) that holds .eh_frame: most often the same one, in some libraries
@@ -293,6 +295,7 @@ GS_HIDDEN uintptr_t gs_cfi_eh_frame(const uint8_t *copy, size_t n, uintptr_t hdr
 GS_HIDDEN uint64_t gs_cfi_cache_subs(void);
 GS_HIDDEN void gs_cfi_cache_off(void);
 GS_HIDDEN void gs_cfi_cache_on(uint64_t subs);
+GS_HIDDEN void gs_cfi_cache_first(uint64_t subs);
 GS_HIDDEN uint64_t gs_cfi_rules_made(void); /* GPUSCOPE_DEBUG=1 counts */
 /* walks given to libunwind for reason why (0 stack pointer outside the stack, 1 a frame not
  * described, 2 a rule leading outside the stack, 3 an address perhaps in an object loaded

@@ -48,6 +48,12 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define GS_HAVE_SINGLE_THREADED 1
+#endif
+#endif
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -1306,9 +1312,15 @@ int gs_collector_thread(void *(*fn)(void *))
 	return rc;
 }
 
+/* the collector's thread waits for the program's second (walks_setup) */
+static _Atomic int warm_pending;
+
 GS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			     void *arg)
 {
+	/* the program's second thread: the collector's may start now (walks_setup) */
+	if (GS_UNLIKELY(atomic_load_explicit(&warm_pending, memory_order_relaxed)) && atomic_exchange(&warm_pending, 0))
+		gs_unwind_warm_start();
 	struct trampoline *tr = sample_on ? malloc(sizeof(*tr)) : NULL;
 	if (!tr)
 		return real_pthread_create(th, attr, fn, arg);
@@ -1427,10 +1439,30 @@ GS_EXPORT int execle(const char *path, const char *arg, ...)
 /* What the stack walks need, once, before the first (CPU samples', osrt's and CUDA calls'
  * stacks); warm: the thread that prepares the walks too (GPUSCOPE_UNWIND_WARM), for sampling
  * and osrt's stacks. The CUDA calls' stacks alone (long waits, a few a step) do without it,
- * so a run with --sample none has no such thread by default. */
+ * so a run with --sample none has no such thread by default.
+ *
+ * The thread is started at once only where the program already has threads (as when the CUDA
+ * driver loads the collector); in a single-threaded one (the preloaded collector's start in a
+ * C program, or in Python before it imports torch), at the program's second thread
+ * (pthread_create below). A thread of the collector's makes the
+ * program multi-threaded for glibc (__libc_single_threaded), which then takes its slower paths
+ * in the program's own thread for good: each cancellation point's system call (read, write,
+ * fcntl, ...) switches the cancellation type around it, +40-53 ns a call measured (bench/osrt.sh,
+ * RESULTS.md), more than the osrt wrapper itself. Until the thread runs the walks look objects
+ * up in the loader's list and map the tables' pages themselves, keeping their rules all the same
+ * (gs_unwind_cache_start). */
+static int single_threaded(void)
+{
+#ifdef GS_HAVE_SINGLE_THREADED
+	return __libc_single_threaded;
+#else
+	return 0; /* (before glibc 2.32: cannot tell; the thread at once) */
+#endif
+}
+
 static void walks_setup(int warm)
 {
-	static int done, warmed;
+	static int done, warmed, started;
 	if (!done) {
 		done = 1;
 		if (gs_cfg.debug)
@@ -1443,8 +1475,16 @@ static void walks_setup(int warm)
 	}
 	if (warm && !warmed && gs_cfg.unwind_warm) {
 		warmed = 1;
-		gs_unwind_warm_start();
+		started = gs_cfg.unwind_warm == 2 || !single_threaded();
+		if (started) {
+			gs_unwind_warm_start();
+		} else {
+			atomic_store(&warm_pending, 1);
+			gs_log("unwind-table thread: at the program's second thread (one now)");
+		}
 	}
+	if (!started)
+		gs_unwind_cache_start(); /* (the thread turns it on itself) */
 }
 
 static int sampler_init(long hz)

@@ -649,7 +649,25 @@ static void *warm_thread(void *arg)
 	return NULL;
 }
 
-/* Start the thread, at sampling's start (not in a fork child: host.c says why). */
+static int subs_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(unsigned long long *)arg = info->dlpi_subs;
+	return 1;
+}
+
+void gs_unwind_cache_start(void)
+{
+	unsigned long long subs = 0;
+	if (!real_iterate)
+		return;
+	gate_enter();
+	real_iterate(subs_cb, &subs);
+	gs_loader_leave();
+	gs_cfi_cache_first(subs);
+}
+
+/* Start the thread (host.c says when; never in a fork handler). */
 void gs_unwind_warm_start(void)
 {
 	if (!real_iterate) /* libc's dl_iterate_phdr not found (gs_unwind_init): nothing to list */
@@ -658,4 +676,6 @@ void gs_unwind_warm_start(void)
 	memset(seen, 0, sizeof(seen));
 	if (gs_collector_thread(warm_thread) != 0)
 		gs_log("cannot start the unwind-table thread: the samples will map the tables themselves");
+	else
+		gs_log("unwind-table thread started");
 }

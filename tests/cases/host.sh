@@ -463,25 +463,26 @@ between "own SIGPROF: the sampler still samples (1 kHz of CPU: burn_with_handler
 # With 100 more libraries loaded first (system ones, as bench/sample_walk.sh picks them), the
 # look-ups of libunwind's walks (GPUSCOPE_UNWINDER=libunwind here: gpuscope's walk makes none)
 # of the object that holds an address are answered from the collector's list
-# (unwind_warm.c), recent finds first, and the stacks are as complete; without the collector's
+# (unwind_warm.c; the thread started at once, GPUSCOPE_UNWIND_WARM=2: the program has one
+# thread), recent finds first, and the stacks are as complete; without the collector's
 # thread (GPUSCOPE_UNWIND_WARM=0) libc answers them all. The program sleeps 0.5 s after loading
 # them: the thread looks for new libraries twenty times a second, libc answering until then (the
 # samples taken while the libraries load).
 "$ROOT/scripts/system_libs.sh" 100 >libs100
 lookups() { sed -n 's/.* \([0-9]*\) object look-ups (\([0-9]*\) from the collector.s list), .*/\1 \2/p' "$1"; }
-for w in 1 0; do
+for w in 2 0; do
 	GPUSCOPE_UNWINDER=libunwind GPUSCOPE_UNWIND_WARM=$w GPUSCOPE_DEBUG=1 $GS profile -o hs_jitl$w -t nvtx "$P/host_jit" 30 10 libs100 500 2>hs_jitl$w.err >hs_jitl$w.out
 	eq "sample jit, 100 libraries (warm $w): exit 0" 0 $?
 done
-between "sample jit, 100 libraries: loaded" 50 100 "$(cut -d' ' -f1 hs_jitl1.out)"
-read -r look listed <<<"$(lookups hs_jitl1.err)"
+between "sample jit, 100 libraries: loaded" 50 100 "$(cut -d' ' -f1 hs_jitl2.out)"
+read -r look listed <<<"$(lookups hs_jitl2.err)"
 between "sample jit, 100 libraries: the walks looked objects up" 1 100000000 "$look"
 between "sample jit, 100 libraries: the collector's list answered look-ups ($listed of $look; libc the others, made while the libraries were being loaded)" 5 "$look" "$listed"
 read -r look listed <<<"$(lookups hs_jitl0.err)"
 eq "sample jit, 100 libraries, GPUSCOPE_UNWIND_WARM=0: none from a list ($look look-ups)" 0 "$listed"
-$GS export -t folded -o hs_jitl1.folded hs_jitl1.gst 2>/dev/null
+$GS export -t folded -o hs_jitl2.folded hs_jitl2.gst 2>/dev/null
 if [ "$(uname -m)" = x86_64 ]; then
-	between "sample jit, 100 libraries: the recursion's stacks go through the 30 JIT frames to main, %" 95 100 "$(jit_full hs_jitl1.folded recursion)"
+	between "sample jit, 100 libraries: the recursion's stacks go through the 30 JIT frames to main, %" 95 100 "$(jit_full hs_jitl2.folded recursion)"
 fi
 # A fork child writes its parent's executable mappings into its own ring from the collector's
 # copy (no read of /proc/self/maps, a few ms in a process of thousands of mappings); a library
@@ -575,18 +576,32 @@ eq "sample dlopen: hot_in_library named, in its library" "hot_in_library,libhost
 
 # The unwind tables of a library loaded at run time (libhost_wide.so: 29 pages of them, which
 # nothing in the program reads) are mapped by the collector's thread, not by the walks
-# (unwind_warm.c); not with sampling off, nor with GPUSCOPE_UNWIND_WARM=0. Each line: "LIB:
-# MAPPED of TOTAL pages ...".
+# (unwind_warm.c); not with sampling off, nor with GPUSCOPE_UNWIND_WARM=0. The thread starts
+# with the program's second thread ("thread": one made before the load), at once with
+# GPUSCOPE_UNWIND_WARM=2: a single-threaded program stays single-threaded for glibc (host.c's
+# walks_setup says why). Each line: "LIB: MAPPED of TOTAL pages ...", then "single S".
 ehmap() { sed -n "s/^libhost_wide.so: \([0-9]*\) of \([0-9]*\) pages .*/\1 \2/p"; }
-read -r m t <<<"$("$P/host_ehmap" "$P/libhost_wide.so" 300 | ehmap)"
+single() { sed -n 's/^single //p'; }
+"$P/host_ehmap" "$P/libhost_wide.so" 300 >hs_ehnone.out
+read -r m t <<<"$(ehmap <hs_ehnone.out)"
 between "unwind tables: the library has them (pages)" 20 1000 "$t"
 between "unwind tables: with no profiler, few are mapped (of $t)" 0 $((t / 2)) "$m"
-GPUSCOPE_DEBUG=1 $GS profile -o hs_eh -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 >hs_eh.out 2>hs_eh.err
-eq "unwind tables, sampling: exit 0" 0 $?
-read -r m t <<<"$(ehmap <hs_eh.out)"
-eq "unwind tables, sampling: all of the library's are mapped" "$t" "$m"
-between "unwind tables, debug: objects read (the program, libc, libunwind, libhost_wide, ...)" 5 1000 \
-	"$(sed -n 's/.*unwind tables: \([0-9]*\) objects, .*/\1/p' hs_eh.err | tail -1)"
+eq "unwind tables: with no profiler, single-threaded" 1 "$(single <hs_ehnone.out)"
+for w in thread 2; do
+	if [ $w = 2 ]; then arg=; else arg=thread; fi
+	GPUSCOPE_UNWIND_WARM=${w#thread} GPUSCOPE_DEBUG=1 $GS profile -o hs_eh$w -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 $arg >hs_eh$w.out 2>hs_eh$w.err
+	eq "unwind tables, sampling ($w): exit 0" 0 $?
+	read -r m t <<<"$(ehmap <hs_eh$w.out)"
+	eq "unwind tables, sampling ($w): all of the library's are mapped" "$t" "$m"
+	between "unwind tables, debug ($w): objects read (the program, libc, libunwind, libhost_wide, ...)" 5 1000 \
+		"$(sed -n 's/.*unwind tables: \([0-9]*\) objects, .*/\1/p' hs_eh$w.err | tail -1)"
+	eq "unwind tables, sampling ($w): multi-threaded" 0 "$(single <hs_eh$w.out)"
+done
+GPUSCOPE_DEBUG=1 $GS profile -o hs_eh1 -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 500 >hs_eh1.out 2>hs_eh1.err
+read -r m t <<<"$(ehmap <hs_eh1.out)"
+between "unwind tables, sampling, one thread: few mapped (of $t)" 0 $((t / 2)) "$m"
+eq "unwind tables, sampling, one thread: no collector's thread" 0 "$(grep -c 'unwind tables: ' hs_eh1.err)"
+eq "unwind tables, sampling, one thread: still single-threaded for glibc" 1 "$(single <hs_eh1.out)"
 GPUSCOPE_UNWIND_WARM=0 $GS profile -o hs_eh0 -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 500 >hs_eh0.out 2>/dev/null
 read -r m t <<<"$(ehmap <hs_eh0.out)"
 between "unwind tables, GPUSCOPE_UNWIND_WARM=0: few mapped (of $t)" 0 $((t / 2)) "$m"

@@ -5,16 +5,20 @@
  * this process's page tables (/proc/self/pagemap, bit 63). Nothing in the program reads them,
  * so without a profiler few are; under `gpuscope profile` with CPU sampling the collector maps
  * them all, soon after the load. Prints "LIB: P of N pages mapped after T ms" as soon as all
- * are, or when the time is up. Exits 0, 2 on a usage or system error.
- *   usage: host_ehmap LIB [WAIT_MS] */
+ * are, or when the time is up; then "single S", glibc's __libc_single_threaded at the end (1:
+ * no second thread was ever made in the process, the collector's included). With "thread", a
+ * thread is made (and joined) before the load. Exits 0, 2 on a usage or system error.
+ *   usage: host_ehmap LIB [WAIT_MS [thread]] */
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,13 +106,23 @@ static int count(const struct range *r, double wait)
 	return 0;
 }
 
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: host_ehmap LIB [WAIT_MS]\n");
+	if (argc < 2 || (argc > 3 && strcmp(argv[3], "thread"))) {
+		fprintf(stderr, "usage: host_ehmap LIB [WAIT_MS [thread]]\n");
 		return 2;
 	}
 	double wait = argc > 2 ? atof(argv[2]) : 3000;
+	pthread_t th;
+	if (argc > 3 && (pthread_create(&th, NULL, nothing, NULL) != 0 || pthread_join(th, NULL) != 0)) {
+		fprintf(stderr, "host_ehmap: cannot make a thread\n");
+		return 2;
+	}
 	void *h = dlopen(argv[1], RTLD_NOW);
 	uint64_t (*sum)(uint64_t) = h ? (uint64_t(*)(uint64_t))(uintptr_t)dlsym(h, "wide_sum") : NULL;
 	if (!sum) {
@@ -124,5 +138,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "host_ehmap: cannot find %s's unwind tables or read the pagemap\n", argv[1]);
 		return 2;
 	}
+	printf("single %d\n", (int)__libc_single_threaded);
 	return 0;
 }
