@@ -35,6 +35,9 @@ build_floor "$T" || exit 1
 # (FLOOR_TS=1), as gpuscope sets CUPTI up; gpuscope_nots: gpuscope without that callback (CUPTI's
 # own clock: its records misplaced in time, for measuring only); gpuscope_base: gpuscope's
 # defaults as built in the folder BASE (another commit, to compare in one run);
+# gpuscope_kinds: gpuscope without the optional CUPTI kinds (GPUSCOPE_CUPTI_KINDS=none: no
+# synchronization, device-memory or overhead records); gpuscope_nomem / gpuscope_noovh: without
+# the device-memory kind / without the overhead kind;
 # gpuscope_gpu: gpuscope recording GPU activity only (--cuda-api=none); gpuscope_cb: gpuscope
 # timing its API calls by callbacks (GPUSCOPE_CUDA_API_TIMING=callback; the default until
 # 2026-12-05 session 7, which times them by CUPTI's API activity records, call by call);
@@ -86,6 +89,9 @@ for _ in $(seq "$REPS"); do
 		gpuscope_metrics) gs_run --gpu-metrics ;;
 		gpuscope_pytorch) gs_run --pytorch nvtx ;;
 		gpuscope_gpu) gs_run --cuda-api=none ;;
+		gpuscope_kinds) GPUSCOPE_CUPTI_KINDS=none gs_run ;;
+		gpuscope_nomem) GPUSCOPE_CUPTI_KINDS=sync,overhead gs_run ;;
+		gpuscope_noovh) GPUSCOPE_CUPTI_KINDS=sync,memory gs_run ;;
 		gpuscope_files) GPUSCOPE_RING_MEMORY=0 gs_run ;;
 		gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
 		gpuscope_base) GS=$PWD/${BASE:?BASE: the baseline build folder}/bin/gpuscope gs_run ;;
@@ -104,7 +110,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "floor_ts", "floor_gs_ts", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_files", "gpuscope_nots", "gpuscope_base", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "floor_ts", "floor_gs_ts", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_kinds", "gpuscope_nomem", "gpuscope_noovh", "gpuscope_files", "gpuscope_nots", "gpuscope_base", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
