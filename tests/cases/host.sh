@@ -602,6 +602,16 @@ read -r m t <<<"$(ehmap <hs_eh1.out)"
 between "unwind tables, sampling, one thread: few mapped (of $t)" 0 $((t / 2)) "$m"
 eq "unwind tables, sampling, one thread: no collector's thread" 0 "$(grep -c 'unwind tables: ' hs_eh1.err)"
 eq "unwind tables, sampling, one thread: still single-threaded for glibc" 1 "$(single <hs_eh1.out)"
+# A single-threaded parent that forks children which make threads: the thread stays out of the
+# parent and starts in each child at its second thread (not in a fork handler); the children's
+# threads are sampled and walked
+GPUSCOPE_DEBUG=1 $GS profile -o hs_ft -t nvtx "$P/host_forkthread" 4 >hs_ft.out 2>hs_ft.err
+eq "fork children with threads: exit 0" 0 $?
+eq "fork children with threads: the parent single-threaded" "parent single 1" "$(cat hs_ft.out)"
+eq "fork children with threads: the collector's thread started in each child" 4 "$(grep -c 'unwind-table thread started' hs_ft.err)"
+$GS stats -r cpu_sample_sum --format csv -o hs_ft.csv hs_ft.gst 2>/dev/null
+eq "fork children with threads: burn_in_thread sampled in each child" 4 \
+	"$(python3 -c 'import csv,sys; print(len({r["PID"] for r in csv.DictReader(open(sys.argv[1])) if r["Function"] == "burn_in_thread" and int(r["Self Samples"]) >= 5}))' hs_ft.csv)"
 GPUSCOPE_UNWIND_WARM=0 $GS profile -o hs_eh0 -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 500 >hs_eh0.out 2>/dev/null
 read -r m t <<<"$(ehmap <hs_eh0.out)"
 between "unwind tables, GPUSCOPE_UNWIND_WARM=0: few mapped (of $t)" 0 $((t / 2)) "$m"
