@@ -587,9 +587,9 @@ read -r m t <<<"$(ehmap <hs_ehnone.out)"
 between "unwind tables: the library has them (pages)" 20 1000 "$t"
 between "unwind tables: with no profiler, few are mapped (of $t)" 0 $((t / 2)) "$m"
 eq "unwind tables: with no profiler, single-threaded" 1 "$(single <hs_ehnone.out)"
-for w in thread 2; do
-	if [ $w = 2 ]; then arg=; else arg=thread; fi
-	GPUSCOPE_UNWIND_WARM=${w#thread} GPUSCOPE_DEBUG=1 $GS profile -o hs_eh$w -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 $arg >hs_eh$w.out 2>hs_eh$w.err
+for w in thread 2; do # the default with a thread made by the program; the thread at once
+	if [ $w = 2 ]; then warm=2 arg=; else warm=1 arg=thread; fi
+	GPUSCOPE_UNWIND_WARM=$warm GPUSCOPE_DEBUG=1 $GS profile -o hs_eh$w -t nvtx "$P/host_ehmap" "$P/libhost_wide.so" 5000 $arg >hs_eh$w.out 2>hs_eh$w.err
 	eq "unwind tables, sampling ($w): exit 0" 0 $?
 	read -r m t <<<"$(ehmap <hs_eh$w.out)"
 	eq "unwind tables, sampling ($w): all of the library's are mapped" "$t" "$m"
