@@ -204,6 +204,19 @@ static int dump_gpu(struct dump *d, const struct gs_chunk *c)
 		strf(d, "memory", mem_kind(k->mem_kind));
 		gs_strbuf_adds(d->sb, end);
 	}
+	for (size_t i = 0; i < g->overheads.n; i++) {
+		const struct gs_overhead *k = &g->overheads.v[i];
+		head(d, "overhead", k->start);
+		num(d, "dur", k->end - k->start);
+		strf(d, "name", gs_overhead_name(k->kind));
+		if (k->tid)
+			num(d, "tid", k->tid);
+		if (k->device != UINT32_MAX)
+			num(d, "device", k->device);
+		if (k->correlation)
+			num(d, "correlation", k->correlation);
+		gs_strbuf_adds(d->sb, end);
+	}
 	for (size_t i = 0; i < g->graphs.n; i++) {
 		const struct gs_graph_launch *k = &g->graphs.v[i];
 		head(d, "graph", k->start);

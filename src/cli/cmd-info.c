@@ -149,6 +149,14 @@ static int run(int argc, char **argv)
 		gs_fmt_count(&sb, m.syncs.n);
 		gs_strbuf_adds(&sb, "\n  device memory operations  ");
 		gs_fmt_count(&sb, m.memops.n);
+		if (m.overheads.n) { /* CUPTI's and the driver's own work that delayed the program */
+			uint64_t ns = 0;
+			for (size_t i = 0; i < m.overheads.n; i++)
+				ns += m.overheads.v[i].end - m.overheads.v[i].start;
+			gs_strbuf_adds(&sb, "\n  cuda overhead records     ");
+			gs_fmt_count(&sb, m.overheads.n);
+			gs_strbuf_addf(&sb, " (%.1f ms: module loading, CUPTI's buffers, ...)", (double)ns / 1e6);
+		}
 		if (m.cupti_unfinished)
 			gs_strbuf_addf(&sb, "\n  CUPTI buffers never completed (records missing): %llu",
 				       (unsigned long long)m.cupti_unfinished);

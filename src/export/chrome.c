@@ -495,6 +495,32 @@ static void syncs(struct cx *x)
 	}
 }
 
+/* CUPTI's overhead records (cat "overhead", as Kineto's): on the row of the thread they
+ * delayed, or of their device; the API call they delayed as its correlation id */
+static void overheads(struct cx *x)
+{
+	const struct gs_model *m = x->m;
+	for (size_t i = 0; i < m->overheads.n; i++) {
+		const struct gs_overhead *o = &m->overheads.v[i];
+		int64_t dev = o->device == UINT32_MAX ? -1 : (int64_t)o->device;
+		if (!gs_filter_keep(m, x->f, o->pid, dev, o->start))
+			continue;
+		ev_begin(x, "X", "overhead", gs_overhead_name(o->kind));
+		if (dev >= 0) {
+			note_row(x, o->device, 0);
+			ev_where(x, o->device, 0, o->start);
+		} else {
+			ev_where(x, o->pid, o->tid ? (int64_t)o->tid : o->pid, o->start);
+		}
+		ev_dur(x, o->start, o->end);
+		int first = 1;
+		if (o->correlation)
+			arg_u(x, "correlation", o->correlation, &first);
+		args_end(x, first);
+		ev_end(x);
+	}
+}
+
 /* ---- rows, header, trailer ---- */
 
 static void meta(struct cx *x, const char *what, int64_t pid, int64_t tid, const char *key,
@@ -673,6 +699,7 @@ int gs_export_chrome(const struct gs_model *m, const struct gs_filter *f, const 
 	copies(&x);
 	memsets(&x);
 	syncs(&x);
+	overheads(&x);
 	memops(&x);
 	osrt(&x);
 	counters(&x);

@@ -1,7 +1,7 @@
 /* sqlite.c: the model as an SQLite database in nsys's export schema (gpuscope export --type
  * sqlite), so that queries written for `nsys export --type sqlite` run on it: StringIds,
  * CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _RUNTIME, NVTX_EVENTS, OSRT_API, CPU samples
- * (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS), TARGET_INFO_GPU, ThreadNames, META_DATA_EXPORT and the ENUM_* tables those reference, with nsys's column
+ * (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS), PROFILER_OVERHEAD (CUPTI's overhead records), TARGET_INFO_GPU, ThreadNames, META_DATA_EXPORT and the ENUM_* tables those reference, with nsys's column
  * names and enum values (a subset of each table's columns: those the model has; the others
  * NULL).
  * The file is written by sqlfile.c, SQLite's file format laid out directly, not through the
@@ -38,6 +38,7 @@ enum {
 	T_ENUM_NSYS_EVENT_TYPE,
 	T_ENUM_NSYS_EVENT_CLASS,
 	T_ENUM_CUDA_KERNEL_LAUNCH_TYPE,
+	T_ENUM_CUPTI_OVERHEAD_TYPE,
 	T_TARGET_INFO_GPU,
 	T_THREADNAMES,
 	T_CUPTI_ACTIVITY_KIND_KERNEL,
@@ -52,6 +53,7 @@ enum {
 	T_CUDA_CALLCHAINS,
 	T_TARGET_INFO_GPU_METRICS,
 	T_GPU_METRICS,
+	T_PROFILER_OVERHEAD,
 	T_KERNEL_METRICS,
 	T__N,
 };
@@ -75,6 +77,12 @@ static const char *const create[T__N] = {
 	[T_ENUM_CUDA_KERNEL_LAUNCH_TYPE] =
 		"CREATE TABLE ENUM_CUDA_KERNEL_LAUNCH_TYPE (id INTEGER NOT NULL PRIMARY KEY, "
 		"name TEXT, label TEXT)",
+	[T_ENUM_CUPTI_OVERHEAD_TYPE] =
+		"CREATE TABLE ENUM_CUPTI_OVERHEAD_TYPE (id INTEGER NOT NULL PRIMARY KEY, name "
+		"TEXT, label TEXT)",
+	[T_PROFILER_OVERHEAD] =
+		"CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+		"globalTid INTEGER, nameId INTEGER NOT NULL, overheadType INTEGER)",
 	[T_TARGET_INFO_GPU] =
 		"CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER NOT NULL, name TEXT, "
 		"totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER, smCount "
@@ -197,6 +205,20 @@ static const struct enum_row event_type[] = {
 };
 static const struct enum_row event_class[] = {
 	{0, "CUDA_RUNTIME", "CUDA Runtime"}, {1, "CUDA_DRIVER", "CUDA Driver"}, {-1, NULL, NULL},
+};
+/* CUpti_ActivityOverheadKind's values; the labels are gs_overhead_name's */
+static const struct enum_row overhead_type[] = {
+	{0, "CUPTI_ACTIVITY_OVERHEAD_UNKNOWN", "Unknown Overhead"},
+	{1, "CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER", "Driver Compiler"},
+	{1 << 16, "CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH", "CUPTI Buffer Flush"},
+	{2 << 16, "CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION", "CUPTI Instrumentation"},
+	{3 << 16, "CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE", "CUPTI Resource"},
+	{4 << 16, "CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING", "Runtime Triggered Module Loading"},
+	{5 << 16, "CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING", "Lazy Function Loading"},
+	{6 << 16, "CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL", "Command Buffer Full"},
+	{7 << 16, "CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST", "Activity Buffer Request"},
+	{8 << 16, "CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT", "UVM Activity Init"},
+	{-1, NULL, NULL},
 };
 static const struct enum_row launch_type[] = {
 	{0, "CUDA_KERNEL_LAUNCH_TYPE_REGULAR", "Regular"},
@@ -619,6 +641,31 @@ static void osrt(struct sx *x)
 	}
 }
 
+/* CUPTI's overhead records (model.h's gs_overhead): PROFILER_OVERHEAD, one row each, named by
+ * their kind (nameId) and typed by CUPTI's value of it (ENUM_CUPTI_OVERHEAD_TYPE); globalTid
+ * NULL for one on a device */
+static void overheads(struct sx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_sqlf_table *t = x->t[T_PROFILER_OVERHEAD];
+	for (size_t i = 0; i < m->overheads.n; i++) {
+		const struct gs_overhead *o = &m->overheads.v[i];
+		if (!gs_filter_keep(m, x->f, o->pid, o->device == UINT32_MAX ? -1 : (int64_t)o->device, o->start))
+			continue;
+		const char *n = gs_overhead_name(o->kind);
+		uint32_t id = extra_string(x, 5ull << 56 | o->kind, n, strlen(n));
+		gs_sqlf_row(t);
+		/* start, end, globalTid, nameId, overheadType */
+		I(o->start), I(o->end);
+		if (o->tid)
+			I(gtid(o->pid, o->tid));
+		else
+			N();
+		I(id), I(o->kind);
+		row(x, T_PROFILER_OVERHEAD);
+	}
+}
+
 /* CPU samples as nsys stores them: a COMPOSITE_EVENTS row per sample (cpuCycles: the sampling
  * periods it stands for) and its stack in SAMPLING_CALLCHAINS, one row
  * per frame from the leaf (stackDepth 0) out; symbol and module are StringIds (the function's
@@ -730,6 +777,7 @@ static void fill(struct sx *x)
 	enum_table(x, T_ENUM_NSYS_EVENT_TYPE, event_type);
 	enum_table(x, T_ENUM_NSYS_EVENT_CLASS, event_class);
 	enum_table(x, T_ENUM_CUDA_KERNEL_LAUNCH_TYPE, launch_type);
+	enum_table(x, T_ENUM_CUPTI_OVERHEAD_TYPE, overhead_type);
 	static const char *const meta[][2] = {{"EXPORT_SCHEMA_VERSION", EXPORT_SCHEMA_VERSION},
 					      {"EXPORT_PRODUCT", "gpuscope"}};
 	for (int i = 0; i < 2; i++) {
@@ -746,6 +794,7 @@ static void fill(struct sx *x)
 	apis(x);
 	nvtx(x);
 	osrt(x);
+	overheads(x);
 	samples(x);
 	devices_threads(x);
 	gpu_metrics(x);

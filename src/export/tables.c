@@ -21,7 +21,7 @@
 const char *const gs_export_tables[] = {
 	"processes", "threads",  "devices", "streams",	   "ranges",	 "api_calls",
 	"kernels",   "copies",	 "memsets", "syncs",	   "memory_ops", "marks",
-	"gpu_metrics",
+	"gpu_metrics", "overheads",
 };
 const size_t gs_export_ntables = sizeof(gs_export_tables) / sizeof(gs_export_tables[0]);
 
@@ -500,6 +500,39 @@ static void t_gpu_metrics(struct tw *w)
 static const char *const gpu_metrics_cols[] = {
 	"index", "device", "metric_id", "metric", "unit", "ts_ns", "ts_abs_ns", "value", NULL};
 
+/* CUPTI's overhead records: the thread (tid) or device they delayed, empty when not one */
+static void t_overheads(struct tw *w)
+{
+	const struct gs_model *m = w->m;
+	for (size_t i = 0; i < m->overheads.n; i++) {
+		const struct gs_overhead *o = &m->overheads.v[i];
+		int64_t dev = o->device == UINT32_MAX ? -1 : (int64_t)o->device;
+		if (!gs_filter_keep(m, w->f, o->pid, dev, o->start))
+			continue;
+		row(w);
+		c_u(w, i);
+		c_i(w, o->pid);
+		if (o->tid)
+			c_u(w, o->tid);
+		else
+			c_null(w);
+		if (dev >= 0)
+			c_u(w, o->device);
+		else
+			c_null(w);
+		if (o->correlation)
+			c_u(w, o->correlation);
+		else
+			c_null(w);
+		c_s(w, gs_overhead_name(o->kind));
+		c_u(w, o->kind);
+		c_span(w, o->start, o->end);
+		row_end(w);
+	}
+}
+static const char *const overheads_cols[] = {
+	"index", "pid", "tid", "device", "correlation", "name", "kind", SPAN_COLS, NULL};
+
 /* In the order of gs_export_tables. */
 static const struct {
 	void (*fn)(struct tw *w);
@@ -509,7 +542,7 @@ static const struct {
 	{t_streams, streams_cols},     {t_ranges, ranges_cols},   {t_apis, apis_cols},
 	{t_kernels, kernels_cols},     {t_copies, copies_cols},   {t_memsets, memsets_cols},
 	{t_syncs, syncs_cols},	       {t_memops, memops_cols},   {t_marks, marks_cols},
-	{t_gpu_metrics, gpu_metrics_cols},
+	{t_gpu_metrics, gpu_metrics_cols}, {t_overheads, overheads_cols},
 };
 _Static_assert(sizeof(tables) / sizeof(tables[0]) == sizeof(gs_export_tables) / sizeof(gs_export_tables[0]),
 	       "a writer per table name");

@@ -43,7 +43,7 @@ struct gs_cupti_names { /* the loader's state while it decodes CUPTI buffers */
 		uint32_t shape; /* index + 1; 0: empty */
 	} cache[SHAPE_SETS][SHAPE_WAYS];
 	uint8_t victim[SHAPE_SETS]; /* the way a miss replaces next */
-	struct gs_runsort kernels, copies, memsets, apis, syncs, memops, graphs;
+	struct gs_runsort kernels, copies, memsets, apis, syncs, memops, graphs, overheads;
 };
 
 static struct gs_cupti_names *state(struct gs_model *m)
@@ -108,6 +108,7 @@ void gs_cupti_release(struct gs_model *m)
 	gs_runsort_release(&t->syncs);
 	gs_runsort_release(&t->memops);
 	gs_runsort_release(&t->graphs);
+	gs_runsort_release(&t->overheads);
 	free(t->pids);
 	free(t->maps);
 	free(t);
@@ -374,6 +375,7 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		CUpti_ActivityDevice5 dev;
 		CUpti_ActivityGraphTrace2 graph;
 		CUpti_ActivityContext3 ctx;
+		CUpti_ActivityOverhead3 over;
 		CUpti_ActivityStream stream;
 	} r;
 	/* Room for every kernel and API call the buffer can hold: no check per record. (Only
@@ -516,8 +518,23 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 			GS_VEC_PUSH(&m->stream_records, g);
 			break;
 		}
+		case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+			const CUpti_ActivityOverhead3 *o = &r.over;
+			struct gs_overhead g = {
+				.start = o->start, .end = o->end, .pid = pid, .kind = (uint32_t)o->overheadKind,
+				.tid = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId : 0,
+				.device = o->objectKind == CUPTI_ACTIVITY_OBJECT_DEVICE ||
+						  o->objectKind == CUPTI_ACTIVITY_OBJECT_CONTEXT ||
+						  o->objectKind == CUPTI_ACTIVITY_OBJECT_STREAM
+					  ? o->objectId.dcs.deviceId
+					  : UINT32_MAX,
+				.correlation = o->correlationId,
+			};
+			GS_VEC_PUSH(&m->overheads, g);
+			break;
+		}
 		default:
-			break; /* overhead: a known size, nothing kept yet */
+			break;
 		}
 	}
 	return 0;
@@ -540,6 +557,22 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver)
 	return cbid < GS_ARRAY_SIZE(runtime_names) ? runtime_names[cbid] : NULL;
 }
 
+const char *gs_overhead_name(uint32_t kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "Driver Compiler";
+	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "CUPTI Buffer Flush";
+	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "CUPTI Instrumentation";
+	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "CUPTI Resource";
+	case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING: return "Runtime Triggered Module Loading";
+	case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "Lazy Function Loading";
+	case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "Command Buffer Full";
+	case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "Activity Buffer Request";
+	case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "UVM Activity Init";
+	default: return "Unknown Overhead";
+	}
+}
+
 #define BY_START(name, type, field)                                                          \
 	static inline int name##_less(const type *x, const type *y)                          \
 	{                                                                                    \
@@ -553,6 +586,7 @@ BY_START(sort_apis, struct gs_api, start)
 BY_START(sort_syncs, struct gs_sync, start)
 BY_START(sort_memops, struct gs_memop, ts)
 BY_START(sort_graphs, struct gs_graph_launch, start)
+BY_START(sort_overheads, struct gs_overhead, start)
 #undef BY_START
 
 #define EACH_TABLE(X)                                                                        \
@@ -562,7 +596,8 @@ BY_START(sort_graphs, struct gs_graph_launch, start)
 	X(apis, sort_apis)                                                                   \
 	X(syncs, sort_syncs)                                                                 \
 	X(memops, sort_memops)                                                               \
-	X(graphs, sort_graphs)
+	X(graphs, sort_graphs)                                                               \
+	X(overheads, sort_overheads)
 
 void gs_model_gpu_settle(struct gs_model *m)
 {
@@ -585,7 +620,7 @@ void gs_model_sort_gpu(struct gs_model *m)
 void gs_model_gpu_clear(struct gs_model *m)
 {
 	m->kernels.n = m->kshapes.n = m->copies.n = m->memsets.n = m->apis.n = m->syncs.n = m->memops.n = 0;
-	m->devices.n = m->graphs.n = m->contexts.n = m->stream_records.n = 0;
+	m->devices.n = m->graphs.n = m->contexts.n = m->stream_records.n = m->overheads.n = 0;
 	m->joined = m->demangled = 0; /* what comes next is neither */
 	gs_model_streams_release(m);
 	struct gs_cupti_names *st = m->cupti_names;
@@ -613,10 +648,11 @@ void gs_model_gpu_release(struct gs_model *m)
 	free(m->memops.v);
 	free(m->devices.v);
 	free(m->graphs.v);
+	free(m->overheads.v);
 	free(m->contexts.v);
 	free(m->stream_records.v);
 	gs_model_gpu_clear(m);
 	m->kernels.v = NULL, m->kshapes.v = NULL, m->copies.v = NULL, m->memsets.v = NULL, m->apis.v = NULL;
 	m->syncs.v = NULL, m->memops.v = NULL, m->devices.v = NULL, m->graphs.v = NULL;
-	m->contexts.v = NULL, m->stream_records.v = NULL;
+	m->contexts.v = NULL, m->stream_records.v = NULL, m->overheads.v = NULL;
 }

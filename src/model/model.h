@@ -238,6 +238,18 @@ struct gs_sync {
 	uint32_t context, stream, event, correlation;
 };
 
+/* CUPTI's record of work of its own or of the driver's that delayed the program (an activity
+ * buffer handed over, a module or function loaded on first use, instrumentation set up):
+ * CUpti_ActivityOverhead3 */
+struct gs_overhead {
+	uint64_t start, end;
+	int32_t pid;
+	uint32_t kind;        /* CUpti_ActivityOverheadKind: gs_overhead_name() */
+	uint32_t tid;         /* the thread it delayed (0: not a thread's) */
+	uint32_t device;      /* the device's (UINT32_MAX: not a device's) */
+	uint32_t correlation; /* the API call it delayed, 0: none */
+};
+
 struct gs_memop { /* a device memory allocation or release */
 	uint64_t ts, address, bytes;
 	int32_t pid;
@@ -342,6 +354,7 @@ struct gs_model {
 	GS_VEC(struct gs_api) apis;
 	GS_VEC(struct gs_sync) syncs;
 	GS_VEC(struct gs_memop) memops;
+	GS_VEC(struct gs_overhead) overheads;
 	GS_VEC(struct gs_device) devices;
 	GS_VEC(struct gs_graph_launch) graphs;
 	GS_VEC(struct gs_context) contexts;               /* in the trace's order */
@@ -431,6 +444,8 @@ void gs_model_demangle(struct gs_model *m);
 /* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
  * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);
+/* An overhead record's kind as a name (CUpti_ActivityOverheadKind; Kineto's where it has one) */
+const char *gs_overhead_name(uint32_t kind);
 
 /* Host chunks (model/host.c): OSRT, SAMPLES, MAPS and PERFMAP payloads into m; -1 when
  * malformed. gs_model_host_finish sorts the tables and symbolizes the frames (reading the

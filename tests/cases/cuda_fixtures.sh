@@ -291,3 +291,43 @@ PY
 COLUMNS=20 $GS stats --format csv -o "$T/ov.csv" "$D/cuda_resnet50.gst" 2>/dev/null
 has "overview csv: names whole" '23.3,3886341,318,12221,"void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, true, 1>(float, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, cudnnTensorStruct, float const*, float const*, float const*, float const*, float)"' "$(cat "$T/ov.csv")"
 has "overview csv: copies in bytes (as the dump's sum)" "320,102441032,10607619,[CUDA memcpy HtoD]" "$(cat "$T/ov.csv")"
+
+# CUPTI's overhead records (CUPTI_ACTIVITY_KIND_OVERHEAD), as recorded in the ResNet-50 run: 55,
+# on the main thread (1043) and one other of the process; by kind, the count and total ns
+# summed from the raw records. In dump, info, the chrome export (cat "overhead", as Kineto's),
+# the csv/json table "overheads" and the SQLite PROFILER_OVERHEAD table (nsys's, with
+# ENUM_CUPTI_OVERHEAD_TYPE, so a query written for nsys's export runs).
+f=$D/cuda_resnet50.gst
+has "overhead: info" "cuda overhead records     55 (123.9 ms: module loading, CUPTI's buffers, ...)" "$($GS info "$f")"
+$GS dump --format jsonl "$f" >"$T/ov.jsonl" 2>/dev/null
+eq "overhead: dump, the first (the program's first activity buffer, on its main thread)" \
+	'{"cuda":"overhead","start":59348312781,"dur":862747,"name":"Activity Buffer Request","tid":1043}' \
+	"$(grep -m1 '"cuda":"overhead"' "$T/ov.jsonl")"
+$GS export -t chrome -o "$T/ov_chrome.json" "$f" 2>/dev/null
+$GS export -t json -o "$T/ov_tables" "$f" 2>/dev/null
+rm -f "$T/ov.sqlite"
+$GS export -t sqlite -o "$T/ov.sqlite" "$f" 2>/dev/null
+eq "overhead: dump, chrome, json table and sqlite agree, kind by kind (count, ns)" \
+	"Activity Buffer Request 2 1778692|CUPTI Buffer Flush 2 114886|CUPTI Instrumentation 2 100262|CUPTI Resource 4 7070456|Lazy Function Loading 36 3745113|Runtime Triggered Module Loading 9 111067255 x4; threads 1043,1065" \
+	"$(python3 - "$T/ov.jsonl" "$T/ov_chrome.json" "$T/ov_tables/overheads.json" "$T/ov.sqlite" <<'PY'
+import collections, json, sqlite3, sys
+def by_kind(rows):
+    c = collections.defaultdict(lambda: [0, 0])
+    for name, ns in rows:
+        c[name][0] += 1
+        c[name][1] += ns
+    return "|".join("%s %d %d" % (k, v[0], v[1]) for k, v in sorted(c.items()))
+dump = [json.loads(l) for l in open(sys.argv[1]) if '"overhead"' in l]
+chrome = [e for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("cat") == "overhead"]
+table = json.load(open(sys.argv[3]))
+db = sqlite3.connect(sys.argv[4])
+sql = db.execute("SELECT e.label, p.end - p.start FROM PROFILER_OVERHEAD AS p JOIN StringIds AS s ON s.id = p.nameId "
+                 "JOIN ENUM_CUPTI_OVERHEAD_TYPE AS e ON e.id = p.overheadType WHERE s.value = e.label").fetchall()
+got = [by_kind((r["name"], r["dur"]) for r in dump),
+       by_kind((e["name"], round(e["dur"] * 1000)) for e in chrome),
+       by_kind((r["name"], r["duration_ns"]) for r in table),
+       by_kind(sql)]
+tids = sorted({e["tid"] for e in chrome} | {r["tid"] for r in table} | {g & 0xffffff for (g,) in db.execute("SELECT globalTid FROM PROFILER_OVERHEAD")})
+print((got[0] + " x4") if len(set(got)) == 1 else got, "; threads " + ",".join(map(str, tids)), sep="")
+PY
+)"

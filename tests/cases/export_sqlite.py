@@ -31,7 +31,8 @@ cols = {t: [c[1] for c in db.execute('PRAGMA table_info(%s)' % t)] for (t,) in
         db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
 same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND',
                        'ENUM_NSYS_EVENT_TYPE', 'ENUM_NSYS_EVENT_CLASS',
-                       'ENUM_CUDA_KERNEL_LAUNCH_TYPE', 'TARGET_INFO_GPU', 'ThreadNames',
+                       'ENUM_CUDA_KERNEL_LAUNCH_TYPE', 'ENUM_CUPTI_OVERHEAD_TYPE', 'TARGET_INFO_GPU',
+                       'ThreadNames', 'PROFILER_OVERHEAD',
                        'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
                        'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS',
                        'OSRT_API', 'OSRT_CALLCHAINS', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS',
@@ -42,6 +43,7 @@ same('kernel columns', 'start end deviceId contextId greenContextId streamId cor
      'gridX gridY gridZ blockX blockY blockZ staticSharedMemory dynamicSharedMemory '
      'localMemoryPerThread localMemoryTotal gridId sharedMemoryExecuted graphNodeId graphId',
      ' '.join(cols['CUPTI_ACTIVITY_KIND_KERNEL']))
+same('overhead columns', 'start end globalTid nameId overheadType', ' '.join(cols['PROFILER_OVERHEAD']))
 same('runtime columns', 'start end eventClass globalTid correlationId nameId returnValue callchainId',
      ' '.join(cols['CUPTI_ACTIVITY_KIND_RUNTIME']))
 
