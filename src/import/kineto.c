@@ -551,7 +551,7 @@ static uint64_t bytes(const struct ev *e)
 static void complete(struct imp *k, const struct ev *e, uint64_t off)
 {
 	struct gs_model *m = k->m;
-	if (e->cat == C_GPU_ANNOT || e->cat == C_OVERHEAD || e->cat == C_FLOW)
+	if (e->cat == C_GPU_ANNOT || e->cat == C_FLOW)
 		return;
 	if (!e->ts_ok || !e->dur_ok) {
 		skip(k, e, e->ts_ok ? "dur" : "ts", off);
@@ -641,6 +641,20 @@ static void complete(struct imp *k, const struct ev *e, uint64_t off)
 				    .context = u32(e, A_CONTEXT, 0), .stream = u32(e, A_STREAM, 0),
 				    .event = u32(e, A_EVENT, 0), .correlation = corr};
 		GS_VEC_PUSH(&m->syncs, s);
+		break;
+	}
+	case C_OVERHEAD: { /* CUPTI's overhead records: Kineto writes them at pid -1, tid 0 */
+		static const uint32_t kinds[] = {1, 1u << 16, 2u << 16, 3u << 16, 4u << 16,
+						 5u << 16, 6u << 16, 7u << 16, 8u << 16};
+		const char *nm = gs_model_str(m, e->name);
+		uint32_t kind = 0;
+		for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
+			if (!strcmp(nm, gs_overhead_name(kinds[i])))
+				kind = kinds[i];
+		struct gs_overhead o = {.start = start, .end = end, .pid = pid, .kind = kind,
+					.tid = tid > 0 ? (uint32_t)tid : 0, .device = UINT32_MAX,
+					.correlation = corr};
+		GS_VEC_PUSH(&m->overheads, o);
 		break;
 	}
 	default: k->unread++; break;

@@ -13,6 +13,19 @@ has "kineto hand: copies and bytes" "cuda memcpy               1 (4.0 KiB)" "$i"
 has "kineto hand: API calls" "cuda api calls            3" "$i"
 has "kineto hand: device from deviceProperties" "0  NVIDIA H200  sm_90  132 SMs  139.8 GiB" "$i"
 has "kineto hand: process name" "python3" "$i"
+# CUPTI's overhead events as Kineto writes them (cat "overhead", pid -1, tid 0): kept as overhead
+# records, and written back by the chrome export with their name and duration
+python3 - "$K/hand.json" "$T/hand_ov.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"].append({"ph": "X", "cat": "overhead", "name": "Activity Buffer Request", "pid": -1, "tid": 0,
+                         "ts": 1001.5, "dur": 2390.114})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+has "kineto hand: an overhead event kept" "cuda overhead records     1 (2.4 ms: " "$($GS info "$T/hand_ov.json")"
+$GS export -t chrome -o "$T/hand_ov_out.json" "$T/hand_ov.json" 2>/dev/null
+eq "kineto hand: the overhead event exported again" "Activity Buffer Request 2390.114 -1" \
+	"$(python3 -c 'import json,sys; print(*[(e["name"], e["dur"], e["pid"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "overhead"][0])' "$T/hand_ov_out.json")"
 s=$($GS stats -r step_sum --format csv "$K/hand.json")
 # the step 1000..1100 us: kernel 1030..1070, copy 1072..1074, launch call 1015..1020; the
 # sync call 1045..1075 waits while the GPU is idle 1070..1072 and 1074..1075: 3 us
