@@ -202,7 +202,7 @@ struct px {
 };
 
 /* The interning keys of names that are not model strings. */
-enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3, NAME_OSRT = 4 };
+enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3, NAME_OSRT = 4, NAME_OVERHEAD = 5 };
 
 static void begin_packet(struct px *x, uint64_t ts)
 {
@@ -716,8 +716,21 @@ static void put_osrt(struct px *x, const struct gs_osrt *o)
 	lane_push(x, l, end);
 }
 
-/* Ranges, API calls and OS runtime calls, merged by start (at equal starts in that order: a
- * range is the outer one, a call inside it the inner one). */
+/* CUPTI's overhead record, on the track of the thread it delayed (inside the API call it
+ * delayed, when there is one); the API call's correlation id as its annotation */
+static void put_overhead(struct px *x, const struct gs_overhead *o)
+{
+	uint64_t end = o->end < o->start ? o->start : o->end;
+	size_t l = lane_pick(x, thread_lane(x, o->pid, o->tid), o->start, end);
+	struct annot an[1] = {{AN_CORRELATION, NULL, o->correlation}};
+	slice_begin(x, lane_uuid(x, l), o->start, (uint64_t)NAME_OVERHEAD << 32 | o->kind,
+		    gs_overhead_name(o->kind), 0, 0, an, o->correlation ? 1 : 0, NULL, 0);
+	lane_push(x, l, end);
+}
+
+/* Ranges, API calls, OS runtime calls and CUPTI's overhead records of threads, merged by start
+ * (at equal starts in that order: a range is the outer one, a call inside it the inner one).
+ * An overhead record of a device (none seen so far: CUPTI's are a thread's) is left out. */
 static void cpu_side(struct px *x)
 {
 	const struct gs_model *m = x->m;
@@ -729,11 +742,17 @@ static void cpu_side(struct px *x)
 	if (!gs_cursor_check(&ac))
 		gs_cursor_sort(&ac);
 	size_t oi = 0, on = x->f->by_device ? 0 : m->osrt.n; /* sorted by start */
-	while (rc.i < rc.n || ac.i < ac.n || oi < on) {
+	size_t vi = 0, vn = x->f->by_device ? 0 : m->overheads.n; /* sorted by start */
+	while (rc.i < rc.n || ac.i < ac.n || oi < on || vi < vn) {
 		uint64_t rs = rc.i < rc.n ? gs_cursor_start(&rc) : UINT64_MAX;
 		uint64_t as = ac.i < ac.n ? gs_cursor_start(&ac) : UINT64_MAX;
 		uint64_t os = oi < on ? m->osrt.v[oi].start : UINT64_MAX;
-		if (rc.i < rc.n && rs <= as && rs <= os) {
+		uint64_t vs = vi < vn ? m->overheads.v[vi].start : UINT64_MAX;
+		if (vi < vn && vs < rs && vs < as && vs < os) {
+			const struct gs_overhead *v = &m->overheads.v[vi++];
+			if (v->device == UINT32_MAX && gs_filter_keep(m, x->f, v->pid, -1, v->start))
+				put_overhead(x, v);
+		} else if (rc.i < rc.n && rs <= as && rs <= os) {
 			size_t i = gs_cursor_row(&rc);
 			gs_cursor_next(&rc);
 			const struct gs_range *r = &m->ranges.v[i];

@@ -3,7 +3,7 @@
 (the protobuf wire format: varints and length-delimited fields, Perfetto's field numbers) and
 check its slices against `gpuscope stats` on the same trace: per name, the count and summed
 duration of kernels (cuda_gpu_kern_sum), copies and memsets (cuda_gpu_mem_time_sum), CUDA API
-calls (cuda_api_sum) and ranges (nvtx_sum). Every SLICE_END must close an open slice of its
+calls (cuda_api_sum), ranges (nvtx_sum) and CUPTI's overhead records (gpuscope dump). Every SLICE_END must close an open slice of its
 track, but for ranges never ended (left open). Prints the number of checks and of ranges left
 open; exit 1 on the first mismatch.
 
@@ -149,6 +149,16 @@ def main():
         w = want[(False, r['Name'])]
         w[0] += r['Num Calls']
         w[1] += r['Total Time (ns)']
+    # CUPTI's overhead records of threads (gpuscope dump lists them; a .gst trace only): slices
+    # on the thread's track, annotated with the API call's correlation id when they have one
+    dump = subprocess.run([gs, 'dump', '--format', 'jsonl', trace], capture_output=True, text=True)
+    for line in dump.stdout.splitlines() if dump.returncode == 0 else []:
+        if '"cuda":"overhead"' in line:
+            r = json.loads(line)
+            if 'device' not in r:
+                w = want[('correlation' in r, r['name'])]
+                w[0] += 1
+                w[1] += r['dur']
     api = collections.defaultdict(lambda: [0, 0])
     for (annotated, name), v in got.items():  # cuda_api_sum strips the _vNNNN suffix
         k = (annotated, re.sub(r'_v[0-9]+$', '', name) if annotated else name)
