@@ -206,20 +206,6 @@ static const struct enum_row event_type[] = {
 static const struct enum_row event_class[] = {
 	{0, "CUDA_RUNTIME", "CUDA Runtime"}, {1, "CUDA_DRIVER", "CUDA Driver"}, {-1, NULL, NULL},
 };
-/* CUpti_ActivityOverheadKind's values; the labels are gs_overhead_name's */
-static const struct enum_row overhead_type[] = {
-	{0, "CUPTI_ACTIVITY_OVERHEAD_UNKNOWN", "Unknown Overhead"},
-	{1, "CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER", "Driver Compiler"},
-	{1 << 16, "CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH", "CUPTI Buffer Flush"},
-	{2 << 16, "CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION", "CUPTI Instrumentation"},
-	{3 << 16, "CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE", "CUPTI Resource"},
-	{4 << 16, "CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING", "Runtime Triggered Module Loading"},
-	{5 << 16, "CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING", "Lazy Function Loading"},
-	{6 << 16, "CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL", "Command Buffer Full"},
-	{7 << 16, "CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST", "Activity Buffer Request"},
-	{8 << 16, "CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT", "UVM Activity Init"},
-	{-1, NULL, NULL},
-};
 static const struct enum_row launch_type[] = {
 	{0, "CUDA_KERNEL_LAUNCH_TYPE_REGULAR", "Regular"},
 	{1, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE", "Cooperative single device"},
@@ -777,7 +763,15 @@ static void fill(struct sx *x)
 	enum_table(x, T_ENUM_NSYS_EVENT_TYPE, event_type);
 	enum_table(x, T_ENUM_NSYS_EVENT_CLASS, event_class);
 	enum_table(x, T_ENUM_CUDA_KERNEL_LAUNCH_TYPE, launch_type);
-	enum_table(x, T_ENUM_CUPTI_OVERHEAD_TYPE, overhead_type);
+	for (size_t i = 0; i < gs_overhead_nkinds; i++) { /* CUPTI's values, gpuscope's names */
+		const struct gs_overhead_kind *k = &gs_overhead_kinds[i];
+		struct gs_sqlf_table *t = x->t[T_ENUM_CUPTI_OVERHEAD_TYPE];
+		gs_sqlf_row(t);
+		gs_sqlf_null(t);
+		gs_sqlf_text(t, k->cupti, strlen(k->cupti));
+		gs_sqlf_text(t, k->name, strlen(k->name));
+		row_key(x, T_ENUM_CUPTI_OVERHEAD_TYPE, k->kind);
+	}
 	static const char *const meta[][2] = {{"EXPORT_SCHEMA_VERSION", EXPORT_SCHEMA_VERSION},
 					      {"EXPORT_PRODUCT", "gpuscope"}};
 	for (int i = 0; i < 2; i++) {

@@ -644,13 +644,11 @@ static void complete(struct imp *k, const struct ev *e, uint64_t off)
 		break;
 	}
 	case C_OVERHEAD: { /* CUPTI's overhead records: Kineto writes them at pid -1, tid 0 */
-		static const uint32_t kinds[] = {1, 1u << 16, 2u << 16, 3u << 16, 4u << 16,
-						 5u << 16, 6u << 16, 7u << 16, 8u << 16};
 		const char *nm = gs_model_str(m, e->name);
-		uint32_t kind = 0;
-		for (size_t i = 0; i < GS_ARRAY_SIZE(kinds); i++)
-			if (!strcmp(nm, gs_overhead_name(kinds[i])))
-				kind = kinds[i];
+		uint32_t kind = gs_overhead_kinds[0].kind;
+		for (size_t i = 1; i < gs_overhead_nkinds; i++)
+			if (!strcmp(nm, gs_overhead_kinds[i].name))
+				kind = gs_overhead_kinds[i].kind;
 		struct gs_overhead o = {.start = start, .end = end, .pid = pid, .kind = kind,
 					.tid = tid > 0 ? (uint32_t)tid : 0, .device = UINT32_MAX,
 					.correlation = corr};

@@ -557,20 +557,28 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver)
 	return cbid < GS_ARRAY_SIZE(runtime_names) ? runtime_names[cbid] : NULL;
 }
 
+#define OVERHEAD_KIND(k, name) {CUPTI_ACTIVITY_OVERHEAD_##k, "CUPTI_ACTIVITY_OVERHEAD_" #k, name}
+const struct gs_overhead_kind gs_overhead_kinds[] = {
+	OVERHEAD_KIND(UNKNOWN, "Unknown Overhead"),
+	OVERHEAD_KIND(DRIVER_COMPILER, "Driver Compiler"),
+	OVERHEAD_KIND(CUPTI_BUFFER_FLUSH, "CUPTI Buffer Flush"),
+	OVERHEAD_KIND(CUPTI_INSTRUMENTATION, "CUPTI Instrumentation"),
+	OVERHEAD_KIND(CUPTI_RESOURCE, "CUPTI Resource"),
+	OVERHEAD_KIND(RUNTIME_TRIGGERED_MODULE_LOADING, "Runtime Triggered Module Loading"),
+	OVERHEAD_KIND(LAZY_FUNCTION_LOADING, "Lazy Function Loading"),
+	OVERHEAD_KIND(COMMAND_BUFFER_FULL, "Command Buffer Full"),
+	OVERHEAD_KIND(ACTIVITY_BUFFER_REQUEST, "Activity Buffer Request"),
+	OVERHEAD_KIND(UVM_ACTIVITY_INIT, "UVM Activity Init"),
+};
+#undef OVERHEAD_KIND
+const size_t gs_overhead_nkinds = GS_ARRAY_SIZE(gs_overhead_kinds);
+
 const char *gs_overhead_name(uint32_t kind)
 {
-	switch (kind) {
-	case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "Driver Compiler";
-	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "CUPTI Buffer Flush";
-	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "CUPTI Instrumentation";
-	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "CUPTI Resource";
-	case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING: return "Runtime Triggered Module Loading";
-	case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "Lazy Function Loading";
-	case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "Command Buffer Full";
-	case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "Activity Buffer Request";
-	case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "UVM Activity Init";
-	default: return "Unknown Overhead";
-	}
+	for (size_t i = 1; i < gs_overhead_nkinds; i++)
+		if (gs_overhead_kinds[i].kind == kind)
+			return gs_overhead_kinds[i].name;
+	return gs_overhead_kinds[0].name;
 }
 
 #define BY_START(name, type, field)                                                          \

@@ -444,7 +444,16 @@ void gs_model_demangle(struct gs_model *m);
 /* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
  * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);
-/* An overhead record's kind as a name (CUpti_ActivityOverheadKind; Kineto's where it has one) */
+/* The kinds of overhead record (CUpti_ActivityOverheadKind): CUPTI's value, its enum name and
+ * the name gpuscope shows (Kineto's where it has one); the first is the unknown kind, the
+ * values increase (the SQLite export's ENUM_CUPTI_OVERHEAD_TYPE keys) */
+struct gs_overhead_kind {
+	uint32_t kind;
+	const char *cupti, *name;
+};
+extern const struct gs_overhead_kind gs_overhead_kinds[];
+extern const size_t gs_overhead_nkinds;
+/* An overhead record's kind as a name (the unknown kind's for a value not listed) */
 const char *gs_overhead_name(uint32_t kind);
 
 /* Host chunks (model/host.c): OSRT, SAMPLES, MAPS and PERFMAP payloads into m; -1 when
