@@ -502,7 +502,7 @@ static void overheads(struct cx *x)
 	const struct gs_model *m = x->m;
 	for (size_t i = 0; i < m->overheads.n; i++) {
 		const struct gs_overhead *o = &m->overheads.v[i];
-		int64_t dev = o->device == UINT32_MAX ? -1 : (int64_t)o->device;
+		int64_t dev = gs_overhead_device(o);
 		if (!gs_filter_keep(m, x->f, o->pid, dev, o->start))
 			continue;
 		ev_begin(x, "X", "overhead", gs_overhead_name(o->kind));

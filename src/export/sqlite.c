@@ -636,7 +636,7 @@ static void overheads(struct sx *x)
 	struct gs_sqlf_table *t = x->t[T_PROFILER_OVERHEAD];
 	for (size_t i = 0; i < m->overheads.n; i++) {
 		const struct gs_overhead *o = &m->overheads.v[i];
-		if (!gs_filter_keep(m, x->f, o->pid, o->device == UINT32_MAX ? -1 : (int64_t)o->device, o->start))
+		if (!gs_filter_keep(m, x->f, o->pid, gs_overhead_device(o), o->start))
 			continue;
 		const char *n = gs_overhead_name(o->kind);
 		uint32_t id = extra_string(x, 5ull << 56 | o->kind, n, strlen(n));

@@ -506,7 +506,7 @@ static void t_overheads(struct tw *w)
 	const struct gs_model *m = w->m;
 	for (size_t i = 0; i < m->overheads.n; i++) {
 		const struct gs_overhead *o = &m->overheads.v[i];
-		int64_t dev = o->device == UINT32_MAX ? -1 : (int64_t)o->device;
+		int64_t dev = gs_overhead_device(o);
 		if (!gs_filter_keep(m, w->f, o->pid, dev, o->start))
 			continue;
 		row(w);

@@ -249,6 +249,11 @@ struct gs_overhead {
 	uint32_t device;      /* the device's (UINT32_MAX: not a device's) */
 	uint32_t correlation; /* the API call it delayed, 0: none */
 };
+/* its device for the filters (gs_filter_keep): -1 for a thread's or the process's */
+static inline int64_t gs_overhead_device(const struct gs_overhead *o)
+{
+	return o->device == UINT32_MAX ? -1 : (int64_t)o->device;
+}
 
 struct gs_memop { /* a device memory allocation or release */
 	uint64_t ts, address, bytes;
