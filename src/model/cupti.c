@@ -521,7 +521,9 @@ int gs_cupti_decode(struct gs_model *m, const uint8_t *data, size_t len)
 		case CUPTI_ACTIVITY_KIND_OVERHEAD: {
 			const CUpti_ActivityOverhead3 *o = &r.over;
 			struct gs_overhead g = {
-				.start = o->start, .end = o->end, .pid = pid, .kind = (uint32_t)o->overheadKind,
+				/* (an end before the start, which CUPTI never writes, is taken as the start) */
+				.start = o->start, .end = o->end < o->start ? o->start : o->end,
+				.pid = pid, .kind = (uint32_t)o->overheadKind,
 				.tid = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId : 0,
 				.device = o->objectKind == CUPTI_ACTIVITY_OBJECT_DEVICE ||
 						  o->objectKind == CUPTI_ACTIVITY_OBJECT_CONTEXT ||
