@@ -25,19 +25,50 @@ static const struct gs_column osrt_cols[] = {
 	{"Max (ns)", GS_COL_INT},   {"StdDev (ns)", GS_COL_FLOAT},   {"Name", GS_COL_STR},
 };
 
-struct osrt_row {
-	uint32_t call;
+/* cuda_overhead_sum's: osrt_sum's, records counted rather than calls */
+static const struct gs_column overhead_cols[] = {
+	{"Time (%)", GS_COL_PCT},   {"Total Time (ns)", GS_COL_INT}, {"Count", GS_COL_INT},
+	{"Avg (ns)", GS_COL_FLOAT}, {"Med (ns)", GS_COL_FLOAT},      {"Min (ns)", GS_COL_INT},
+	{"Max (ns)", GS_COL_INT},   {"StdDev (ns)", GS_COL_FLOAT},   {"Name", GS_COL_STR},
+};
+
+/* A row of osrt_sum's (or cuda_overhead_sum's) columns: a name and its durations' summary */
+struct sum_row {
+	const char *name;
 	struct gs_summary s;
 };
 
-static int cmp_osrt_row(const void *a, const void *b)
+static int cmp_sum_row(const void *a, const void *b)
 {
-	const struct osrt_row *x = a, *y = b;
+	const struct sum_row *x = a, *y = b;
 	if (x->s.total != y->s.total)
 		return x->s.total > y->s.total ? -1 : 1;
 	if (x->s.n != y->s.n)
 		return x->s.n > y->s.n ? -1 : 1;
-	return strcmp(gs_osrt_names[x->call], gs_osrt_names[y->call]);
+	return strcmp(x->name, y->name);
+}
+
+/* The n rows into out (osrt_cols, overhead_cols), by total time; Time (%) a share of their
+ * total */
+static void sum_rows(struct gs_table *out, struct sum_row *rows, size_t n)
+{
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++)
+		all += rows[i].s.total;
+	qsort(rows, n, sizeof(*rows), cmp_sum_row);
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_summary *x = &rows[i].s;
+		union gs_cell *c = gs_table_row(out);
+		c[0].f = all ? 100.0 * (double)x->total / (double)all : 0.0;
+		c[1].i = (int64_t)x->total;
+		c[2].i = (int64_t)x->n;
+		c[3].f = x->avg;
+		c[4].f = x->med;
+		c[5].i = (int64_t)x->min;
+		c[6].i = (int64_t)x->max;
+		c[7].f = x->stddev;
+		c[8].s = gs_xstrdup(rows[i].name);
+	}
 }
 
 int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
@@ -54,32 +85,54 @@ int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		uint64_t d = o->end - o->start;
 		GS_VEC_PUSH(&durs[o->call], d);
 	}
-	struct osrt_row rows[GS_OSRT__N];
+	struct sum_row rows[GS_OSRT__N];
 	size_t n = 0;
-	uint64_t all = 0;
 	for (uint32_t c = 0; c < GS_OSRT__N; c++) {
 		if (!durs[c].n)
 			continue;
-		rows[n].call = c;
+		rows[n].name = gs_osrt_names[c];
 		gs_summarize(durs[c].v, durs[c].n, &rows[n].s);
-		all += rows[n].s.total;
 		n++;
 		free(durs[c].v);
 	}
-	qsort(rows, n, sizeof(*rows), cmp_osrt_row);
-	for (size_t i = 0; i < n; i++) {
-		const struct gs_summary *x = &rows[i].s;
-		union gs_cell *c = gs_table_row(out);
-		c[0].f = all ? 100.0 * (double)x->total / (double)all : 0.0;
-		c[1].i = (int64_t)x->total;
-		c[2].i = (int64_t)x->n;
-		c[3].f = x->avg;
-		c[4].f = x->med;
-		c[5].i = (int64_t)x->min;
-		c[6].i = (int64_t)x->max;
-		c[7].f = x->stddev;
-		c[8].s = gs_xstrdup(gs_osrt_names[rows[i].call]);
+	sum_rows(out, rows, n);
+	return 0;
+}
+
+/* cuda_overhead_sum: CUPTI's overhead records (model.h's gs_overhead) per kind, osrt_sum's
+ * columns: where CUPTI and the driver delayed the program's threads (modules and functions
+ * loaded at first use, CUPTI's buffers and instrumentation) */
+int gs_report_cuda_overhead_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+				struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "cuda_overhead_sum", "CUDA Overhead Summary", overhead_cols, GS_ARRAY_SIZE(overhead_cols));
+	size_t nk = gs_overhead_nkinds;
+	GS_VEC(uint64_t) *durs = gs_xcalloc(nk, sizeof(*durs));
+	for (size_t i = 0; i < m->overheads.n; i++) {
+		const struct gs_overhead *o = &m->overheads.v[i];
+		if (!gs_filter_keep(m, f, o->pid, gs_overhead_device(o), o->start))
+			continue;
+		size_t k = 0; /* the unknown kind, for a value not listed */
+		for (size_t j = 1; j < nk; j++)
+			if (gs_overhead_kinds[j].kind == o->kind)
+				k = j;
+		uint64_t d = o->end - o->start;
+		GS_VEC_PUSH(&durs[k], d);
 	}
+	struct sum_row *rows = gs_xcalloc(nk, sizeof(*rows));
+	size_t n = 0;
+	for (size_t k = 0; k < nk; k++) {
+		if (!durs[k].n)
+			continue;
+		rows[n].name = gs_overhead_kinds[k].name;
+		gs_summarize(durs[k].v, durs[k].n, &rows[n].s);
+		n++;
+		free(durs[k].v);
+	}
+	sum_rows(out, rows, n);
+	free(rows);
+	free(durs);
 	return 0;
 }
 

@@ -24,6 +24,7 @@ const struct gs_report_def gs_reports[] = {
 	{"memory_timeline", "CUDA memory in use over ten equal slices of time, from the first allocation on", gs_report_memory_timeline},
 	{"step_sum", "Each step's wall time split into kernel, copy, set, sync wait, API and idle time", gs_report_step_sum},
 	{"osrt_sum", "OS runtime: blocking libc calls (locks, sleeps, I/O, polls) per function", gs_report_osrt_sum},
+	{"cuda_overhead_sum", "CUPTI's overhead records per kind: where CUPTI and the driver delayed the program (module loading, CUPTI's buffers)", gs_report_cuda_overhead_sum},
 	{"osrt_stack_sum", "OS runtime calls recorded with their call stacks (--osrt-backtrace-threshold), per function and stack", gs_report_osrt_stack_sum},
 	{"cuda_api_stack_sum", "CUDA API calls recorded with their call stacks (--cudabacktrace), per function and stack", gs_report_cuda_api_stack_sum},
 	{"kernel_metrics", "Hardware metrics of each kernel launch measured by --kernel-metrics, with ncu-style bound and roofline position", gs_report_kernel_metrics},

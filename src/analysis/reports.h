@@ -88,6 +88,8 @@ int gs_report_gpu_overview(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *steps, size_t *nsteps, struct gs_table *util,
 			   struct gs_table *kern, struct gs_err *err);
 /* What the host threads did (host_sum.c): --trace osrt calls, --sample cpu samples. */
+int gs_report_cuda_overhead_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
+				struct gs_err *err);
 int gs_report_osrt_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
 int gs_report_osrt_stack_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,

@@ -331,3 +331,13 @@ tids = sorted({e["tid"] for e in chrome} | {r["tid"] for r in table} | {g & 0xff
 print((got[0] + " x4") if len(set(got)) == 1 else got, "; threads " + ",".join(map(str, tids)), sep="")
 PY
 )"
+# stats -r cuda_overhead_sum: per kind, by total time, osrt_sum's columns (records counted);
+# Time (%) of the 123876664 ns in all
+$GS stats -r cuda_overhead_sum --format csv -o "$T/ov_sum.csv" "$f" 2>/dev/null
+eq "overhead: cuda_overhead_sum, the header and the first two rows" \
+	"Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name|89.7,111067255,9,12340806.1,8497311.0,80339,38708934,13853157.4,Runtime Triggered Module Loading|5.7,7070456,4,1767614.0,2332291.0,9917,2395957,1172960.6,CUPTI Resource" \
+	"$(head -3 "$T/ov_sum.csv" | paste -sd'|')"
+eq "overhead: cuda_overhead_sum, a row per kind, the counts summing to the records" "6 55" \
+	"$(tail -n +2 "$T/ov_sum.csv" | awk -F, '{ n++; s += $3 } END { print n, s }')"
+eq "overhead: cuda_overhead_sum of a trace without them: the header only" 1 \
+	"$($GS stats -r cuda_overhead_sum --format csv "$D/host_block.gst" 2>/dev/null | wc -l)"
