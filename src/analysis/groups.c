@@ -193,14 +193,7 @@ void gs_groups_time_table(const struct gs_groups *g, struct gs_table *out, const
 	for (size_t i = 0; i < g->v.n; i++) {
 		const struct gs_summary *s = &g->v.v[i].s;
 		union gs_cell *c = gs_table_row(out);
-		c[0].f = all ? 100.0 * (double)s->total / (double)all : 0.0;
-		c[1].i = (int64_t)s->total;
-		c[2].i = (int64_t)s->n;
-		c[3].f = s->avg;
-		c[4].f = s->med;
-		c[5].i = (int64_t)s->min;
-		c[6].i = (int64_t)s->max;
-		c[7].f = s->stddev;
+		gs_summary_cells(c, s, all);
 		c[8].s = gs_xstrdup(g->v.v[i].label ? g->v.v[i].label : "");
 	}
 }

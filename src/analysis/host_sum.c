@@ -57,16 +57,8 @@ static void sum_rows(struct gs_table *out, struct sum_row *rows, size_t n)
 		all += rows[i].s.total;
 	qsort(rows, n, sizeof(*rows), cmp_sum_row);
 	for (size_t i = 0; i < n; i++) {
-		const struct gs_summary *x = &rows[i].s;
 		union gs_cell *c = gs_table_row(out);
-		c[0].f = all ? 100.0 * (double)x->total / (double)all : 0.0;
-		c[1].i = (int64_t)x->total;
-		c[2].i = (int64_t)x->n;
-		c[3].f = x->avg;
-		c[4].f = x->med;
-		c[5].i = (int64_t)x->min;
-		c[6].i = (int64_t)x->max;
-		c[7].f = x->stddev;
+		gs_summary_cells(c, &rows[i].s, all);
 		c[8].s = gs_xstrdup(rows[i].name);
 	}
 }

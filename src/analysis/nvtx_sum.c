@@ -155,14 +155,7 @@ static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int sp
 		const struct gs_summary *x = &g.v.v[order[i]].s;
 		const struct key *k = &keys.v[order[i]];
 		union gs_cell *c = gs_table_row(out);
-		c[0].f = all ? 100.0 * (double)x->total / (double)all : 0.0;
-		c[1].i = (int64_t)x->total;
-		c[2].i = (int64_t)x->n;
-		c[3].f = x->avg;
-		c[4].f = x->med;
-		c[5].i = (int64_t)x->min;
-		c[6].i = (int64_t)x->max;
-		c[7].f = x->stddev;
+		gs_summary_cells(c, x, all);
 		c[8].s = gs_xstrdup(k->startend ? "StartEnd" : "PushPop");
 		c[9].s = gs_range_label(m, k->domain, k->name);
 	}

@@ -85,3 +85,15 @@ void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s)
 	}
 	s->med = gs_median_u64(v, n);
 }
+
+void gs_summary_cells(union gs_cell *c, const struct gs_summary *s, uint64_t all)
+{
+	c[0].f = all ? 100.0 * (double)s->total / (double)all : 0.0;
+	c[1].i = (int64_t)s->total;
+	c[2].i = (int64_t)s->n;
+	c[3].f = s->avg;
+	c[4].f = s->med;
+	c[5].i = (int64_t)s->min;
+	c[6].i = (int64_t)s->max;
+	c[7].f = s->stddev;
+}

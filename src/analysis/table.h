@@ -57,5 +57,8 @@ struct gs_summary {
 };
 /* Reorders v (the median is selected, not sorted for: util/select.h). */
 void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s);
+/* A summary as the cells c[0..7] of nsys's summary columns: Time (%) (of all), Total Time,
+ * count, Avg, Med, Min, Max, StdDev */
+void gs_summary_cells(union gs_cell *c, const struct gs_summary *s, uint64_t all);
 
 #endif
