@@ -105,12 +105,8 @@ int gs_report_cuda_overhead_sum(const struct gs_model *m, const struct gs_filter
 		const struct gs_overhead *o = &m->overheads.v[i];
 		if (!gs_filter_keep(m, f, o->pid, gs_overhead_device(o), o->start))
 			continue;
-		size_t k = 0; /* the unknown kind, for a value not listed */
-		for (size_t j = 1; j < nk; j++)
-			if (gs_overhead_kinds[j].kind == o->kind)
-				k = j;
 		uint64_t d = o->end - o->start;
-		GS_VEC_PUSH(&durs[k], d);
+		GS_VEC_PUSH(&durs[gs_overhead_kind_index(o->kind)], d);
 	}
 	struct sum_row *rows = gs_xcalloc(nk, sizeof(*rows));
 	size_t n = 0;

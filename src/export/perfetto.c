@@ -750,7 +750,7 @@ static void cpu_side(struct px *x)
 		uint64_t vs = vi < vn ? m->overheads.v[vi].start : UINT64_MAX;
 		if (vi < vn && vs < rs && vs < as && vs < os) {
 			const struct gs_overhead *v = &m->overheads.v[vi++];
-			if (v->device == UINT32_MAX && gs_filter_keep(m, x->f, v->pid, -1, v->start))
+			if (gs_overhead_device(v) < 0 && gs_filter_keep(m, x->f, v->pid, -1, v->start))
 				put_overhead(x, v);
 		} else if (rc.i < rc.n && rs <= as && rs <= os) {
 			size_t i = gs_cursor_row(&rc);

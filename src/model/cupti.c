@@ -575,12 +575,17 @@ const struct gs_overhead_kind gs_overhead_kinds[] = {
 #undef OVERHEAD_KIND
 const size_t gs_overhead_nkinds = GS_ARRAY_SIZE(gs_overhead_kinds);
 
-const char *gs_overhead_name(uint32_t kind)
+size_t gs_overhead_kind_index(uint32_t kind)
 {
 	for (size_t i = 1; i < gs_overhead_nkinds; i++)
 		if (gs_overhead_kinds[i].kind == kind)
-			return gs_overhead_kinds[i].name;
-	return gs_overhead_kinds[0].name;
+			return i;
+	return 0;
+}
+
+const char *gs_overhead_name(uint32_t kind)
+{
+	return gs_overhead_kinds[gs_overhead_kind_index(kind)].name;
 }
 
 #define BY_START(name, type, field)                                                          \

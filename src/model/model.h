@@ -458,7 +458,9 @@ struct gs_overhead_kind {
 };
 extern const struct gs_overhead_kind gs_overhead_kinds[];
 extern const size_t gs_overhead_nkinds;
-/* An overhead record's kind as a name (the unknown kind's for a value not listed) */
+/* An overhead record's kind as an index of gs_overhead_kinds (0, the unknown kind, for a value
+ * not listed), and as a name */
+size_t gs_overhead_kind_index(uint32_t kind);
 const char *gs_overhead_name(uint32_t kind);
 
 /* Host chunks (model/host.c): OSRT, SAMPLES, MAPS and PERFMAP payloads into m; -1 when
