@@ -280,6 +280,7 @@ struct ctx {
 	 * examples */
 	GS_VEC(struct dl_ex) dlx;
 	int has_comm; /* a kernel shape of the model is communication */
+	uint64_t *load_ns; /* by step: CUDA's loading of code in it (rule_loading), NULL: none */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -693,6 +694,23 @@ static uint64_t spans_time(const struct ctx *x, pivl_vec *spans, int lv)
 static uint64_t spans_idle(const struct ctx *x, pivl_vec *spans)
 {
 	return spans_time(x, spans, GS_AN_GPU_TRANSFER);
+}
+
+/* The class (enum gs_an_class) that holds most of the time of the union of the spans. */
+static int spans_class(const struct ctx *x, pivl_vec *spans)
+{
+	int best = GS_AN_OTHER;
+	uint64_t prev = spans_time(x, spans, -1), most = 0;
+	for (int c = 0; c <= NLEVELS; c++) {
+		uint64_t below = c < NLEVELS ? spans_time(x, spans, c) : 0;
+		uint64_t part = prev - below; /* |P_c ∩ spans| - |P_(c-1) ∩ spans|; other: in none */
+		if (part > most) {
+			most = part;
+			best = c;
+		}
+		prev = below;
+	}
+	return best;
 }
 
 /* The span [s, e) of pid cut to step st, pushed when not empty. */
@@ -1454,6 +1472,255 @@ static void rule_alloc(struct ctx *x)
 		     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.";
 }
 
+/* ---- CUPTI's overhead records in the steps ---- */
+
+/* The process an overhead record delayed: Kineto writes them at pid -1, which in a trace whose
+ * steps are one process's is that process's. */
+static int32_t overhead_pid(const struct ctx *x, const struct gs_overhead *o)
+{
+	return o->pid <= 0 && x->sc.n == 1 ? x->sc.v[0].pid : o->pid;
+}
+
+/* The overhead records that start in a step, cut to it, of the driver loading code (loading 1)
+ * or of CUPTI's own work (0): their spans pushed, their count returned; fn, when given, is
+ * called with each record and its step. */
+static size_t overheads_in_steps(const struct ctx *x, int loading, pivl_vec *spans,
+				 void (*fn)(void *, const struct gs_overhead *, long), void *arg)
+{
+	const struct gs_model *m = x->m;
+	size_t n = 0;
+	for (size_t i = 0; i < m->overheads.n; i++) {
+		const struct gs_overhead *o = &m->overheads.v[i];
+		int role = gs_overhead_role(o->kind);
+		if (o->end <= o->start || (loading ? role < GS_OVERHEAD_LOAD_MODULE :
+						     role != GS_OVERHEAD_PROFILER))
+			continue;
+		int32_t pid = overhead_pid(x, o);
+		long st = step_of(x, pid, o->start);
+		if (st < 0)
+			continue;
+		n++;
+		span_in_step(x, spans, pid, o->start, o->end, st);
+		if (fn)
+			fn(arg, o, st);
+	}
+	return n;
+}
+
+/* CUPTI's own work inside the steps (gs_analysis profiler_ns). */
+static void profiler_time(struct ctx *x)
+{
+	pivl_vec spans = {0};
+	x->a->profiler_records = overheads_in_steps(x, 0, &spans, NULL, NULL);
+	x->a->profiler_ns = spans_time(x, &spans, -1);
+	free(spans.v);
+}
+
+struct loaded { /* a loading record in a step, and what waited for it */
+	uint64_t key;        /* corr_key(pid, correlation), 0: none */
+	uint64_t ns;         /* its time in the step */
+	uint64_t at, end;    /* its start and end */
+	uint64_t until;      /* its step's end */
+	int32_t pid, tid;
+	int64_t kernel, api; /* the kernel launched, the call (indices; -1: none found) */
+};
+
+struct loading {
+	const struct ctx *x;
+	const uint8_t *first; /* by step: a scope's first step */
+	uint64_t ns[3], nk[3]; /* module loads, function loads, PTX compiles: time, count */
+	uint64_t first_ns;     /* the time in first steps */
+	GS_VEC(struct loaded) v;
+};
+
+static int cmp_loaded(const void *a, const void *b)
+{
+	uint64_t x = ((const struct loaded *)a)->key, y = ((const struct loaded *)b)->key;
+	return (x > y) - (x < y);
+}
+
+static void loading_one(void *arg, const struct gs_overhead *o, long st)
+{
+	struct loading *l = arg;
+	const struct gs_an_step *p = &l->x->a->steps.v[st];
+	uint64_t d = GS_MIN(o->end, p->end) - GS_MAX(o->start, p->start);
+	l->x->load_ns[st] += d;
+	int k = gs_overhead_role(o->kind) - GS_OVERHEAD_LOAD_MODULE;
+	l->ns[k] += d;
+	l->nk[k]++;
+	if (l->first[st])
+		l->first_ns += d;
+	int32_t pid = overhead_pid(l->x, o);
+	struct loaded e = {o->correlation ? corr_key(pid, o->correlation) : 0, d, o->start, o->end,
+			   p->end, pid, (int32_t)o->tid, -1, -1};
+	GS_VEC_PUSH(&l->v, e);
+}
+
+/* The kernel and the API call each loading record delayed: by correlation id; else the recorded
+ * call of its thread (of any thread of the process when the record has none, as in a PyTorch
+ * profiler trace) that holds it. For one made in a call that launched no kernel or is not
+ * recorded (cuModuleGetFunction, cudaFuncGetAttributes, ...), the kernel the thread launched
+ * next in the step: what the code was loaded for. */
+static void loading_who(const struct gs_model *m, struct loaded *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_loaded);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t count = pass ? m->apis.n : m->kernels.n;
+		for (size_t i = 0; i < count; i++) {
+			int32_t pid = pass ? m->apis.v[i].pid : m->kernels.v[i].pid;
+			uint32_t c = pass ? m->apis.v[i].correlation : m->kernels.v[i].correlation;
+			struct loaded key = {.key = corr_key(pid, c)};
+			struct loaded *e = c ? bsearch(&key, v, n, sizeof(*v), cmp_loaded) : NULL;
+			if (!e)
+				continue;
+			while (e > v && e[-1].key == key.key) /* the first of the call's records */
+				e--;
+			for (; e < v + n && e->key == key.key; e++)
+				*(pass ? &e->api : &e->kernel) = (int64_t)i;
+		}
+	}
+	int64_t *launched = NULL; /* by API call: the kernel it launched, -1: none */
+	for (size_t j = 0; j < n; j++) {
+		struct loaded *e = &v[j];
+		if (e->kernel >= 0)
+			continue;
+		if (!launched) {
+			launched = gs_xmalloc((m->apis.n + 1) * sizeof(*launched));
+			for (size_t i = 0; i < m->apis.n; i++)
+				launched[i] = -1;
+			for (size_t i = 0; i < m->kernels.n; i++)
+				if (m->kernels.v[i].api >= 0 && (size_t)m->kernels.v[i].api < m->apis.n)
+					launched[m->kernels.v[i].api] = (int64_t)i;
+		}
+		size_t lo = 0, hi = m->apis.n; /* the first call starting after the load started */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->apis.v[mid].start <= e->at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int32_t tid = e->tid;
+		for (size_t i = lo, back = 0; e->api < 0 && i-- > 0 && back++ < 256;) {
+			const struct gs_api *c = &m->apis.v[i]; /* a call holding the load */
+			if (c->pid == e->pid && (!tid || c->tid == tid) && c->end >= e->end) {
+				e->api = (int64_t)i;
+				tid = c->tid;
+			}
+		}
+		if (e->api >= 0 && launched[e->api] >= 0) {
+			e->kernel = launched[e->api];
+			continue;
+		}
+		for (size_t i = lo; tid && i < m->apis.n && m->apis.v[i].start < e->until; i++)
+			if (launched[i] >= 0 && m->apis.v[i].pid == e->pid && m->apis.v[i].tid == tid) {
+				e->kernel = launched[i];
+				break;
+			}
+	}
+	free(launched);
+}
+
+/* CUDA loading code on first use inside the steps: CUPTI's overhead records of module loads,
+ * function loads and the driver's PTX compiler. With lazy loading (CUDA_MODULE_LOADING=LAZY, the
+ * default since CUDA 12.2) a module is loaded at the first launch of one of its kernels. Its
+ * saving is the GPU's idle time during the loads. */
+static void rule_loading(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (!m->overheads.n)
+		return;
+	uint8_t *first = gs_xcalloc(a->steps.n + 1, 1);
+	for (size_t k = 0; k < x->sc.n; k++)
+		if (x->sc.v[k].steps.n)
+			first[x->sc.v[k].steps.v[0]] = 1;
+	struct loading l;
+	memset(&l, 0, sizeof(l));
+	x->load_ns = gs_xcalloc(a->steps.n + 1, sizeof(*x->load_ns));
+	l.x = x;
+	l.first = first;
+	pivl_vec spans = {0};
+	size_t n = overheads_in_steps(x, 1, &spans, loading_one, &l);
+	uint64_t busy = spans_time(x, &spans, -1);
+	uint64_t idle = spans_idle(x, &spans);
+	int cls = spans_class(x, &spans);
+	free(spans.v);
+	free(first);
+	if (!n || 1000 * idle < a->total) { /* under 0.1% of the step time */
+		free(l.v.v);
+		return;
+	}
+	struct gs_finding *f = finding(x, "cuda-module-loading", cls, idle);
+	loading_who(m, l.v.v, l.v.n);
+	struct tops t;
+	tops_init(&t);
+	char buf[160];
+	for (size_t i = 0; i < l.v.n; i++) {
+		const struct loaded *e = &l.v.v[i];
+		const char *who = e->kernel >= 0 ? kernel_name(m, &m->kernels.v[e->kernel]) :
+				  e->api >= 0	 ? gs_api_base_name(&m->apis.v[e->api], buf, sizeof(buf)) :
+				  e->key	 ? "(call not recorded)" :
+				  e->tid	 ? "(outside CUDA calls)" :
+						   "(thread not recorded)";
+		tops_add(&t, who, e->ns);
+	}
+	free(l.v.v);
+	tops_done(&t, f, "kernels loaded for");
+	int steady = 2 * l.first_ns < busy + 1;
+	int run = a->steps.n == 1 && a->steps.v[0].whole_run;
+	char where[64] = "", jit[48] = "";
+	if (!run)
+		snprintf(where, sizeof(where), ", %.0f%% of it in the first step%s",
+			 busy ? 100.0 * (double)GS_MIN(l.first_ns, busy) / (double)busy : 0.0,
+			 x->sc.n > 1 ? " of each process" : "");
+	if (l.nk[2])
+		snprintf(jit, sizeof(jit), ", PTX compiles: %llu", (unsigned long long)l.nk[2]);
+	snprintf(f->title, sizeof(f->title),
+		 "CUDA loads code on first use for %.3f ms %s (module loads: %llu, function loads: "
+		 "%llu%s)%s",
+		 ms(busy), run ? "of the run" : "in the steps", (unsigned long long)l.nk[0],
+		 (unsigned long long)l.nk[1], jit, where);
+	num(f, "module_loads", (double)l.nk[0], 1);
+	num(f, "function_loads", (double)l.nk[1], 1);
+	num(f, "ptx_compiles", (double)l.nk[2], 1);
+	num(f, "module_loading_ms", ms(l.ns[0]), 0);
+	num(f, "function_loading_ms", ms(l.ns[1]), 0);
+	num(f, "ptx_compile_ms", ms(l.ns[2]), 0);
+	num(f, "loading_ms", ms(busy), 0);
+	num(f, "in_first_steps_ms", ms(l.first_ns), 0);
+	num(f, "gpu_idle_during_loading_ms", ms(idle), 0);
+	for (size_t i = 0; i < m->overheads.n; i++) {
+		const struct gs_overhead *o = &m->overheads.v[i];
+		if (gs_overhead_role(o->kind) >= GS_OVERHEAD_LOAD_MODULE &&
+		    step_of(x, overhead_pid(x, o), o->start) >= 0)
+			ex_offer(x, f, o->start, o->end, overhead_pid(x, o), (int32_t)o->tid, -1, -1);
+	}
+	if (l.nk[2]) {
+		f->cuda = "The driver compiles PTX for this GPU: build the code for its architecture "
+			  "(nvcc -gencode arch=compute_XX,code=sm_XX) and keep the JIT cache "
+			  "(CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE large enough).";
+		f->pytorch = "An extension or library ships no SASS for this GPU: rebuild it with "
+			     "TORCH_CUDA_ARCH_LIST including this GPU, or run warm-up steps before the "
+			     "ones that count.";
+	} else if (steady) {
+		f->cuda = "New kernels keep being loaded after the first step: launch every kernel "
+			  "once before the loop, or load the modules up front "
+			  "(CUDA_MODULE_LOADING=EAGER: slower start, more device memory).";
+		f->pytorch = "New kernels after warm-up mean new shapes, dtypes or code paths: keep "
+			     "input shapes static (pad or bucket them), check recompiles "
+			     "(TORCH_LOGS=recompiles), warm up with every shape the loop sees.";
+	} else {
+		f->cuda = "Warm up: launch every kernel once before the steps that count (or before "
+			  "serving), or load the modules at start (CUDA_MODULE_LOADING=EAGER: slower "
+			  "start, more device memory).";
+		f->pytorch = "Run a few warm-up iterations before timing or profiling (torch.profiler "
+			     "schedule(wait=1, warmup=1, ...)), and one warm-up batch of every shape "
+			     "before serving.";
+	}
+}
+
 static void rule_variance(struct ctx *x)
 {
 	struct gs_analysis *a = x->a;
@@ -1467,7 +1734,7 @@ static void rule_variance(struct ctx *x)
 			v[i] = a->steps.v[i].part[c];
 		med_part[c] = (uint64_t)llround(gs_median_u64(v, n));
 	}
-	uint64_t excess = 0, by[GS_AN__N] = {0}, outliers = 0, lo = UINT64_MAX, hi = 0;
+	uint64_t excess = 0, by[GS_AN__N] = {0}, outliers = 0, lo = UINT64_MAX, hi = 0, load = 0;
 	double sum = 0, sq = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
@@ -1480,6 +1747,7 @@ static void rule_variance(struct ctx *x)
 			continue;
 		outliers++;
 		excess += d - a->median_ns;
+		load += x->load_ns ? x->load_ns[i] : 0;
 		for (int c = 0; c < GS_AN__N; c++)
 			by[c] += s->part[c] > med_part[c] ? s->part[c] - med_part[c] : 0;
 	}
@@ -1495,15 +1763,19 @@ static void rule_variance(struct ctx *x)
 	double sd = sqrt(GS_MAX(0.0, sq / (double)n - mean * mean));
 	snprintf(f->title, sizeof(f->title),
 		 "%llu of %zu steps take over %.1fx the median step (longest %.3f ms vs median "
-		 "%.3f ms), mostly more %s",
+		 "%.3f ms), mostly more %s%s",
 		 (unsigned long long)outliers, n, OUTLIER_FACTOR, ms(hi), ms(a->median_ns),
-		 gs_an_class_name(cls));
+		 gs_an_class_name(cls),
+		 2 * load >= excess ? "; CUDA loading code on first use is most of it "
+				      "(cuda-module-loading)" : "");
 	num(f, "outlier_steps", (double)outliers, 1);
 	num(f, "median_step_ms", ms(a->median_ns), 0);
 	num(f, "min_step_ms", ms(lo), 0);
 	num(f, "max_step_ms", ms(hi), 0);
 	num(f, "cv", mean > 0 ? sd / mean : 0.0, 0);
 	num(f, "excess_ms", ms(excess), 0);
+	if (load)
+		num(f, "cuda_loading_ms", ms(load), 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		if ((double)(s->end - s->start) > OUTLIER_FACTOR * (double)a->median_ns)
@@ -2840,6 +3112,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	idle_attribution(&x);
 	verdict(&x);
 	comm_verdict(&x);
+	profiler_time(&x);
 	if (a->steps.n) {
 		rule_comm(&x);
 		rule_launch(&x);
@@ -2854,6 +3127,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		rule_util(&x);
 		rule_fp32(&x);
 		rule_alloc(&x);
+		rule_loading(&x);
 		rule_variance(&x);
 		rule_dominant(&x);
 		rule_kmetrics(&x);
@@ -2871,6 +3145,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	free(x.dlx.v);
 	free(x.is_step);
 	free(x.sync_corr);
+	free(x.load_ns);
 }
 
 void gs_analysis_release(struct gs_analysis *a)

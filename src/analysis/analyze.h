@@ -177,6 +177,10 @@ struct gs_analysis {
 	/* the trace has GPU operations but no CUDA API call (recorded with --cuda-api=none, or a
 	 * profiler trace without runtime events): host_launch cannot be told from other */
 	uint8_t no_api_calls;
+	/* CUPTI's own work in the steps (its overhead records of buffers, instrumentation and
+	 * resources): their union's length, and how many */
+	uint64_t profiler_ns;
+	size_t profiler_records;
 };
 
 /* The share of the step time of class cls (GS_AN_GPU_COMM included; gpu_compute less the

@@ -452,9 +452,17 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver);
 /* The kinds of overhead record (CUpti_ActivityOverheadKind): CUPTI's value, its enum name and
  * the name gpuscope shows (Kineto's where it has one); the first is the unknown kind, the
  * values increase (the SQLite export's ENUM_CUPTI_OVERHEAD_TYPE keys) */
+enum gs_overhead_role {
+	GS_OVERHEAD_OTHER,         /* unknown, the driver's command buffer full */
+	GS_OVERHEAD_PROFILER,      /* CUPTI's own work: its buffers, instrumentation, resources */
+	GS_OVERHEAD_LOAD_MODULE,   /* the driver loading code on first use: a module, */
+	GS_OVERHEAD_LOAD_FUNCTION, /* a function, */
+	GS_OVERHEAD_LOAD_JIT,      /* PTX compiled for this GPU */
+};
 struct gs_overhead_kind {
 	uint32_t kind;
 	const char *cupti, *name;
+	uint8_t role; /* enum gs_overhead_role: whose work it was */
 };
 extern const struct gs_overhead_kind gs_overhead_kinds[];
 extern const size_t gs_overhead_nkinds;
@@ -462,6 +470,8 @@ extern const size_t gs_overhead_nkinds;
  * not listed), and as a name */
 size_t gs_overhead_kind_index(uint32_t kind);
 const char *gs_overhead_name(uint32_t kind);
+/* enum gs_overhead_role of a kind */
+int gs_overhead_role(uint32_t kind);
 
 /* Host chunks (model/host.c): OSRT, SAMPLES, MAPS and PERFMAP payloads into m; -1 when
  * malformed. gs_model_host_finish sorts the tables and symbolizes the frames (reading the

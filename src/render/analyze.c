@@ -171,6 +171,19 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 					 "or a profiler trace without runtime events): the GPU's idle time "
 					 "while the host launched work counts as other, not host_launch.");
 	}
+	if (a->profiler_ns && a->steps.n) {
+		struct gs_strbuf note;
+		gs_strbuf_init(&note);
+		gs_strbuf_adds(&note, "CUPTI's own work (its activity buffers, instrumentation) takes ");
+		gs_fmt_duration(&note, a->profiler_ns / a->steps.n);
+		gs_strbuf_addf(&note, " per step, %.1f%% of the step time above (overhead records: %zu): "
+				      "the profiler's, not the program's.",
+			       a->total ? 100.0 * (double)a->profiler_ns / (double)a->total : 0.0,
+			       a->profiler_records);
+		gs_strbuf_adds(sb, "  note: ");
+		wrap(sb, 8, 8, o->width, note.buf);
+		gs_strbuf_release(&note);
+	}
 	if (!a->comm.n || !a->steps.n)
 		return;
 	gs_strbuf_addf(sb, "\n%sCommunication%s ", b, r);
@@ -456,8 +469,10 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 			       a->comm.n ? gs_an_share(a, c) : a->breakdown[c]);
 	gs_strbuf_adds(sb, "},\n  \"breakdown_ns\": ");
 	jparts(sb, a, a->part, a->comm_only);
-	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"host_launch_measured\": %s,\n  \"idle_host\": ",
-		       (unsigned long long)a->total, a->no_api_calls ? "false" : "true");
+	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"host_launch_measured\": %s,\n  \"profiler_overhead\": "
+			   "{\"records\": %zu, \"ns\": %llu},\n  \"idle_host\": ",
+		       (unsigned long long)a->total, a->no_api_calls ? "false" : "true",
+		       a->profiler_records, (unsigned long long)a->profiler_ns);
 	int ih = a->primary == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
 	if (ih < 0)
 		gs_strbuf_adds(sb, "null");

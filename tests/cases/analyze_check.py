@@ -4,7 +4,8 @@ sum to its duration, the breakdown sums to 1 and is the summed parts over the su
 and where the definitions coincide the parts equal step_sum's columns (gpu_compute = Kernel,
 gpu_transfer = Memcpy + Memset, host_sync = Sync Wait, host_launch = Runtime API,
 input_pipeline + host_compute + other = Idle), and the idle time by host activity sums to that
-idle time with its DataLoader classes equal to input_pipeline. A trace with communication
+idle time with its DataLoader classes equal to input_pipeline; CUPTI's own time (profiler_overhead)
+is within the steps' time and has records exactly when it is not 0. A trace with communication
 kernels has an eighth class, gpu_communication, last (and then gpu_compute + gpu_communication
 = Kernel) and a "communication" list whose overlap is at most its time. Prints "match (N steps)" or what differs, and
 exits 1 then.
@@ -33,9 +34,12 @@ elif "gpu_communication" in v["breakdown"]:
 if a.get("schema") != "gpuscope.analyze/1":
     bad.append("schema %r" % a.get("schema"))
 for k in ("primary", "breakdown", "step_time_ms", "steps", "steps_by", "breakdown_ns", "total_ns",
-          "host_launch_measured", "idle_host"):
+          "host_launch_measured", "idle_host", "profiler_overhead"):
     if k not in v:
         bad.append("verdict has no " + k)
+po = v.get("profiler_overhead", {"records": 0, "ns": 0})
+if not 0 <= po["ns"] <= v["total_ns"] or (po["records"] == 0) != (po["ns"] == 0):
+    bad.append("profiler_overhead %r" % po)
 if v.get("host_launch_measured") is False and v["breakdown_ns"]["host_launch"]:
     bad.append("host_launch %d ns without API calls" % v["breakdown_ns"]["host_launch"])
 if v["primary"] not in CLASSES or list(v["breakdown"]) != CLASSES:
