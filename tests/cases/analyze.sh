@@ -71,6 +71,85 @@ check threads "$D/cuda/threads.gst" other low-gpu-utilization launch-bound
 check copies "$D/cuda/copies.gst" host_launch slow-api-calls sync-memcpy
 check phases_nvtx "$D/cuda/phases_nvtx.gst" host_compute low-gpu-utilization
 check resnet50 "$D/cuda_resnet50.gst" other gpu-gaps pageable-async-copy
+# CUDA's loading of code on first use: a recording's CUPTI overhead records of module and
+# function loading (csv export), those starting in a step counted and summed here (the first
+# step's apart), against cuda-module-loading's evidence
+loading_check() { # name trace want [analyze options...]
+	local name=$1 tr=$2 want=$3
+	shift 3
+	rm -rf "$T/ldcsv"
+	$GS export -t csv -o "$T/ldcsv" "$tr" >/dev/null
+	eq "analyze $name: cuda-module-loading against the overhead records" "$want" \
+		"$($GS analyze --format json "$@" "$tr" | python3 -c '
+import csv, json, sys
+a = json.load(sys.stdin)
+steps = [(s["start_ns"], s["start_ns"] + s["duration_ns"]) for s in a["steps"]]
+kinds = {"Runtime Triggered Module Loading": "module", "Lazy Function Loading": "function",
+         "Driver Compiler": "ptx"}
+n, t, spans, first = {}, {}, [], 0
+for r in csv.DictReader(open(sys.argv[1])):
+    k = kinds.get(r["name"])
+    st, en = int(r["start_ns"]), int(r["end_ns"])
+    i = [i for i, (s0, s1) in enumerate(steps) if s0 <= st < s1]
+    if k and i:
+        s1 = steps[i[0]][1]
+        n[k] = n.get(k, 0) + 1
+        t[k] = t.get(k, 0) + min(en, s1) - st
+        spans.append((st, min(en, s1)))
+        first += min(en, s1) - st if i[0] == 0 else 0
+union, end = 0, 0
+for st, en in sorted(spans):
+    union += max(0, en - max(st, end))
+    end = max(end, en)
+f = [f for f in a["findings"] if f["id"] == "cuda-module-loading"][0]
+e = f["evidence"]
+ok = e["module_loads"] == n.get("module", 0) and e["function_loads"] == n.get("function", 0) \
+    and abs(e["module_loading_ms"] - t.get("module", 0) / 1e6) < 1e-6 \
+    and abs(e["function_loading_ms"] - t.get("function", 0) / 1e6) < 1e-6 \
+    and abs(e["loading_ms"] - union / 1e6) < 1e-6 and abs(e["in_first_steps_ms"] - first / 1e6) < 1e-6 \
+    and 0 < e["gpu_idle_during_loading_ms"] <= e["loading_ms"] \
+    and abs(f["saving_ms_per_step"] - round(e["gpu_idle_during_loading_ms"] * 1e6) // len(steps) / 1e6) < 1e-9
+print("module", e["module_loads"], "function", e["function_loads"], "ok" if ok else "differ: %r %r %r %d" % (e, n, t, first))
+' "$T/ldcsv/overheads.csv")"
+}
+loading_check resnet50 "$D/cuda_resnet50.gst" "module 9 function 36 ok"
+# the kernel the most loading time went to, by the loads' correlation ids and the launches that
+# followed them on their thread
+eq "analyze resnet50: the loads were mostly for cuDNN's layout kernel" \
+	"nchwToNhwcKernel 38.857911 3 kernels loaded for" \
+	"$(analyze_field "$D/cuda_resnet50.gst" "[('nchwToNhwcKernel' if 'nchwToNhwcKernel' in t['name'] else t['name']) + ' %s %d %s' % (round(t['total_ms'], 6), t['count'], f['evidence']['top_of']) for f in a['findings'] if f['id'] == 'cuda-module-loading' for t in f['evidence']['top']][0]")"
+# item_cold.gst (tests/gpu/loader.sh: item_sync.py without its warm-up, a sort in the seventh of 12 steps):
+# six function loads in the steps, the sort's after the first step and named by its kernel
+loading_check "item_cold --step step" "$D/item_cold.gst" "module 0 function 6 ok" --step step
+eq "analyze item_cold: the sort's load charged to its kernel" "radixSortKVInPlace 0.118277 1" \
+	"$(analyze_field "$D/item_cold.gst" "['radixSortKVInPlace %s %d' % (round(t['total_ms'], 6), t['count']) for f in a['findings'] if f['id'] == 'cuda-module-loading' for t in f['evidence']['top'] if 'radixSortKVInPlace' in t['name']][0]" --step step)"
+eq "analyze item_cold: the loads after the first step hold the sort's" True \
+	"$(analyze_field "$D/item_cold.gst" "[e['loading_ms'] - e['in_first_steps_ms'] >= 0.118277 for f in a['findings'] if f['id'] == 'cuda-module-loading' for e in [f['evidence']]][0]" --step step)"
+# loading.json (hand-made, PyTorch profiler layout: overhead records at pid -1 without a thread):
+# steps of 200, 100, 100 us; a module load of 70 us inside step 1's launch call and a function
+# load of 20 us inside step 3's, the GPU idle through both: 90 us saved over 3 steps (22.5% of
+# 400 us); 70 of the 90 in the first step; each load is charged to the kernel its enclosing
+# call launched. An activity buffer request of 20 us in step 2 is CUPTI's own work.
+j=$($GS analyze --format json "$K/loading.json")
+eq "analyze loading: cuda-module-loading (hand-computed)" \
+	"host_launch high 0.03 22.5 1 1 0.07 0.02 0.09 0.07 0.09" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; f=[f for f in json.load(sys.stdin)['findings'] if f['id'] == 'cuda-module-loading'][0]; e=f['evidence']; print(f['class'], f['severity'], round(f['saving_ms_per_step'], 9), f['saving_pct'], *[round(e[k], 9) for k in ('module_loads', 'function_loads', 'module_loading_ms', 'function_loading_ms', 'loading_ms', 'in_first_steps_ms', 'gpu_idle_during_loading_ms')])")"
+eq "analyze loading: each load charged to its call's kernel" "void relu<float>(float*):0.07:1 void sigmoid<float>(float*):0.02:1" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; f=[f for f in json.load(sys.stdin)['findings'] if f['id'] == 'cuda-module-loading'][0]; print(*['%s:%s:%d' % (t['name'], round(t['total_ms'], 9), t['count']) for t in f['evidence']['top']])")"
+eq "analyze loading: CUPTI's own work in the steps" "1 20000" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; p=json.load(sys.stdin)['verdict']['profiler_overhead']; print(p['records'], p['ns'])")"
+eq "analyze loading: step-outliers names the loading in the long step" "0.07 True" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; f=[f for f in json.load(sys.stdin)['findings'] if f['id'] == 'step-outliers'][0]; print(round(f['evidence']['cuda_loading_ms'], 9), 'CUDA loading code on first use is most of it' in f['title'])")"
+out=$(python3 "$CHECK" "$GS" "$K/loading.json" 2>&1)
+eq "analyze loading: schema, sums and step_sum agree ($out)" 0 $?
+t=$(COLUMNS=100 $GS analyze "$K/loading.json")
+has "analyze loading: the profiler's time under the table" "note: CUPTI's own work (its activity buffers, instrumentation) takes 6666 ns per step, 5.0% of the" "$t"
+has "analyze loading: title" "CUDA loads code on first use for 0.090 ms in the steps (module loads: 1, function loads: 1), 78% of it in the first step" "$(printf '%s' "$t" | tr -s ' \n' '  ')"
+has "analyze loading: warm-up advice when the first step holds most" "Warm up: launch every kernel once" "$t"
+# without step 1 (--time), the function load of step 3 is after the first step: new kernels
+t=$($GS analyze --time 150us: "$K/loading.json")
+has "analyze loading --time: the load after the first step" "0.020 ms in the steps (module loads: 0, function loads: 1), 0% of it in the first step" "$(printf '%s' "$t" | tr -s ' \n' '  ')"
+has "analyze loading --time: advice for loads in steady steps" "New kernels keep being loaded after the first step" "$(printf '%s' "$t" | tr -s ' \n' '  ')"
 # a PyTorch profiler trace of a training step that reads its loss with .item(), recorded with
 # with_stack=True on an H100 (tests/gpu/kineto_traces.py, case stack_sync): the wait is named
 # by the innermost Python function around it that is neither built in nor PyTorch's,

@@ -117,6 +117,31 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["Name"].startswith("cudaLaunchKernel")
         and "py::train_step:" in r["Stack"]]
 print(sum(int(r["Num Calls"]) for r in rows) >= 30 * 8)' "$T/all_st.csv")"
+# CUDA loading code on first use (analyze's cuda-module-loading): item_sync.py without its
+# warm-up, a sort in its middle step. CUPTI's overhead records of module and function loading
+# are in the trace; most of the loading is in the first step, some (the sort's) in a later one
+GPUSCOPE_DEBUG=1 $GS profile -o "$T/cold" -- python3 tests/gpu/item_sync.py 12 cold >"$T/out_cold" 2>"$T/err_cold"
+eq "cold item loop: profile exit 0" 0 $?
+[ -n "${OUT:-}" ] && cp "$T/cold.gst" "$OUT/item_cold.gst"
+$GS info "$T/cold.gst" | grep "overhead records"
+$GS analyze --step step "$T/cold.gst" | grep -A12 "cuda-module-loading"
+$GS analyze --step step --format json -o "$T/analyze_cold.json" "$T/cold.gst"
+$GS export -t csv -o "$T/cold_csv" "$T/cold.gst" >/dev/null
+eq "cold item loop: loads in the first step and after it, seen in the records and by analyze" \
+	"first True later True finding True True" "$(python3 -c '
+import csv, json, sys
+a = json.load(open(sys.argv[1]))
+steps = [(s["start_ns"], s["start_ns"] + s["duration_ns"]) for s in a["steps"]]
+load = [r for r in csv.DictReader(open(sys.argv[2])) if r["name"] in
+        ("Runtime Triggered Module Loading", "Lazy Function Loading")]
+at = lambda r: [i for i, (s, e) in enumerate(steps) if s <= int(r["start_ns"]) < e]
+first = any(at(r) == [0] for r in load)
+later = any(at(r) and at(r)[0] > 0 for r in load)
+f = [f for f in a["findings"] if f["id"] == "cuda-module-loading"]
+e = f[0]["evidence"] if f else {}
+print("first", first, "later", later, "finding", bool(f),
+      bool(e) and e["in_first_steps_ms"] * 2 >= e["loading_ms"] > e["in_first_steps_ms"])
+' "$T/analyze_cold.json" "$T/cold_csv/overheads.csv" 2>&1)"
 rm -rf "$T"
 echo "loader: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
