@@ -293,6 +293,11 @@
 			note(s, 'The trace has no CUDA API calls (recorded with --cuda-api=none, or a profiler trace ' +
 				'without runtime events): the GPU\'s idle time while the host launched work counts as other, ' +
 				'not host launch.');
+		var po = v.profiler_overhead;
+		if (po && po.ns > 0)
+			note(s, 'CUPTI\'s own work (its activity buffers, instrumentation) takes ' + fmtNs(po.ns / v.steps) +
+				' per step, ' + fmtPct(100 * po.ns / v.total_ns) + ' of the step time above (overhead records: ' +
+				fmtCount(po.records) + '): the profiler\'s, not the program\'s.');
 		return s;
 	}
 	function breakdownBar(parent, bd) {

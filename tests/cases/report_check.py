@@ -187,6 +187,10 @@ def check_report(page, trace, util_sum):
     said = 'The trace has no CUDA API calls' in ' '.join(dom.text)
     check('verdict: the note on API calls not recorded shown as analyze says',
           said == (a['verdict']['host_launch_measured'] is False), 'shown %s, measured %s' % (said, a['verdict']['host_launch_measured']))
+    po = a['verdict']['profiler_overhead']
+    said = 'CUPTI\'s own work' in text
+    check('verdict: the note on CUPTI\'s own time shown as analyze has it',
+          said == (po['ns'] > 0), 'shown %s, %r' % (said, po))
     ids = [x['data-id'] for t, x in dom.elems if t == 'div' and 'data-id' in x]
     check('findings in analyze\'s order', ids == [f['id'] for f in a['findings']], '%s vs %s' % (ids, [f['id'] for f in a['findings']]))
     savings = [float(x['data-saving-ms']) for t, x in dom.elems if t == 'div' and 'data-saving-ms' in x]
