@@ -50,7 +50,9 @@ build_floor "$T" || exit 1
 # gpuscope_osrt: with -t cuda,nvtx,osrt; gpuscope_metrics: with --gpu-metrics; gpuscope_pytorch:
 # with --pytorch nvtx (its hooks run in every step, its ranges are recorded in the range);
 # gpuscope_files: the rings in their files in the session directory, as before 2026-12-05
-# (GPUSCOPE_RING_MEMORY=0; page faults and writeback of the directory's file system). CPU sampling, OS
+# (GPUSCOPE_RING_MEMORY=0; page faults and writeback of the directory's file system);
+# gpuscope_noahead: no chunks of the CUPTI ring mapped ahead of their use (GPUSCOPE_RING_AHEAD=0,
+# as before 2026-12-06 session 17: each chunk's pages fault in on the thread that first writes it). CPU sampling, OS
 # runtime wrappers and NVML polling run for the whole process, not only inside the capture
 # range: their cost is in the "off" blocks too, so a second table compares each variant's "off"
 # step time with that of the processes run with no profiler
@@ -93,6 +95,7 @@ for _ in $(seq "$REPS"); do
 		gpuscope_nomem) GPUSCOPE_CUPTI_KINDS=sync,overhead gs_run ;;
 		gpuscope_noovh) GPUSCOPE_CUPTI_KINDS=sync,memory gs_run ;;
 		gpuscope_files) GPUSCOPE_RING_MEMORY=0 gs_run ;;
+		gpuscope_noahead) GPUSCOPE_RING_AHEAD=0 gs_run ;;
 		gpuscope_nots) GPUSCOPE_CUPTI_STANDING=device,context,stream,graph,flush gs_run ;;
 		gpuscope_base) GS=$PWD/${BASE:?BASE: the baseline build folder}/bin/gpuscope gs_run ;;
 		esac

@@ -155,6 +155,9 @@ GS_API int gs_chunk_give(struct gs_ring_header *h, const uint8_t *chunk, size_t 
  * GS_CUPTI_CHUNK_*) */
 GS_API int gs_chunk_give_as(struct gs_ring_header *h, const uint8_t *chunk, size_t used,
 			    uint32_t mark);
+/* Map the chunks of h that will be taken next (GPUSCOPE_RING_AHEAD of them past the high-water
+ * mark) ahead of their use, in a thread of the collector's: call after taking one. */
+GS_API void gs_chunk_ahead(struct gs_ring_header *h);
 /* Append a registry record to ring h; callers serialise (gs_nvtx_lock). */
 GS_API int gs_registry_add_to(struct gs_ring_header *h, uint16_t kind, uint32_t id,
 			      uint32_t domain, const char *text, size_t len);
@@ -211,6 +214,7 @@ struct gs_config {
 	uint32_t sample_hz;
 	int sample_clock_perf; /* GPUSCOPE_SAMPLING_CLOCK=perf */
 	int ring_memory;     /* GPUSCOPE_RING_MEMORY (not 0) */
+	uint32_t ring_ahead; /* GPUSCOPE_RING_AHEAD: chunks of a CUPTI ring mapped ahead */
 	int unwind_warm;     /* GPUSCOPE_UNWIND_WARM: 0 never, 1 with the program's threads, 2 at once */
 	int unwind_cfi;      /* GPUSCOPE_UNWINDER (not libunwind) */
 	int unwind_check;    /* GPUSCOPE_UNWIND_CHECK=1 */

@@ -206,6 +206,7 @@ static void init_once(void)
 	gs_cfg.sample_hz = (uint32_t)env_size(env_GPUSCOPE_SAMPLING_FREQUENCY, 1, 20000, 1000);
 	gs_cfg.sample_clock_perf = !strcmp(env_GPUSCOPE_SAMPLING_CLOCK, "perf");
 	gs_cfg.ring_memory = env_GPUSCOPE_RING_MEMORY[0] != '0';
+	gs_cfg.ring_ahead = (uint32_t)env_size(env_GPUSCOPE_RING_AHEAD, 0, 64, 4);
 	gs_cfg.unwind_warm = env_GPUSCOPE_UNWIND_WARM[0] == '0' ? 0 : env_GPUSCOPE_UNWIND_WARM[0] == '2' ? 2 : 1;
 	gs_cfg.unwind_cfi = strcmp(env_GPUSCOPE_UNWINDER, "libunwind") != 0;
 	gs_cfg.unwind_check = env_GPUSCOPE_UNWIND_CHECK[0] == '1';

@@ -171,3 +171,22 @@ for v in bogus sync, :5 sync:2000s; do
 done
 $GS profile --cudabacktrace=kernel,sync:2ms -o ar_env -t nvtx -- sh -c 'echo "$GPUSCOPE_CUDA_BACKTRACE"' >ar_env.out 2>/dev/null
 eq "apirec stacks: --cudabacktrace=kernel,sync:2ms reaches the collector as kinds:ns" "kernel,sync:2000000" "$(cat ar_env.out)"
+
+# the chunks mapped ahead (GPUSCOPE_RING_AHEAD, default 4): a thread of the collector's maps the
+# chunks past the ring's high-water mark before they are taken, so their first records do not
+# fault their pages in on the program's thread (tests/programs/cuda_apirec --resident: the 4
+# threads take a chunk each)
+for a in default 0 4 16; do
+	if [ $a = default ]; then
+		$GS profile -o ar_ah --sample none -- "$P/cuda_apirec" --resident 4 50 300 >ar_ah.out 2>ar_ah.err
+	else
+		GPUSCOPE_RING_AHEAD=$a $GS profile -o ar_ah --sample none -f -- "$P/cuda_apirec" --resident 4 50 300 >ar_ah.out 2>ar_ah.err
+	fi
+	want=$((4 + ${a/default/4}))
+	eq "apirec, chunks mapped ahead ($a): the 4 taken and $((want - 4)) more" "chunks taken 4 mapped $want ok" "$(tr '\n' ' ' <ar_ah.out | sed 's/ $//')"
+done
+# 25 waves of 4 threads write 2,000 records each into 16 KiB chunks: the mapped chunks follow
+# the high-water mark
+$GS profile -o ar_ahw --sample none -- "$P/cuda_apirec" --resident --waves 25 4 2000 0 >ar_ahw.out 2>ar_ahw.err
+eq "apirec, chunks mapped ahead over 25 waves: 4 past the last taken" True \
+	"$(python3 -c 'import sys; w = open(sys.argv[1]).read().split(); print(w[0:2] == ["chunks", "taken"] and int(w[2]) > 8 and int(w[4]) == int(w[2]) + 4)' ar_ahw.out)"

@@ -18,6 +18,11 @@
  * is recorded after its record, as cupti.c's exit callback records a long call's
  * (gs_cuda_stack_record), from wait_here called by sync_stream called by worker.
  *
+ * --resident: at the end, how far the ring's chunks are mapped in this process (mincore), once
+ * the collector's thread that maps them ahead (GPUSCOPE_RING_AHEAD) has had up to 2 s: prints
+ * "chunks taken H mapped M": H the high-water mark of chunks taken, M one past the last chunk
+ * with a page in memory.
+ *
  * `cuda_apirec [--lock] --time CALLS` (bench/apirec.sh) times instead, on one thread, in
  * chunks of the library's size (1 MiB): CALLS pairs of clock reads alone, then CALLS timed
  * calls (two clock reads and the record), best of 5 blocks each; prints "reads NS record NS"
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +47,24 @@ static int calls;
 static long sleep_us;
 static int lockfree = 1;
 static int stacks; /* --stacks */
+
+/* One past the last chunk of h with a page in memory (0: none; -1: mincore failed). */
+static long mapped_chunks(const struct gs_ring_header *h)
+{
+	size_t page = 4096, n = (size_t)h->nchunks * h->chunk_size / page;
+	unsigned char *v = malloc(n);
+	uint8_t *base = (uint8_t *)h + h->chunks_offset;
+	long last = -1;
+	if (!v || mincore(base, n * page, v) != 0) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i] & 1)
+			last = (long)(i * page / h->chunk_size);
+	free(v);
+	return last + 1;
+}
 
 /* What cupti.c's exit callback does for a call that took at least --cudabacktrace's
  * threshold: its stack recorded (gpuscope's frames left out, so this function is the
@@ -142,12 +166,14 @@ static int time_stacks(int n)
 int main(int argc, char **argv)
 {
 	long flush_us = 0;
-	int a = 1, waves = 1;
+	int a = 1, waves = 1, resident = 0;
 	for (; a < argc && !strncmp(argv[a], "--", 2); a++)
 		if (!strcmp(argv[a], "--lock"))
 			lockfree = 0;
 		else if (!strcmp(argv[a], "--stacks"))
 			stacks = 1;
+		else if (!strcmp(argv[a], "--resident"))
+			resident = 1;
 		else if (!strcmp(argv[a], "--flush-every") && a + 1 < argc)
 			flush_us = atol(argv[++a]);
 		else if (!strcmp(argv[a], "--waves") && a + 1 < argc)
@@ -159,7 +185,7 @@ int main(int argc, char **argv)
 		else
 			break;
 	if (argc - a != 3) {
-		fprintf(stderr, "usage: cuda_apirec [--lock] [--stacks] [--flush-every US] [--waves W] THREADS CALLS SLEEP_US\n"
+		fprintf(stderr, "usage: cuda_apirec [--lock] [--stacks] [--resident] [--flush-every US] [--waves W] THREADS CALLS SLEEP_US\n"
 				"       cuda_apirec [--lock] --time CALLS\n"
 				"       cuda_apirec --time-stacks CALLS\n");
 		return 2;
@@ -202,6 +228,18 @@ int main(int argc, char **argv)
 	gs_apirec_flush();
 	if (flush_us > 0)
 		fprintf(stderr, "cuda_apirec: %ld flushes while the threads wrote\n", flushes);
+	if (resident) {
+		uint32_t taken = atomic_load(&ring->chunks_hiwater);
+		uint32_t want = taken + gs_cfg.ring_ahead < ring->nchunks ? taken + gs_cfg.ring_ahead
+									 : ring->nchunks;
+		long m = mapped_chunks(ring);
+		for (int i = 0; i < 200 && m >= 0 && m < (long)want; i++) {
+			struct timespec ts = {0, 10000000};
+			nanosleep(&ts, NULL);
+			m = mapped_chunks(ring);
+		}
+		printf("chunks taken %u mapped %ld\n", taken, m);
+	}
 	printf("ok\n");
 	return 0;
 }

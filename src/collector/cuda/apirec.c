@@ -170,6 +170,7 @@ void *gs_apirec_reserve(struct gs_apirec_slot *s, size_t size, uint64_t end)
 				atomic_fetch_add(&ring->lost[GS_LOSS_CUPTI_DROPPED], 1);
 			return NULL;
 		}
+		gs_chunk_ahead(ring);
 		s->size = n;
 		s->used = 0;
 		s->since = end;

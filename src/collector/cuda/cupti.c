@@ -53,6 +53,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_r
 {
 	uint32_t n = 0;
 	uint8_t *p = active ? gs_chunk_take(cring, &n) : NULL;
+	if (p)
+		gs_chunk_ahead(cring);
 	*buf = p;
 	*size = p ? n : 0;
 	*max_records = 0;
@@ -593,6 +595,7 @@ GS_EXPORT int InitializeInjection(void)
 		cuptiUnsubscribe(subscriber);
 		goto out;
 	}
+	gs_chunk_ahead(cring); /* the first chunks mapped while CUPTI starts */
 	if (gs_cfg.standing_timestamps) /* without: CUPTI's clock, records misplaced (cost runs only) */
 		cuptiActivityRegisterTimestampCallback(mono_ns);
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
