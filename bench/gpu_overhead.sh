@@ -113,7 +113,7 @@ import json, os, statistics, sys
 d, ws = sys.argv[1], sys.argv[2:]
 add, off = {}, {}
 offv = {}
-for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "floor_ts", "floor_gs_ts", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_kinds", "gpuscope_nomem", "gpuscope_noovh", "gpuscope_files", "gpuscope_nots", "gpuscope_base", "torch"):
+for var in ("none", "floor", "floor_act", "floor_acte", "floor_actw", "floor_cb", "floor_cbrt", "floor_gs", "floor_zero", "floor_pin", "floor_glob", "floor_big", "floor_ts", "floor_gs_ts", "gpuscope", "gpuscope_cb", "gpuscope_nosample", "gpuscope_noperf", "gpuscope_perf", "gpuscope_nowarm", "gpuscope_libunwind", "gpuscope_100hz", "gpuscope_nobt", "gpuscope_osrt", "gpuscope_metrics", "gpuscope_pytorch", "gpuscope_gpu", "gpuscope_kinds", "gpuscope_nomem", "gpuscope_noovh", "gpuscope_files", "gpuscope_nots", "gpuscope_base", "gpuscope_noahead", "torch"):
     if not os.path.exists("%s/%s" % (d, var)):
         continue
     for l in open("%s/%s" % (d, var)):
