@@ -505,7 +505,7 @@ static void overheads(struct cx *x)
 		int64_t dev = gs_overhead_device(o);
 		if (!gs_filter_keep(m, x->f, o->pid, dev, o->start))
 			continue;
-		ev_begin(x, "X", "overhead", gs_overhead_name(o->kind));
+		ev_begin(x, "X", "overhead", gs_overhead_kinds[gs_overhead_kind_index(o->kind)].kineto);
 		if (dev >= 0) {
 			note_row(x, o->device, 0);
 			ev_where(x, o->device, 0, o->start);

@@ -644,11 +644,7 @@ static void complete(struct imp *k, const struct ev *e, uint64_t off)
 		break;
 	}
 	case C_OVERHEAD: { /* CUPTI's overhead records: Kineto writes them at pid -1, tid 0 */
-		const char *nm = gs_model_str(m, e->name);
-		uint32_t kind = gs_overhead_kinds[0].kind;
-		for (size_t i = 1; i < gs_overhead_nkinds; i++)
-			if (!strcmp(nm, gs_overhead_kinds[i].name))
-				kind = gs_overhead_kinds[i].kind;
+		uint32_t kind = gs_overhead_kind_named(gs_model_str(m, e->name));
 		struct gs_overhead o = {.start = start, .end = end, .pid = pid, .kind = kind,
 					.tid = tid > 0 ? (uint32_t)tid : 0, .device = UINT32_MAX,
 					.correlation = corr};

@@ -559,19 +559,22 @@ const char *gs_cuda_api_name(uint32_t cbid, int driver)
 	return cbid < GS_ARRAY_SIZE(runtime_names) ? runtime_names[cbid] : NULL;
 }
 
-#define OVERHEAD_KIND(k, name, role)                                                         \
-	{CUPTI_ACTIVITY_OVERHEAD_##k, "CUPTI_ACTIVITY_OVERHEAD_" #k, name, GS_OVERHEAD_##role}
+#define OVERHEAD_KIND(k, name, kineto, role)                                                 \
+	{CUPTI_ACTIVITY_OVERHEAD_##k, "CUPTI_ACTIVITY_OVERHEAD_" #k, name, kineto, GS_OVERHEAD_##role}
 const struct gs_overhead_kind gs_overhead_kinds[] = {
-	OVERHEAD_KIND(UNKNOWN, "Unknown Overhead", OTHER),
-	OVERHEAD_KIND(DRIVER_COMPILER, "Driver Compiler", LOAD_JIT),
-	OVERHEAD_KIND(CUPTI_BUFFER_FLUSH, "CUPTI Buffer Flush", PROFILER),
-	OVERHEAD_KIND(CUPTI_INSTRUMENTATION, "CUPTI Instrumentation", PROFILER),
-	OVERHEAD_KIND(CUPTI_RESOURCE, "CUPTI Resource", PROFILER),
-	OVERHEAD_KIND(RUNTIME_TRIGGERED_MODULE_LOADING, "Runtime Triggered Module Loading", LOAD_MODULE),
-	OVERHEAD_KIND(LAZY_FUNCTION_LOADING, "Lazy Function Loading", LOAD_FUNCTION),
-	OVERHEAD_KIND(COMMAND_BUFFER_FULL, "Command Buffer Full", OTHER),
-	OVERHEAD_KIND(ACTIVITY_BUFFER_REQUEST, "Activity Buffer Request", PROFILER),
-	OVERHEAD_KIND(UVM_ACTIVITY_INIT, "UVM Activity Init", PROFILER),
+	OVERHEAD_KIND(UNKNOWN, "Unknown Overhead", "Unknown", OTHER),
+	OVERHEAD_KIND(DRIVER_COMPILER, "Driver Compiler", "Driver Compiler", LOAD_JIT),
+	OVERHEAD_KIND(CUPTI_BUFFER_FLUSH, "CUPTI Buffer Flush", "Buffer Flush", PROFILER),
+	OVERHEAD_KIND(CUPTI_INSTRUMENTATION, "CUPTI Instrumentation", "Instrumentation", PROFILER),
+	OVERHEAD_KIND(CUPTI_RESOURCE, "CUPTI Resource", "Resource", PROFILER),
+	OVERHEAD_KIND(RUNTIME_TRIGGERED_MODULE_LOADING, "Runtime Triggered Module Loading",
+		      "Runtime Triggered Module Loading", LOAD_MODULE),
+	OVERHEAD_KIND(LAZY_FUNCTION_LOADING, "Lazy Function Loading", "Lazy Function Loading",
+		      LOAD_FUNCTION),
+	OVERHEAD_KIND(COMMAND_BUFFER_FULL, "Command Buffer Full", "Command Buffer Full", OTHER),
+	OVERHEAD_KIND(ACTIVITY_BUFFER_REQUEST, "Activity Buffer Request", "Activity Buffer Request",
+		      PROFILER),
+	OVERHEAD_KIND(UVM_ACTIVITY_INIT, "UVM Activity Init", "UVM Activity Init", PROFILER),
 };
 #undef OVERHEAD_KIND
 const size_t gs_overhead_nkinds = GS_ARRAY_SIZE(gs_overhead_kinds);
@@ -592,6 +595,14 @@ const char *gs_overhead_name(uint32_t kind)
 int gs_overhead_role(uint32_t kind)
 {
 	return gs_overhead_kinds[gs_overhead_kind_index(kind)].role;
+}
+
+uint32_t gs_overhead_kind_named(const char *name)
+{
+	for (size_t i = 1; i < gs_overhead_nkinds; i++)
+		if (!strcmp(name, gs_overhead_kinds[i].name) || !strcmp(name, gs_overhead_kinds[i].kineto))
+			return gs_overhead_kinds[i].kind;
+	return gs_overhead_kinds[0].kind;
 }
 
 #define BY_START(name, type, field)                                                          \

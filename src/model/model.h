@@ -462,7 +462,8 @@ enum gs_overhead_role {
 struct gs_overhead_kind {
 	uint32_t kind;
 	const char *cupti, *name;
-	uint8_t role; /* enum gs_overhead_role: whose work it was */
+	const char *kineto; /* the name the PyTorch profiler writes (libkineto's overheadKindString) */
+	uint8_t role;       /* enum gs_overhead_role: whose work it was */
 };
 extern const struct gs_overhead_kind gs_overhead_kinds[];
 extern const size_t gs_overhead_nkinds;
@@ -472,6 +473,8 @@ size_t gs_overhead_kind_index(uint32_t kind);
 const char *gs_overhead_name(uint32_t kind);
 /* enum gs_overhead_role of a kind */
 int gs_overhead_role(uint32_t kind);
+/* The kind whose name or PyTorch profiler's name is name (the unknown kind's value when none) */
+uint32_t gs_overhead_kind_named(const char *name);
 
 /* Host chunks (model/host.c): OSRT, SAMPLES, MAPS and PERFMAP payloads into m; -1 when
  * malformed. gs_model_host_finish sorts the tables and symbolizes the frames (reading the

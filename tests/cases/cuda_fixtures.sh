@@ -294,7 +294,8 @@ has "overview csv: copies in bytes (as the dump's sum)" "320,102441032,10607619,
 
 # CUPTI's overhead records (CUPTI_ACTIVITY_KIND_OVERHEAD), as recorded in the ResNet-50 run: 55,
 # on the main thread (1043) and one other of the process; by kind, the count and total ns
-# summed from the raw records. In dump, info, the chrome export (cat "overhead", as Kineto's),
+# summed from the raw records. In dump, info, the chrome export (cat "overhead" and the names, as
+# Kineto's),
 # the csv/json table "overheads" and the SQLite PROFILER_OVERHEAD table (nsys's, with
 # ENUM_CUPTI_OVERHEAD_TYPE, so a query written for nsys's export runs).
 f=$D/cuda_resnet50.gst
@@ -317,6 +318,9 @@ def by_kind(rows):
         c[name][0] += 1
         c[name][1] += ns
     return "|".join("%s %d %d" % (k, v[0], v[1]) for k, v in sorted(c.items()))
+# the chrome export names them as the PyTorch profiler does (libkineto's overheadKindString)
+KINETO = {"Buffer Flush": "CUPTI Buffer Flush", "Instrumentation": "CUPTI Instrumentation",
+          "Resource": "CUPTI Resource"}
 dump = [json.loads(l) for l in open(sys.argv[1]) if '"overhead"' in l]
 chrome = [e for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("cat") == "overhead"]
 table = json.load(open(sys.argv[3]))
@@ -324,7 +328,7 @@ db = sqlite3.connect(sys.argv[4])
 sql = db.execute("SELECT e.label, p.end - p.start FROM PROFILER_OVERHEAD AS p JOIN StringIds AS s ON s.id = p.nameId "
                  "JOIN ENUM_CUPTI_OVERHEAD_TYPE AS e ON e.id = p.overheadType WHERE s.value = e.label").fetchall()
 got = [by_kind((r["name"], r["dur"]) for r in dump),
-       by_kind((e["name"], round(e["dur"] * 1000)) for e in chrome),
+       by_kind((KINETO.get(e["name"], e["name"]), round(e["dur"] * 1000)) for e in chrome),
        by_kind((r["name"], r["duration_ns"]) for r in table),
        by_kind(sql)]
 tids = sorted({e["tid"] for e in chrome} | {r["tid"] for r in table} | {g & 0xffffff for (g,) in db.execute("SELECT globalTid FROM PROFILER_OVERHEAD")})

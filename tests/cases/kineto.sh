@@ -26,6 +26,23 @@ has "kineto hand: an overhead event kept" "cuda overhead records     1 (2.4 ms: 
 $GS export -t chrome -o "$T/hand_ov_out.json" "$T/hand_ov.json" 2>/dev/null
 eq "kineto hand: the overhead event exported again" "Activity Buffer Request 2390.114 -1" \
 	"$(python3 -c 'import json,sys; print(*[(e["name"], e["dur"], e["pid"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "overhead"][0])' "$T/hand_ov_out.json")"
+# libkineto's names for CUPTI's overhead kinds (overheadKindString: "Buffer Flush",
+# "Instrumentation", "Resource"; "Unrecognized" for a kind its build does not know): read as
+# those kinds (gpuscope's own names in its reports), and written back under libkineto's names
+python3 - "$K/hand.json" "$T/hand_ovk.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i, n in enumerate(["Resource", "Instrumentation", "Buffer Flush", "Lazy Function Loading", "Unrecognized"]):
+    d["traceEvents"].append({"ph": "X", "cat": "overhead", "name": n, "pid": -1, "tid": 0,
+                             "ts": 1001.0 + i, "dur": 0.5 + i})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+eq "kineto: libkineto's overhead names read as their kinds" \
+	"CUPTI Buffer Flush:1|CUPTI Instrumentation:1|CUPTI Resource:1|Lazy Function Loading:1|Unknown Overhead:1" \
+	"$($GS stats -r cuda_overhead_sum --format json "$T/hand_ovk.json" | python3 -c 'import json,sys; print("|".join(sorted("%s:%d" % (r["Name"], r["Count"]) for r in json.load(sys.stdin)["rows"])))')"
+$GS export -t chrome -o "$T/hand_ovk_out.json" "$T/hand_ovk.json" 2>/dev/null
+eq "kineto: and written back under libkineto's names" "Resource Instrumentation Buffer Flush Lazy Function Loading Unknown" \
+	"$(python3 -c 'import json,sys; print(*[e["name"] for e in sorted(json.load(open(sys.argv[1]))["traceEvents"], key=lambda e: e.get("ts", 0)) if e.get("cat") == "overhead"])' "$T/hand_ovk_out.json")"
 s=$($GS stats -r step_sum --format csv "$K/hand.json")
 # the step 1000..1100 us: kernel 1030..1070, copy 1072..1074, launch call 1015..1020; the
 # sync call 1045..1075 waits while the GPU is idle 1070..1072 and 1074..1075: 3 us
