@@ -449,9 +449,7 @@ void gs_model_demangle(struct gs_model *m);
 /* "cudaLaunchKernel_v7000" (runtime) or "cuLaunchKernel" (driver) for a callback id; NULL
  * when unknown. */
 const char *gs_cuda_api_name(uint32_t cbid, int driver);
-/* The kinds of overhead record (CUpti_ActivityOverheadKind): CUPTI's value, its enum name and
- * the name gpuscope shows (Kineto's where it has one); the first is the unknown kind, the
- * values increase (the SQLite export's ENUM_CUPTI_OVERHEAD_TYPE keys) */
+/* Whose work an overhead record was: CUPTI's (the profiler's), the driver's loading code, other */
 enum gs_overhead_role {
 	GS_OVERHEAD_OTHER,         /* unknown, the driver's command buffer full */
 	GS_OVERHEAD_PROFILER,      /* CUPTI's own work: its buffers, instrumentation, resources */
@@ -459,6 +457,9 @@ enum gs_overhead_role {
 	GS_OVERHEAD_LOAD_FUNCTION, /* a function, */
 	GS_OVERHEAD_LOAD_JIT,      /* PTX compiled for this GPU */
 };
+/* The kinds of overhead record (CUpti_ActivityOverheadKind): CUPTI's value, its enum name, the
+ * name gpuscope shows, the PyTorch profiler's and its role; the first is the unknown kind, the
+ * values increase (the SQLite export's ENUM_CUPTI_OVERHEAD_TYPE keys) */
 struct gs_overhead_kind {
 	uint32_t kind;
 	const char *cupti, *name;
