@@ -1,8 +1,9 @@
 /* fuzz_kineto.c: libFuzzer target for the PyTorch profiler (Kineto JSON) importer and every
  * report on what it loads: any byte string, read as a trace (plain, and through windows of a
  * few bytes so that every unit is cut and parsed again), must give an error, a partial model
- * or a full one, and each report and renderer must run on it, without a crash, a hang or
- * undefined behaviour. */
+ * or a full one, and each report, `analyze` (its steps the trace's ProfilerStep#N ranges, else
+ * the whole run) and each renderer must run on it, without a crash, a hang or undefined
+ * behaviour. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "../../src/import/import.h"
 #include "../../src/import/json.h"
 #include "../../src/model/model.h"
+#include "../../src/render/analyze.h"
 #include "../../src/render/render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gs_strbuf_release(&sb);
 		gs_table_release(&t);
 	}
+	gs_model_steps(&m, NULL);
+	struct gs_an_opts ao = {0};
+	struct gs_analysis a;
+	gs_analyze(&m, &f, &ao, &a);
+	struct gs_render_opts ro = {0};
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_render_analysis(&m, &a, GS_FMT_TEXT, &ro, &sb);
+	gs_render_analysis(&m, &a, GS_FMT_JSON, &ro, &sb);
+	gs_strbuf_release(&sb);
+	gs_analysis_release(&a);
 	gs_model_steps_release(&m);
 	gs_model_release(&m);
 	/* small windows: the same bytes must load the same way when every unit is cut */
