@@ -390,11 +390,8 @@ uint8_t *gs_chunk_take(struct gs_ring_header *h, uint32_t *size)
  * not disturbed): the chunks below the ring's high-water mark plus gs_cfg.ring_ahead stay
  * mapped, so a chunk reaches its user with its pages in place. Chunks are taken lowest index
  * first, so those are the next ones taken. */
-#define AHEAD_RINGS 2
-static struct {
-	struct gs_ring_header *_Atomic h;
-	_Atomic uint32_t mapped; /* chunks [0, mapped) are mapped in this process */
-} ahead_ring[AHEAD_RINGS];
+static struct gs_ring_header *_Atomic ahead_h; /* the ring (a process has one CUPTI ring) */
+static _Atomic uint32_t ahead_mapped; /* its chunks [0, ahead_mapped) are mapped here */
 static sem_t ahead_sem;
 static _Atomic pid_t ahead_pid; /* the process whose thread maps them (0: none yet) */
 
@@ -427,15 +424,11 @@ static void *ahead_main(void *arg)
 	for (;;) {
 		while (sem_wait(&ahead_sem) != 0)
 			;
-		for (int i = 0; i < AHEAD_RINGS; i++) {
-			struct gs_ring_header *h = atomic_load(&ahead_ring[i].h);
-			if (!h)
-				continue;
-			uint32_t to = ahead_target(h), from = atomic_load(&ahead_ring[i].mapped);
-			if (from < to) {
-				ahead_map(h, from, to);
-				atomic_store(&ahead_ring[i].mapped, to);
-			}
+		struct gs_ring_header *h = atomic_load(&ahead_h);
+		uint32_t to = ahead_target(h), from = atomic_load(&ahead_mapped);
+		if (from < to) {
+			ahead_map(h, from, to);
+			atomic_store(&ahead_mapped, to);
 		}
 	}
 	return NULL;
@@ -446,27 +439,18 @@ void gs_chunk_ahead(struct gs_ring_header *h)
 	if (!h || !gs_cfg.ring_ahead)
 		return;
 	pid_t me = gs_pid, owner = atomic_load(&ahead_pid);
-	int i = 0;
-	if (owner != me) { /* the first call in this process: the thread, its rings forgotten */
+	if (owner != me) { /* the first call in this process: its ring, then the thread */
 		if (owner == -me || !atomic_compare_exchange_strong(&ahead_pid, &owner, -me))
 			return; /* another thread is starting it */
-		for (int k = 0; k < AHEAD_RINGS; k++) {
-			atomic_store(&ahead_ring[k].h, NULL);
-			atomic_store(&ahead_ring[k].mapped, 0);
-		}
+		atomic_store(&ahead_h, h);
+		atomic_store(&ahead_mapped, 0);
 		if (sem_init(&ahead_sem, 0, 0) != 0 || gs_collector_thread(ahead_main) != 0) {
 			gs_log("no thread to map CUPTI's buffers ahead: their pages fault in on use");
 			return; /* ahead_pid stays -me: not tried again */
 		}
 		atomic_store(&ahead_pid, me);
 	}
-	for (; i < AHEAD_RINGS; i++) {
-		struct gs_ring_header *want = NULL;
-		if (atomic_load(&ahead_ring[i].h) == h ||
-		    atomic_compare_exchange_strong(&ahead_ring[i].h, &want, h))
-			break;
-	}
-	if (i < AHEAD_RINGS && atomic_load(&ahead_ring[i].mapped) < ahead_target(h))
+	if (atomic_load(&ahead_h) == h && atomic_load(&ahead_mapped) < ahead_target(h))
 		sem_post(&ahead_sem);
 }
 
