@@ -1407,17 +1407,23 @@ static void rule_fp32(struct ctx *x)
 		     "(torch.autocast(\"cuda\", dtype=torch.bfloat16)).";
 }
 
+/* By step: 1 for each process's (or the run's) first step, malloc'd */
+static uint8_t *first_steps(const struct ctx *x)
+{
+	uint8_t *first = gs_xcalloc(x->a->steps.n + 1, 1);
+	for (size_t k = 0; k < x->sc.n; k++)
+		if (x->sc.v[k].steps.n)
+			first[x->sc.v[k].steps.v[0]] = 1;
+	return first;
+}
+
 static void rule_alloc(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
 	if (a->steps.n < 2)
 		return; /* one step: no steady state to tell from warm-up */
-	/* each process's (or the run's) first step is warm-up */
-	uint8_t *first = gs_xcalloc(a->steps.n, 1);
-	for (size_t k = 0; k < x->sc.n; k++)
-		if (x->sc.v[k].steps.n)
-			first[x->sc.v[k].steps.v[0]] = 1;
+	uint8_t *first = first_steps(x); /* warm-up */
 	size_t steady = 0;
 	uint64_t steady_ns = 0; /* their summed durations */
 	for (size_t i = 0; i < a->steps.n; i++)
@@ -1531,6 +1537,7 @@ struct loading {
 	uint64_t ns[3], nk[3]; /* module loads, function loads, PTX compiles: time, count */
 	uint64_t first_ns;     /* the time in first steps */
 	GS_VEC(struct loaded) v;
+	struct gs_finding ex; /* the longest loads as examples */
 };
 
 static int cmp_loaded(const void *a, const void *b)
@@ -1554,6 +1561,7 @@ static void loading_one(void *arg, const struct gs_overhead *o, long st)
 	struct loaded e = {o->correlation ? corr_key(pid, o->correlation) : 0, d, o->start, o->end,
 			   p->end, pid, (int32_t)o->tid, -1, -1};
 	GS_VEC_PUSH(&l->v, e);
+	ex_offer(l->x, &l->ex, o->start, o->end, pid, (int32_t)o->tid, -1, -1);
 }
 
 /* The kernel and the API call each loading record delayed: by correlation id; else the recorded
@@ -1632,10 +1640,7 @@ static void rule_loading(struct ctx *x)
 	struct gs_analysis *a = x->a;
 	if (!m->overheads.n)
 		return;
-	uint8_t *first = gs_xcalloc(a->steps.n + 1, 1);
-	for (size_t k = 0; k < x->sc.n; k++)
-		if (x->sc.v[k].steps.n)
-			first[x->sc.v[k].steps.v[0]] = 1;
+	uint8_t *first = first_steps(x);
 	struct loading l;
 	memset(&l, 0, sizeof(l));
 	x->load_ns = gs_xcalloc(a->steps.n + 1, sizeof(*x->load_ns));
@@ -1691,12 +1696,8 @@ static void rule_loading(struct ctx *x)
 	num(f, "loading_ms", ms(busy), 0);
 	num(f, "in_first_steps_ms", ms(l.first_ns), 0);
 	num(f, "gpu_idle_during_loading_ms", ms(idle), 0);
-	for (size_t i = 0; i < m->overheads.n; i++) {
-		const struct gs_overhead *o = &m->overheads.v[i];
-		if (gs_overhead_role(o->kind) >= GS_OVERHEAD_LOAD_MODULE &&
-		    step_of(x, overhead_pid(x, o), o->start) >= 0)
-			ex_offer(x, f, o->start, o->end, overhead_pid(x, o), (int32_t)o->tid, -1, -1);
-	}
+	memcpy(f->ex, l.ex.ex, sizeof(f->ex));
+	f->nex = l.ex.nex;
 	if (l.nk[2]) {
 		f->cuda = "The driver compiles PTX for this GPU: build the code for its architecture "
 			  "(nvcc -gencode arch=compute_XX,code=sm_XX) and keep the JIT cache "
