@@ -1561,12 +1561,13 @@ static void loading_one(void *arg, const struct gs_overhead *o, long st)
 	struct loaded e = {o->correlation ? corr_key(pid, o->correlation) : 0, d, o->start, o->end,
 			   p->end, pid, (int32_t)o->tid, -1, -1};
 	GS_VEC_PUSH(&l->v, e);
-	ex_offer(l->x, &l->ex, o->start, o->end, pid, (int32_t)o->tid, -1, -1);
+	ex_offer(l->x, &l->ex, o->start, o->end, pid, o->tid ? (int32_t)o->tid : -1, -1, -1);
 }
 
 /* The kernel and the API call each loading record delayed: by correlation id; else the recorded
  * call of its thread (of any thread of the process when the record has none, as in a PyTorch
- * profiler trace) that holds it. For one made in a call that launched no kernel or is not
+ * profiler trace; of any process when its process is not known either: a PyTorch profiler trace
+ * without steps, analyzed as one step of every process) that holds it. For one made in a call that launched no kernel or is not
  * recorded (cuModuleGetFunction, cudaFuncGetAttributes, ...), the kernel the thread launched
  * next in the step: what the code was loaded for. */
 static void loading_who(const struct gs_model *m, struct loaded *v, size_t n)
@@ -1609,11 +1610,12 @@ static void loading_who(const struct gs_model *m, struct loaded *v, size_t n)
 			else
 				hi = mid;
 		}
-		int32_t tid = e->tid;
+		int32_t pid = e->pid, tid = e->tid;
 		for (size_t i = lo, back = 0; e->api < 0 && i-- > 0 && back++ < 256;) {
 			const struct gs_api *c = &m->apis.v[i]; /* a call holding the load */
-			if (c->pid == e->pid && (!tid || c->tid == tid) && c->end >= e->end) {
+			if ((pid <= 0 || c->pid == pid) && (!tid || c->tid == tid) && c->end >= e->end) {
 				e->api = (int64_t)i;
+				pid = c->pid;
 				tid = c->tid;
 			}
 		}
@@ -1622,7 +1624,7 @@ static void loading_who(const struct gs_model *m, struct loaded *v, size_t n)
 			continue;
 		}
 		for (size_t i = lo; tid && i < m->apis.n && m->apis.v[i].start < e->until; i++)
-			if (launched[i] >= 0 && m->apis.v[i].pid == e->pid && m->apis.v[i].tid == tid) {
+			if (launched[i] >= 0 && m->apis.v[i].pid == pid && m->apis.v[i].tid == tid) {
 				e->kernel = launched[i];
 				break;
 			}

@@ -125,6 +125,37 @@ eq "analyze item_cold: the sort's load charged to its kernel" "radixSortKVInPlac
 	"$(analyze_field "$D/item_cold.gst" "['radixSortKVInPlace %s %d' % (round(t['total_ms'], 6), t['count']) for f in a['findings'] if f['id'] == 'cuda-module-loading' for t in f['evidence']['top'] if 'radixSortKVInPlace' in t['name']][0]" --step step)"
 eq "analyze item_cold: the loads after the first step hold the sort's" True \
 	"$(analyze_field "$D/item_cold.gst" "[e['loading_ms'] - e['in_first_steps_ms'] >= 0.118277 for f in a['findings'] if f['id'] == 'cuda-module-loading' for e in [f['evidence']]][0]" --step step)"
+# cold.pt.trace.json.gz (tests/gpu/kineto_traces.py's cold case: a real torch.profiler trace
+# of ResNet-18 from its first forward, no schedule, so one step of every process, the overhead
+# records at pid -1 without a thread): the counts and times against the trace's own records;
+# each load charged, as the rule says, to the kernel of the recorded call holding it, or else to
+# the next kernel that call's thread launched, here computed from the raw JSON
+loading_check "kineto cold" "$K/cold.pt.trace.json.gz" "module 5 function 19 ok"
+eq "analyze kineto cold: the loads charged to the kernels of the calls that held them" "ok" \
+	"$($GS analyze --format json "$K/cold.pt.trace.json.gz" | python3 -c '
+import gzip, json, sys
+a = json.load(sys.stdin)
+ev = json.loads(gzip.decompress(open(sys.argv[1], "rb").read()))["traceEvents"]
+ns = lambda v: round(v * 1000)
+names = ("Runtime Triggered Module Loading", "Lazy Function Loading", "Driver Compiler")
+calls = sorted((e for e in ev if e.get("cat") == "cuda_runtime"), key=lambda e: ns(e["ts"]))
+kern = {e["args"]["correlation"]: e["name"] for e in ev if e.get("cat") == "kernel"}
+top = {}
+for o in (e for e in ev if e.get("cat") == "overhead" and e["name"] in names):
+    s, t = ns(o["ts"]), ns(o["ts"]) + ns(o["dur"])
+    held = [c for c in calls if ns(c["ts"]) <= s and ns(c["ts"]) + ns(c["dur"]) >= t]
+    who = "(thread not recorded)"
+    if held:
+        who = kern.get(held[-1]["args"]["correlation"])
+        nxt = [c for c in calls if ns(c["ts"]) > s and c["tid"] == held[-1]["tid"] and c["args"]["correlation"] in kern]
+        who = who or (kern[nxt[0]["args"]["correlation"]] if nxt else held[-1]["name"])
+    n, d = top.get(who, (0, 0))
+    top[who] = (n + 1, d + ns(o["dur"]))
+want = [(w, round(d / 1e6, 6), n) for w, (n, d) in sorted(top.items(), key=lambda kv: -kv[1][1])][:3]
+f = [f for f in a["findings"] if f["id"] == "cuda-module-loading"][0]
+got = [(t["name"], round(t["total_ms"], 6), t["count"]) for t in f["evidence"]["top"]]
+print("ok" if got == want and want[0][2] == 2 and "sm90_xmma_fprop" in want[0][0] else "differ: %r against %r" % (got, want))
+' "$K/cold.pt.trace.json.gz")"
 # loading.json (hand-made, PyTorch profiler layout: overhead records at pid -1 without a thread):
 # steps of 200, 100, 100 us; a module load of 70 us inside step 1's launch call and a function
 # load of 20 us inside step 3's, the GPU idle through both: 90 us saved over 3 steps (22.5% of

@@ -8,6 +8,7 @@ usage: kineto_ref.py GPUSCOPE TRACE(.json|.json.gz)"""
 import collections
 import gzip
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,6 +30,16 @@ def agg(rows):
 
 
 X = [e for e in events if e.get("ph") == "X" and isinstance(e.get("pid"), int) and isinstance(e.get("tid"), int)]
+# libkineto names a runtime call whose callback id its own table lacks "INVALID"; the id is the
+# toolkit's (cupti_runtime_cbid.h: ids are only ever added), which names it
+cbids = {}
+hdr = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "include", "cupti_runtime_cbid.h")
+if os.path.exists(hdr):
+    for m in re.finditer(r"CUPTI_RUNTIME_TRACE_CBID_(\w+?)(?:_v\d+)?\s*=\s*(\d+)", open(hdr).read()):
+        cbids.setdefault(int(m.group(2)), m.group(1))
+for e in X:
+    if e.get("cat") == "cuda_runtime" and e.get("name") == "INVALID":
+        e["name"] = cbids.get(e.get("args", {}).get("cbid"), "INVALID")
 kern = agg((e["name"], ns(e["dur"])) for e in X if e.get("cat") in ("kernel", "Kernel"))
 api = agg((re.sub(r"_v\d+$", "", e["name"]), ns(e["dur"])) for e in X
           if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime"))
