@@ -1308,6 +1308,138 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 	}
 }
 
+/* 1 when t lies in an interval of u */
+static int ulist_covers(const struct ulist *u, uint64_t t)
+{
+	uint64_t n = ulist_next(u, t);
+	return n == t;
+}
+
+/* The first bound of u after t: the start or end of an interval; UINT64_MAX when none. */
+static uint64_t ulist_bound_after(const struct ulist *u, uint64_t t)
+{
+	size_t lo = 0, hi = u->n; /* the first interval ending after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->e[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == u->n ? UINT64_MAX : u->s[lo] > t ? u->s[lo] : u->e[lo];
+}
+
+/* The host ranges of a scope by start, the longer first: the enclosing one before its inner
+ * ones. */
+static const struct gs_model *hr_m;
+
+static int cmp_hr(const void *a, const void *b)
+{
+	const struct gs_range *x = &hr_m->ranges.v[*(const uint32_t *)a];
+	const struct gs_range *y = &hr_m->ranges.v[*(const uint32_t *)b];
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end);
+}
+
+/* Heap order of open ranges: the later start on top, then the shorter (the innermost). */
+static int hr_above(const struct gs_model *m, uint32_t a, uint32_t b)
+{
+	const struct gs_range *x = &m->ranges.v[a], *y = &m->ranges.v[b];
+	return x->start != y->start ? x->start > y->start : x->end < y->end;
+}
+
+static void hr_push(const struct gs_model *m, uint32_t *h, size_t *n, uint32_t r)
+{
+	size_t i = (*n)++;
+	for (; i && hr_above(m, r, h[(i - 1) / 2]); i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = r;
+}
+
+static void hr_pop(const struct gs_model *m, uint32_t *h, size_t *n)
+{
+	uint32_t last = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && hr_above(m, h[c + 1], h[c]))
+			c++;
+		if (!hr_above(m, h[c], last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+}
+
+/* host_compute's time by what the host was in: each instant of it (GPU idle, no CUDA call, no
+ * data loading, a host range open; in a step) goes to the innermost host range open then (of
+ * the ranges that make host_compute, the one that started last: the innermost on its thread),
+ * ranges of one name together; count: the range instances that got some. */
+static void host_range_tops(struct ctx *x, struct tops *t)
+{
+	const struct gs_model *m = x->m;
+	GS_VEC(uint32_t) r = {0};
+	uint32_t *h = NULL;
+	uint8_t *seen = gs_xcalloc(m->ranges.n + 1, 1); /* a range already counted */
+	for (size_t k = 0; k < x->sc.n; k++) {
+		const struct scope *sc = &x->sc.v[k];
+		const struct ulist *in = &sc->lv[GS_AN_INPUT], *hc = &sc->lv[GS_AN_HOST_COMPUTE];
+		r.n = 0;
+		for (size_t i = 0; i < m->ranges.n; i++) {
+			const struct gs_range *g = &m->ranges.v[i];
+			if ((!sc->pid || g->pid == sc->pid) && !(g->flags & GS_RANGE_OPEN) &&
+			    !x->is_step[i] && g->end > g->start &&
+			    !input_range(gs_model_str(m, g->name), x->o))
+				GS_VEC_PUSH(&r, (uint32_t)i);
+		}
+		if (!r.n)
+			continue;
+		hr_m = m;
+		qsort(r.v, r.n, sizeof(*r.v), cmp_hr);
+		h = gs_xrealloc(h, r.n * sizeof(*h));
+		size_t nh = 0, next = 0;
+		uint64_t done = 0;
+		for (size_t j = 0; j < sc->steps.n; j++) {
+			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[j]];
+			uint64_t tt = GS_MAX(st->start, done), e = st->end;
+			while (tt < e) {
+				while (next < r.n && m->ranges.v[r.v[next]].start <= tt)
+					hr_push(m, h, &nh, r.v[next++]);
+				while (nh && m->ranges.v[h[0]].end <= tt)
+					hr_pop(m, h, &nh);
+				uint64_t nx = e;
+				if (next < r.n)
+					nx = GS_MIN(nx, m->ranges.v[r.v[next]].start);
+				if (nh)
+					nx = GS_MIN(nx, m->ranges.v[h[0]].end);
+				nx = GS_MIN(nx, ulist_bound_after(in, tt));
+				nx = GS_MIN(nx, ulist_bound_after(hc, tt));
+				if (nh && ulist_covers(hc, tt) && !ulist_covers(in, tt)) {
+					const char *name = gs_model_str(m, m->ranges.v[h[0]].name);
+					uint32_t id = gs_intern(&t->names, name, strlen(name));
+					if (id == t->v.n) {
+						struct gs_an_top z = {0};
+						GS_VEC_PUSH(&t->v, z);
+					}
+					t->v.v[id].ns += nx - tt;
+					t->v.v[id].count += !seen[h[0]];
+					seen[h[0]] = 1;
+				}
+				tt = nx;
+			}
+			done = GS_MAX(done, e);
+		}
+	}
+	free(seen);
+	free(h);
+	free(r.v);
+}
+
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
  * idle time that no more specific class explains (host_compute + other). */
 static void rule_util(struct ctx *x)
@@ -1349,6 +1481,19 @@ static void rule_util(struct ctx *x)
 	int ih = cls == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
 	if (ih >= 0)
 		util_host(a, f, ih, util);
+	if (cls != GS_AN_HOST_COMPUTE)
+		return;
+	struct tops t;
+	tops_init(&t);
+	host_range_tops(x, &t);
+	tops_done(&t, f, "host ranges the GPU idled in (innermost)");
+	if (!f->ntop || !a->part[GS_AN_HOST_COMPUTE])
+		return;
+	double sh = (double)f->top[0].ns / (double)a->part[GS_AN_HOST_COMPUTE];
+	num(f, "host_range_top_share", sh, 0);
+	size_t k = strlen(f->title);
+	snprintf(f->title + k, sizeof(f->title) - k, "; %.1f%% of the host work in %.120s", 100.0 * sh,
+		 f->top[0].name);
 }
 
 static void rule_fp32(struct ctx *x)
@@ -2169,13 +2314,6 @@ int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
 		return snprintf(buf, n, "is off CPU, in no recorded call");
 	const char *what = cls == GS_IDLE_PYTHON ? "Python" : "native code";
 	return t ? snprintf(buf, n, "runs %s (%s)", what, t) : snprintf(buf, n, "runs %s", what);
-}
-
-/* 1 when t lies in an interval of u */
-static int ulist_covers(const struct ulist *u, uint64_t t)
-{
-	uint64_t n = ulist_next(u, t);
-	return n == t;
 }
 
 enum { FR_PY = 1, FR_DL = 2 };

@@ -156,6 +156,14 @@ f = [f for f in a["findings"] if f["id"] == "cuda-module-loading"][0]
 got = [(t["name"], round(t["total_ms"], 6), t["count"]) for t in f["evidence"]["top"]]
 print("ok" if got == want and want[0][2] == 2 and "sm90_xmma_fprop" in want[0][0] else "differ: %r against %r" % (got, want))
 ' "$K/cold.pt.trace.json.gz")"
+# low-gpu-utilization with class host_compute names the innermost host ranges the GPU idled in:
+# against a second reading of each PyTorch profiler trace (tests/cases/host_ranges_ref.py)
+for c in cold infer stack stack_sync train graphs; do
+	eq "analyze kineto $c: the host ranges the GPU idled in" ok \
+		"$($GS analyze --format json "$K/$c.pt.trace.json.gz" | python3 "$ROOT/tests/cases/host_ranges_ref.py" "$K/$c.pt.trace.json.gz")"
+done
+has "analyze kineto cold: the title names the range" "65.5% of the host work in aten::cudnn_convolution" \
+	"$(COLUMNS=300 $GS analyze "$K/cold.pt.trace.json.gz")"
 # loading.json (hand-made, PyTorch profiler layout: overhead records at pid -1 without a thread):
 # steps of 200, 100, 100 us; a module load of 70 us inside step 1's launch call and a function
 # load of 20 us inside step 3's, the GPU idle through both: 90 us saved over 3 steps (22.5% of

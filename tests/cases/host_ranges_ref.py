@@ -1,0 +1,53 @@
+"""host_ranges_ref.py: a second reading, in Python straight from a PyTorch profiler trace's JSON, of
+low-gpu-utilization's top list when its class is host_compute: each instant of a step (the
+ProfilerStep#N ranges, else the whole trace) where no kernel, copy, memset or CUDA call runs and
+no data-loading range is open, but a host range (cpu_op, user_annotation, python_function) is,
+goes to the innermost open range (the one that started last, the shorter of two that started
+together); the three names with the most time, their range instances and the top share of
+host_compute. Reads `gpuscope analyze --format json` on stdin; prints "ok" or what differs.
+usage: gpuscope analyze --format json TRACE | host_ranges_ref.py TRACE"""
+import decimal, gzip, heapq, json, sys
+a = json.load(sys.stdin)
+raw = open(sys.argv[1], "rb").read()
+ev = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw, parse_float=decimal.Decimal)["traceEvents"]
+X = [e for e in ev if e.get("ph") == "X" and "ts" in e and "dur" in e]
+ns = lambda v: int(v * 1000)
+span = lambda e: (ns(e["ts"]), ns(e["ts"] + e["dur"]))
+assert not [e for e in X if e.get("cat") in ("cuda_sync", "gpu_memcpy_peer")]
+busy = [span(e) for e in X if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver")]
+host = [e for e in X if e.get("cat") in ("cpu_op", "user_annotation", "python_function")]
+steps = [span(e) for e in host if e["name"].startswith("ProfilerStep#")]
+# the whole run when no steps: every event's span
+steps = steps or [(min(s for s, _ in map(span, X)), max(e for _, e in map(span, X)))]
+busy += [span(e) for e in host if "dataloader" in e["name"].lower()]
+rng = sorted(((*span(e), e["name"]) for e in host if not e["name"].startswith("ProfilerStep#")
+              and "dataloader" not in e["name"].lower()), key=lambda r: (r[0], -r[1]))
+rng = [r for r in rng if r[1] > r[0]]
+pts = sorted({b for iv in busy + steps + [r[:2] for r in rng] for b in iv})
+at = {b: i for i, b in enumerate(pts)}
+db, ds = [0] * (len(pts) + 1), [0] * (len(pts) + 1)
+for d, ivs in ((db, busy), (ds, steps)):
+    for s, e in ivs:
+        if e > s:
+            d[at[s]] += 1
+            d[at[e]] -= 1
+heap, nxt, tot, seen, cb, cs = [], 0, {}, set(), 0, 0
+for i in range(len(pts) - 1):
+    t, u = pts[i], pts[i + 1]
+    cb, cs = cb + db[i], cs + ds[i]
+    while nxt < len(rng) and rng[nxt][0] <= t:
+        heapq.heappush(heap, (-rng[nxt][0], rng[nxt][1], nxt))
+        nxt += 1
+    while heap and heap[0][1] <= t:
+        heapq.heappop(heap)
+    if heap and cb == 0 and cs:
+        k = heap[0][2]
+        n, q = tot.get(rng[k][2], (0, 0))
+        tot[rng[k][2]] = (n + (k not in seen), q + u - t)
+        seen.add(k)
+want = [(n, round(q / 1e6, 6), c) for n, (c, q) in sorted(tot.items(), key=lambda kv: (-kv[1][1], kv[0]))[:3]]
+f = [f for f in a["findings"] if f["id"] == "low-gpu-utilization"][0]
+got = [(t["name"], round(t["total_ms"], 6), t["count"]) for t in f["evidence"]["top"]]
+share = f["evidence"]["host_range_top_share"]
+hc = a["verdict"]["breakdown_ns"]["host_compute"] if "breakdown_ns" in a["verdict"] else None
+print("ok" if got == want and abs(share - sum(tot[want[0][0]][1:]) / hc) < 1e-6 else "differ: %r against %r" % (got, want))
