@@ -155,10 +155,10 @@ static uint64_t ulist_measure(const struct ulist *u, uint64_t a, uint64_t b)
 	return b > a ? ulist_before(u, b) - ulist_before(u, a) : 0;
 }
 
-/* The first instant at or after t that u covers; UINT64_MAX when none. */
-static uint64_t ulist_next(const struct ulist *u, uint64_t t)
+/* The index of u's first interval ending after t (u->n when none). */
+static size_t ulist_ending_after(const struct ulist *u, uint64_t t)
 {
-	size_t lo = 0, hi = u->n; /* the first interval ending after t */
+	size_t lo = 0, hi = u->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (u->e[mid] <= t)
@@ -166,9 +166,16 @@ static uint64_t ulist_next(const struct ulist *u, uint64_t t)
 		else
 			hi = mid;
 	}
-	if (lo == u->n)
+	return lo;
+}
+
+/* The first instant at or after t that u covers; UINT64_MAX when none. */
+static uint64_t ulist_next(const struct ulist *u, uint64_t t)
+{
+	size_t i = ulist_ending_after(u, t);
+	if (i == u->n)
 		return UINT64_MAX;
-	return u->s[lo] > t ? u->s[lo] : t;
+	return u->s[i] > t ? u->s[i] : t;
 }
 
 /* ---- what the rules recognise ---- */
@@ -1318,15 +1325,8 @@ static int ulist_covers(const struct ulist *u, uint64_t t)
 /* The first bound of u after t: the start or end of an interval; UINT64_MAX when none. */
 static uint64_t ulist_bound_after(const struct ulist *u, uint64_t t)
 {
-	size_t lo = 0, hi = u->n; /* the first interval ending after t */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->e[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo == u->n ? UINT64_MAX : u->s[lo] > t ? u->s[lo] : u->e[lo];
+	size_t i = ulist_ending_after(u, t);
+	return i == u->n ? UINT64_MAX : u->s[i] > t ? u->s[i] : u->e[i];
 }
 
 /* The host ranges of a scope by start, the longer first: the enclosing one before its inner
@@ -2719,15 +2719,7 @@ static void push_bounds(u64_vec *b, uint64_t v, uint64_t s, uint64_t e)
 /* The ulist's bounds inside (s, e) */
 static void ulist_bounds(u64_vec *b, const struct ulist *u, uint64_t s, uint64_t e)
 {
-	size_t lo = 0, hi = u->n; /* the first interval ending after s */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->e[mid] <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < u->n && u->s[i] < e; i++) {
+	for (size_t i = ulist_ending_after(u, s); i < u->n && u->s[i] < e; i++) {
 		push_bounds(b, u->s[i], s, e);
 		push_bounds(b, u->e[i], s, e);
 	}

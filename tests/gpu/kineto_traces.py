@@ -135,12 +135,7 @@ def gpu_rows(prof):
 
 
 def case_cold(step):
-    model = torchvision.models.resnet18().to(dev).eval()
-    x = torch.randn(8, 3, 224, 224, device=dev)
-
-    def one():
-        with torch.no_grad():
-            model(x)
+    one, _ = case_infer(step)
     return one, dict(cold=True)
 
 
