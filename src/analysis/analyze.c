@@ -1322,13 +1322,6 @@ static int ulist_covers(const struct ulist *u, uint64_t t)
 	return n == t;
 }
 
-/* The first bound of u after t: the start or end of an interval; UINT64_MAX when none. */
-static uint64_t ulist_bound_after(const struct ulist *u, uint64_t t)
-{
-	size_t i = ulist_ending_after(u, t);
-	return i == u->n ? UINT64_MAX : u->s[i] > t ? u->s[i] : u->e[i];
-}
-
 /* The host ranges of a scope by start, the longer first: the enclosing one before its inner
  * ones. */
 static const struct gs_model *hr_m;
@@ -1402,7 +1395,8 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 		hr_m = m;
 		qsort(r.v, r.n, sizeof(*r.v), cmp_hr);
 		h = gs_xrealloc(h, r.n * sizeof(*h));
-		size_t nh = 0, next = 0;
+		size_t nh = 0, next = 0, ki = 0, kh = 0; /* ki, kh: in's and hc's first interval
+							   ending after tt (tt only grows) */
 		uint64_t done = 0;
 		for (size_t j = 0; j < sc->steps.n; j++) {
 			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[j]];
@@ -1417,9 +1411,16 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 					nx = GS_MIN(nx, m->ranges.v[r.v[next]].start);
 				if (nh)
 					nx = GS_MIN(nx, m->ranges.v[h[0]].end);
-				nx = GS_MIN(nx, ulist_bound_after(in, tt));
-				nx = GS_MIN(nx, ulist_bound_after(hc, tt));
-				if (nh && ulist_covers(hc, tt) && !ulist_covers(in, tt)) {
+				while (ki < in->n && in->e[ki] <= tt)
+					ki++;
+				while (kh < hc->n && hc->e[kh] <= tt)
+					kh++;
+				int in_in = ki < in->n && in->s[ki] <= tt, in_hc = kh < hc->n && hc->s[kh] <= tt;
+				if (ki < in->n)
+					nx = GS_MIN(nx, in_in ? in->e[ki] : in->s[ki]);
+				if (kh < hc->n)
+					nx = GS_MIN(nx, in_hc ? hc->e[kh] : hc->s[kh]);
+				if (nh && in_hc && !in_in) {
 					const char *name = gs_model_str(m, m->ranges.v[h[0]].name);
 					uint32_t id = gs_intern(&t->names, name, strlen(name));
 					if (id == t->v.n) {
