@@ -1441,6 +1441,28 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 	free(r.v);
 }
 
+double gs_an_host_range_share(const struct gs_analysis *a)
+{
+	return a->nhost_ranges && a->part[GS_AN_HOST_COMPUTE] ?
+		       (double)a->host_ranges[0].ns / (double)a->part[GS_AN_HOST_COMPUTE] : 0.0;
+}
+
+/* a->host_ranges, when the steps have host_compute time */
+static void host_ranges(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	if (!a->part[GS_AN_HOST_COMPUTE])
+		return;
+	struct tops t;
+	tops_init(&t);
+	host_range_tops(x, &t);
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tops_done(&t, &tmp, NULL);
+	memcpy(a->host_ranges, tmp.top, sizeof(a->host_ranges));
+	a->nhost_ranges = tmp.ntop;
+}
+
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
  * idle time that no more specific class explains (host_compute + other). */
 static void rule_util(struct ctx *x)
@@ -1482,15 +1504,15 @@ static void rule_util(struct ctx *x)
 	int ih = cls == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
 	if (ih >= 0)
 		util_host(a, f, ih, util);
-	if (cls != GS_AN_HOST_COMPUTE)
+	if (cls != GS_AN_HOST_COMPUTE || !a->nhost_ranges)
 		return;
-	struct tops t;
-	tops_init(&t);
-	host_range_tops(x, &t);
-	tops_done(&t, f, "host ranges the GPU idled in (innermost)");
-	if (!f->ntop || !a->part[GS_AN_HOST_COMPUTE])
-		return;
-	double sh = (double)f->top[0].ns / (double)a->part[GS_AN_HOST_COMPUTE];
+	f->top_what = "host ranges the GPU idled in (innermost)";
+	for (size_t i = 0; i < a->nhost_ranges; i++) {
+		f->top[i] = a->host_ranges[i];
+		f->top[i].name = gs_xstrdup(a->host_ranges[i].name);
+	}
+	f->ntop = a->nhost_ranges;
+	double sh = gs_an_host_range_share(a);
 	num(f, "host_range_top_share", sh, 0);
 	size_t k = strlen(f->title);
 	snprintf(f->title + k, sizeof(f->title) - k, "; %.1f%% of the host work in %.120s", 100.0 * sh,
@@ -3247,6 +3269,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	verdict(&x);
 	comm_verdict(&x);
 	profiler_time(&x);
+	host_ranges(&x);
 	if (a->steps.n) {
 		rule_comm(&x);
 		rule_launch(&x);
@@ -3294,6 +3317,8 @@ void gs_analysis_release(struct gs_analysis *a)
 		free(a->idle.top[c]);
 	for (size_t i = 0; i < a->idle.nothers; i++)
 		free(a->idle.others[i].name);
+	for (size_t i = 0; i < a->nhost_ranges; i++)
+		free(a->host_ranges[i].name);
 	memset(a, 0, sizeof(*a));
 }
 

@@ -181,6 +181,10 @@ struct gs_analysis {
 	 * resources): their union's length, and how many */
 	uint64_t profiler_ns;
 	size_t profiler_records;
+	/* host_compute's time by the innermost host range the GPU idled in (names owned), the
+	 * most first: low-gpu-utilization's top list, and the verdict's host_range */
+	struct gs_an_top host_ranges[GS_AN_TOPS];
+	size_t nhost_ranges;
 };
 
 /* The share of the step time of class cls (GS_AN_GPU_COMM included; gpu_compute less the
@@ -188,6 +192,9 @@ struct gs_analysis {
 double gs_an_share(const struct gs_analysis *a, int cls);
 /* ns of class cls summed over the steps, as gs_an_share counts it. */
 uint64_t gs_an_part(const struct gs_analysis *a, const uint64_t *part, uint64_t comm, int cls);
+
+/* The share of host_compute's time in the first of a->host_ranges (0 when none). */
+double gs_an_host_range_share(const struct gs_analysis *a);
 
 /* Analyze m's steps (gs_model_steps done, or the whole run) under f. Never fails. */
 void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struct gs_an_opts *o,

@@ -134,6 +134,9 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * gs_an_share(a, a->primary));
 #pragma GCC diagnostic pop
+		if (a->primary == GS_AN_HOST_COMPUTE && a->nhost_ranges)
+			gs_strbuf_addf(&line, " %.1f%% of it inside %s.", 100.0 * gs_an_host_range_share(a),
+				       a->host_ranges[0].name);
 	}
 	double idle = 1.0 - a->breakdown[GS_AN_GPU_COMPUTE] - a->breakdown[GS_AN_GPU_TRANSFER];
 	if (a->total && (a->primary <= GS_AN_GPU_TRANSFER || a->primary == GS_AN_GPU_COMM) &&
@@ -484,6 +487,14 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 			gs_strbuf_adds(sb, "null");
 		gs_strbuf_addf(sb, ", \"share\": %.9g}",
 			       (double)a->idle.ns[ih] / (double)a->idle.idle_ns);
+	}
+	gs_strbuf_adds(sb, ",\n  \"host_range\": ");
+	if (a->primary == GS_AN_HOST_COMPUTE && a->nhost_ranges) {
+		gs_strbuf_adds(sb, "{\"name\": ");
+		jstr(sb, a->host_ranges[0].name);
+		gs_strbuf_addf(sb, ", \"share\": %.9g}", gs_an_host_range_share(a));
+	} else {
+		gs_strbuf_adds(sb, "null");
 	}
 	gs_strbuf_adds(sb, "},\n \"steps\": [");
 	for (size_t i = 0; i < a->steps.n; i++) {

@@ -278,6 +278,9 @@
 			'data-median-ns': String(Math.round(v.step_time_ms * 1e6)), 'data-steps': String(v.steps)});
 		p.appendChild(el('b', {text: v.idle_host ? idleWords(v.idle_host) : PRIMARY_WORDS[v.primary] || v.primary}));
 		p.appendChild(document.createTextNode(' (' + fmtPct(100 * v.breakdown[v.primary]) + ' of the step time). '));
+		if (v.host_range) /* host-bound: the innermost host range most of that time was in */
+			p.appendChild(document.createTextNode(fmtPct(100 * v.host_range.share) + ' of it inside ' +
+				v.host_range.name + '. '));
 		p.appendChild(document.createTextNode(fmtCount(v.steps) + ' step' + (v.steps === 1 ? '' : 's') +
 			(v.steps_by === 'profiler' ? ' (ProfilerStep#N ranges)' : v.steps_by === 'named' ? ' (--step ranges)' :
 				' (the whole run)') + ', median step ' + fmtMs(v.step_time_ms) + '.'));

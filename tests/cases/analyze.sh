@@ -161,7 +161,12 @@ print("ok" if got == want and want[0][2] == 2 and "sm90_xmma_fprop" in want[0][0
 for c in cold infer stack stack_sync train graphs; do
 	eq "analyze kineto $c: the host ranges the GPU idled in" ok \
 		"$($GS analyze --format json "$K/$c.pt.trace.json.gz" | python3 "$ROOT/tests/cases/host_ranges_ref.py" "$K/$c.pt.trace.json.gz")"
+	out=$(python3 "$CHECK" "$GS" "$K/$c.pt.trace.json.gz" 2>&1)
+	eq "analyze kineto $c: schema, sums, step_sum and the verdict's host range agree ($out)" 0 $?
 done
+has "analyze kineto cold: the verdict names the host range" \
+	"(operators, Python, user ranges). 65.5% of it inside aten::cudnn_convolution." \
+	"$($GS analyze "$K/cold.pt.trace.json.gz" | tr -s ' \n' '  ')"
 has "analyze kineto cold: the title names the range" "65.5% of the host work in aten::cudnn_convolution" \
 	"$(COLUMNS=300 $GS analyze "$K/cold.pt.trace.json.gz")"
 # loading.json (hand-made, PyTorch profiler layout: overhead records at pid -1 without a thread):

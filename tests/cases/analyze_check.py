@@ -90,6 +90,15 @@ else:
             ih["class"] != want or ih["name"] != ia["classes"][want]["top"] or
             abs(ih["share"] - ia["classes"][want]["ns"] / ia["idle_ns"]) > 1e-6)):
         bad.append("verdict.idle_host %r, expected class %r" % (ih, want))
+# the verdict host_compute names the host range that held most of it: low-gpu-utilization's first
+hr = v.get("host_range", "missing")
+lu = [f for f in a["findings"] if f["id"] == "low-gpu-utilization" and f["class"] == "host_compute"]
+if hr == "missing" or (hr is not None and v["primary"] != "host_compute") or \
+        (v["primary"] == "host_compute" and v["breakdown_ns"]["host_compute"] and hr is None) or \
+        (hr is not None and lu and (lu[0]["evidence"]["top"][0]["name"] != hr["name"] or
+                                    abs(lu[0]["evidence"]["host_range_top_share"] - hr["share"]) > 1e-6 or
+                                    abs(lu[0]["evidence"]["top"][0]["total_ms"] * 1e6 / v["breakdown_ns"]["host_compute"] - hr["share"]) > 1e-6)):
+    bad.append("verdict.host_range %r" % (hr,))
 savings = [f["saving_ms_per_step"] for f in a["findings"]]
 if savings != sorted(savings, reverse=True):
     bad.append("findings not most expensive first")

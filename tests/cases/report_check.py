@@ -184,6 +184,10 @@ def check_report(page, trace, util_sum):
     check('verdict: the main thread\'s activity named as analyze names it (%s)' % ih,
           ('of its idle time the main thread' in text) == (ih is not None) and
           (ih is None or ih['name'] is None or ih['name'] in text))
+    hr = a['verdict'].get('host_range', 'missing')
+    check('verdict: the host range named as analyze names it (%s)' % (hr,),
+          hr != 'missing' and ((' of it inside ' in text) == (hr is not None)) and
+          (hr is None or ' of it inside ' + hr['name'] in text))
     said = 'The trace has no CUDA API calls' in ' '.join(dom.text)
     check('verdict: the note on API calls not recorded shown as analyze says',
           said == (a['verdict']['host_launch_measured'] is False), 'shown %s, measured %s' % (said, a['verdict']['host_launch_measured']))
