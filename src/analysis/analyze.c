@@ -1734,10 +1734,10 @@ static void loading_one(void *arg, const struct gs_overhead *o, long st)
 
 /* The kernel and the API call each loading record delayed: by correlation id; else the recorded
  * call of its thread (of any thread of the process when the record has none, as in a PyTorch
- * profiler trace; of any process when its process is not known either: a PyTorch profiler trace
- * without steps, analyzed as one step of every process) that holds it. For one made in a call that launched no kernel or is not
- * recorded (cuModuleGetFunction, cudaFuncGetAttributes, ...), the kernel the thread launched
- * next in the step: what the code was loaded for. */
+ * profiler trace; of any process when its process is not known either: a PyTorch profiler
+ * trace without steps, analyzed as one step of every process) that holds it. For one made in a
+ * call that launched no kernel or is not recorded (cuModuleGetFunction, cudaFuncGetAttributes,
+ * ...), the kernel the thread launched next in the step: what the code was loaded for. */
 static void loading_who(const struct gs_model *m, struct loaded *v, size_t n)
 {
 	if (n > 1)
