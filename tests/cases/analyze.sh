@@ -158,11 +158,15 @@ print("ok" if got == want and want[0][2] == 2 and "sm90_xmma_fprop" in want[0][0
 ' "$K/cold.pt.trace.json.gz")"
 # low-gpu-utilization with class host_compute names the innermost host ranges the GPU idled in:
 # against a second reading of each PyTorch profiler trace (tests/cases/host_ranges_ref.py)
-for c in cold infer stack stack_sync train graphs; do
-	eq "analyze kineto $c: the host ranges the GPU idled in" ok \
-		"$($GS analyze --format json "$K/$c.pt.trace.json.gz" | python3 "$ROOT/tests/cases/host_ranges_ref.py" "$K/$c.pt.trace.json.gz")"
-	out=$(python3 "$CHECK" "$GS" "$K/$c.pt.trace.json.gz" 2>&1)
-	eq "analyze kineto $c: schema, sums, step_sum and the verdict's host range agree ($out)" 0 $?
+for f in "$K"/cold.pt.trace.json.gz "$K"/infer.pt.trace.json.gz "$K"/stack.pt.trace.json.gz \
+	"$K"/stack_sync.pt.trace.json.gz "$K"/train.pt.trace.json.gz "$K"/graphs.pt.trace.json.gz \
+	"$K"/amp_all_options.json.gz "$K"/compiled_train.json.gz "$K"/compiled_graphs.json.gz \
+	"$K"/ddp_one_rank.json.gz "$K"/two_streams_repeat.json.gz; do
+	c=$(basename "$f" .json.gz)
+	eq "analyze kineto ${c%.pt.trace}: the host ranges the GPU idled in" ok \
+		"$($GS analyze --format json "$f" | python3 "$ROOT/tests/cases/host_ranges_ref.py" "$f")"
+	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
+	eq "analyze kineto ${c%.pt.trace}: schema, sums, step_sum and the verdict's host range agree ($out)" 0 $?
 done
 has "analyze kineto cold: the verdict names the host range" \
 	"(operators, Python, user ranges). 65.5% of it inside aten::cudnn_convolution." \

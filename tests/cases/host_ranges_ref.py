@@ -4,7 +4,9 @@ ProfilerStep#N ranges, else the whole trace) where no kernel, copy, memset or CU
 no data-loading range is open, but a host range (cpu_op, user_annotation, python_function) is,
 goes to the innermost open range (the one that started last, the shorter of two that started
 together); the three names with the most time, their range instances and the top share of
-host_compute. Reads `gpuscope analyze --format json` on stdin; prints "ok" or what differs.
+host_compute, against low-gpu-utilization's top list (when it fired with class host_compute) and
+the verdict's host_range (when the verdict is host_compute). Reads `gpuscope analyze --format
+json` on stdin; prints "ok" or what differs.
 usage: gpuscope analyze --format json TRACE | host_ranges_ref.py TRACE"""
 import decimal, gzip, heapq, json, sys
 a = json.load(sys.stdin)
@@ -46,8 +48,17 @@ for i in range(len(pts) - 1):
         tot[rng[k][2]] = (n + (k not in seen), q + u - t)
         seen.add(k)
 want = [(n, round(q / 1e6, 6), c) for n, (c, q) in sorted(tot.items(), key=lambda kv: (-kv[1][1], kv[0]))[:3]]
-f = [f for f in a["findings"] if f["id"] == "low-gpu-utilization"][0]
-got = [(t["name"], round(t["total_ms"], 6), t["count"]) for t in f["evidence"]["top"]]
-share = f["evidence"]["host_range_top_share"]
-hc = a["verdict"]["breakdown_ns"]["host_compute"] if "breakdown_ns" in a["verdict"] else None
-print("ok" if got == want and abs(share - sum(tot[want[0][0]][1:]) / hc) < 1e-6 else "differ: %r against %r" % (got, want))
+hc = a["verdict"]["breakdown_ns"]["host_compute"]
+bad = []
+f = [f for f in a["findings"] if f["id"] == "low-gpu-utilization" and f["class"] == "host_compute"]
+if f:
+    got = [(t["name"], round(t["total_ms"], 6), t["count"]) for t in f[0]["evidence"]["top"]]
+    if got != want or abs(f[0]["evidence"]["host_range_top_share"] - tot[want[0][0]][1] / hc) > 1e-6:
+        bad.append("low-gpu-utilization: %r against %r" % (got, want))
+hr = a["verdict"]["host_range"]
+if a["verdict"]["primary"] == "host_compute" and hc:
+    if not hr or hr["name"] != want[0][0] or abs(hr["share"] - tot[want[0][0]][1] / hc) > 1e-6:
+        bad.append("verdict.host_range %r against %r" % (hr, want[:1]))
+elif hr is not None:
+    bad.append("verdict.host_range %r with primary %s" % (hr, a["verdict"]["primary"]))
+print("; ".join(bad) if bad else "ok")

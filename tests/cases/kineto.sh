@@ -65,6 +65,13 @@ for f in "$K"/*.pt.trace.json.gz; do
 	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
 done
 
+# tests/gpu/kineto_configs.py's traces (export_chrome_trace; AMP with every option, torch.compile,
+# CUDA graphs, DDP over NCCL, two streams without a schedule): the second reading only
+for c in amp_all_options compiled_train compiled_graphs ddp_one_rank two_streams_repeat; do
+	out=$(python3 "$ROOT/tests/cases/kineto_ref.py" "$GS" "$K/$c.json.gz" 2>&1)
+	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
+done
+
 # cut short: what came before loads, with a warning; not JSON / malformed: an error with the byte
 head -c 1500 "$K/hand.json" >"$T/cut.json"
 $GS stats --format csv -r cuda_api_sum "$T/cut.json" >"$T/cut.out" 2>"$T/cut.err"

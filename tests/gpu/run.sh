@@ -116,7 +116,21 @@ for e in "$T"/kineto/*.expect.json; do
 	eq "kineto $c: gpuscope's reading agrees with key_averages()" 0 $?
 	grep -E "^(FAIL|ok   $c: [0-9]+/)" "$T/kineto_$c.txt" | head -8
 done
-[ -n "${OUT:-}" ] && tar -C "$T/kineto" -czf "$OUT/kineto.tar.gz" .
+# more configurations (kineto_configs.py), written by export_chrome_trace: the second readings
+# (the fixtures tests/data/kineto/CASE.json.gz, packed into $OUT/kineto_configs.tar.gz)
+TORCHINDUCTOR_CACHE_DIR=$T/inductor_k python3 tests/gpu/kineto_configs.py "$T/kcfg" 2>&1 | grep '^wrote'
+for f in "$T"/kcfg/*.json; do
+	c=$(basename "$f" .json)
+	out=$(python3 tests/cases/kineto_ref.py "$GS" "$f" 2>&1)
+	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
+	out=$(python3 tests/cases/analyze_check.py "$GS" "$f" 2>&1)
+	eq "kineto $c: analyze's schema, sums and step_sum agree ($out)" 0 $?
+	eq "kineto $c: the host ranges the GPU idled in" ok \
+		"$($GS analyze --format json "$f" | python3 tests/cases/host_ranges_ref.py "$f" 2>&1)"
+	gzip "$f"
+done
+[ -n "${OUT:-}" ] && tar -C "$T/kineto" -czf "$OUT/kineto.tar.gz" . &&
+	tar -C "$T/kcfg" -czf "$OUT/kineto_configs.tar.gz" .
 fi
 
 if on pytorch; then
