@@ -111,6 +111,7 @@ struct imp {
 	uint32_t backend;
 	uint64_t win0, win1;           /* the profiler's window (the Trace span), 0: none */
 	struct gs_u64map names;        /* (name id, driver) -> index + 1 into infos */
+	struct gs_u64map pynames;      /* a Python function's name id + 1 -> py_name's id + 1 */
 	GS_VEC(struct name_info) infos;
 	struct gs_intern api_names[2]; /* CUPTI's names without _vNNNN, by runtime/driver */
 	GS_VEC(uint32_t) api_cbids[2];
@@ -524,6 +525,32 @@ static const struct name_info *info_of(struct imp *k, uint32_t name, int kind_ke
 	return &k->infos.v[k->infos.n - 1];
 }
 
+/* A Python function's name without the address CPython prints for a built-in method's object
+ * ("<built-in method item of Tensor object at 0x7fad8633bfc0>" -> "<built-in method item of
+ * Tensor object>"): one name for the same method in every run and on every object, so that its
+ * time adds up in one row and diff matches it across traces. */
+static uint32_t py_name(struct imp *k, uint32_t name)
+{
+	uint32_t *v = gs_u64map_get(&k->pynames, (uint64_t)name + 1);
+	if (v)
+		return *v - 1;
+	uint32_t id = name;
+	const char *s = gs_model_str(k->m, name);
+	const char *a = strstr(s, " at 0x"), *h = a ? a + 6 : NULL;
+	while (h && ((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f') || (*h >= 'A' && *h <= 'F')))
+		h++;
+	if (a && h > a + 6 && *h == '>') {
+		size_t n = strlen(s), head = (size_t)(a - s), tail = n - (size_t)(h - s);
+		char *t = gs_xmalloc(head + tail + 1);
+		memcpy(t, s, head);
+		memcpy(t + head, h, tail); /* s is not read after str_id, which may move it */
+		id = str_id(k, t, head + tail);
+		free(t);
+	}
+	gs_u64map_put(&k->pynames, (uint64_t)name + 1, id + 1);
+	return id;
+}
+
 static uint64_t at(const struct imp *k, int64_t ns)
 {
 	int64_t t = ns + k->base_applied;
@@ -577,7 +604,8 @@ static void complete(struct imp *k, const struct ev *e, uint64_t off)
 	uint32_t corr = u32(e, A_CORR, 0);
 	switch (e->cat) {
 	case C_OP: case C_ANNOT: case C_PY: {
-		struct gs_range r = {.start = start, .end = end, .name = e->name,
+		struct gs_range r = {.start = start, .end = end,
+				     .name = e->cat == C_PY ? py_name(k, e->name) : e->name,
 				     .domain = e->cat == C_PY ? k->py_domain : 0, .pid = pid, .tid = tid,
 				     .parent = -1};
 		GS_VEC_PUSH(&m->ranges, r);
@@ -1170,6 +1198,7 @@ static void release(struct imp *k)
 {
 	gs_intern_release(&k->strs);
 	gs_u64map_release(&k->names);
+	gs_u64map_release(&k->pynames);
 	free(k->infos.v);
 	for (int d = 0; d < 2; d++) {
 		if (k->api_tables)
@@ -1190,6 +1219,7 @@ static int run(struct imp *k, struct gs_err *err)
 		table_lens();
 	gs_intern_init(&k->strs);
 	gs_u64map_init(&k->names);
+	gs_u64map_init(&k->pynames);
 	str_id(k, "", 0);
 	k->py_domain = str_id(k, "python", 6);
 	k->memory_name = str_id(k, "[memory]", 8);

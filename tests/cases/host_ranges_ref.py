@@ -18,6 +18,20 @@ span = lambda e: (ns(e["ts"]), ns(e["ts"] + e["dur"]))
 assert not [e for e in X if e.get("cat") in ("cuda_sync", "gpu_memcpy_peer")]
 busy = [span(e) for e in X if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver")]
 host = [e for e in X if e.get("cat") in ("cpu_op", "user_annotation", "python_function")]
+
+
+def py_name(n):
+    """the importer's: a built-in method's object address dropped (" at 0x...>" -> ">")"""
+    i = n.find(" at 0x")
+    j = i + 6
+    while i >= 0 and j < len(n) and n[j] in "0123456789abcdefABCDEF":
+        j += 1
+    return n[:i] + n[j:] if i >= 0 and j > i + 6 and j < len(n) and n[j] == ">" else n
+
+
+for e in host:
+    if e["cat"] == "python_function":
+        e["name"] = py_name(e["name"])
 steps = [span(e) for e in host if e["name"].startswith("ProfilerStep#")]
 # the whole run when no steps: every event's span
 steps = steps or [(min(s for s, _ in map(span, X)), max(e for _, e in map(span, X)))]

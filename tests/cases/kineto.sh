@@ -65,6 +65,20 @@ for f in "$K"/*.pt.trace.json.gz; do
 	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
 done
 
+# a Python function's name without the object address CPython prints for a built-in method:
+# one row for the method, matched by diff across two runs
+s=$($GS stats -r nvtx_sum --format json "$K/stack.pt.trace.json.gz")
+eq "kineto stack: run_backward in one row, without its object's address" \
+	"3 0" "$(printf '%s' "$s" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)["rows"]
+print(*[r["Instances"] for r in rows if r["Range"] == "python:<built-in method run_backward of torch._C._EngineBase object>"],
+      sum(" at 0x" in r["Range"] for r in rows))')"
+eq "kineto stack -> stack_sync: diff matches run_backward in both" "both" \
+	"$($GS diff --format json "$K/stack.pt.trace.json.gz" "$K/stack_sync.pt.trace.json.gz" | python3 -c '
+import json, sys
+print(*[r["presence"] for r in json.load(sys.stdin)["ranges"] if "run_backward of" in r["name"]])')"
+
 # tests/gpu/kineto_configs.py's traces (export_chrome_trace; AMP with every option, torch.compile,
 # CUDA graphs, DDP over NCCL, two streams without a schedule): the second reading only
 for c in amp_all_options compiled_train compiled_graphs ddp_one_rank two_streams_repeat; do
