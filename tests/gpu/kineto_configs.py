@@ -19,19 +19,12 @@ Cases (a transformer MLP block, LayerNorm, Linear 1024->4096, GELU, Linear 4096-
 """
 import os, sys, torch, torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile, schedule
+
+from torch_measure import Block
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 dev = "cuda"
 torch.manual_seed(0)
-
-class Block(torch.nn.Module):
-    def __init__(self, d=1024):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(d)
-        self.up = torch.nn.Linear(d, 4 * d)
-        self.down = torch.nn.Linear(4 * d, d)
-    def forward(self, x):
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
 
 def run(name, one, n=5, sched=True, **kw):
     for _ in range(3):

@@ -17,21 +17,10 @@ import sys
 
 import torch
 
-from torch_measure import measure
+from torch_measure import Block, measure
 
 mode, role = sys.argv[1], sys.argv[2]
 torch.manual_seed(0)
-
-
-class Block(torch.nn.Module):
-    def __init__(self, d=1024):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(d)
-        self.up = torch.nn.Linear(d, 4 * d)
-        self.down = torch.nn.Linear(4 * d, d)
-
-    def forward(self, x):
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
 
 
 model = torch.nn.Sequential(Block(), Block()).cuda().eval()

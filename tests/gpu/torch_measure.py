@@ -1,5 +1,6 @@
 """torch_measure.py: the measured iterations of tests/gpu/torch_cuda.py and torch_compile.py,
-recorded by gpuscope or by torch.profiler.
+recorded by gpuscope or by torch.profiler; and Block, the transformer MLP block of
+torch_compile.py and kineto_configs.py.
 
 measure(step, role, out): runs step() ITERS times under torch.no_grad(), then synchronizes.
 role "gpuscope" (the script runs under `gpuscope profile`): inside the NVTX range "measure",
@@ -12,6 +13,19 @@ import json
 import torch
 
 ITERS = 3
+
+
+class Block(torch.nn.Module):
+    """a transformer's MLP block: LayerNorm, Linear d->4d, GELU, Linear 4d->d, residual"""
+
+    def __init__(self, d=1024):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(d)
+        self.up = torch.nn.Linear(d, 4 * d)
+        self.down = torch.nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
 
 
 def _iterations(step, nvtx):
