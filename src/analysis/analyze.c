@@ -1868,6 +1868,24 @@ static void rule_loading(struct ctx *x)
 	num(f, "gpu_idle_during_loading_ms", ms(idle), 0);
 	memcpy(f->ex, l.ex.ex, sizeof(f->ex));
 	f->nex = l.ex.nex;
+	/* no steps marked: low utilization may be the start-up's (unless its advice is already for
+	 * the main thread's activity: util_host) */
+	for (size_t i = 0; run && i < a->findings.n; i++)
+		if (!strcmp(a->findings.v[i].id, "low-gpu-utilization") &&
+		    !(a->findings.v[i].cls == GS_AN_OTHER && gs_an_idle_dominant(&a->idle) >= 0)) {
+			a->findings.v[i].cuda =
+				"The run holds its start-up (CUDA loaded code in it) and no steps are "
+				"marked: measure the steps after warm-up (NVTX ranges and analyze --step "
+				"NAME, or profile --capture-range) before acting on the utilization; "
+				"then give the GPU more work per step (larger batches), move host "
+				"computation to the GPU or off the critical path.";
+			a->findings.v[i].pytorch =
+				"The trace holds the first iterations (CUDA loaded code in it; libraries "
+				"such as cuDNN set up on their first calls) and no steps: measure steps "
+				"after warm-up (torch.profiler: schedule(wait=1, warmup=1, active=3) and "
+				"prof.step(); gpuscope: an NVTX range per step and analyze --step NAME) "
+				"before acting on the utilization; then increase the batch size.";
+		}
 	if (l.nk[2]) {
 		f->cuda = "The driver compiles PTX for this GPU: build the code for its architecture "
 			  "(nvcc -gencode arch=compute_XX,code=sm_XX) and keep the JIT cache "

@@ -168,6 +168,12 @@ for f in "$K"/cold.pt.trace.json.gz "$K"/infer.pt.trace.json.gz "$K"/stack.pt.tr
 	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
 	eq "analyze kineto ${c%.pt.trace}: schema, sums, step_sum and the verdict's host range agree ($out)" 0 $?
 done
+# a run without steps that holds CUDA's loading of code: low utilization may be the start-up's
+j=$($GS analyze --format json "$K/cold.pt.trace.json.gz")
+eq "analyze kineto cold: low-gpu-utilization advises measuring steps after warm-up" "True True" \
+	"$(printf '%s' "$j" | python3 -c "import json,sys; f=[f for f in json.load(sys.stdin)['findings'] if f['id'] == 'low-gpu-utilization'][0]['recommendation']; print(f['cuda'].startswith('The run holds its start-up'), 'schedule(wait=1, warmup=1, active=3)' in f['pytorch'])")"
+hasnt "analyze kineto infer (ProfilerStep#N steps): the usual advice" "holds the first iterations" \
+	"$($GS analyze "$K/infer.pt.trace.json.gz" | tr -s ' \n' '  ')"
 has "analyze kineto cold: the verdict names the host range" \
 	"(operators, Python, user ranges). 65.5% of it inside aten::cudnn_convolution." \
 	"$($GS analyze "$K/cold.pt.trace.json.gz" | tr -s ' \n' '  ')"
