@@ -288,6 +288,7 @@ struct ctx {
 	GS_VEC(struct dl_ex) dlx;
 	int has_comm; /* a kernel shape of the model is communication */
 	uint64_t *load_ns; /* by step: CUDA's loading of code in it (rule_loading), NULL: none */
+	int startup_loads; /* cuda-module-loading fired in a run without steps (rule_loading) */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -524,7 +525,8 @@ struct tops {
 	GS_VEC(struct gs_an_top) v;
 };
 
-static void tops_add(struct tops *t, const char *name, uint64_t ns)
+/* ns and count added to name's entry */
+static void tops_addn(struct tops *t, const char *name, uint64_t ns, uint64_t count)
 {
 	uint32_t id = gs_intern(&t->names, name, strlen(name));
 	if (id == t->v.n) {
@@ -532,7 +534,12 @@ static void tops_add(struct tops *t, const char *name, uint64_t ns)
 		GS_VEC_PUSH(&t->v, z);
 	}
 	t->v.v[id].ns += ns;
-	t->v.v[id].count++;
+	t->v.v[id].count += count;
+}
+
+static void tops_add(struct tops *t, const char *name, uint64_t ns)
+{
+	tops_addn(t, name, ns, 1);
 }
 
 static int cmp_top(const void *a, const void *b)
@@ -1421,14 +1428,8 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 				if (kh < hc->n)
 					nx = GS_MIN(nx, in_hc ? hc->e[kh] : hc->s[kh]);
 				if (nh && in_hc && !in_in) {
-					const char *name = gs_model_str(m, m->ranges.v[h[0]].name);
-					uint32_t id = gs_intern(&t->names, name, strlen(name));
-					if (id == t->v.n) {
-						struct gs_an_top z = {0};
-						GS_VEC_PUSH(&t->v, z);
-					}
-					t->v.v[id].ns += nx - tt;
-					t->v.v[id].count += !seen[h[0]];
+					tops_addn(t, gs_model_str(m, m->ranges.v[h[0]].name), nx - tt,
+						  !seen[h[0]]);
 					seen[h[0]] = 1;
 				}
 				tt = nx;
@@ -1502,8 +1503,20 @@ static void rule_util(struct ctx *x)
 	f->pytorch = "Increase the batch size; profile the host side (torch.profiler with "
 		     "with_stack=True) to find the Python or operator time between kernels.";
 	int ih = cls == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
-	if (ih >= 0)
+	if (ih >= 0) {
 		util_host(a, f, ih, util);
+	} else if (x->startup_loads) {
+		f->cuda = "The run holds its start-up (CUDA loaded code in it) and no steps are marked: "
+			  "measure the steps after warm-up (NVTX ranges and analyze --step NAME, or "
+			  "profile --capture-range) before acting on the utilization; then give the GPU "
+			  "more work per step (larger batches), move host computation to the GPU or off "
+			  "the critical path.";
+		f->pytorch = "The trace holds the first iterations (CUDA loaded code in it; libraries "
+			     "such as cuDNN set up on their first calls) and no steps: measure steps after "
+			     "warm-up (torch.profiler: schedule(wait=1, warmup=1, active=3) and "
+			     "prof.step(); gpuscope: an NVTX range per step and analyze --step NAME) before "
+			     "acting on the utilization; then increase the batch size.";
+	}
 	if (cls != GS_AN_HOST_COMPUTE || !a->nhost_ranges)
 		return;
 	f->top_what = "host ranges the GPU idled in (innermost)";
@@ -1868,24 +1881,7 @@ static void rule_loading(struct ctx *x)
 	num(f, "gpu_idle_during_loading_ms", ms(idle), 0);
 	memcpy(f->ex, l.ex.ex, sizeof(f->ex));
 	f->nex = l.ex.nex;
-	/* no steps marked: low utilization may be the start-up's (unless its advice is already for
-	 * the main thread's activity: util_host) */
-	for (size_t i = 0; run && i < a->findings.n; i++)
-		if (!strcmp(a->findings.v[i].id, "low-gpu-utilization") &&
-		    !(a->findings.v[i].cls == GS_AN_OTHER && gs_an_idle_dominant(&a->idle) >= 0)) {
-			a->findings.v[i].cuda =
-				"The run holds its start-up (CUDA loaded code in it) and no steps are "
-				"marked: measure the steps after warm-up (NVTX ranges and analyze --step "
-				"NAME, or profile --capture-range) before acting on the utilization; "
-				"then give the GPU more work per step (larger batches), move host "
-				"computation to the GPU or off the critical path.";
-			a->findings.v[i].pytorch =
-				"The trace holds the first iterations (CUDA loaded code in it; libraries "
-				"such as cuDNN set up on their first calls) and no steps: measure steps "
-				"after warm-up (torch.profiler: schedule(wait=1, warmup=1, active=3) and "
-				"prof.step(); gpuscope: an NVTX range per step and analyze --step NAME) "
-				"before acting on the utilization; then increase the batch size.";
-		}
+	x->startup_loads = run; /* no steps marked: low utilization may be the start-up's */
 	if (l.nk[2]) {
 		f->cuda = "The driver compiles PTX for this GPU: build the code for its architecture "
 			  "(nvcc -gencode arch=compute_XX,code=sm_XX) and keep the JIT cache "
@@ -2738,17 +2734,6 @@ static const char *api_label(const struct gs_model *m, const struct gs_api *a, c
 	return buf;
 }
 
-static void idle_top(struct tops t[GS_IDLE__N], int cls, const char *name, uint64_t ns)
-{
-	uint32_t id = gs_intern(&t[cls].names, name, strlen(name));
-	if (id == t[cls].v.n) {
-		struct gs_an_top z = {0};
-		GS_VEC_PUSH(&t[cls].v, z);
-	}
-	t[cls].v.v[id].ns += ns;
-	t[cls].v.v[id].count++;
-}
-
 typedef GS_VEC(uint64_t) u64_vec;
 
 static void push_bounds(u64_vec *b, uint64_t v, uint64_t s, uint64_t e)
@@ -2853,7 +2838,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			id->ns[cls] += a1 - a0;
 			id->idle_ns += a1 - a0;
 			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
-				idle_top(t, cls, name, a1 - a0);
+				tops_add(&t[cls], name, a1 - a0);
 			if (!gs_an_idle_is_input(cls))
 				continue;
 			push(dl, a0, a1);
@@ -2901,7 +2886,7 @@ static void idle_range_names(struct ctx *x, struct tops *t)
 		uint64_t a0 = GS_MAX(r->start, s->start), a1 = GS_MIN(r->end, s->end);
 		uint64_t idle = a1 > a0 ? (a1 - a0) - ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], a0, a1) : 0;
 		if (idle)
-			idle_top(t, GS_IDLE_LOADER_RANGE, gs_model_str(m, r->name), idle);
+			tops_add(&t[GS_IDLE_LOADER_RANGE], gs_model_str(m, r->name), idle);
 	}
 }
 
@@ -3299,10 +3284,10 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		rule_sync_ops(&x, 0);
 		rule_sync_ops(&x, 1);
 		rule_gaps(&x);
+		rule_loading(&x); /* before rule_util: x.startup_loads */
 		rule_util(&x);
 		rule_fp32(&x);
 		rule_alloc(&x);
-		rule_loading(&x);
 		rule_variance(&x);
 		rule_dominant(&x);
 		rule_kmetrics(&x);

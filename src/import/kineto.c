@@ -23,6 +23,7 @@
  * type is skipped and counted, and the first one's byte offset goes into the model's warning. */
 #include "import.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -537,7 +538,7 @@ static uint32_t py_name(struct imp *k, uint32_t name)
 	uint32_t id = name;
 	const char *s = gs_model_str(k->m, name);
 	const char *a = strstr(s, " at 0x"), *h = a ? a + 6 : NULL;
-	while (h && ((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f') || (*h >= 'A' && *h <= 'F')))
+	while (h && isxdigit((unsigned char)*h))
 		h++;
 	if (a && h > a + 6 && *h == '>') {
 		size_t n = strlen(s), head = (size_t)(a - s), tail = n - (size_t)(h - s);
