@@ -1211,73 +1211,6 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 			       ".item() and .numpy() on CUDA tensors inside the step.";
 }
 
-/* nsys gpu_gaps with a µs-scale threshold: stretches inside a step where no GPU work of the
- * process runs for GAP_NS or longer; the class is the one that held most of the gap time. */
-static void rule_gaps(struct ctx *x)
-{
-	struct gs_analysis *a = x->a;
-	uint64_t n = 0, total = 0, longest = 0, by[GS_AN__N] = {0};
-	struct gs_finding tmp;
-	memset(&tmp, 0, sizeof(tmp));
-	for (size_t i = 0; i < a->steps.n; i++) {
-		const struct gs_an_step *s = &a->steps.v[i];
-		const struct scope *sc = scope_of_step(x, s);
-		const struct ulist *g = &sc->lv[GS_AN_GPU_TRANSFER];
-		/* the busy intervals that overlap the step; gaps between consecutive ones */
-		size_t lo = 0, hi = g->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (g->e[mid] <= s->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t j = lo; j + 1 < g->n && g->s[j + 1] < s->end; j++) {
-			uint64_t gs = GS_MAX(g->e[j], s->start), ge = GS_MIN(g->s[j + 1], s->end);
-			if (ge <= gs || ge - gs < GAP_NS)
-				continue;
-			n++;
-			total += ge - gs;
-			longest = GS_MAX(longest, ge - gs);
-			uint64_t prev = 0;
-			for (int c = 0; c < NLEVELS; c++) {
-				uint64_t p = ulist_measure(&sc->lv[c], gs, ge);
-				by[c] += p - prev;
-				prev = p;
-			}
-			by[GS_AN_OTHER] += (ge - gs) - prev;
-			ex_offer(x, &tmp, gs, ge, s->whole_run ? x->f->pid : s->pid, -1,
-				 x->f->by_device ? (int64_t)x->f->device : -1, -1);
-		}
-	}
-	if (!n)
-		return;
-	int cls = GS_AN_HOST_SYNC;
-	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
-		if (by[c] > by[cls])
-			cls = c;
-	struct gs_finding *f = finding(x, "gpu-gaps", cls, total);
-	memcpy(f->ex, tmp.ex, sizeof(f->ex));
-	f->nex = tmp.nex;
-	snprintf(f->title, sizeof(f->title),
-		 "%llu GPU gaps of %llu us or more inside the steps (longest %.3f ms), mostly %s",
-		 (unsigned long long)n, GAP_NS / 1000, ms(longest), gs_an_class_name(cls));
-	num(f, "gaps", (double)n, 1);
-	num(f, "gap_time_ms", ms(total), 0);
-	num(f, "longest_gap_ms", ms(longest), 0);
-	static const char *const keys[GS_AN__N] = {NULL, NULL, "in_host_sync_ms", "in_host_launch_ms",
-						   "in_input_pipeline_ms", "in_host_compute_ms",
-						   "in_other_ms"};
-	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
-		num(f, keys[c], ms(by[c]), 0);
-	hta_nums(x, f);
-	f->cuda = "Find what the host does in the examples (NVTX ranges around host work help); "
-		  "queue the next work before waiting, overlap host work with GPU work.";
-	f->pytorch = "Look at the examples' time ranges in the trace: wrap host code in "
-		     "torch.profiler.record_function or NVTX ranges to name it; move host work off "
-		     "the step's critical path.";
-}
-
 /* low-gpu-utilization when the idle time is other and the main thread's activity took at least
  * half of it (gs_an_idle_dominant): the title names that activity and the advice is for it */
 static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih, double util)
@@ -1377,10 +1310,11 @@ static void hr_pop(const struct gs_model *m, uint32_t *h, size_t *n)
 }
 
 /* host_compute's time by what the host was in: each instant of it (GPU idle, no CUDA call, no
- * data loading, a host range open; in a step) goes to the innermost host range open then (of
- * the ranges that make host_compute, the one that started last: the innermost on its thread),
- * ranges of one name together; count: the range instances that got some. */
-static void host_range_tops(struct ctx *x, struct tops *t)
+ * data loading, a host range open; in a step; inside mask[k] for scope k when mask is given)
+ * goes to the innermost host range open then (of the ranges that make host_compute, the one
+ * that started last: the innermost on its thread), ranges of one name together; count: the
+ * range instances that got some. */
+static void host_range_tops(struct ctx *x, struct tops *t, const struct ulist *mask)
 {
 	const struct gs_model *m = x->m;
 	GS_VEC(uint32_t) r = {0};
@@ -1389,6 +1323,9 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 	for (size_t k = 0; k < x->sc.n; k++) {
 		const struct scope *sc = &x->sc.v[k];
 		const struct ulist *in = &sc->lv[GS_AN_INPUT], *hc = &sc->lv[GS_AN_HOST_COMPUTE];
+		const struct ulist *mk = mask ? &mask[k] : NULL;
+		if (mk && !mk->n)
+			continue;
 		r.n = 0;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *g = &m->ranges.v[i];
@@ -1402,8 +1339,9 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 		hr_m = m;
 		qsort(r.v, r.n, sizeof(*r.v), cmp_hr);
 		h = gs_xrealloc(h, r.n * sizeof(*h));
-		size_t nh = 0, next = 0, ki = 0, kh = 0; /* ki, kh: in's and hc's first interval
-							   ending after tt (tt only grows) */
+		size_t nh = 0, next = 0, ki = 0, kh = 0, km = 0; /* ki, kh, km: in's, hc's and mk's
+								   first interval ending after
+								   tt (tt only grows) */
 		uint64_t done = 0;
 		for (size_t j = 0; j < sc->steps.n; j++) {
 			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[j]];
@@ -1427,7 +1365,15 @@ static void host_range_tops(struct ctx *x, struct tops *t)
 					nx = GS_MIN(nx, in_in ? in->e[ki] : in->s[ki]);
 				if (kh < hc->n)
 					nx = GS_MIN(nx, in_hc ? hc->e[kh] : hc->s[kh]);
-				if (nh && in_hc && !in_in) {
+				int in_mk = 1;
+				if (mk) {
+					while (km < mk->n && mk->e[km] <= tt)
+						km++;
+					in_mk = km < mk->n && mk->s[km] <= tt;
+					if (km < mk->n)
+						nx = GS_MIN(nx, in_mk ? mk->e[km] : mk->s[km]);
+				}
+				if (nh && in_hc && !in_in && in_mk) {
 					tops_addn(t, gs_model_str(m, m->ranges.v[h[0]].name), nx - tt,
 						  !seen[h[0]]);
 					seen[h[0]] = 1;
@@ -1456,12 +1402,115 @@ static void host_ranges(struct ctx *x)
 		return;
 	struct tops t;
 	tops_init(&t);
-	host_range_tops(x, &t);
+	host_range_tops(x, &t, NULL);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
 	tops_done(&t, &tmp, NULL);
 	memcpy(a->host_ranges, tmp.top, sizeof(a->host_ranges));
 	a->nhost_ranges = tmp.ntop;
+}
+
+/* nsys gpu_gaps with a µs-scale threshold: stretches inside a step where no GPU work of the
+ * process runs for GAP_NS or longer; the class is the one that held most of the gap time. */
+static void rule_gaps(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	uint64_t n = 0, total = 0, longest = 0, by[GS_AN__N] = {0};
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	ivl_vec *gv = gs_xcalloc(x->sc.n + 1, sizeof(*gv)); /* the gaps, by scope */
+	for (size_t i = 0; i < a->steps.n; i++) {
+		const struct gs_an_step *s = &a->steps.v[i];
+		const struct scope *sc = scope_of_step(x, s);
+		const struct ulist *g = &sc->lv[GS_AN_GPU_TRANSFER];
+		/* the busy intervals that overlap the step; gaps between consecutive ones */
+		size_t lo = 0, hi = g->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (g->e[mid] <= s->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j + 1 < g->n && g->s[j + 1] < s->end; j++) {
+			uint64_t gs = GS_MAX(g->e[j], s->start), ge = GS_MIN(g->s[j + 1], s->end);
+			if (ge <= gs || ge - gs < GAP_NS)
+				continue;
+			n++;
+			total += ge - gs;
+			longest = GS_MAX(longest, ge - gs);
+			uint64_t prev = 0;
+			for (int c = 0; c < NLEVELS; c++) {
+				uint64_t p = ulist_measure(&sc->lv[c], gs, ge);
+				by[c] += p - prev;
+				prev = p;
+			}
+			by[GS_AN_OTHER] += (ge - gs) - prev;
+			push(&gv[sc - x->sc.v], gs, ge);
+			ex_offer(x, &tmp, gs, ge, s->whole_run ? x->f->pid : s->pid, -1,
+				 x->f->by_device ? (int64_t)x->f->device : -1, -1);
+		}
+	}
+	struct ulist *gu = gs_xcalloc(x->sc.n + 1, sizeof(*gu));
+	for (size_t k = 0; k < x->sc.n; k++) {
+		ulist_build(&gu[k], &gv[k]);
+		free(gv[k].v);
+	}
+	free(gv);
+	struct tops t;
+	tops_init(&t);
+	if (n && by[GS_AN_HOST_COMPUTE])
+		host_range_tops(x, &t, gu);
+	for (size_t k = 0; k < x->sc.n; k++)
+		ulist_free(&gu[k]);
+	free(gu);
+	if (!n) {
+		tops_drop(&t, &tmp);
+		return;
+	}
+	int cls = GS_AN_HOST_SYNC;
+	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
+		if (by[c] > by[cls])
+			cls = c;
+	struct gs_finding *f = finding(x, "gpu-gaps", cls, total);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title),
+		 "%llu GPU gaps of %llu us or more inside the steps (longest %.3f ms), mostly %s",
+		 (unsigned long long)n, GAP_NS / 1000, ms(longest), gs_an_class_name(cls));
+	num(f, "gaps", (double)n, 1);
+	num(f, "gap_time_ms", ms(total), 0);
+	num(f, "longest_gap_ms", ms(longest), 0);
+	static const char *const keys[GS_AN__N] = {NULL, NULL, "in_host_sync_ms", "in_host_launch_ms",
+						   "in_input_pipeline_ms", "in_host_compute_ms",
+						   "in_other_ms"};
+	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
+		num(f, keys[c], ms(by[c]), 0);
+	tops_done(&t, f, "host ranges in the gaps (innermost)");
+	if (f->ntop) {
+		double sh = (double)f->top[0].ns / (double)by[GS_AN_HOST_COMPUTE];
+		num(f, "host_range_top_share", sh, 0);
+		size_t k = strlen(f->title);
+		if (cls == GS_AN_HOST_COMPUTE)
+			snprintf(f->title + k, sizeof(f->title) - k,
+				 "; %.1f%% of their host work in %.120s", 100.0 * sh,
+				 f->top[0].name);
+	}
+	hta_nums(x, f);
+	f->cuda = "Find what the host does in the examples (NVTX ranges around host work help); "
+		  "queue the next work before waiting, overlap host work with GPU work.";
+	f->pytorch = "Look at the examples' time ranges in the trace: wrap host code in "
+		     "torch.profiler.record_function or NVTX ranges to name it; move host work off "
+		     "the step's critical path.";
+	if (cls == GS_AN_HOST_COMPUTE && f->ntop) {
+		f->cuda = "The gaps' host work is in the ranges listed: shorten it or move it off the "
+			  "step, or queue the next GPU work before it so that the GPU overlaps it; "
+			  "nested NVTX ranges split a range that is too coarse.";
+		f->pytorch = "The gaps' host work is in the operators or ranges listed: move that "
+			     "Python or operator work out of the step, or capture the step with "
+			     "torch.compile / CUDA graphs; torch.profiler.record_function inside a "
+			     "coarse range names its parts.";
+	}
 }
 
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the

@@ -156,8 +156,9 @@ f = [f for f in a["findings"] if f["id"] == "cuda-module-loading"][0]
 got = [(t["name"], round(t["total_ms"], 6), t["count"]) for t in f["evidence"]["top"]]
 print("ok" if got == want and want[0][2] == 2 and "sm90_xmma_fprop" in want[0][0] else "differ: %r against %r" % (got, want))
 ' "$K/cold.pt.trace.json.gz")"
-# low-gpu-utilization with class host_compute names the innermost host ranges the GPU idled in:
-# against a second reading of each PyTorch profiler trace (tests/cases/host_ranges_ref.py)
+# low-gpu-utilization with class host_compute names the innermost host ranges the GPU idled in,
+# gpu-gaps those inside its gaps: against a second reading of each PyTorch profiler trace
+# (tests/cases/host_ranges_ref.py)
 for f in "$K"/cold.pt.trace.json.gz "$K"/infer.pt.trace.json.gz "$K"/stack.pt.trace.json.gz \
 	"$K"/stack_sync.pt.trace.json.gz "$K"/train.pt.trace.json.gz "$K"/graphs.pt.trace.json.gz \
 	"$K"/amp_all_options.json.gz "$K"/compiled_train.json.gz "$K"/compiled_graphs.json.gz \
@@ -168,6 +169,9 @@ for f in "$K"/cold.pt.trace.json.gz "$K"/infer.pt.trace.json.gz "$K"/stack.pt.tr
 	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
 	eq "analyze kineto ${c%.pt.trace}: schema, sums, step_sum and the verdict's host range agree ($out)" 0 $?
 done
+has "analyze kineto cold: gpu-gaps names the range of most of their host work" \
+	"mostly host_compute; 61.3% of their host work in aten::cudnn_convolution" \
+	"$($GS analyze --format json "$K/cold.pt.trace.json.gz" | python3 -c "import json,sys; print([f['title'] for f in json.load(sys.stdin)['findings'] if f['id'] == 'gpu-gaps'])")"
 # a run without steps that holds CUDA's loading of code: low utilization may be the start-up's
 j=$($GS analyze --format json "$K/cold.pt.trace.json.gz")
 eq "analyze kineto cold: low-gpu-utilization advises measuring steps after warm-up" "True True" \
