@@ -81,7 +81,7 @@ if on compile; then
 # kernels over the same iterations; analyze finds fp32 GEMMs in the fp32 run, none under bf16.
 echo "torch.compile, CUDA graphs, bf16 autocast against torch.profiler:"
 export TORCHINDUCTOR_CACHE_DIR=$T/inductor
-for m in compile graphs graphs_node amp; do
+for m in compile graphs graphs_node amp autotune; do
 	py=${m%_node} opt=
 	[ "$m" = graphs_node ] && opt=--cuda-graph-trace=node
 	$GS profile -f -o "$T/c_$m" $opt python3 tests/gpu/torch_compile.py "$py" gpuscope >"$T/c_$m.out" 2>"$T/c_$m.err"
@@ -102,6 +102,9 @@ ids() { python3 -c "import json,sys; print(' '.join(f['id'] for f in json.load(o
 has "compile (fp32): analyze finds the fp32 GEMMs" "fp32-gemm" "$(ids compile)"
 has "amp (bf16 autocast): analyze read the trace" '"verdict"' "$(cat "$T/c_amp.analyze.json" 2>&1)"
 hasnt "amp (bf16 autocast): no fp32 GEMMs left" "fp32-gemm" "$(ids amp)"
+# max-autotune: Inductor benchmarked GEMM choices in the warm-up, in the program's process
+has "autotune: Inductor autotuned the matmuls under gpuscope" "AUTOTUNE" "$(cat "$T/c_autotune.err")"
+$GS info "$T/c_autotune.gst" | grep -E "processes|cuda kernels|lost|dropped"
 [ -n "${OUT:-}" ] && cp "$T/c_graphs.gst" "$OUT/compile_graphs.gst" && cp "$T/c_compile.gst" "$OUT/compile.gst"
 fi
 

@@ -9,7 +9,9 @@ usage: torch_compile.py MODE gpuscope   -- run under `gpuscope profile`; the mea
                                            writes {"kernels": N, "kernel_ns": T} to OUT
 MODE: compile (fp32, torch.compile's default mode), graphs (fp32,
 torch.compile(mode="reduce-overhead"): each iteration one CUDA graph replay), amp (eager, under
-torch.autocast("cuda", dtype=torch.bfloat16)).
+torch.autocast("cuda", dtype=torch.bfloat16)), autotune (fp32,
+torch.compile(mode="max-autotune-no-cudagraphs"): in the warm-up Inductor benchmarks Triton GEMM
+templates against cuBLAS for each matmul and keeps the fastest).
 The model is an MLP block of a transformer (LayerNorm, Linear 1024->4096, GELU, Linear
 4096->1024, residual) on 512 rows, inference. The measured iterations:
 tests/gpu/torch_measure.py."""
@@ -29,6 +31,8 @@ if mode == "compile":
     run = torch.compile(model)
 elif mode == "graphs":
     run = torch.compile(model, mode="reduce-overhead")
+elif mode == "autotune":
+    run = torch.compile(model, mode="max-autotune-no-cudagraphs")
 elif mode == "amp":
     def run(x):
         with torch.autocast("cuda", dtype=torch.bfloat16):
