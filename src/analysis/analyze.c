@@ -1513,6 +1513,58 @@ static void rule_gaps(struct ctx *x)
 	}
 }
 
+/* Ranges by name, then start (hr_m: the model). */
+static int cmp_by_name(const void *a, const void *b)
+{
+	const struct gs_range *x = &hr_m->ranges.v[*(const uint32_t *)a];
+	const struct gs_range *y = &hr_m->ranges.v[*(const uint32_t *)b];
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* a->step_hints, when no steps are marked: the names whose closed ranges (in the filter's
+ * process) number two or more, all on one thread and none overlapping the next; not a PyTorch
+ * operator (aten::), a Python function or data loading. */
+static void step_hints(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (a->steps_by != GS_STEPS_RUN)
+		return;
+	GS_VEC(uint32_t) r = {0};
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *g = &m->ranges.v[i];
+		if (!(g->flags & GS_RANGE_OPEN) && g->end > g->start && (!x->f->pid || g->pid == x->f->pid))
+			GS_VEC_PUSH(&r, (uint32_t)i);
+	}
+	hr_m = m;
+	if (r.n > 1)
+		qsort(r.v, r.n, sizeof(*r.v), cmp_by_name);
+	struct tops t;
+	tops_init(&t);
+	for (size_t i = 0, j; i < r.n; i = j) {
+		const struct gs_range *g0 = &m->ranges.v[r.v[i]];
+		int ok = 1;
+		uint64_t ns = g0->end - g0->start;
+		for (j = i + 1; j < r.n && m->ranges.v[r.v[j]].name == g0->name; j++) {
+			const struct gs_range *p = &m->ranges.v[r.v[j - 1]], *g = &m->ranges.v[r.v[j]];
+			ok &= g->pid == g0->pid && g->tid == g0->tid && g->start >= p->end;
+			ns += g->end - g->start;
+		}
+		const char *n = gs_model_str(m, g0->name), *d = gs_model_str(m, g0->domain);
+		if (ok && j - i >= 2 && strncmp(n, "aten::", 6) && strcmp(d, "python") &&
+		    !input_range(n, x->o))
+			tops_addn(&t, n, ns, j - i);
+	}
+	free(r.v);
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tops_done(&t, &tmp, NULL);
+	memcpy(a->step_hints, tmp.top, sizeof(a->step_hints));
+	a->nstep_hints = tmp.ntop;
+}
+
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
  * idle time that no more specific class explains (host_compute + other). */
 static void rule_util(struct ctx *x)
@@ -3322,6 +3374,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	comm_verdict(&x);
 	profiler_time(&x);
 	host_ranges(&x);
+	step_hints(&x);
 	if (a->steps.n) {
 		rule_comm(&x);
 		rule_launch(&x);
@@ -3371,6 +3424,8 @@ void gs_analysis_release(struct gs_analysis *a)
 		free(a->idle.others[i].name);
 	for (size_t i = 0; i < a->nhost_ranges; i++)
 		free(a->host_ranges[i].name);
+	for (size_t i = 0; i < a->nstep_hints; i++)
+		free(a->step_hints[i].name);
 	memset(a, 0, sizeof(*a));
 }
 

@@ -185,6 +185,11 @@ struct gs_analysis {
 	 * most first: low-gpu-utilization's top list, and the verdict's host_range */
 	struct gs_an_top host_ranges[GS_AN_TOPS];
 	size_t nhost_ranges;
+	/* when the steps are the whole run: host ranges that repeat on one thread, one instance
+	 * after another, that could be the steps (analyze --step NAME), the most total time first
+	 * (names owned; count: instances) */
+	struct gs_an_top step_hints[GS_AN_TOPS];
+	size_t nstep_hints;
 };
 
 /* The share of the step time of class cls (GS_AN_GPU_COMM included; gpu_compute less the

@@ -124,7 +124,19 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 		       a->steps_by == GS_STEPS_PROFILER ? "ProfilerStep#N ranges" :
 		       a->steps_by == GS_STEPS_NAMED ? "--step ranges" : "the whole run");
 	gs_fmt_duration(sb, a->median_ns);
-	gs_strbuf_adds(sb, "\n\n");
+	gs_strbuf_adds(sb, "\n");
+	if (a->nstep_hints) {
+		struct gs_strbuf h;
+		gs_strbuf_init(&h);
+		gs_strbuf_adds(&h, "no steps marked; ranges that repeat, for --step NAME:");
+		for (size_t i = 0; i < a->nstep_hints; i++)
+			gs_strbuf_addf(&h, "%s %s (%llux)", i ? "," : "", a->step_hints[i].name,
+				       (unsigned long long)a->step_hints[i].count);
+		gs_strbuf_adds(sb, "       ");
+		wrap(sb, 7, 7, o->width, h.buf);
+		gs_strbuf_release(&h);
+	}
+	gs_strbuf_adds(sb, "\n");
 	struct gs_strbuf line;
 	gs_strbuf_init(&line);
 	if (a->primary == GS_AN_OTHER && a->idle.host_data && a->idle.idle_ns)
@@ -496,7 +508,14 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 	} else {
 		gs_strbuf_adds(sb, "null");
 	}
-	gs_strbuf_adds(sb, "},\n \"steps\": [");
+	gs_strbuf_adds(sb, ",\n  \"step_hints\": [");
+	for (size_t i = 0; i < a->nstep_hints; i++) {
+		gs_strbuf_adds(sb, i ? ", {\"name\": " : "{\"name\": ");
+		jstr(sb, a->step_hints[i].name);
+		gs_strbuf_addf(sb, ", \"count\": %llu, \"total_ms\": %.6f}",
+			       (unsigned long long)a->step_hints[i].count, (double)a->step_hints[i].ns / 1e6);
+	}
+	gs_strbuf_adds(sb, "]},\n \"steps\": [");
 	for (size_t i = 0; i < a->steps.n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		uint64_t st = s->start >= m->start_mono ? s->start - m->start_mono : 0;

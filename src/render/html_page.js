@@ -284,6 +284,9 @@
 		p.appendChild(document.createTextNode(fmtCount(v.steps) + ' step' + (v.steps === 1 ? '' : 's') +
 			(v.steps_by === 'profiler' ? ' (ProfilerStep#N ranges)' : v.steps_by === 'named' ? ' (--step ranges)' :
 				' (the whole run)') + ', median step ' + fmtMs(v.step_time_ms) + '.'));
+		if (v.step_hints && v.step_hints.length) /* no steps marked: the ranges that could be */
+			p.appendChild(document.createTextNode(' No steps marked; ranges that repeat, for --step NAME: ' +
+				v.step_hints.map(function (h) { return h.name + ' (' + fmtCount(h.count) + 'x)'; }).join(', ') + '.'));
 		s.appendChild(p);
 		breakdownBar(s, v.breakdown);
 		var rows = CLS.map(function (k) { return {cls: k, share: 100 * v.breakdown[k], ns: v.breakdown_ns[k]}; });

@@ -233,6 +233,19 @@ for f in "$D"/cuda/*.gst "$D"/cuda_*.gst; do
 done
 out=$(python3 "$CHECK" "$GS" "$D/cuda/streams.gst" --device 0 --time 0:10s 2>&1)
 eq "analyze streams --device --time: step_sum agrees ($out)" 0 $?
+# with no steps marked, the ranges that could be (verdict.step_hints), against the records:
+# one thread's ranges one after another (step, before_crash, registered_name), not four threads'
+for f in "$D"/threads_4x20.gst "$D"/features.gst "$D"/crash_segv.gst "$D"/item_sync.gst \
+	"$D"/host_cpu.gst "$D"/examples/*.gst; do
+	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
+	eq "analyze $(basename "$f"), the whole run: schema, sums, step_sum and step hints agree ($out)" 0 $?
+done
+has "analyze launch_bound, no steps marked: names the ranges that could be" \
+	"no steps marked; ranges that repeat, for --step NAME: step (30x)" "$($GS analyze "$D/examples/launch_bound.gst")"
+eq "analyze launch_bound --step step: no hints" "[]" \
+	"$($GS analyze --format json --step step "$D/examples/launch_bound.gst" | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['step_hints'])")"
+eq "analyze threads_4x20: ranges of four threads are no steps" "[]" \
+	"$(analyze_field "$D/threads_4x20.gst" "a['verdict']['step_hints']")"
 
 # the demo program: its train_step ranges as steps, wait_for_batch as data loading
 if $GS profile -o "$T/demo" "$ROOT/$BUILD_DIR/examples/train_loop" 6 >/dev/null 2>&1; then

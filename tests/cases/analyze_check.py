@@ -7,8 +7,9 @@ input_pipeline + host_compute + other = Idle), and the idle time by host activit
 idle time with its DataLoader classes equal to input_pipeline; CUPTI's own time (profiler_overhead)
 is within the steps' time and has records exactly when it is not 0. A trace with communication
 kernels has an eighth class, gpu_communication, last (and then gpu_compute + gpu_communication
-= Kernel) and a "communication" list whose overlap is at most its time. Prints "match (N steps)" or what differs, and
-exits 1 then.
+= Kernel) and a "communication" list whose overlap is at most its time. With no steps marked, the
+ranges that could be steps (verdict.step_hints) against a second reading of a .gst's records.
+Prints "match (N steps)" or what differs, and exits 1 then.
 usage: analyze_check.py GPUSCOPE TRACE [OPTIONS...]"""
 import csv
 import io
@@ -99,6 +100,29 @@ if hr == "missing" or (hr is not None and v["primary"] != "host_compute") or \
                                     abs(lu[0]["evidence"]["host_range_top_share"] - hr["share"]) > 1e-6 or
                                     abs(lu[0]["evidence"]["top"][0]["total_ms"] * 1e6 / v["breakdown_ns"]["host_compute"] - hr["share"]) > 1e-6)):
     bad.append("verdict.host_range %r" % (hr,))
+# with no steps marked, the ranges that could be: a second reading from the records of a .gst
+# (gpuscope dump): names with two or more closed ranges, all on one thread, each ending before
+# the next starts; no aten:: operator, Python function or data loading; the most time first
+if path.endswith(".gst") and v["steps_by"] == "run":
+    pid = int(opts[opts.index("--pid") + 1]) if "--pid" in opts else 0
+    by = {}
+    for line in subprocess.run([gs, "dump", "--format", "jsonl", path], check=True,
+                               capture_output=True, text=True).stdout.splitlines():
+        r = json.loads(line)
+        if r.get("event") == "range" and r.get("dur", 0) > 0 and not r["flags"] & 0x08 and (not pid or r["pid"] == pid):
+            by.setdefault(r["name"], []).append((r["start"], r["start"] + r["dur"], r["pid"], r["tid"], r.get("domain", "")))
+    want = []
+    for n, rs in by.items():
+        rs.sort()
+        if len(rs) >= 2 and len({x[2:4] for x in rs}) == 1 and all(b[0] >= p[1] for p, b in zip(rs, rs[1:])) \
+                and not n.startswith("aten::") and rs[0][4] != "python" and "dataloader" not in n.lower():
+            want.append((n, len(rs), round(sum(e - s for s, e, *_ in rs) / 1e6, 6)))
+    want = sorted(want, key=lambda w: (-w[2], w[0]))[:3]
+    got = [(h["name"], h["count"], round(h["total_ms"], 6)) for h in v.get("step_hints", [])]
+    if got != want:
+        bad.append("verdict.step_hints %r against %r" % (got, want))
+elif v.get("step_hints", "missing") != []:
+    bad.append("verdict.step_hints %r with steps by %s" % (v.get("step_hints"), v["steps_by"]))
 savings = [f["saving_ms_per_step"] for f in a["findings"]]
 if savings != sorted(savings, reverse=True):
     bad.append("findings not most expensive first")

@@ -188,6 +188,10 @@ def check_report(page, trace, util_sum):
     check('verdict: the host range named as analyze names it (%s)' % (hr,),
           hr != 'missing' and ((' of it inside ' in text) == (hr is not None)) and
           (hr is None or ' of it inside ' + hr['name'] in text))
+    sh = a['verdict'].get('step_hints', 'missing')
+    check('verdict: the ranges that could be steps shown as analyze names them (%s)' % (sh,),
+          sh != 'missing' and (('No steps marked; ranges that repeat' in text) == bool(sh)) and
+          all('%s (%sx)' % (h['name'], h['count']) in text for h in sh))
     said = 'The trace has no CUDA API calls' in ' '.join(dom.text)
     check('verdict: the note on API calls not recorded shown as analyze says',
           said == (a['verdict']['host_launch_measured'] is False), 'shown %s, measured %s' % (said, a['verdict']['host_launch_measured']))
