@@ -266,6 +266,7 @@ struct scope {
 	int32_t pid;
 	struct ulist lv[NLEVELS];
 	struct ulist comp; /* P_0 less the communication kernels: computation */
+	struct ulist gaps; /* gpu-gaps' gaps in the scope's steps (step_gaps) */
 	GS_VEC(size_t) steps; /* indices into a->steps, by start */
 };
 
@@ -1211,19 +1212,9 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 			       ".item() and .numpy() on CUDA tensors inside the step.";
 }
 
-/* low-gpu-utilization when the idle time is other and the main thread's activity took at least
- * half of it (gs_an_idle_dominant): the title names that activity and the advice is for it */
-static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih, double util)
+/* The advice for the main thread's activity ih (gs_an_idle_dominant) while the GPU idles. */
+static void idle_advice(struct gs_finding *f, int ih)
 {
-	const struct gs_an_idle *id = &a->idle;
-	double sh = (double)id->ns[ih] / (double)id->idle_ns;
-	num(f, "idle_host_share", sh, 0);
-	int k = snprintf(f->title, sizeof(f->title),
-			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
-			 "idle time the main thread ",
-			 100.0 * util, 100.0 * sh);
-	if (k > 0 && (size_t)k < sizeof(f->title))
-		gs_an_idle_doing(id, ih, f->title + k, sizeof(f->title) - (size_t)k);
 	switch (ih) {
 	case GS_IDLE_BLOCKED:
 		f->cuda = "The main thread blocks in a libc call while the GPU idles: find what it "
@@ -1251,8 +1242,23 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 			     "it into tensor operations, or capture the step with torch.compile / CUDA "
 			     "graphs; larger batches amortize it. gpuscope stats -r cpu_sample_sum names "
 			     "the functions.";
-		break;
 	}
+}
+
+/* low-gpu-utilization when the idle time is other and the main thread's activity took at least
+ * half of it (gs_an_idle_dominant): the title names that activity and the advice is for it */
+static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih, double util)
+{
+	const struct gs_an_idle *id = &a->idle;
+	double sh = (double)id->ns[ih] / (double)id->idle_ns;
+	num(f, "idle_host_share", sh, 0);
+	int k = snprintf(f->title, sizeof(f->title),
+			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
+			 "idle time the main thread ",
+			 100.0 * util, 100.0 * sh);
+	if (k > 0 && (size_t)k < sizeof(f->title))
+		gs_an_idle_doing(id, ih, f->title + k, sizeof(f->title) - (size_t)k);
+	idle_advice(f, ih);
 }
 
 /* 1 when t lies in an interval of u */
@@ -1310,11 +1316,11 @@ static void hr_pop(const struct gs_model *m, uint32_t *h, size_t *n)
 }
 
 /* host_compute's time by what the host was in: each instant of it (GPU idle, no CUDA call, no
- * data loading, a host range open; in a step; inside mask[k] for scope k when mask is given)
+ * data loading, a host range open; in a step; in one of its scope's gaps when gaps is set)
  * goes to the innermost host range open then (of the ranges that make host_compute, the one
  * that started last: the innermost on its thread), ranges of one name together; count: the
  * range instances that got some. */
-static void host_range_tops(struct ctx *x, struct tops *t, const struct ulist *mask)
+static void host_range_tops(struct ctx *x, struct tops *t, int gaps)
 {
 	const struct gs_model *m = x->m;
 	GS_VEC(uint32_t) r = {0};
@@ -1323,7 +1329,7 @@ static void host_range_tops(struct ctx *x, struct tops *t, const struct ulist *m
 	for (size_t k = 0; k < x->sc.n; k++) {
 		const struct scope *sc = &x->sc.v[k];
 		const struct ulist *in = &sc->lv[GS_AN_INPUT], *hc = &sc->lv[GS_AN_HOST_COMPUTE];
-		const struct ulist *mk = mask ? &mask[k] : NULL;
+		const struct ulist *mk = gaps ? &sc->gaps : NULL;
 		if (mk && !mk->n)
 			continue;
 		r.n = 0;
@@ -1402,7 +1408,7 @@ static void host_ranges(struct ctx *x)
 		return;
 	struct tops t;
 	tops_init(&t);
-	host_range_tops(x, &t, NULL);
+	host_range_tops(x, &t, 0);
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
 	tops_done(&t, &tmp, NULL);
@@ -1410,32 +1416,51 @@ static void host_ranges(struct ctx *x)
 	a->nhost_ranges = tmp.ntop;
 }
 
-/* nsys gpu_gaps with a µs-scale threshold: stretches inside a step where no GPU work of the
- * process runs for GAP_NS or longer; the class is the one that held most of the gap time. */
+/* nsys gpu_gaps with a µs-scale threshold: the stretches of step s where no GPU work of its
+ * scope runs for GAP_NS or longer, between two GPU operations (the first ending after the step
+ * starts, the second starting before it ends), clipped to the step, into out. */
+static void step_gaps(const struct scope *sc, const struct gs_an_step *s, ivl_vec *out)
+{
+	const struct ulist *g = &sc->lv[GS_AN_GPU_TRANSFER];
+	for (size_t j = ulist_ending_after(g, s->start); j + 1 < g->n && g->s[j + 1] < s->end; j++) {
+		uint64_t gs = GS_MAX(g->e[j], s->start), ge = GS_MIN(g->s[j + 1], s->end);
+		if (ge > gs && ge - gs >= GAP_NS)
+			push(out, gs, ge);
+	}
+}
+
+/* Each scope's gaps (sc->gaps), for the idle attribution and gpu-gaps. */
+static void scope_gaps(struct ctx *x)
+{
+	ivl_vec v = {0};
+	for (size_t k = 0; k < x->sc.n; k++) {
+		struct scope *sc = &x->sc.v[k];
+		v.n = 0;
+		for (size_t j = 0; j < sc->steps.n; j++)
+			step_gaps(sc, &x->a->steps.v[sc->steps.v[j]], &v);
+		ulist_build(&sc->gaps, &v);
+	}
+	free(v.v);
+}
+
+/* gpu-gaps: the gaps of every step (step_gaps); the class is the one that held most of the gap
+ * time. Its host_compute time is named by host range (host_range_tops inside the gaps); with
+ * class other and host data, the main thread's activity that held half the gaps' idle time or
+ * more (a->gap_idle) is named as low-gpu-utilization names it. */
 static void rule_gaps(struct ctx *x)
 {
 	struct gs_analysis *a = x->a;
 	uint64_t n = 0, total = 0, longest = 0, by[GS_AN__N] = {0};
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
-	ivl_vec *gv = gs_xcalloc(x->sc.n + 1, sizeof(*gv)); /* the gaps, by scope */
+	ivl_vec v = {0};
 	for (size_t i = 0; i < a->steps.n; i++) {
 		const struct gs_an_step *s = &a->steps.v[i];
 		const struct scope *sc = scope_of_step(x, s);
-		const struct ulist *g = &sc->lv[GS_AN_GPU_TRANSFER];
-		/* the busy intervals that overlap the step; gaps between consecutive ones */
-		size_t lo = 0, hi = g->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (g->e[mid] <= s->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t j = lo; j + 1 < g->n && g->s[j + 1] < s->end; j++) {
-			uint64_t gs = GS_MAX(g->e[j], s->start), ge = GS_MIN(g->s[j + 1], s->end);
-			if (ge <= gs || ge - gs < GAP_NS)
-				continue;
+		v.n = 0;
+		step_gaps(sc, s, &v);
+		for (size_t j = 0; j < v.n; j++) {
+			uint64_t gs = v.v[j].s, ge = v.v[j].e;
 			n++;
 			total += ge - gs;
 			longest = GS_MAX(longest, ge - gs);
@@ -1446,28 +1471,17 @@ static void rule_gaps(struct ctx *x)
 				prev = p;
 			}
 			by[GS_AN_OTHER] += (ge - gs) - prev;
-			push(&gv[sc - x->sc.v], gs, ge);
 			ex_offer(x, &tmp, gs, ge, s->whole_run ? x->f->pid : s->pid, -1,
 				 x->f->by_device ? (int64_t)x->f->device : -1, -1);
 		}
 	}
-	struct ulist *gu = gs_xcalloc(x->sc.n + 1, sizeof(*gu));
-	for (size_t k = 0; k < x->sc.n; k++) {
-		ulist_build(&gu[k], &gv[k]);
-		free(gv[k].v);
-	}
-	free(gv);
+	free(v.v);
+	if (!n)
+		return;
 	struct tops t;
 	tops_init(&t);
-	if (n && by[GS_AN_HOST_COMPUTE])
-		host_range_tops(x, &t, gu);
-	for (size_t k = 0; k < x->sc.n; k++)
-		ulist_free(&gu[k]);
-	free(gu);
-	if (!n) {
-		tops_drop(&t, &tmp);
-		return;
-	}
+	if (by[GS_AN_HOST_COMPUTE])
+		host_range_tops(x, &t, 1);
 	int cls = GS_AN_HOST_SYNC;
 	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
@@ -1502,6 +1516,7 @@ static void rule_gaps(struct ctx *x)
 	f->pytorch = "Look at the examples' time ranges in the trace: wrap host code in "
 		     "torch.profiler.record_function or NVTX ranges to name it; move host work off "
 		     "the step's critical path.";
+	int ih = gs_an_idle_dominant(&a->gap_idle);
 	if (cls == GS_AN_HOST_COMPUTE && f->ntop) {
 		f->cuda = "The gaps' host work is in the ranges listed: shorten it or move it off the "
 			  "step, or queue the next GPU work before it so that the GPU overlaps it; "
@@ -1510,6 +1525,16 @@ static void rule_gaps(struct ctx *x)
 			     "Python or operator work out of the step, or capture the step with "
 			     "torch.compile / CUDA graphs; torch.profiler.record_function inside a "
 			     "coarse range names its parts.";
+	} else if (cls == GS_AN_OTHER && ih >= 0) {
+		double sh = (double)a->gap_idle.ns[ih] / (double)a->gap_idle.idle_ns;
+		num(f, "idle_host_share", sh, 0);
+		size_t k = strlen(f->title);
+		int w = snprintf(f->title + k, sizeof(f->title) - k,
+				 "; for %.1f%% of their idle time the main thread ", 100.0 * sh);
+		if (w > 0 && (size_t)w < sizeof(f->title) - k)
+			gs_an_idle_doing(&a->gap_idle, ih, f->title + k + (size_t)w,
+					 sizeof(f->title) - k - (size_t)w);
+		idle_advice(f, ih);
 	}
 }
 
@@ -2866,10 +2891,10 @@ static int omp_wait(const struct gs_model *m, const struct gs_cpu_sample *cs)
  * workers' samples into w), and push the DataLoader time onto dl. Each step is cut at every
  * bound of the intervals that decide the class, and each piece is classed at its start. */
 static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct tops t[GS_IDLE__N],
-		       struct tops *w, ivl_vec *dl)
+		       struct tops tg[GS_IDLE__N], struct tops *w, ivl_vec *dl)
 {
 	const struct gs_model *m = x->m;
-	struct gs_an_idle *id = &x->a->idle;
+	struct gs_an_idle *id = &x->a->idle, *gi = &x->a->gap_idle;
 	u64_vec b = {0};
 	char name[440];
 	for (size_t k = 0; k < sc->steps.n; k++) {
@@ -2883,6 +2908,8 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 		ulist_bounds(&b, &sc->lv[GS_AN_HOST_LAUNCH], s, e);
 		ulist_bounds(&b, &sc->lv[GS_AN_INPUT], s, e);
 		ulist_bounds(&b, &h->wdl, s, e);
+		/* sc->gaps' bounds are lv[GS_AN_GPU_TRANSFER]'s and the step's: in b already, or
+		 * inside lv[GS_AN_HOST_LAUNCH] (pieces not counted) */
 		for (size_t j = ms_after(x, h, s); j < h->ms.n; j++) { /* samples ending after s */
 			const struct gs_cpu_sample *cs = &m->samples.v[h->ms.v[j]];
 			push_bounds(&b, h->from.v[j], s, e);
@@ -2940,6 +2967,12 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			id->idle_ns += a1 - a0;
 			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
 				tops_add(&t[cls], name, a1 - a0);
+			if (ulist_covers(&sc->gaps, a0)) {
+				gi->ns[cls] += a1 - a0;
+				gi->idle_ns += a1 - a0;
+				if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
+					tops_add(&tg[cls], name, a1 - a0);
+			}
 			if (!gs_an_idle_is_input(cls))
 				continue;
 			push(dl, a0, a1);
@@ -3075,10 +3108,15 @@ static void idle_attribution(struct ctx *x)
 		for (uint32_t k = 0; k < s->nframes; k++)
 			h.sfl[i] |= h.fl[m->sample_frames.v[s->stack + k]];
 	}
-	struct tops t[GS_IDLE__N], w;
-	for (int c = 0; c < GS_IDLE__N; c++)
+	struct tops t[GS_IDLE__N], tg[GS_IDLE__N], w, wg;
+	for (int c = 0; c < GS_IDLE__N; c++) {
 		tops_init(&t[c]);
+		tops_init(&tg[c]);
+	}
 	tops_init(&w);
+	tops_init(&wg);
+	x->a->gap_idle.host_data = id->host_data;
+	x->a->gap_idle.sample_period = id->sample_period;
 	idle_range_names(x, t);
 	for (size_t k = 0; k < x->sc.n && !id->host_data; k++) { /* no host data: no sweep */
 		const struct scope *sc = &x->sc.v[k];
@@ -3114,7 +3152,7 @@ static void idle_attribution(struct ctx *x)
 				GS_VEC_PUSH(&h.mo, i);
 		main_spans(x, &h);
 		ivl_vec dl = {0};
-		idle_scope(x, &h, sc, t, &w, &dl);
+		idle_scope(x, &h, sc, t, tg, &w, &dl);
 		if (dl.n) {
 			levels_add(sc, &dl);
 			struct ulist u;
@@ -3129,6 +3167,9 @@ static void idle_attribution(struct ctx *x)
 		ulist_free(&h.wdl);
 	}
 	idle_tops(id, t, &w);
+	idle_tops(&x->a->gap_idle, tg, &wg);
+	x->a->gap_idle.main_pid = id->main_pid;
+	x->a->gap_idle.main_tid = id->main_tid;
 	free(h.ms.v);
 	free(h.mo.v);
 	free(h.from.v);
@@ -3369,6 +3410,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	take_steps(&x);
 	for (size_t k = 0; k < x.sc.n; k++)
 		scope_build(&x, &x.sc.v[k]);
+	scope_gaps(&x);
 	idle_attribution(&x);
 	verdict(&x);
 	comm_verdict(&x);
@@ -3401,6 +3443,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		for (int l = 0; l < NLEVELS; l++)
 			ulist_free(&x.sc.v[k].lv[l]);
 		ulist_free(&x.sc.v[k].comp);
+		ulist_free(&x.sc.v[k].gaps);
 		free(x.sc.v[k].steps.v);
 	}
 	free(x.sc.v);
@@ -3418,8 +3461,10 @@ void gs_analysis_release(struct gs_analysis *a)
 	free(a->findings.v);
 	free(a->steps.v);
 	free(a->comm.v);
-	for (int c = 0; c < GS_IDLE__N; c++)
+	for (int c = 0; c < GS_IDLE__N; c++) {
 		free(a->idle.top[c]);
+		free(a->gap_idle.top[c]);
+	}
 	for (size_t i = 0; i < a->idle.nothers; i++)
 		free(a->idle.others[i].name);
 	for (size_t i = 0; i < a->nhost_ranges; i++)

@@ -89,7 +89,7 @@ struct gs_an_example {
 	int64_t device, stream;
 };
 
-#define GS_AN_NUMS 12
+#define GS_AN_NUMS 16 /* a finding's evidence numbers at most (gpu-gaps has 13) */
 #define GS_AN_TOPS 3
 #define GS_AN_EXAMPLES 3
 
@@ -169,6 +169,7 @@ struct gs_analysis {
 	uint8_t steps_by;             /* enum gs_steps_by */
 	GS_VEC(struct gs_finding) findings;
 	struct gs_an_idle idle;       /* GPU idle by host activity */
+	struct gs_an_idle gap_idle;   /* the same, inside gpu-gaps' gaps only (no workers) */
 	/* communication (analyze.h's GS_AN_GPU_COMM): its comm/comp overlap per device in the
 	 * steps, empty when the steps ran no communication kernel; comm_only is the steps' comm
 	 * summed (part of part[GS_AN_GPU_COMPUTE]) */

@@ -395,9 +395,10 @@ static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
 	uint64_t in = 0;
 	for (int c = 0; c < GS_IDLE__N; c++)
 		in += gs_an_idle_is_input(c) ? id->ns[c] : 0;
-	gs_strbuf_addf(sb, ", \"sample_period_ns\": %llu, \"idle_ns\": %llu, \"input_ns\": %llu,\n  \"classes\": {",
+	gs_strbuf_addf(sb, ", \"sample_period_ns\": %llu, \"idle_ns\": %llu, \"input_ns\": %llu, "
+			   "\"gaps_idle_ns\": %llu,\n  \"classes\": {",
 		       (unsigned long long)id->sample_period, (unsigned long long)id->idle_ns,
-		       (unsigned long long)in);
+		       (unsigned long long)in, (unsigned long long)a->gap_idle.idle_ns);
 	for (int c = 0; c < GS_IDLE__N; c++) {
 		gs_strbuf_addf(sb, "%s\"%s\": {\"ns\": %llu, \"ms_per_step\": %.6f, \"share\": %.9g, "
 				   "\"input\": %s, \"top\": ",
@@ -407,6 +408,11 @@ static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
 			       gs_an_idle_is_input(c) ? "true" : "false");
 		if (id->top[c])
 			jstr(sb, id->top[c]);
+		else
+			gs_strbuf_adds(sb, "null");
+		gs_strbuf_addf(sb, ", \"gaps_ns\": %llu, \"gaps_top\": ", (unsigned long long)a->gap_idle.ns[c]);
+		if (a->gap_idle.top[c])
+			jstr(sb, a->gap_idle.top[c]);
 		else
 			gs_strbuf_adds(sb, "null");
 		gs_strbuf_adds(sb, "}");

@@ -244,6 +244,10 @@ has "analyze launch_bound, no steps marked: names the ranges that could be" \
 	"no steps marked; ranges that repeat, for --step NAME: step (30x)" "$($GS analyze "$D/examples/launch_bound.gst")"
 eq "analyze launch_bound --step step: no hints" "[]" \
 	"$($GS analyze --format json --step step "$D/examples/launch_bound.gst" | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['step_hints'])")"
+# gpu-gaps of class other, with CPU samples: the main thread's activity in the gaps
+has "analyze launch_bound --step step: gpu-gaps names what the main thread did in the gaps" \
+	"mostly other; for 98.5% of their idle time the main thread runs Python (GELU.forward (activation.py))" \
+	"$(analyze_field "$D/examples/launch_bound.gst" "[f['title'] for f in a['findings'] if f['id'] == 'gpu-gaps']" --step step)"
 eq "analyze threads_4x20: ranges of four threads are no steps" "[]" \
 	"$(analyze_field "$D/threads_4x20.gst" "a['verdict']['step_hints']")"
 

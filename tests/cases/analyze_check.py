@@ -82,6 +82,25 @@ else:
     if loader != ia["input_ns"] or loader != v["breakdown_ns"]["input_pipeline"]:
         bad.append("idle_attribution: DataLoader time %d, input_ns %d, input_pipeline %d" % (
             loader, ia["input_ns"], v["breakdown_ns"]["input_pipeline"]))
+    # the same inside gpu-gaps' gaps: the classes' gaps_ns sum to the gaps' idle time (their
+    # input_pipeline + host_compute + other), each within its class's ns; gpu-gaps of class
+    # other names the main thread's activity that took half of it or more, as the verdict does
+    gf = [f for f in a["findings"] if f["id"] == "gpu-gaps"]
+    gsum = sum(x.get("gaps_ns", -1) for x in ia["classes"].values())
+    gidle = round(sum(gf[0]["evidence"][k] for k in ("in_input_pipeline_ms", "in_host_compute_ms",
+                                                     "in_other_ms")) * 1e6) if gf else 0
+    if gsum != ia.get("gaps_idle_ns") or any(x["gaps_ns"] > x["ns"] for x in ia["classes"].values()) or \
+            (ia["host_data"] and abs(gsum - gidle) > 2 + 1e-8 * gidle) or (not ia["host_data"] and gsum):
+        bad.append("idle_attribution: gaps_idle_ns %r, classes' gaps_ns sum %d, the gaps' idle time %d" % (
+            ia.get("gaps_idle_ns"), gsum, gidle))
+    gd = max(IDLE[3:7], key=lambda c: ia["classes"][c]["gaps_ns"]) if ia["host_data"] else None
+    gwant = gd if gd and gf and gf[0]["class"] == "other" and gsum and \
+        2 * ia["classes"][gd]["gaps_ns"] >= gsum and ia["classes"][gd]["gaps_ns"] else None
+    if gf and ((gwant is None) != ("idle_host_share" not in gf[0]["evidence"]) or (gwant is not None and (
+            abs(gf[0]["evidence"]["idle_host_share"] - ia["classes"][gwant]["gaps_ns"] / gsum) > 1e-6 or
+            "their idle time the main thread " not in gf[0]["title"] or
+            (ia["classes"][gwant]["gaps_top"] or "") not in gf[0]["title"]))):
+        bad.append("gpu-gaps: the main thread's activity %r, expected class %r" % (gf[0]["title"], gwant))
     # the verdict other names the main thread's activity that took at least half the idle time
     ih = v.get("idle_host", "missing")
     dom = max(IDLE[3:7], key=lambda c: ia["classes"][c]["ns"]) if ia["host_data"] else None
