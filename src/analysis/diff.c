@@ -529,6 +529,11 @@ static void side_init(struct ctx *x, int i, const struct gs_model *m, const stru
 	ds->total_ns = a->total;
 	ds->primary = a->primary;
 	ds->no_api_calls = a->no_api_calls;
+	for (size_t k = 0; k < a->nstep_hints; k++) {
+		ds->step_hints[k] = a->step_hints[k];
+		ds->step_hints[k].name = gs_xstrdup(a->step_hints[k].name);
+	}
+	ds->nstep_hints = a->nstep_hints;
 	for (int c = 0; c < GS_AN__N; c++) {
 		ds->breakdown[c] = a->breakdown[c];
 		ds->part_mean[c] = a->steps.n ? (double)a->part[c] / (double)a->steps.n : 0.0;
@@ -693,8 +698,25 @@ void gs_diff_run(const struct gs_model *const m[2], const struct gs_analysis *co
 
 void gs_diff_release(struct gs_diff *d)
 {
+	for (int i = 0; i < 2; i++)
+		for (size_t k = 0; k < d->side[i].nstep_hints; k++)
+			free(d->side[i].step_hints[k].name);
 	for (size_t i = 0; i < d->items.n; i++)
 		free(d->items.v[i].name);
 	free(d->items.v);
 	memset(d, 0, sizeof(*d));
+}
+
+int gs_diff_step_hint(const struct gs_diff *d, const struct gs_an_top **before,
+		      const struct gs_an_top **after)
+{
+	const struct gs_diff_side *b = &d->side[0], *a = &d->side[1];
+	for (size_t i = 0; i < a->nstep_hints; i++)
+		for (size_t j = 0; j < b->nstep_hints; j++)
+			if (!strcmp(a->step_hints[i].name, b->step_hints[j].name)) {
+				*before = &b->step_hints[j];
+				*after = &a->step_hints[i];
+				return 1;
+			}
+	return 0;
 }

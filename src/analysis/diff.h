@@ -92,6 +92,9 @@ struct gs_diff_side {
 	double part_mean[GS_AN__N]; /* mean ns per step */
 	int primary;
 	uint8_t no_api_calls; /* gs_analysis's: host_launch not measured */
+	/* gs_analysis's step_hints (names owned, count: instances), when no steps are marked */
+	struct gs_an_top step_hints[GS_AN_TOPS];
+	size_t nstep_hints;
 };
 
 struct gs_diff_opts {
@@ -123,6 +126,10 @@ struct gs_diff {
 void gs_diff_run(const struct gs_model *const m[2], const struct gs_analysis *const a[2],
 		 const struct gs_filter *f, const struct gs_diff_opts *o, struct gs_diff *d);
 void gs_diff_release(struct gs_diff *d);
+/* A range both sides' step hints name (the after side's first such one): 1 and each side's
+ * entry, else 0. */
+int gs_diff_step_hint(const struct gs_diff *d, const struct gs_an_top **before,
+		      const struct gs_an_top **after);
 
 const char *gs_diff_kind_name(int kind);      /* "kernel", "range", "api", "copy" */
 const char *gs_diff_count_name(int count);    /* "launches", "syncs", "copies", "bytes_copied" */

@@ -410,6 +410,15 @@ static void headline(struct out *w, const struct gs_diff *d)
 			       "durations.%s", GS_DIFF_MIN_STEPS, w->md ? "  " : "");
 		wrap(w, 0, 4, line.buf);
 	}
+	const struct gs_an_top *hb, *ha;
+	if (gs_diff_step_hint(d, &hb, &ha)) {
+		gs_strbuf_reset(&line);
+		gs_strbuf_addf(&line, "No steps marked; both traces repeat the range %s (%llux -> %llux): "
+			       "--step %s compares them step by step.%s", ha->name,
+			       (unsigned long long)hb->count, (unsigned long long)ha->count, ha->name,
+			       w->md ? "  " : "");
+		wrap(w, 0, 4, line.buf);
+	}
 	gs_strbuf_reset(&line);
 	gs_strbuf_addf(sb, "%sStep time%s ", bo, bc);
 	gs_strbuf_adds(&line, "(median): ");
@@ -735,7 +744,15 @@ static void jside(struct gs_strbuf *sb, const struct gs_diff_side *s)
 		gs_strbuf_addf(sb, "%s\"%s\": ", c ? ", " : "", gs_an_class_name(c));
 		jnum(sb, s->part_mean[c] / 1e6);
 	}
-	gs_strbuf_adds(sb, "}}");
+	gs_strbuf_adds(sb, "}, \"step_hints\": [");
+	for (size_t k = 0; k < s->nstep_hints; k++) {
+		gs_strbuf_adds(sb, k ? ", {\"name\": " : "{\"name\": ");
+		jstr(sb, s->step_hints[k].name);
+		gs_strbuf_addf(sb, ", \"count\": %llu, \"total_ms\": ", (unsigned long long)s->step_hints[k].count);
+		jnum(sb, (double)s->step_hints[k].ns / 1e6);
+		gs_strbuf_adds(sb, "}");
+	}
+	gs_strbuf_adds(sb, "]}");
 }
 
 static void jitem(struct gs_strbuf *sb, const struct gs_diff_item *it)

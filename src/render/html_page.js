@@ -744,6 +744,13 @@
 			(X.improvements.length === 1 ? '' : 's') + ', threshold ' + X.settings.threshold_pct + '%).'));
 		s.appendChild(p);
 		note(s, 'Before: ' + X.before.trace + ' (' + X.before.steps + ' steps). After: ' + X.after.trace + ' (' + X.after.steps + ' steps).');
+		var hb = X.before.step_hints || [], ha = (X.after.step_hints || []).filter(function (h) {
+			return hb.some(function (g) { return g.name === h.name; }); });
+		if (ha.length) { /* no steps marked: a range both traces repeat */
+			var g = hb.filter(function (x) { return x.name === ha[0].name; })[0];
+			note(s, 'No steps marked; both traces repeat the range ' + ha[0].name + ' (' + g.count + 'x → ' +
+				ha[0].count + 'x): --step ' + ha[0].name + ' compares them step by step.');
+		}
 
 		var b = section('diff-breakdown', 'Step time breakdown, before and after');
 		legend(b, CLS);

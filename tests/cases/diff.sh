@@ -110,6 +110,18 @@ eq "diff kineto whole runs: basis, step time untested, the kernel regresses" "in
 	"$(diff_field "$(kt run_a)" "$(kt run_b)" "' '.join([d['settings']['basis'], d['step_time']['verdict'], $regs])")"
 eq "diff kineto whole runs of one program: no regression" "no-change" \
 	"$(diff_field "$(kt run_a)" "$(kt run_a)" "d['verdict']")"
+# whole runs that both repeat a range: diff names it for --step, and each side's hints are
+# analyze's
+X=$ROOT/tests/data/examples
+has "diff whole runs repeating a range: names it for --step" \
+	"both traces repeat the range step (30x -> 30x): --step step compares them" \
+	"$($GS diff "$X/pageable_copy.gst" "$X/pageable_copy_fixed.gst" | tr '\n' ' ' | tr -s ' ')"
+hints() { $GS analyze --format json "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['step_hints'])"; }
+eq "diff whole runs: each side's step_hints are analyze's" "$(hints "$X/pageable_copy.gst") $(hints "$X/pageable_copy_fixed.gst")" \
+	"$(diff_field "$X/pageable_copy.gst" "$X/pageable_copy_fixed.gst" "d['before']['step_hints'], d['after']['step_hints']" | sed 's/^(//; s/)$//; s/\], \[/] [/')"
+hasnt "diff --step step: no such line" "both traces repeat" \
+	"$($GS diff --step step "$X/pageable_copy.gst" "$X/pageable_copy_fixed.gst")"
+hasnt "diff kineto whole runs without a repeated range: no such line" "both traces repeat" "$(cat "$T/out.txt")"
 
 # formats; deterministic output; -o
 j1=$($GS diff --format json "$(kt base_a)" "$(kt kernel2x)")

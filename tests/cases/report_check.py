@@ -281,6 +281,12 @@ def check_diff(page, before, after):
             check('diff %s row %d: name' % (kind, i), r['Name']['text'] == it['name'])
             check('diff %s row %d: change' % (kind, i), float(r['Change']['attrs']['data-v']) == it['delta_ms_per_step'])
             check('diff %s row %d: before' % (kind, i), float(r['Before (per step)']['attrs']['data-v']) == it['ms_per_step_before'])
+    hb = [h['name'] for h in d['before'].get('step_hints', [])]
+    both = [h for h in d['after'].get('step_hints', []) if h['name'] in hb]
+    text = ' '.join(dom.text)
+    check('diff: a range both traces repeat shown as the text diff names it (%s)' % [h['name'] for h in both],
+          ('both traces repeat the range' in text) == bool(both) and
+          (not both or '--step %s compares them' % both[0]['name'] in text))
     br = table(dom, data_table='breakdown') or []
     check('diff breakdown: seven classes', len(br) == 7)
     for side in ('before', 'after'):
