@@ -2544,13 +2544,19 @@ static const char *frame_name(const struct ctx *x, const struct gs_cpu_sample *s
 	return gs_model_str(m, m->frames.v[m->sample_frames.v[s->stack + i]].func);
 }
 
-/* The name of what a sample shows running: its innermost Python function, else its leaf. */
+/* The name of what a sample shows running: its innermost Python function ("importing modules"
+ * when that is the import system's, <frozen importlib._bootstrap...>: a module's byte-compiling
+ * or loading), else its leaf. */
 static void sample_label(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s,
 			 char *buf, size_t cap)
 {
 	for (uint32_t i = 0; i < s->nframes; i++)
 		if (h->fl[x->m->sample_frames.v[s->stack + i]] & FR_PY) {
-			frame_label(frame_name(x, s, i), buf, cap);
+			const char *n = frame_name(x, s, i), *file = strchr(n + 4, ':');
+			if (file && !strncmp(file + 1, "<frozen importlib.", 18))
+				snprintf(buf, cap, "importing modules");
+			else
+				frame_label(n, buf, cap);
 			return;
 		}
 	frame_label(s->nframes ? frame_name(x, s, 0) : "[unknown]", buf, cap);

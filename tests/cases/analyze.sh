@@ -236,7 +236,7 @@ eq "analyze streams --device --time: step_sum agrees ($out)" 0 $?
 # with no steps marked, the ranges that could be (verdict.step_hints), against the records:
 # one thread's ranges one after another (step, before_crash, registered_name), not four threads'
 for f in "$D"/threads_4x20.gst "$D"/features.gst "$D"/crash_segv.gst "$D"/item_sync.gst \
-	"$D"/host_cpu.gst "$D"/examples/*.gst; do
+	"$D"/host_cpu.gst "$D"/compile.gst "$D"/examples/*.gst; do
 	out=$(python3 "$CHECK" "$GS" "$f" 2>&1)
 	eq "analyze $(basename "$f"), the whole run: schema, sums, step_sum and step hints agree ($out)" 0 $?
 done
@@ -244,6 +244,16 @@ has "analyze launch_bound, no steps marked: names the ranges that could be" \
 	"no steps marked; ranges that repeat, for --step NAME: step (30x)" "$($GS analyze "$D/examples/launch_bound.gst")"
 eq "analyze launch_bound --step step: no hints" "[]" \
 	"$($GS analyze --format json --step step "$D/examples/launch_bound.gst" | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['step_hints'])")"
+# a torch.compile run from a cold start (compile.gst): as a whole run the GPU idles while the
+# main thread imports (Python byte-compiling and loading modules), and the measured iterations
+# are the step hint; with --step iteration it is GPU-bound, its GEMMs fp32
+eq "analyze compile (the whole run): the main thread runs Python, importing modules; the hint" \
+	"other python importing modules iteration 3x" \
+	"$(analyze_field "$D/compile.gst" "' '.join([a['verdict']['primary'], a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']] + ['%s %dx' % (h['name'], h['count']) for h in a['verdict']['step_hints']])")"
+eq "analyze compile --step iteration: GPU-bound, fp32 GEMMs, 3 steps" "gpu_compute 3 True" \
+	"$(analyze_field "$D/compile.gst" "a['verdict']['primary'], a['verdict']['steps'], 'fp32-gemm' in [f['id'] for f in a['findings']]" --step iteration | tr -d "(),'")"
+out=$(python3 "$CHECK" "$GS" "$D/compile.gst" --step iteration 2>&1)
+eq "analyze compile --step iteration: schema, sums and step_sum agree ($out)" 0 $?
 # gpu-gaps of class other, with CPU samples: the main thread's activity in the gaps
 has "analyze launch_bound --step step: gpu-gaps names what the main thread did in the gaps" \
 	"mostly other; for 98.5% of their idle time the main thread runs Python (GELU.forward (activation.py))" \
