@@ -567,6 +567,16 @@ static void tops_done(struct tops *t, struct gs_finding *f, const char *what)
 	gs_intern_release(&t->names);
 }
 
+/* The top GS_AN_TOPS into out (names copied, the caller's), t released; returns how many. */
+static size_t tops_take(struct tops *t, struct gs_an_top out[GS_AN_TOPS])
+{
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tops_done(t, &tmp, NULL);
+	memcpy(out, tmp.top, GS_AN_TOPS * sizeof(*out));
+	return tmp.ntop;
+}
+
 /* A rule that gathered into a scratch finding and did not fire: let both go. */
 static void tops_drop(struct tops *t, struct gs_finding *tmp)
 {
@@ -1245,6 +1255,13 @@ static void idle_advice(struct gs_finding *f, int ih)
 	}
 }
 
+/* f's title extended by what the main thread did in activity ih of id, in words */
+static void title_doing(struct gs_finding *f, const struct gs_an_idle *id, int ih)
+{
+	size_t k = strlen(f->title);
+	gs_an_idle_doing(id, ih, f->title + k, sizeof(f->title) - k);
+}
+
 /* low-gpu-utilization when the idle time is other and the main thread's activity took at least
  * half of it (gs_an_idle_dominant): the title names that activity and the advice is for it */
 static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih, double util)
@@ -1252,12 +1269,11 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 	const struct gs_an_idle *id = &a->idle;
 	double sh = (double)id->ns[ih] / (double)id->idle_ns;
 	num(f, "idle_host_share", sh, 0);
-	int k = snprintf(f->title, sizeof(f->title),
-			 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its "
-			 "idle time the main thread ",
-			 100.0 * util, 100.0 * sh);
-	if (k > 0 && (size_t)k < sizeof(f->title))
-		gs_an_idle_doing(id, ih, f->title + k, sizeof(f->title) - (size_t)k);
+	snprintf(f->title, sizeof(f->title),
+		 "Low GPU utilization: the GPU is busy %.1f%% of the step; for %.1f%% of its idle "
+		 "time the main thread ",
+		 100.0 * util, 100.0 * sh);
+	title_doing(f, id, ih);
 	idle_advice(f, ih);
 }
 
@@ -1266,6 +1282,19 @@ static int ulist_covers(const struct ulist *u, uint64_t t)
 {
 	uint64_t n = ulist_next(u, t);
 	return n == t;
+}
+
+/* A cursor k into u for a sweep whose time t only grows: moved to u's first interval ending
+ * after t, *nx lowered to u's next bound after t; 1 when u covers t. */
+static int ucursor(const struct ulist *u, size_t *k, uint64_t t, uint64_t *nx)
+{
+	while (*k < u->n && u->e[*k] <= t)
+		++*k;
+	if (*k == u->n)
+		return 0;
+	int in = u->s[*k] <= t;
+	*nx = GS_MIN(*nx, in ? u->e[*k] : u->s[*k]);
+	return in;
 }
 
 /* The host ranges of a scope by start, the longer first: the enclosing one before its inner
@@ -1362,23 +1391,8 @@ static void host_range_tops(struct ctx *x, struct tops *t, int gaps)
 					nx = GS_MIN(nx, m->ranges.v[r.v[next]].start);
 				if (nh)
 					nx = GS_MIN(nx, m->ranges.v[h[0]].end);
-				while (ki < in->n && in->e[ki] <= tt)
-					ki++;
-				while (kh < hc->n && hc->e[kh] <= tt)
-					kh++;
-				int in_in = ki < in->n && in->s[ki] <= tt, in_hc = kh < hc->n && hc->s[kh] <= tt;
-				if (ki < in->n)
-					nx = GS_MIN(nx, in_in ? in->e[ki] : in->s[ki]);
-				if (kh < hc->n)
-					nx = GS_MIN(nx, in_hc ? hc->e[kh] : hc->s[kh]);
-				int in_mk = 1;
-				if (mk) {
-					while (km < mk->n && mk->e[km] <= tt)
-						km++;
-					in_mk = km < mk->n && mk->s[km] <= tt;
-					if (km < mk->n)
-						nx = GS_MIN(nx, in_mk ? mk->e[km] : mk->s[km]);
-				}
+				int in_in = ucursor(in, &ki, tt, &nx), in_hc = ucursor(hc, &kh, tt, &nx);
+				int in_mk = !mk || ucursor(mk, &km, tt, &nx);
 				if (nh && in_hc && !in_in && in_mk) {
 					tops_addn(t, gs_model_str(m, m->ranges.v[h[0]].name), nx - tt,
 						  !seen[h[0]]);
@@ -1409,11 +1423,7 @@ static void host_ranges(struct ctx *x)
 	struct tops t;
 	tops_init(&t);
 	host_range_tops(x, &t, 0);
-	struct gs_finding tmp;
-	memset(&tmp, 0, sizeof(tmp));
-	tops_done(&t, &tmp, NULL);
-	memcpy(a->host_ranges, tmp.top, sizeof(a->host_ranges));
-	a->nhost_ranges = tmp.ntop;
+	a->nhost_ranges = tops_take(&t, a->host_ranges);
 }
 
 /* nsys gpu_gaps with a µs-scale threshold: the stretches of step s where no GPU work of its
@@ -1529,11 +1539,9 @@ static void rule_gaps(struct ctx *x)
 		double sh = (double)a->gap_idle.ns[ih] / (double)a->gap_idle.idle_ns;
 		num(f, "idle_host_share", sh, 0);
 		size_t k = strlen(f->title);
-		int w = snprintf(f->title + k, sizeof(f->title) - k,
-				 "; for %.1f%% of their idle time the main thread ", 100.0 * sh);
-		if (w > 0 && (size_t)w < sizeof(f->title) - k)
-			gs_an_idle_doing(&a->gap_idle, ih, f->title + k + (size_t)w,
-					 sizeof(f->title) - k - (size_t)w);
+		snprintf(f->title + k, sizeof(f->title) - k,
+			 "; for %.1f%% of their idle time the main thread ", 100.0 * sh);
+		title_doing(f, &a->gap_idle, ih);
 		idle_advice(f, ih);
 	}
 }
@@ -1583,11 +1591,7 @@ static void step_hints(struct ctx *x)
 			tops_addn(&t, n, ns, j - i);
 	}
 	free(r.v);
-	struct gs_finding tmp;
-	memset(&tmp, 0, sizeof(tmp));
-	tops_done(&t, &tmp, NULL);
-	memcpy(a->step_hints, tmp.top, sizeof(a->step_hints));
-	a->nstep_hints = tmp.ntop;
+	a->nstep_hints = tops_take(&t, a->step_hints);
 }
 
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
