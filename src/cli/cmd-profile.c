@@ -743,7 +743,7 @@ static int run(int argc, char **argv)
 		out = gs_expand_name(out_pattern, (long)pid, &why);
 		if (!out)
 			early = gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
-		else if (!force && access((out = with_ext(out)), F_OK) == 0)
+		else if (out = with_ext(out), !force && access(out, F_OK) == 0)
 			gs_cli_error("'%s' exists (use -f to overwrite it)", out), early = 1;
 	}
 	if (!early) {

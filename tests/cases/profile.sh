@@ -46,6 +46,9 @@ eq "%q{RANK}" yes "$( [ -f run_3.gst ] && echo yes)"
 $GS profile -o 'pid_%p' "$P/nvtx_loop" 3 2>/dev/null
 f=$(ls pid_*.gst 2>/dev/null | head -1); pid=${f#pid_}; pid=${pid%.gst}
 has "%p is the program's pid" "pid $pid " "$($GS info "$f")"
+# with -f too the name gets its .gst (it was written without one)
+$GS profile -f -o 'fpid_%p' "$P/nvtx_loop" 1 2>/dev/null
+eq "-f with %p: NAME.gst" "1 0" "$(ls fpid_*.gst 2>/dev/null | wc -l) $(ls fpid_* | grep -vc '\.gst$')"
 err=$($GS profile -o 'x_%q{NO_SUCH_VAR_GS}' "$P/nvtx_loop" 1 2>&1); eq "%q of unset variable: exit 2" 2 $?
 
 # start/end ranges crossing threads, attributes
