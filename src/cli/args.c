@@ -136,6 +136,86 @@ void gs_cli_warn_lost(const struct gs_model *m, const char *tail)
 			    (unsigned long long)skipped, m->path, tail);
 }
 
+/* The processes of m as "a, b, c" (the first eight, then how many more) into sb */
+static void list_pids(const struct gs_model *m, struct gs_strbuf *sb)
+{
+	for (size_t i = 0; i < m->processes.n && i < 8; i++)
+		gs_strbuf_addf(sb, "%s%d", i ? ", " : "", m->processes.v[i].pid);
+	if (m->processes.n > 8)
+		gs_strbuf_addf(sb, " and %zu more", m->processes.n - 8);
+}
+
+static int has_pid(const struct gs_model *m, int32_t pid)
+{
+	for (size_t i = 0; i < m->processes.n; i++)
+		if (m->processes.v[i].pid == pid)
+			return 1;
+	for (size_t i = 0; i < m->threads.n; i++)
+		if (m->threads.v[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+static int has_device(const struct gs_model *m, uint32_t d)
+{
+	for (size_t i = 0; i < m->devices.n; i++)
+		if (m->devices.v[i].id == d)
+			return 1;
+#define HAS(vec)                                                                             \
+	for (size_t i = 0; i < m->vec.n; i++)                                                \
+		if (m->vec.v[i].device == d)                                                 \
+			return 1;
+	HAS(kernels)
+	HAS(copies)
+	HAS(memsets)
+	HAS(counter_tracks) /* --gpu-metrics of a GPU that ran nothing */
+#undef HAS
+	return 0;
+}
+
+/* The last instant m holds anything of, from its session's start (ns) */
+static uint64_t data_end(const struct gs_model *m)
+{
+	uint64_t first, last;
+	gs_model_span(m, &first, &last);
+	if (m->end_mono > last)
+		last = m->end_mono;
+	if (m->samples.n && m->samples.v[m->samples.n - 1].ts > last)
+		last = m->samples.v[m->samples.n - 1].ts;
+	for (size_t i = 0; i < m->osrt.n; i++)
+		if (m->osrt.v[i].end > last)
+			last = m->osrt.v[i].end;
+	for (size_t i = 0; i < m->counter_samples.n; i++)
+		if (m->counter_samples.v[i].ts > last)
+			last = m->counter_samples.v[i].ts;
+	return last > m->start_mono ? last - m->start_mono : 0;
+}
+
+int gs_cli_filter_check(const struct gs_model *m, const struct gs_filter *f)
+{
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	uint64_t end = f->t0 ? data_end(m) : 0;
+	int bad = 1;
+	if (f->pid && !has_pid(m, f->pid)) {
+		list_pids(m, &sb);
+		gs_cli_error("--pid %d: '%s' has no such process (%s%s)", f->pid, m->path,
+			     m->processes.n ? "its processes: " : "it records none", sb.buf);
+	} else if (f->by_device && !has_device(m, f->device)) {
+		for (size_t i = 0; i < m->devices.n && i < 8; i++)
+			gs_strbuf_addf(&sb, "%s%u", i ? ", " : "", m->devices.v[i].id);
+		gs_cli_error("--device %u: '%s' has no such device (%s%s)", f->device, m->path,
+			     m->devices.n ? "its devices: " : "it names none", sb.buf);
+	} else if (f->t0 && f->t0 >= end) {
+		gs_cli_error("--time: the window starts %.3f s after the session's start, and '%s' ends "
+			     "at %.3f s", (double)f->t0 / 1e9, m->path, (double)end / 1e9);
+	} else {
+		bad = 0;
+	}
+	gs_strbuf_release(&sb);
+	return bad;
+}
+
 int gs_cli_steps(struct gs_model *m, const char *step)
 {
 	if (gs_model_steps(m, step) || !step)
@@ -145,6 +225,18 @@ int gs_cli_steps(struct gs_model *m, const char *step)
 	gs_model_steps_release(m);
 	gs_model_release(m);
 	return 1;
+}
+
+void gs_cli_input_check(const struct gs_model *m, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < m->ranges.n && strcmp(gs_model_str(m, m->ranges.v[k].name), names[i]))
+			k++;
+		if (k == m->ranges.n)
+			gs_cli_warn("--input-range '%s': no range of that name in '%s' (see 'gpuscope "
+				    "stats -r nvtx_sum %s')", names[i], m->path, m->path);
+	}
 }
 
 int gs_step_option(const struct gs_command *cmd, int o, const char *arg, struct gs_step_opts *s)

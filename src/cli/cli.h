@@ -64,6 +64,13 @@ struct gs_model;
 /* After a trace is loaded: say when it is damaged, cut short, or what its importer warned of;
  * `doing` is what the command does with it ("reporting", "analyzing", ...). */
 void gs_cli_loaded(const struct gs_model *m, const char *doing);
+/* The --pid, --device and --time filters against what m holds: 0, or 1 after an error that
+ * names what it holds (a pid or device it does not have, a window after its end: the command
+ * would print empty or all-idle figures). */
+struct gs_filter;
+int gs_cli_filter_check(const struct gs_model *m, const struct gs_filter *f);
+/* Warn of each --input-range name that no range of m has (a misspelt name changes nothing). */
+void gs_cli_input_check(const struct gs_model *m, const char *const *names, size_t n);
 /* Say what recording lost, if anything: records, and CPU samples skipped (a sampling gap, not
  * a record the program made); tail ends the line (""). */
 void gs_cli_warn_lost(const struct gs_model *m, const char *tail);

@@ -377,7 +377,17 @@ eq "analyze junk: exit 1" 1 $?
 $GS analyze --step nope "$K/hand.json" >/dev/null 2>"$T/err"
 eq "analyze --step with no such range: exit 1" 1 $?
 has "analyze --step: says so" "no ended range named 'nope'" "$(cat "$T/err")"
-eq "analyze --pid of no step: no steps" "0 other" \
-	"$(analyze_field "$K/hand.json" "a['verdict']['steps'], a['verdict']['primary']" --pid 5 2>/dev/null | tr -d "(),'")"
+eq "analyze --time after every step's start: no steps" "0 other" \
+	"$(analyze_field "$K/hand.json" "a['verdict']['steps'], a['verdict']['primary']" --time 250us: 2>/dev/null | tr -d "(),'")"
+has "analyze --time after every step's start: says so" "no step of '$K/hand.json' passes the --pid/--time filters" \
+	"$($GS analyze --time 250us: "$K/hand.json" 2>&1 >/dev/null)"
+$GS analyze --pid 5 "$K/hand.json" >/dev/null 2>"$T/err"
+eq "analyze --pid of no process: exit 1" 1 $?
+eq "analyze --pid of no process: names the trace's" "gpuscope: --pid 5: '$K/hand.json' has no such process (its processes: 100)" "$(cat "$T/err")"
+# a misspelt --input-range changes nothing: a warning says so
+has "analyze --input-range of no range: a warning" "gpuscope: warning: --input-range 'nope': no range of that name in '$K/hand.json'" \
+	"$($GS analyze --input-range nope "$K/hand.json" 2>&1 >/dev/null)"
+hasnt "analyze --input-range of a range: no warning" "input-range" \
+	"$($GS analyze --input-range ProfilerStep#1 "$K/hand.json" 2>&1 >/dev/null)"
 has "analyze --help" "--fail-on SEVERITY" "$($GS analyze --help)"
 has "gpuscope help lists analyze" "analyze" "$($GS help)"

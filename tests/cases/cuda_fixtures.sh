@@ -136,8 +136,16 @@ eq "--time 234ms:237ms: two kernels" 2 "$(ks --time 234ms:237ms)"
 eq "--time 0.2:0.25: all five" 5 "$(ks --time 0.2:0.25)"
 eq "--time 238.1ms: (open end): three" 3 "$(ks --time 238.1ms:)"
 eq "--pid 753 --device 0: all five" 5 "$(ks --pid 753 --device 0)"
-eq "--pid 754: none" "" "$(ks --pid 754)"
-eq "--device 1: none" "" "$(ks --device 1)"
+# a pid, device or window the trace does not have: an error naming what it has, not empty
+# or all-idle figures
+err=$($GS stats -r cuda_gpu_kern_sum --pid 754 "$D/cuda_spin.gst" 2>&1 >/dev/null); eq "--pid 754: exit 1" 1 $?
+eq "--pid 754: the trace's processes named" "gpuscope: --pid 754: '$D/cuda_spin.gst' has no such process (its processes: 753)" "$err"
+err=$($GS analyze --device 1 "$D/cuda_spin.gst" 2>&1 >/dev/null); eq "analyze --device 1: exit 1" 1 $?
+eq "analyze --device 1: the trace's devices named" "gpuscope: --device 1: '$D/cuda_spin.gst' has no such device (its devices: 0)" "$err"
+err=$($GS report --time 2s: -o "$T/late.html" "$D/cuda_spin.gst" 2>&1 >/dev/null); eq "report --time after the end: exit 1" 1 $?
+has "report --time after the end: says where the trace ends" "the window starts 2.000 s after the session's start, and '$D/cuda_spin.gst' ends at 0.347 s" "$err"
+eq "report --time after the end: no page" no "$([ -e "$T/late.html" ] && echo yes || echo no)"
+err=$($GS diff --pid 754 "$D/cuda_spin.gst" "$D/cuda_spin.gst" 2>&1 >/dev/null); eq "diff --pid 754: exit 1" 1 $?
 $GS stats --time 2:1 "$D/cuda_spin.gst" >/dev/null 2>&1; eq "--time with B before A: usage error" 2 $?
 
 # gpu_util: busy time is the union of the five 2 ms kernels; a window clips the work to it
@@ -191,8 +199,8 @@ eq "cuda_kern_exec_sum: ResNet-50 launches linked to their calls" 1429 \
 	"$(python3 -c 'import json,sys; print(sum(r["Count"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_resnet50.cuda_kern_exec_sum.json")"
 eq "nvtx_gpu_proj_sum: :measure 1 instance, :iteration 3, 720 GPU ops each" ":measure 1 720 :iteration 3 720" \
 	"$(python3 -c 'import json,sys; print(*[x for r in json.load(open(sys.argv[1]))["rows"] for x in (r["Range"], r["Range Instances"], r["Total GPU Ops"])])' "$T/rr_resnet50.nvtx_gpu_proj_sum.json")"
-eq "nvtx_gpu_proj_sum --device 1: nothing projected" "" \
-	"$($GS stats -r nvtx_gpu_proj_sum --format csv --device 1 "$D/cuda_resnet50.gst" | tail -n +2)"
+eq "nvtx_gpu_proj_sum --device 0: both ranges projected" ":measure :iteration" \
+	"$($GS stats -r nvtx_gpu_proj_sum --format csv --device 0 "$D/cuda_resnet50.gst" | tail -n +2 | cut -d, -f1 | sort -r | tr '\n' ' ' | sed 's/ $//')"
 has "launch_sum: totals in the note" "1763 launches: 1191 short kernels" "$($GS stats -r launch_sum "$D/cuda_resnet50.gst")"
 eq "stream_sum --time clips as gpu_util" "2,0,0,2785378,3000000,92.8" \
 	"$($GS stats -r stream_sum --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f4-9)"

@@ -237,8 +237,11 @@ has "diff junk: names it" "junk.gst" "$(cat "$T/err")"
 $GS diff --step nope "$(kt base_a)" "$(kt base_b)" >/dev/null 2>"$T/err"
 eq "diff --step with no such range: exit 1" 1 $?
 has "diff --step: says so" "no ended range named 'nope'" "$(cat "$T/err")"
-eq "diff --pid of no step: no steps, no change" "0 0 no-change" \
-	"$(diff_field "$(kt base_a)" "$(kt base_b)" "d['before']['steps'], d['after']['steps'], d['verdict']" --pid 5 2>/dev/null | tr -d "(),'")"
+eq "diff --time after every step's start: no steps, no change" "0 0 no-change" \
+	"$(diff_field "$(kt base_a)" "$(kt base_b)" "d['before']['steps'], d['after']['steps'], d['verdict']" --time 57ms: 2>/dev/null | tr -d "(),'")"
+$GS diff --pid 5 "$(kt base_a)" "$(kt base_b)" >/dev/null 2>"$T/err"
+eq "diff --pid of no process: exit 1" 1 $?
+has "diff --pid of no process: names the trace's" "--pid 5: '$(kt base_a)' has no such process (its processes: 100)" "$(cat "$T/err")"
 eq "diff --time: the steps in the window" "10 10" \
 	"$(diff_field "$(kt base_a)" "$(kt base_b)" "d['before']['steps'], d['after']['steps']" --time 0:19ms | tr -d "(),'")"
 has "diff --help" "--fail-on-regression" "$($GS diff --help)"

@@ -92,9 +92,11 @@ has "export hand: ts and dur with three decimals" '"ts":1010.000,"dur":20.500' "
 $GS export -t chrome -o "$E/hand-win.json" --time 120us:140us "$K/hand.json"
 out=$(python3 -c 'import json, sys; print(sorted({e.get("cat") for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"}))' "$E/hand-win.json")
 eq "export --time: the kernel only (and the window)" "['Trace', 'kernel']" "$out"
-$GS export -t csv -o "$E/hand-dev" --device 1 "$K/hand.json"
-eq "export --device 1: no kernels" 1 "$(wc -l <"$E/hand-dev/kernels.csv")"
-eq "export --device 1: no CPU rows" 1 "$(wc -l <"$E/hand-dev/ranges.csv")"
+$GS export -t csv -o "$E/hand-dev" --device 0 "$K/hand.json"
+eq "export --device 0: its kernels" "$($GS export -t csv -o "$E/hand-all" "$K/hand.json" && wc -l <"$E/hand-all/kernels.csv")" "$(wc -l <"$E/hand-dev/kernels.csv")"
+eq "export --device 0: no CPU rows" 1 "$(wc -l <"$E/hand-dev/ranges.csv")"
+$GS export -t csv -o "$E/hand-dev1" --device 1 "$K/hand.json" 2>/dev/null; eq "export --device 1 (not in the trace): exit 1" 1 $?
+eq "export --device 1: nothing written" no "$([ -e "$E/hand-dev1" ] && echo yes || echo no)"
 
 # csv and json tables: a row per record (gpuscope info's counts) and exact values
 for f in "$D/cuda/copies.gst" "$D/cuda/streams.gst" "$K/hand.json"; do

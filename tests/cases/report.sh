@@ -79,8 +79,9 @@ eq "report: copies by memory kind" "[CUDA memcpy HtoD] Pageable Device 32 168099
 	"$(blob "$R/lb.html" "' '.join(str(c[k]) for c in d['copies'] for k in ('operation', 'src', 'dst', 'count', 'bytes'))")"
 $GS report -o - "$R/lb.gst" >"$R/stdout.html"
 eq "report -o -: the same page on standard output" "$(cksum <"$R/lb.html")" "$(cksum <"$R/stdout.html")"
-$GS report --pid 1 -o "$R/nopid.html" "$R/lb.gst" 2>/dev/null
-eq "report --pid of no process: exit 0, empty timeline" "0 0" "$? $(blob "$R/nopid.html" "d['timeline']['events']")"
+$GS report --pid 1 -o "$R/nopid.html" "$R/lb.gst" 2>"$R/nopid.err"
+eq "report --pid of no process: exit 1, no page" "1 no" "$? $([ -e "$R/nopid.html" ] && echo yes || echo no)"
+has "report --pid of no process: says so" "--pid 1: '$R/lb.gst' has no such process (its processes: " "$(cat "$R/nopid.err")"
 $GS report --device 0 -o "$R/dev.html" "$R/lb.gst" 2>/dev/null
 eq "report --device 0: only GPU rows" "stream copies device" "$(blob "$R/dev.html" "' '.join(r['kind'] for r in d['timeline']['rows'])")"
 $GS report --time 5.9s:5.95s -o "$R/win.html" "$R/lb.gst" 2>/dev/null
