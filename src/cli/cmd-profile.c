@@ -946,6 +946,11 @@ static int run(int argc, char **argv)
 	gs_strbuf_adds(&sb, ")\n");
 	fputs(sb.buf, stderr);
 	gs_strbuf_release(&sb);
+	/* the range that opens the capture is itself recorded: no event at all, it never opened */
+	if (!strncmp(capture, "nvtx:", 5) && has_source(trace, "nvtx") && !st.events)
+		gs_cli_warn("the capture range never opened: no NVTX range named '%s' was pushed or "
+			    "started (names match exactly, in any domain): the trace holds no activity of "
+			    "the run", capture + 5);
 	free(out);
 	free(lib);
 	free(pyhook);

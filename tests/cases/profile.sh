@@ -228,11 +228,13 @@ eq "sleep counts" "5 3 2 2" "$(field sleep.csv :sleep_10ms Instances) $(field sl
 # capture ranges and windows on the same program: nvtx:NAME keeps what happens while a range
 # of that name is open; --duration stops after the first 10 ms ranges (done by ~50 ms), well
 # before the outer ranges start (>= 140 ms); --delay skips them
-$GS profile -o cap -c nvtx:outer_50ms "$P/nvtx_sleep" 2>/dev/null; eq "capture nvtx: exit 0" 0 $?
+$GS profile -o cap -c nvtx:outer_50ms "$P/nvtx_sleep" 2>cap.err; eq "capture nvtx: exit 0" 0 $?
+hasnt "capture nvtx: no warning that it never opened" "never opened" "$(cat cap.err)"
 $GS stats -r nvtx_sum --format csv -o cap.csv cap.gst 2>/dev/null
 eq "capture nvtx:outer_50ms: the two outer ranges and what they hold, nothing else" "2 2 ||" \
 	"$(field cap.csv :outer_50ms Instances) $(field cap.csv :inner_20ms Instances) $(field cap.csv :sleep_10ms Instances)|$(field cap.csv :sleep_30ms Instances)|"
-$GS profile -o capno -c nvtx:no_such_range "$P/nvtx_sleep" 2>/dev/null; eq "capture nvtx, range never opened: exit 0" 0 $?
+$GS profile -o capno -c nvtx:no_such_range "$P/nvtx_sleep" 2>capno.err; eq "capture nvtx, range never opened: exit 0" 0 $?
+has "capture nvtx, range never opened: a warning says so" "gpuscope: warning: the capture range never opened: no NVTX range named 'no_such_range' was pushed or started" "$(cat capno.err)"
 has "capture nvtx, range never opened: no ranges" "nvtx ranges (push/pop)    0" "$($GS info capno.gst)"
 $GS profile -o dur --duration 100ms "$P/nvtx_sleep" 2>/dev/null; eq "--duration: exit 0" 0 $?
 $GS stats -r nvtx_sum --format csv -o dur.csv dur.gst 2>/dev/null
