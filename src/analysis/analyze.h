@@ -178,6 +178,10 @@ struct gs_analysis {
 	/* the trace has GPU operations but no CUDA API call (recorded with --cuda-api=none, or a
 	 * profiler trace without runtime events): host_launch cannot be told from other */
 	uint8_t no_api_calls;
+	/* 1: the trace holds no kernel, copy, memset or graph launch (the program used no CUDA,
+	 * or CUDA was not recorded); 2: it does, but none passes the filters. The figures are then
+	 * the host's alone. */
+	uint8_t no_gpu_work;
 	/* CUPTI's own work in the steps (its overhead records of buffers, instrumentation and
 	 * resources): their union's length, and how many */
 	uint64_t profiler_ns;

@@ -136,6 +136,13 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 		wrap(sb, 7, 7, o->width, h.buf);
 		gs_strbuf_release(&h);
 	}
+	if (a->no_gpu_work) {
+		gs_strbuf_adds(sb, "Note:  ");
+		wrap(sb, 7, 7, o->width, a->no_gpu_work == 2 ?
+			"no GPU work passes --pid, --time and --device: what follows is the host's." :
+			"no GPU work: the trace holds no kernel, copy or memset, and what follows is "
+			"the host's. If the program uses CUDA, 'gpuscope info' shows what was recorded.");
+	}
 	gs_strbuf_adds(sb, "\n");
 	struct gs_strbuf line;
 	gs_strbuf_init(&line);
@@ -490,9 +497,10 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 			       a->comm.n ? gs_an_share(a, c) : a->breakdown[c]);
 	gs_strbuf_adds(sb, "},\n  \"breakdown_ns\": ");
 	jparts(sb, a, a->part, a->comm_only);
-	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"host_launch_measured\": %s,\n  \"profiler_overhead\": "
-			   "{\"records\": %zu, \"ns\": %llu},\n  \"idle_host\": ",
-		       (unsigned long long)a->total, a->no_api_calls ? "false" : "true",
+	gs_strbuf_addf(sb, ", \"total_ns\": %llu, \"gpu_work\": %s, \"host_launch_measured\": %s,\n  "
+			   "\"profiler_overhead\": {\"records\": %zu, \"ns\": %llu},\n  \"idle_host\": ",
+		       (unsigned long long)a->total, a->no_gpu_work ? "false" : "true",
+		       a->no_api_calls ? "false" : "true",
 		       a->profiler_records, (unsigned long long)a->profiler_ns);
 	int ih = a->primary == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
 	if (ih < 0)

@@ -288,6 +288,9 @@
 			p.appendChild(document.createTextNode(' No steps marked; ranges that repeat, for --step NAME: ' +
 				v.step_hints.map(function (h) { return h.name + ' (' + fmtCount(h.count) + 'x)'; }).join(', ') + '.'));
 		s.appendChild(p);
+		if (v.gpu_work === false)
+			note(s, 'No GPU work: no kernel, copy or memset (that passes --pid, --time and --device): what ' +
+				'follows is the host\'s. If the program uses CUDA, gpuscope info shows what was recorded.');
 		breakdownBar(s, v.breakdown);
 		var rows = CLS.map(function (k) { return {cls: k, share: 100 * v.breakdown[k], ns: v.breakdown_ns[k]}; });
 		s.appendChild(table([

@@ -324,6 +324,15 @@ eq "analyze host_block: verdict.idle_host blocked in nanosleep, 97.8% of the idl
 t=$(COLUMNS=250 $GS analyze "$D/host_block.gst")
 has "analyze host_block: the verdict in words" "Verdict: Idle: for 100.0% of the step time the GPU idles outside CUDA calls, syncs, data loading and host ranges; for 97.8% of the GPU's idle time the main thread waits in nanosleep." "$t"
 hasnt "analyze host_block: not 'nothing recorded'" "nothing recorded on the host explains" "$t"
+# no GPU work: a CPU-only program says so (verdict.gpu_work, a note above the verdict); a
+# GPU program's worker process under --pid, that no GPU work passes the filters
+eq "analyze: gpu_work of a CPU-only program, a GPU program, its DataLoader worker and main process" "False True False True" \
+	"$(analyze_field "$D/host_cpu.gst" "a['verdict']['gpu_work']") $(analyze_field "$D/item_sync.gst" "a['verdict']['gpu_work']" 2>/dev/null) $(analyze_field "$D/examples/input_bound_fixed.gst" "a['verdict']['gpu_work']" --pid 1023) $(analyze_field "$D/examples/input_bound_fixed.gst" "a['verdict']['gpu_work']" --pid 996)"
+has "analyze host_cpu: the note that the GPU ran nothing" "Note:  no GPU work: the trace holds no kernel, copy or memset, and what follows is the host's." \
+	"$(COLUMNS=250 $GS analyze "$D/host_cpu.gst")"
+has "analyze --pid of a worker: the note that no GPU work passes the filters" "Note:  no GPU work passes --pid, --time and --device" \
+	"$(COLUMNS=250 $GS analyze --pid 1023 "$D/examples/input_bound_fixed.gst")"
+hasnt "analyze item_sync: no such note" "no GPU work" "$(COLUMNS=250 $GS analyze "$D/item_sync.gst" 2>/dev/null)"
 # CPU samples alone (host_cpu.gst, a CPU-bound program): native code, named by its object
 eq "analyze host_cpu: verdict.idle_host native" "native [host_cpu]" \
 	"$(analyze_field "$D/host_cpu.gst" "a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']" | tr -d "(),'")"

@@ -192,6 +192,9 @@ def check_report(page, trace, util_sum):
     check('verdict: the ranges that could be steps shown as analyze names them (%s)' % (sh,),
           sh != 'missing' and (('No steps marked; ranges that repeat' in text) == bool(sh)) and
           all('%s (%sx)' % (h['name'], h['count']) in text for h in sh))
+    gw = a['verdict'].get('gpu_work', 'missing')
+    check('verdict: the note on no GPU work shown as analyze has it (gpu_work %s)' % (gw,),
+          gw in (True, False) and (('No GPU work: no kernel, copy or memset' in text) == (gw is False)))
     said = 'The trace has no CUDA API calls' in ' '.join(dom.text)
     check('verdict: the note on API calls not recorded shown as analyze says',
           said == (a['verdict']['host_launch_measured'] is False), 'shown %s, measured %s' % (said, a['verdict']['host_launch_measured']))
