@@ -150,13 +150,17 @@ static void remove_dir(const char *dir)
 	remove_tree(dir, 4);
 }
 
-static char *default_name(void)
+/* The first reportN.gst (N = 1, 2, ...) that does not exist in folder dir ("" or ending in
+ * '/') */
+static char *default_name(const char *dir)
 {
-	char buf[64];
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
 	for (unsigned i = 1;; i++) {
-		snprintf(buf, sizeof(buf), "report%u.gst", i);
-		if (access(buf, F_OK) != 0)
-			return gs_xstrdup(buf);
+		gs_strbuf_reset(&sb);
+		gs_strbuf_addf(&sb, "%sreport%u.gst", dir, i);
+		if (access(sb.buf, F_OK) != 0)
+			return sb.buf; /* the caller owns it */
 	}
 }
 
@@ -170,6 +174,22 @@ static char *with_ext(char *name)
 	memcpy(s + n, ".gst", 5);
 	free(name);
 	return s;
+}
+
+/* The trace's file for an expanded -o name (taken): NAME.gst, or for a folder (NAME ends in
+ * '/') the first reportN.gst not in it; NULL when NAME is empty. */
+static char *out_file(char *name)
+{
+	size_t n = strlen(name);
+	if (!n) {
+		free(name);
+		return NULL;
+	}
+	if (name[n - 1] != '/')
+		return with_ext(name);
+	char *f = default_name(name);
+	free(name);
+	return f;
 }
 
 static int shell_status(int st)
@@ -560,13 +580,15 @@ static int run(int argc, char **argv)
 	char *out = NULL;
 	const char *why = NULL;
 	if (!out_pattern) {
-		out = default_name();
+		out = default_name("");
 	} else if (!strstr(out_pattern, "%p")) {
 		out = gs_expand_name(out_pattern, 0, &why);
 		int rc = 0;
-		if (!out)
+		if (out && !(out = out_file(out)))
+			rc = gs_usage_error(&gs_cmd_profile, "the output name is empty");
+		else if (!out)
 			rc = gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
-		else if ((out = with_ext(out)) && !force && access(out, F_OK) == 0)
+		else if (!force && access(out, F_OK) == 0)
 			gs_cli_error("'%s' exists (use -f to overwrite it)", out), rc = 1;
 		if (rc) {
 			free(out);
@@ -743,7 +765,7 @@ static int run(int argc, char **argv)
 		out = gs_expand_name(out_pattern, (long)pid, &why);
 		if (!out)
 			early = gs_usage_error(&gs_cmd_profile, "output name '%s' has %s", out_pattern, why);
-		else if (out = with_ext(out), !force && access(out, F_OK) == 0)
+		else if (out = out_file(out), !force && access(out, F_OK) == 0)
 			gs_cli_error("'%s' exists (use -f to overwrite it)", out), early = 1;
 	}
 	if (!early) {
@@ -965,8 +987,9 @@ const struct gs_command gs_cmd_profile = {
 	"profile", run, "[OPTIONS] [--] PROGRAM [ARGS...]",
 	"Run PROGRAM with the collector injected and write a trace (NAME.gst).",
 	"  -o, --output NAME        trace name (default report1.gst, report2.gst, ...); '.gst' is\n"
-	"                           added; %p pid of PROGRAM, %h host, %q{VAR} environment\n"
-	"                           variable (e.g. %q{RANK}), %% a percent sign\n"
+	"                           added; NAME/ puts the default name in folder NAME; %p pid of\n"
+	"                           PROGRAM, %h host, %q{VAR} environment variable (e.g.\n"
+	"                           %q{RANK}), %% a percent sign\n"
 	"  -f, --force-overwrite    replace an existing trace\n"
 	"  -t, --trace LIST         sources to record, comma-separated: cuda, nvtx, osrt (blocking\n"
 	"                           libc calls: locks, sleeps, I/O, polls, waits); default cuda,nvtx\n"

@@ -46,6 +46,12 @@ eq "%q{RANK}" yes "$( [ -f run_3.gst ] && echo yes)"
 $GS profile -o 'pid_%p' "$P/nvtx_loop" 3 2>/dev/null
 f=$(ls pid_*.gst 2>/dev/null | head -1); pid=${f#pid_}; pid=${pid%.gst}
 has "%p is the program's pid" "pid $pid " "$($GS info "$f")"
+# a name ending in '/' is a folder: the trace goes into it as report1.gst, report2.gst, ...
+mkdir -p into
+$GS profile -o into/ "$P/nvtx_loop" 1 2>/dev/null && $GS profile -o into/ "$P/nvtx_loop" 1 2>/dev/null
+eq "-o FOLDER/: reportN.gst inside it" "report1.gst report2.gst" "$(ls into | tr '\n' ' ' | sed 's/ $//')"
+err=$($GS profile -o '' "$P/nvtx_loop" 1 2>&1); eq "-o '': usage error" 2 $?
+has "-o '': says so" "the output name is empty" "$err"
 # with -f too the name gets its .gst (it was written without one)
 $GS profile -f -o 'fpid_%p' "$P/nvtx_loop" 1 2>/dev/null
 eq "-f with %p: NAME.gst" "1 0" "$(ls fpid_*.gst 2>/dev/null | wc -l) $(ls fpid_* | grep -vc '\.gst$')"
