@@ -168,6 +168,7 @@ static int has_device(const struct gs_model *m, uint32_t d)
 	HAS(kernels)
 	HAS(copies)
 	HAS(memsets)
+	HAS(graphs)
 	HAS(counter_tracks) /* --gpu-metrics of a GPU that ran nothing */
 #undef HAS
 	return 0;
