@@ -20,6 +20,7 @@
 #include "../capture/capture.h"
 #include "../capture/nvml.h"
 #include "../format/gst.h"
+#include "../model/model.h"
 #include "../util/alloc.h"
 #include "cli.h"
 
@@ -190,6 +191,18 @@ static char *out_file(char *name)
 	char *f = default_name(name);
 	free(name);
 	return f;
+}
+
+/* Whether the trace at path holds a kernel, copy or memset (1 also when it cannot be read) */
+static int gpu_ops(const char *path)
+{
+	struct gs_model m;
+	struct gs_err err;
+	if (gs_model_load_unjoined_skip(&m, path, GS_LOAD_NO_APIS | GS_LOAD_RANGES_UNSORTED, &err) < 0)
+		return 1;
+	int any = m.kernels.n || m.copies.n || m.memsets.n;
+	gs_model_release(&m);
+	return any;
 }
 
 static int shell_status(int st)
@@ -973,6 +986,10 @@ static int run(int argc, char **argv)
 		gs_cli_warn("the capture range never opened: no NVTX range named '%s' was pushed or "
 			    "started (names match exactly, in any domain): the trace holds no activity of "
 			    "the run", capture + 5);
+	else if (!strcmp(capture, "cudaProfilerApi") && !st.events && !gpu_ops(out))
+		gs_cli_warn("nothing was recorded in the capture range: the program never called "
+			    "cudaProfilerStart (torch.cuda.profiler.start()), or ran no GPU work before "
+			    "cudaProfilerStop");
 	free(out);
 	free(lib);
 	free(pyhook);

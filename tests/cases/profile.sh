@@ -252,6 +252,10 @@ $GS profile -o del --delay 0.1 "$P/nvtx_sleep" 2>/dev/null; eq "--delay: exit 0"
 $GS stats -r nvtx_sum --format csv -o del.csv del.gst 2>/dev/null
 eq "--delay 0.1: the late ranges, not the first ones" "2 2|" "$(field del.csv :outer_50ms Instances) $(field del.csv :inner_20ms Instances)|$(field del.csv :sleep_10ms Instances)"
 $GS profile -o bad --delay 1 -c cudaProfilerApi true >/dev/null 2>&1; eq "--delay with --capture-range: usage error" 2 $?
+# cudaProfilerApi in a program that never calls cudaProfilerStart (no CUDA here): said (a
+# range that opened is checked on the GPU, tests/gpu/cuda.sh)
+$GS profile -o capapi -c cudaProfilerApi "$P/nvtx_loop" 2 2>capapi.err; eq "capture cudaProfilerApi, never started: exit 0" 0 $?
+has "capture cudaProfilerApi, never started: a warning says so" "gpuscope: warning: nothing was recorded in the capture range: the program never called cudaProfilerStart" "$(cat capapi.err)"
 $GS profile -o bad --duration 0 true >/dev/null 2>&1; eq "--duration 0: usage error" 2 $?
 $GS profile -o bad -c nvtx: true >/dev/null 2>&1; eq "--capture-range=nvtx: without a name: usage error" 2 $?
 

@@ -45,6 +45,11 @@ for spec in "copies ./copies" "spin ./spin 2000 5" "threads ./threads" "streams 
 		echo "  FAIL $c: gpuscope warned about its own CUPTI calls: $(grep "holds CUPTI" "$T/$c.err" | head -1)"
 		fail=$((fail + 1))
 	fi
+	# a capture range that opened: no warning that it did not
+	if grep -qE "capture range never opened|nothing was recorded in the capture range" "$T/$c.err"; then
+		echo "  FAIL $c: warned that its capture range recorded nothing: $(grep -E "capture range" "$T/$c.err" | head -1)"
+		fail=$((fail + 1))
+	fi
 done
 if [ -n "${CASES:-}" ]; then
 	echo "cuda: $pass passed, $fail failed"
