@@ -3399,21 +3399,6 @@ static int cmp_finding(const void *p, const void *q)
 	return strcmp(x->id, y->id);
 }
 
-/* Whether a kernel, copy, memset or graph launch passes f. */
-static int any_gpu_work(const struct gs_model *m, const struct gs_filter *f)
-{
-#define ANY(vec)                                                                             \
-	for (size_t i = 0; i < m->vec.n; i++)                                                \
-		if (gs_filter_keep(m, f, m->vec.v[i].pid, m->vec.v[i].device, m->vec.v[i].start)) \
-			return 1;
-	ANY(kernels)
-	ANY(copies)
-	ANY(memsets)
-	ANY(graphs)
-#undef ANY
-	return 0;
-}
-
 void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struct gs_an_opts *o,
 		struct gs_analysis *a)
 {
@@ -3421,7 +3406,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	a->steps_by = m->steps_by;
 	a->no_api_calls = !m->apis.n && (m->kernels.n || m->copies.n || m->memsets.n);
 	static const struct gs_filter all;
-	a->no_gpu_work = any_gpu_work(m, f) ? 0 : any_gpu_work(m, &all) ? 2 : 1;
+	a->no_gpu_work = gs_filter_gpu_work(m, f) ? 0 : gs_filter_gpu_work(m, &all) ? 2 : 1;
 	struct ctx x = {.m = m, .f = f, .o = o, .a = a};
 	x.is_step = gs_xcalloc(m->ranges.n + 1, 1);
 	for (size_t i = 0; i < m->steps.n; i++)

@@ -52,3 +52,17 @@ char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name)
 	gs_strbuf_adds(&sb, gs_model_str(m, name));
 	return sb.buf; /* the caller owns it */
 }
+
+int gs_filter_gpu_work(const struct gs_model *m, const struct gs_filter *f)
+{
+#define ANY(vec)                                                                             \
+	for (size_t i = 0; i < m->vec.n; i++)                                                \
+		if (gs_filter_keep(m, f, m->vec.v[i].pid, m->vec.v[i].device, m->vec.v[i].start)) \
+			return 1;
+	ANY(kernels)
+	ANY(copies)
+	ANY(memsets)
+	ANY(graphs)
+#undef ANY
+	return 0;
+}

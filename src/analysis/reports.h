@@ -119,6 +119,8 @@ int gs_report_kernel_metrics(const struct gs_model *m, const struct gs_filter *f
 			     struct gs_table *out, struct gs_err *err);
 int gs_report_kernel_metrics_sum(const struct gs_model *m, const struct gs_filter *f,
 				 struct gs_table *out, struct gs_err *err);
+/* Whether a kernel, copy, memset or graph launch of m passes f. */
+int gs_filter_gpu_work(const struct gs_model *m, const struct gs_filter *f);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is

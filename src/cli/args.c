@@ -161,17 +161,11 @@ static int has_device(const struct gs_model *m, uint32_t d)
 	for (size_t i = 0; i < m->devices.n; i++)
 		if (m->devices.v[i].id == d)
 			return 1;
-#define HAS(vec)                                                                             \
-	for (size_t i = 0; i < m->vec.n; i++)                                                \
-		if (m->vec.v[i].device == d)                                                 \
+	for (size_t i = 0; i < m->counter_tracks.n; i++) /* --gpu-metrics of a GPU that ran nothing */
+		if (m->counter_tracks.v[i].device == d)
 			return 1;
-	HAS(kernels)
-	HAS(copies)
-	HAS(memsets)
-	HAS(graphs)
-	HAS(counter_tracks) /* --gpu-metrics of a GPU that ran nothing */
-#undef HAS
-	return 0;
+	const struct gs_filter on_d = {.by_device = 1, .device = d};
+	return gs_filter_gpu_work(m, &on_d);
 }
 
 /* The last instant m holds anything of, from its session's start (ns) */
@@ -192,7 +186,7 @@ static uint64_t data_end(const struct gs_model *m)
 	return last > m->start_mono ? last - m->start_mono : 0;
 }
 
-int gs_cli_filter_check(const struct gs_model *m, const struct gs_filter *f)
+int gs_cli_filter_check(struct gs_model *m, const struct gs_filter *f)
 {
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
@@ -214,30 +208,30 @@ int gs_cli_filter_check(const struct gs_model *m, const struct gs_filter *f)
 		bad = 0;
 	}
 	gs_strbuf_release(&sb);
+	if (bad)
+		gs_model_release(m);
 	return bad;
 }
 
-int gs_cli_steps(struct gs_model *m, const char *step)
+int gs_cli_ready(struct gs_model *m, const struct gs_filter *f, const char *const *inputs, size_t n,
+		 const char *step)
 {
+	if (gs_cli_filter_check(m, f))
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < m->ranges.n && strcmp(gs_model_str(m, m->ranges.v[k].name), inputs[i]))
+			k++;
+		if (k == m->ranges.n)
+			gs_cli_warn("--input-range '%s': no range of that name in '%s' (see 'gpuscope "
+				    "stats -r nvtx_sum %s')", inputs[i], m->path, m->path);
+	}
 	if (gs_model_steps(m, step) || !step)
 		return 0;
 	gs_cli_error("no ended range named '%s' in '%s' (see 'gpuscope stats -r nvtx_sum %s')", step,
 		     m->path, m->path);
-	gs_model_steps_release(m);
-	gs_model_release(m);
+	gs_model_release(m); /* its steps too */
 	return 1;
-}
-
-void gs_cli_input_check(const struct gs_model *m, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		while (k < m->ranges.n && strcmp(gs_model_str(m, m->ranges.v[k].name), names[i]))
-			k++;
-		if (k == m->ranges.n)
-			gs_cli_warn("--input-range '%s': no range of that name in '%s' (see 'gpuscope "
-				    "stats -r nvtx_sum %s')", names[i], m->path, m->path);
-	}
 }
 
 int gs_step_option(const struct gs_command *cmd, int o, const char *arg, struct gs_step_opts *s)

@@ -66,17 +66,19 @@ struct gs_model;
 void gs_cli_loaded(const struct gs_model *m, const char *doing);
 /* The --pid, --device and --time filters against what m holds: 0, or 1 after an error that
  * names what it holds (a pid or device it does not have, a window after its end: the command
- * would print empty or all-idle figures). */
+ * would print empty or all-idle figures); the model is then released. */
 struct gs_filter;
-int gs_cli_filter_check(const struct gs_model *m, const struct gs_filter *f);
-/* Warn of each --input-range name that no range of m has (a misspelt name changes nothing). */
-void gs_cli_input_check(const struct gs_model *m, const char *const *names, size_t n);
+int gs_cli_filter_check(struct gs_model *m, const struct gs_filter *f);
 /* Say what recording lost, if anything: records, and CPU samples skipped (a sampling gap, not
  * a record the program made); tail ends the line (""). */
 void gs_cli_warn_lost(const struct gs_model *m, const char *tail);
-/* The trace's steps: ranges named step, or PyTorch's ProfilerStep#N (step NULL). 0, or 1
- * after an error (no such range; the model is then released). */
-int gs_cli_steps(struct gs_model *m, const char *step);
+/* A loaded trace made ready for the analyses: its filters checked (gs_cli_filter_check), a
+ * warning for each of the n --input-range names that no range of m has (a misspelt name
+ * changes nothing), and its steps: ranges named step, or PyTorch's ProfilerStep#N (step NULL).
+ * 0, or 1 after an error (a filter it cannot pass, no range named step; the model is then
+ * released). */
+int gs_cli_ready(struct gs_model *m, const struct gs_filter *f, const char *const *inputs, size_t n,
+		 const char *step);
 struct gs_render_opts;
 /* How console output looks on standard output: COLUMNS (when set to a number of at least
  * min_width) or the terminal's width bound it, else width (0: unbounded); colour only on a

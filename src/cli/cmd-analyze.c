@@ -58,14 +58,7 @@ static int run_ranks(int n, char **files, const struct gs_filter *f, struct gs_s
 			break;
 		}
 		gs_cli_loaded(&m[loaded], "analyzing");
-		if (gs_cli_filter_check(&m[loaded], f)) {
-			gs_model_release(&m[loaded]);
-			rc = 1;
-			break;
-		}
-		gs_cli_input_check(&m[loaded], so->inputs.v, so->inputs.n);
-		if (gs_cli_steps(&m[loaded], so->step)) {
-			gs_model_release(&m[loaded]);
+		if (gs_cli_ready(&m[loaded], f, so->inputs.v, so->inputs.n, so->step)) {
 			rc = 1;
 			break;
 		}
@@ -179,13 +172,7 @@ static int run(int argc, char **argv)
 		return 1;
 	}
 	gs_cli_loaded(&m, "analyzing");
-	if (gs_cli_filter_check(&m, &f)) {
-		gs_model_release(&m);
-		free(so.inputs.v);
-		return 1;
-	}
-	gs_cli_input_check(&m, so.inputs.v, so.inputs.n);
-	if (gs_cli_steps(&m, so.step)) {
+	if (gs_cli_ready(&m, &f, so.inputs.v, so.inputs.n, so.step)) {
 		free(so.inputs.v);
 		return 1;
 	}

@@ -31,12 +31,7 @@ static int load(const char *path, const char *step, const struct gs_filter *f,
 		return 1;
 	}
 	gs_cli_loaded(m, "comparing");
-	if (gs_cli_filter_check(m, f)) {
-		gs_model_release(m);
-		return 1;
-	}
-	gs_cli_input_check(m, ao->input_ranges, ao->ninput);
-	if (gs_cli_steps(m, step))
+	if (gs_cli_ready(m, f, ao->input_ranges, ao->ninput, step))
 		return 1;
 	gs_analyze(m, f, ao, a);
 	if (!a->steps.n)

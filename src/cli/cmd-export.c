@@ -155,10 +155,8 @@ static int export(const struct gs_exporter *e, const char *in, const char *out, 
 		return 1;
 	}
 	gs_cli_loaded(&m, "exporting");
-	if (gs_cli_filter_check(&m, f)) {
-		gs_model_release(&m);
+	if (gs_cli_filter_check(&m, f))
 		return 1;
-	}
 	gs_model_streams(&m); /* the streams table */
 	int rc = 0;
 	if (e->fn(&m, f, out, &err) < 0) {

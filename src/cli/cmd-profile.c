@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../analysis/reports.h"
 #include "../capture/capture.h"
 #include "../capture/nvml.h"
 #include "../format/gst.h"
@@ -193,14 +194,16 @@ static char *out_file(char *name)
 	return f;
 }
 
-/* Whether the trace at path holds a kernel, copy or memset (1 also when it cannot be read) */
+/* Whether the trace at path holds a kernel, copy, memset or graph launch (1 also when it
+ * cannot be read) */
 static int gpu_ops(const char *path)
 {
 	struct gs_model m;
 	struct gs_err err;
 	if (gs_model_load_unjoined_skip(&m, path, GS_LOAD_NO_APIS | GS_LOAD_RANGES_UNSORTED, &err) < 0)
 		return 1;
-	int any = m.kernels.n || m.copies.n || m.memsets.n;
+	static const struct gs_filter all;
+	int any = gs_filter_gpu_work(&m, &all);
 	gs_model_release(&m);
 	return any;
 }

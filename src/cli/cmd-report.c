@@ -98,14 +98,7 @@ static int run(int argc, char **argv)
 		return 1;
 	}
 	gs_cli_loaded(&m, "reporting");
-	if (gs_cli_filter_check(&m, &f)) {
-		gs_model_release(&m);
-		free(def);
-		free(so.inputs.v);
-		return 1;
-	}
-	gs_cli_input_check(&m, so.inputs.v, so.inputs.n);
-	if (gs_cli_steps(&m, so.step)) {
+	if (gs_cli_ready(&m, &f, so.inputs.v, so.inputs.n, so.step)) {
 		free(def);
 		free(so.inputs.v);
 		return 1;

@@ -91,11 +91,7 @@ static int run(int argc, char **argv)
 	if (n)
 		gs_model_join(&m);
 	gs_cli_loaded(&m, "reporting");
-	if (gs_cli_filter_check(&m, &f)) {
-		gs_model_release(&m);
-		return 1;
-	}
-	if (gs_cli_steps(&m, step))
+	if (gs_cli_ready(&m, &f, NULL, 0, step))
 		return 1;
 	gs_cli_warn_lost(&m, "");
 
