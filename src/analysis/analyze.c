@@ -1414,6 +1414,26 @@ double gs_an_host_range_share(const struct gs_analysis *a)
 		       (double)a->host_ranges[0].ns / (double)a->part[GS_AN_HOST_COMPUTE] : 0.0;
 }
 
+int gs_an_verdict_idle(const struct gs_analysis *a)
+{
+	int c = gs_an_idle_dominant(&a->idle);
+	if (a->primary == GS_AN_OTHER)
+		return c;
+	if (a->primary == GS_AN_HOST_COMPUTE && (c == GS_IDLE_BLOCKED || c == GS_IDLE_OFF_CPU))
+		return c;
+	return -1;
+}
+
+const struct gs_an_top *gs_an_host_range_hint(const struct gs_analysis *a)
+{
+	if (a->primary != GS_AN_HOST_COMPUTE || !a->nhost_ranges)
+		return NULL;
+	for (size_t i = 0; i < a->nstep_hints; i++)
+		if (!strcmp(a->step_hints[i].name, a->host_ranges[0].name))
+			return &a->step_hints[i];
+	return NULL;
+}
+
 /* a->host_ranges, when the steps have host_compute time */
 static void host_ranges(struct ctx *x)
 {

@@ -205,6 +205,14 @@ uint64_t gs_an_part(const struct gs_analysis *a, const uint64_t *part, uint64_t 
 
 /* The share of host_compute's time in the first of a->host_ranges (0 when none). */
 double gs_an_host_range_share(const struct gs_analysis *a);
+/* The main thread's activity that the verdict names beside its class (verdict.idle_host), or
+ * -1: for other, gs_an_idle_dominant; for host_compute, the dominant activity when it is not
+ * running code (blocked in a call, off CPU), which the open host ranges do not show. */
+int gs_an_verdict_idle(const struct gs_analysis *a);
+/* When the steps are the whole run and the host range the verdict host_compute names is one of
+ * the step hints (a range that repeats, one instance after another: an iteration): that hint,
+ * else NULL. */
+const struct gs_an_top *gs_an_host_range_hint(const struct gs_analysis *a);
 
 /* Analyze m's steps (gs_model_steps done, or the whole run) under f. Never fails. */
 void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struct gs_an_opts *o,

@@ -74,6 +74,17 @@ static const char *plain_verdict(int cls)
 	}
 }
 
+/* "for X% of the GPU's idle time the main thread DOES." for host activity c of id */
+static void idle_doing(struct gs_strbuf *line, const struct gs_an_idle *id, int c)
+{
+	size_t n = (size_t)gs_an_idle_doing(id, c, NULL, 0) + 1;
+	char *doing = gs_xmalloc(n);
+	gs_an_idle_doing(id, c, doing, n);
+	gs_strbuf_addf(line, "for %.1f%% of the GPU's idle time the main thread %s.",
+		       100.0 * (double)id->ns[c] / (double)id->idle_ns, doing);
+	free(doing);
+}
+
 /* The verdict "other" when the trace has host data (CPU samples or OS runtime calls): the idle
  * time is outside CUDA calls, syncs, data loading and host ranges, and the host activity that
  * took most of it (gs_an_idle_dominant) is named, or the table below is pointed to. */
@@ -83,18 +94,13 @@ static void idle_verdict(struct gs_strbuf *line, const struct gs_analysis *a)
 	gs_strbuf_addf(line, "Idle: for %.1f%% of the step time the GPU idles outside CUDA calls, "
 			     "syncs, data loading and host ranges",
 		       100.0 * gs_an_share(a, GS_AN_OTHER));
-	int c = gs_an_idle_dominant(id);
+	int c = gs_an_verdict_idle(a);
 	if (c < 0) {
 		gs_strbuf_adds(line, " (what the host did then: \"GPU idle, by host activity\", below).");
 		return;
 	}
-	size_t n = (size_t)gs_an_idle_doing(id, c, NULL, 0) + 1;
-	char *doing = gs_xmalloc(n);
-	gs_an_idle_doing(id, c, doing, n);
-	gs_strbuf_addf(line, "; for %.1f%% of the GPU's idle time the main thread %s",
-		       100.0 * (double)id->ns[c] / (double)id->idle_ns, doing);
-	free(doing);
-	gs_strbuf_addc(line, '.');
+	gs_strbuf_adds(line, "; ");
+	idle_doing(line, id, c);
 }
 
 static const char *steps_by_name(uint8_t by)
@@ -153,9 +159,20 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		gs_strbuf_addf(&line, plain_verdict(a->primary), 100.0 * gs_an_share(a, a->primary));
 #pragma GCC diagnostic pop
-		if (a->primary == GS_AN_HOST_COMPUTE && a->nhost_ranges)
-			gs_strbuf_addf(&line, " %.1f%% of it inside %s.", 100.0 * gs_an_host_range_share(a),
+		if (a->primary == GS_AN_HOST_COMPUTE && a->nhost_ranges) {
+			const struct gs_an_top *h = gs_an_host_range_hint(a);
+			gs_strbuf_addf(&line, " %.1f%% of it inside %s", 100.0 * gs_an_host_range_share(a),
 				       a->host_ranges[0].name);
+			if (h)
+				gs_strbuf_addf(&line, ", a range that repeats %llux: --step %s takes each "
+						      "as a step", (unsigned long long)h->count, h->name);
+			gs_strbuf_addc(&line, '.');
+		}
+		int ih = gs_an_verdict_idle(a);
+		if (ih >= 0) { /* host_compute, while the main thread did not run code */
+			gs_strbuf_adds(&line, " Yet ");
+			idle_doing(&line, &a->idle, ih);
+		}
 	}
 	double idle = 1.0 - a->breakdown[GS_AN_GPU_COMPUTE] - a->breakdown[GS_AN_GPU_TRANSFER];
 	if (a->total && (a->primary <= GS_AN_GPU_TRANSFER || a->primary == GS_AN_GPU_COMM) &&
@@ -502,7 +519,7 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		       (unsigned long long)a->total, a->no_gpu_work ? "false" : "true",
 		       a->no_api_calls ? "false" : "true",
 		       a->profiler_records, (unsigned long long)a->profiler_ns);
-	int ih = a->primary == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
+	int ih = gs_an_verdict_idle(a);
 	if (ih < 0)
 		gs_strbuf_adds(sb, "null");
 	else {

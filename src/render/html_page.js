@@ -263,24 +263,33 @@
 	/* ---- sections ---- */
 	/* the verdict other when the main thread's activity took most of the GPU's idle time, as
 	   analyze words it (verdict.idle_host; gs_an_idle_doing in src/analysis/analyze.c) */
-	function idleWords(ih) {
+	function idleDoing(ih, whose) {
 		var what = {blocked: 'waits in', off_cpu: 'is off CPU, in no recorded call',
 			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];
 		var name = ih['class'] === 'blocked' ? ' ' + (ih.name || 'a recorded call') :
 			ih.name && ih['class'] !== 'off_cpu' ? ' (' + ih.name + ')' : '';
-		return 'Idle: the GPU idles outside CUDA calls, syncs, data loading and host ranges; for ' +
-			fmtPct(100 * ih.share) + ' of its idle time the main thread ' + what + name;
+		return 'for ' + fmtPct(100 * ih.share) + ' of ' + whose + ' idle time the main thread ' + what + name;
+	}
+	function idleWords(ih) {
+		return 'Idle: the GPU idles outside CUDA calls, syncs, data loading and host ranges; ' + idleDoing(ih, 'its');
 	}
 	function verdictSection(A, parentTitle) {
 		var s = section('verdict', parentTitle || 'Verdict');
 		var v = A.verdict;
 		var p = el('div', {'class': 'verdict', 'data-primary': v.primary,
 			'data-median-ns': String(Math.round(v.step_time_ms * 1e6)), 'data-steps': String(v.steps)});
-		p.appendChild(el('b', {text: v.idle_host ? idleWords(v.idle_host) : PRIMARY_WORDS[v.primary] || v.primary}));
+		var other = v.idle_host && v.primary === 'other';
+		p.appendChild(el('b', {text: other ? idleWords(v.idle_host) : PRIMARY_WORDS[v.primary] || v.primary}));
 		p.appendChild(document.createTextNode(' (' + fmtPct(100 * v.breakdown[v.primary]) + ' of the step time). '));
-		if (v.host_range) /* host-bound: the innermost host range most of that time was in */
+		if (v.host_range) { /* host-bound: the innermost host range most of that time was in */
+			var hint = v.steps_by === 'run' && (v.step_hints || []).filter(function (h) {
+				return h.name === v.host_range.name; })[0];
 			p.appendChild(document.createTextNode(fmtPct(100 * v.host_range.share) + ' of it inside ' +
-				v.host_range.name + '. '));
+				v.host_range.name + (hint ? ', a range that repeats ' + fmtCount(hint.count) + 'x: --step ' +
+				hint.name + ' takes each as a step' : '') + '. '));
+		}
+		if (v.idle_host && !other) /* host-bound while the main thread waited or was off CPU */
+			p.appendChild(document.createTextNode('Yet ' + idleDoing(v.idle_host, 'the GPU\'s') + '. '));
 		p.appendChild(document.createTextNode(fmtCount(v.steps) + ' step' + (v.steps === 1 ? '' : 's') +
 			(v.steps_by === 'profiler' ? ' (ProfilerStep#N ranges)' : v.steps_by === 'named' ? ' (--step ranges)' :
 				' (the whole run)') + ', median step ' + fmtMs(v.step_time_ms) + '.'));

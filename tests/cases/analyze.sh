@@ -333,6 +333,21 @@ has "analyze host_cpu: the note that the GPU ran nothing" "Note:  no GPU work: t
 has "analyze --pid of a worker: the note that no GPU work passes the filters" "Note:  no GPU work passes --pid, --time and --device" \
 	"$(COLUMNS=250 $GS analyze --pid 1023 "$D/examples/input_bound_fixed.gst")"
 hasnt "analyze item_sync: no such note" "no GPU work" "$(COLUMNS=250 $GS analyze "$D/item_sync.gst" 2>/dev/null)"
+# host-bound inside a range that repeats (item_sync.py's "step", no steps marked), while the main
+# thread sleeps: the verdict says the range is an iteration and that the thread was off CPU
+t=$(COLUMNS=400 $GS analyze "$D/item_sync.gst" 2>/dev/null)
+has "analyze item_sync: host-bound in a repeating range, --step named" \
+	"100.0% of it inside step, a range that repeats 60x: --step step takes each as a step." "$t"
+has "analyze item_sync: host-bound, yet the main thread off CPU" \
+	"Yet for 72.1% of the GPU's idle time the main thread is off CPU, in no recorded call." "$t"
+eq "analyze item_sync: verdict.idle_host off_cpu with host_compute" "host_compute off_cpu 0.721" \
+	"$(analyze_field "$D/item_sync.gst" "a['verdict']['primary'], a['verdict']['idle_host']['class'], round(a['verdict']['idle_host']['share'], 3)" 2>/dev/null | tr -d "(),'")"
+t=$(COLUMNS=250 $GS analyze --step step "$D/item_sync.gst" 2>/dev/null)
+hasnt "analyze --step step item_sync: no 'Yet' beside the verdict other" "Yet for" "$t"
+t=$(COLUMNS=250 $GS analyze "$D/kineto/cold.pt.trace.json.gz" 2>/dev/null)
+has "analyze kineto cold: host-bound in an operator" "of it inside aten::cudnn_convolution." "$t"
+hasnt "analyze kineto cold: an operator is no repeating range" "a range that repeats" "$t"
+hasnt "analyze kineto cold: no host data, no 'Yet'" "Yet for" "$t"
 # CPU samples alone (host_cpu.gst, a CPU-bound program): native code, named by its object
 eq "analyze host_cpu: verdict.idle_host native" "native [host_cpu]" \
 	"$(analyze_field "$D/host_cpu.gst" "a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']" | tr -d "(),'")"

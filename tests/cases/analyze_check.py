@@ -104,8 +104,10 @@ else:
     # the verdict other names the main thread's activity that took at least half the idle time
     ih = v.get("idle_host", "missing")
     dom = max(IDLE[3:7], key=lambda c: ia["classes"][c]["ns"]) if ia["host_data"] else None
-    want = dom if dom and v["primary"] == "other" and ia["idle_ns"] and \
-        2 * ia["classes"][dom]["ns"] >= ia["idle_ns"] and ia["classes"][dom]["ns"] else None
+    # (and host_compute names it too when the main thread then waited or was off CPU)
+    want = dom if dom and (v["primary"] == "other" or (v["primary"] == "host_compute" and
+                                                        dom in ("blocked", "off_cpu"))) and \
+        ia["idle_ns"] and 2 * ia["classes"][dom]["ns"] >= ia["idle_ns"] and ia["classes"][dom]["ns"] else None
     if ih == "missing" or (ih is None) != (want is None) or (ih is not None and (
             ih["class"] != want or ih["name"] != ia["classes"][want]["top"] or
             abs(ih["share"] - ia["classes"][want]["ns"] / ia["idle_ns"]) > 1e-6)):

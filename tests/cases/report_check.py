@@ -181,13 +181,22 @@ def check_report(page, trace, util_sum):
     check('verdict: steps', v and int(v['data-steps']) == a['verdict']['steps'], str(v))
     ih = a['verdict'].get('idle_host')
     text = ' '.join(dom.text)
+    # the verdict other names it ('Idle: ... host ranges; for X of its idle time ...'); host_compute
+    # names it after the host range when the thread waited or was off CPU ('Yet for X ...')
+    other = "host ranges; for %.1f%% of its idle time the main thread" % (100 * ih['share']) if ih else None
+    yet = "Yet for %.1f%% of the GPU's idle time the main thread" % (100 * ih['share']) if ih else None
+    prim = a['verdict']['primary']
     check('verdict: the main thread\'s activity named as analyze names it (%s)' % ih,
-          ('of its idle time the main thread' in text) == (ih is not None) and
-          (ih is None or ih['name'] is None or ih['name'] in text))
+          ('host ranges; for ' in text) == (ih is not None and prim == 'other') and
+          ('Yet for ' in text) == (ih is not None and prim != 'other') and
+          (ih is None or ((other if prim == 'other' else yet) in text and
+                          (ih['name'] is None or ih['name'] in text))))
     hr = a['verdict'].get('host_range', 'missing')
     check('verdict: the host range named as analyze names it (%s)' % (hr,),
           hr != 'missing' and ((' of it inside ' in text) == (hr is not None)) and
-          (hr is None or ' of it inside ' + hr['name'] in text))
+          (hr is None or ' of it inside ' + hr['name'] in text) and
+          (('a range that repeats' in text) == any(h['name'] == hr['name'] for h in a['verdict']['step_hints']
+                                                   if hr is not None)))
     sh = a['verdict'].get('step_hints', 'missing')
     check('verdict: the ranges that could be steps shown as analyze names them (%s)' % (sh,),
           sh != 'missing' and (('No steps marked; ranges that repeat' in text) == bool(sh)) and
