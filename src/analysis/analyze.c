@@ -2592,7 +2592,7 @@ static void sample_label(const struct ctx *x, const struct hostx *h, const struc
 static void worker_label(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s,
 			 char *buf, size_t cap)
 {
-	const uint32_t *fr = &x->m->sample_frames.v[s->stack];
+	const uint32_t *fr = gs_model_stack(x->m, s->stack, s->nframes);
 	uint32_t d = 0, leaf = UINT32_MAX, entry = UINT32_MAX;
 	while (d < s->nframes && !(h->fl[fr[d]] & FR_DL)) /* frames are leaf first */
 		d++;
@@ -2789,7 +2789,7 @@ static int wait_in_loader(const struct ctx *x, const struct hostx *h, uint64_t s
  * (--osrt-backtrace-threshold), else the main thread's samples around it (wait_in_loader) */
 static int call_in_loader(const struct ctx *x, const struct hostx *h, const struct gs_osrt *o)
 {
-	const uint32_t *fr = &x->m->sample_frames.v[o->stack];
+	const uint32_t *fr = gs_model_stack(x->m, o->stack, o->nframes);
 	for (uint32_t i = 0; i < o->nframes; i++)
 		if (h->fl[fr[i]] & FR_DL)
 			return 1;
@@ -2813,7 +2813,7 @@ static int stdlib_frame(const char *n)
 static void stack_who(const struct gs_model *m, uint32_t stack, uint32_t n, uint32_t native, char *who,
 		      size_t cap)
 {
-	const uint32_t *fr = &m->sample_frames.v[stack];
+	const uint32_t *fr = gs_model_stack(m, stack, n);
 	uint32_t py = UINT32_MAX, own = UINT32_MAX;
 	for (uint32_t k = 0; k < n && own == UINT32_MAX; k++) {
 		const char *name = gs_model_str(m, m->frames.v[fr[k]].func);

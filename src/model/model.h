@@ -550,6 +550,12 @@ uint32_t gs_model_kshape(struct gs_model *m, const struct gs_kshape *s);
 /* Append a copy of s (len bytes) to the string table; returns its id. */
 uint32_t gs_model_add_string(struct gs_model *m, const char *s, size_t len);
 
+/* The frame indices of a stack, sample_frames.v[stack .. stack + n); NULL when n is 0 (a trace
+ * without stacks has no sample_frames at all). */
+static inline const uint32_t *gs_model_stack(const struct gs_model *m, uint32_t stack, uint32_t n)
+{
+	return n ? &m->sample_frames.v[stack] : NULL;
+}
 static inline const char *gs_model_str(const struct gs_model *m, uint32_t id)
 {
 	return id < m->nstrings ? m->strings[id] : "";

@@ -18,7 +18,8 @@ uint64_t gs_hash_bytes(const void *p, size_t n)
 		h ^= h >> 32;
 	}
 	w = 0;
-	memcpy(&w, s, n);
+	if (n) /* p may be NULL when n is 0 */
+		memcpy(&w, s, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }

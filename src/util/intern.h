@@ -29,6 +29,6 @@ static inline uint32_t gs_intern_len(const struct gs_intern *in, uint32_t id)
 {
 	return id < in->count ? in->lens[id] : 0;
 }
-uint64_t gs_hash_bytes(const void *p, size_t n);
+uint64_t gs_hash_bytes(const void *p, size_t n); /* p may be NULL when n is 0 */
 
 #endif

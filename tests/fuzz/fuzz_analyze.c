@@ -1,0 +1,58 @@
+/* fuzz_analyze.c: libFuzzer target for what reads a loaded trace after the reader: whatever
+ * model a byte string loads as (fuzz_gst covers the reader itself) goes through the steps, the
+ * analysis and its text and JSON verdicts, every stats report and the overview, and the HTML
+ * report page's data, as `gpuscope analyze`, `stats -r ...` and `report` run them, without a
+ * crash, undefined behaviour or a hang. The corpus is the committed .gst fixtures. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../src/analysis/analyze.h"
+#include "../../src/analysis/overview.h"
+#include "../../src/analysis/reports.h"
+#include "../../src/model/model.h"
+#include "../../src/render/analyze.h"
+#include "../../src/render/html.h"
+#include "../../src/render/render.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gs_model m;
+	struct gs_err err;
+	memset(&m, 0, sizeof(m));
+	if (gs_model_load_mem(&m, "fuzz.gst", data, size, &err) < 0)
+		return 0;
+	gs_model_steps(&m, NULL);
+	struct gs_filter f = {0};
+	struct gs_an_opts ao = {0};
+	struct gs_analysis a;
+	gs_analyze(&m, &f, &ao, &a);
+	struct gs_render_opts ro = {.width = 100};
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_render_analysis(&m, &a, GS_FMT_TEXT, &ro, &sb);
+	gs_render_analysis(&m, &a, GS_FMT_JSON, &ro, &sb);
+	gs_strbuf_reset(&sb);
+	(void)gs_render_html_report(&m, &a, &f, &sb, &err);
+	gs_analysis_release(&a);
+	gs_strbuf_reset(&sb);
+	struct gs_table t, sec[GS_OVERVIEW_SECTIONS];
+	if (gs_overview(&m, &f, sec, &err) == 0) {
+		gs_render_overview(sec, GS_OVERVIEW_SECTIONS, GS_FMT_TABLE, &ro, &sb);
+		for (size_t i = 0; i < GS_OVERVIEW_SECTIONS; i++)
+			gs_table_release(&sec[i]);
+	}
+	for (size_t i = 0; i < gs_nreports; i++)
+		if (gs_reports[i].fn(&m, &f, &t, &err) == 0) {
+			gs_strbuf_reset(&sb);
+			gs_render_table_opts(&t, GS_FMT_TABLE, &ro, &sb);
+			gs_render_table(&t, GS_FMT_JSON, &sb);
+			gs_table_release(&t);
+		}
+	gs_strbuf_release(&sb);
+	gs_model_steps_release(&m);
+	gs_model_release(&m);
+	return 0;
+}
