@@ -252,7 +252,8 @@ static void marks(struct cx *x)
 static void memops(struct cx *x)
 {
 	const struct gs_model *m = x->m;
-	GS_VEC(struct tot { int32_t pid; uint32_t device; int64_t bytes; }) tot = {0};
+	/* unsigned sums (a damaged trace's sizes wrap, not overflow), printed as signed */
+	GS_VEC(struct tot { int32_t pid; uint32_t device; uint64_t bytes; }) tot = {0};
 	for (size_t i = 0; i < m->memops.n; i++) {
 		const struct gs_memop *o = &m->memops.v[i];
 		size_t t = 0;
@@ -262,7 +263,7 @@ static void memops(struct cx *x)
 			struct tot z = {o->pid, o->device, 0};
 			GS_VEC_PUSH(&tot, z);
 		}
-		int64_t d = o->release ? -(int64_t)o->bytes : (int64_t)o->bytes;
+		uint64_t d = o->release ? 0 - o->bytes : o->bytes;
 		tot.v[t].bytes += d;
 		if (!gs_filter_keep(m, x->f, o->pid, o->device, o->ts))
 			continue;
@@ -273,7 +274,7 @@ static void memops(struct cx *x)
 		gs_strbuf_addf(x->b,
 			       ",\"args\":{\"Device Type\":%d,\"Device Id\":%" PRIu32 ",\"Addr\":%" PRIu64
 			       ",\"Bytes\":%" PRId64 ",\"Total Allocated\":%" PRId64 "}",
-			       host ? 0 : 1, o->device, o->address, d, tot.v[t].bytes);
+			       host ? 0 : 1, o->device, o->address, (int64_t)d, (int64_t)tot.v[t].bytes);
 		ev_end(x);
 	}
 	free(tot.v);

@@ -196,7 +196,7 @@ struct px {
 	struct gs_u64map se_lane;       /* pid -> first lane of start/end ranges */
 	uint64_t device_track[256], mem_track[256], busy_track[256];
 	uint64_t busy_until[256];       /* the end of the last busy stretch (0: never busy) */
-	int64_t mem_in_use[256];
+	uint64_t mem_in_use[256]; /* unsigned: a damaged trace's sizes wrap, not overflow */
 	uint8_t *launched; /* a bit per API call: it launched a GPU operation not yet flowed to */
 	int many_processes;
 };
@@ -788,7 +788,7 @@ struct stacks {
 
 static uint64_t stack_hash(const struct gs_model *m, const struct gs_cpu_sample *s)
 {
-	return gs_hash_bytes(m->sample_frames.v + s->stack, s->nframes * sizeof(uint32_t)) | 1;
+	return gs_hash_bytes(gs_model_stack(m, s->stack, s->nframes), s->nframes * sizeof(uint32_t)) | 1;
 }
 
 static int same_stack(const struct gs_model *m, const struct gs_cpu_sample *a,
@@ -884,7 +884,10 @@ static void samples_side(struct px *x)
 		const struct gs_cpu_sample *s = &m->samples.v[i];
 		if (!gs_filter_keep(m, x->f, s->pid, -1, s->ts))
 			continue;
-		for (uint32_t w = 0; w < GS_MAX(s->weight, 1u); w++) { /* one per period */
+		/* one packet per period (Perfetto's samples have no weight; the reader keeps
+		 * weights at most GS_SAMPLE_MAX_WEIGHT) */
+		uint32_t n = GS_MAX(s->weight, 1u);
+		for (uint32_t w = 0; w < n; w++) {
 			begin_packet(x, s->ts);
 			pb_varint(&x->p, PK_SEQ_FLAGS, SEQ_NEEDS);
 			int opened = 0;
@@ -1118,16 +1121,16 @@ static void memory_side(struct px *x)
 		uint64_t key = o->address ^ (uint64_t)(uint32_t)o->pid << 44 ^ (uint64_t)d << 36;
 		key |= 1; /* never 0, the map's empty key (addresses are aligned: bit 0 is free) */
 		uint32_t *v = gs_u64map_get(&live, key);
-		int64_t delta;
+		uint64_t delta;
 		if (o->release) {
 			if (!v)
 				continue;
-			delta = -(int64_t)sizes.v[*v];
+			delta = 0 - sizes.v[*v];
 			gs_u64map_del(&live, key);
 		} else {
-			delta = (int64_t)o->bytes;
+			delta = o->bytes;
 			if (v) /* the earlier allocation there ended unseen */
-				delta -= (int64_t)sizes.v[*v], sizes.v[*v] = o->bytes;
+				delta -= sizes.v[*v], sizes.v[*v] = o->bytes;
 			else {
 				gs_u64map_put(&live, key, (uint32_t)sizes.n);
 				GS_VEC_PUSH(&sizes, o->bytes);
@@ -1139,7 +1142,7 @@ static void memory_side(struct px *x)
 			x->mem_track[d] = counter_track(x, device_track(x, d), name);
 		}
 		x->mem_in_use[d] += delta;
-		counter(x, x->mem_track[d], o->ts, x->mem_in_use[d]);
+		counter(x, x->mem_track[d], o->ts, (int64_t)x->mem_in_use[d]);
 	}
 	gs_cursor_release(&c);
 	gs_u64map_release(&live);

@@ -225,6 +225,8 @@ enum gs_raw_type {
 	                   * the collector's, CUPTI's and the driver's frames left out */
 };
 #define GS_SAMPLE_MAX_FRAMES 128
+/* A sample's weight is the raw record's 16-bit domain field: readers refuse a larger one. */
+#define GS_SAMPLE_MAX_WEIGHT 65535u
 /* The outer frame of a CPU sample whose stack could not be walked when it was taken (a fork
  * being made, the loader's list lock taken): the sample holds the interrupted address and this
  * one above it; readers name it "[stack not walked]". No code is mapped at address 1. */

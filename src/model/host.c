@@ -85,8 +85,9 @@ static uint32_t push_frames(struct gs_model *m, int32_t pid, const struct gs_sam
 	return at;
 }
 
-typedef void (*stack_fn)(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
-			 uint32_t stack);
+/* adds one record; -1 when it is malformed */
+typedef int (*stack_fn)(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+			uint32_t stack);
 
 /* Each record of a chunk laid out as SAMPLES (SAMPLES, OSRT_STACKS), its frames pushed, to fn;
  * -1 when malformed */
@@ -100,17 +101,23 @@ static int each_stack(struct gs_model *m, const uint8_t *data, size_t len, int l
 		return -1;
 	}
 	while ((rc = gs_sample_next(&c, r)) > 0)
-		fn(m, &c, r, push_frames(m, (int32_t)c.pid, r, leaf));
+		if (fn(m, &c, r, push_frames(m, (int32_t)c.pid, r, leaf)) < 0) {
+			rc = -1;
+			break;
+		}
 	free(r);
 	return rc;
 }
 
-static void add_sample(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
-		       uint32_t stack)
+static int add_sample(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+		      uint32_t stack)
 {
+	if (r->weight > GS_SAMPLE_MAX_WEIGHT)
+		return -1;
 	struct gs_cpu_sample s = {.ts = r->ts, .pid = (int32_t)c->pid, .tid = (int32_t)c->tid,
 				  .weight = r->weight ? r->weight : 1, .stack = stack, .nframes = r->n};
 	GS_VEC_PUSH(&m->samples, s);
+	return 0;
 }
 
 int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len)
@@ -120,12 +127,13 @@ int gs_model_load_samples(struct gs_model *m, const uint8_t *data, size_t len)
 
 /* The stacks of long OSRT calls (the weight field holds the call): kept apart until
  * gs_model_host_finish joins each to its call */
-static void add_osrt_stack(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
-			   uint32_t stack)
+static int add_osrt_stack(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+			  uint32_t stack)
 {
 	struct gs_osrt o = {.start = r->ts, .pid = (int32_t)c->pid, .tid = (int32_t)c->tid, .call = r->weight,
 			    .stack = stack, .nframes = r->n};
 	GS_VEC_PUSH(&m->osrt_stacks, o);
+	return 0;
 }
 
 int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t len)
@@ -134,12 +142,13 @@ int gs_model_load_osrt_stacks(struct gs_model *m, const uint8_t *data, size_t le
 }
 
 /* The stacks of long CUDA API calls (the weight field holds the correlation id) */
-static void add_cuda_stack(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
-			   uint32_t stack)
+static int add_cuda_stack(struct gs_model *m, const struct gs_hostchunk *c, const struct gs_sample_rec *r,
+			  uint32_t stack)
 {
 	struct gs_api_stack a = {.pid = (int32_t)c->pid, .tid = (int32_t)c->tid, .correlation = r->weight,
 				 .stack = stack, .nframes = r->n, .ts = r->ts};
 	GS_VEC_PUSH(&m->api_stacks, a);
+	return 0;
 }
 
 int gs_model_load_cuda_stacks(struct gs_model *m, const uint8_t *data, size_t len)

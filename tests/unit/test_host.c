@@ -262,6 +262,41 @@ static void test_sample_not_walked(void **state)
 	gs_model_release(&m);
 }
 
+/* A sample's weight is at most 65535 (the raw record's 16-bit field): a SAMPLES chunk with a
+ * larger one is malformed (an export writes a Perfetto packet per period); the chunks laid out
+ * as SAMPLES whose weight field holds a CUDA call's correlation id take any 32-bit value. */
+static void test_sample_weight_limit(void **state)
+{
+	(void)state;
+	uint64_t frames[1] = {0x1000};
+	uint32_t weights[3] = {GS_SAMPLE_MAX_WEIGHT, GS_SAMPLE_MAX_WEIGHT + 1, 4000000000u};
+	int want[3] = {0, -1, -1};
+	for (int i = 0; i < 3; i++) {
+		struct gs_model m;
+		memset(&m, 0, sizeof(m));
+		gs_model_add_string(&m, "", 0);
+		struct gs_hostbuild b;
+		gs_hostbuild_init(&b);
+		gs_sample_add(&b, 100, 2, frames, 1);
+		gs_sample_add(&b, 200, weights[i], frames, 1);
+		struct gs_strbuf pl;
+		gs_strbuf_init(&pl);
+		payload(&pl, &b, 1, 1);
+		assert_int_equal(gs_model_load_samples(&m, (uint8_t *)pl.buf, pl.len), want[i]);
+		assert_int_equal(m.samples.n, i ? 1 : 2); /* the record before it is kept */
+		assert_int_equal(m.samples.v[m.samples.n - 1].weight, i ? 2 : GS_SAMPLE_MAX_WEIGHT);
+		gs_model_release(&m);
+		memset(&m, 0, sizeof(m));
+		gs_model_add_string(&m, "", 0);
+		assert_int_equal(gs_model_load_cuda_stacks(&m, (uint8_t *)pl.buf, pl.len), 0);
+		assert_int_equal(m.api_stacks.n, 2);
+		assert_int_equal(m.api_stacks.v[1].correlation, weights[i]);
+		gs_strbuf_release(&pl);
+		gs_hostbuild_release(&b);
+		gs_model_release(&m);
+	}
+}
+
 static void add_process(struct gs_model *m, int32_t pid, int32_t ppid, uint32_t image,
 			uint64_t start, const char *cmdline)
 {
@@ -558,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_symbolize),
 		cmocka_unit_test(test_symbolize_fork),
 		cmocka_unit_test(test_sample_not_walked),
+		cmocka_unit_test(test_sample_weight_limit),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_cpu_sample_sum_totals),
 		cmocka_unit_test(test_pprof),
