@@ -63,6 +63,13 @@ static void ev_begin(struct cx *x, const char *ph, const char *cat, const char *
 	gs_sink_jstr(b, name);
 }
 
+/* A model time as ns from the base. Unsigned arithmetic: a damaged trace's times wrap, not
+ * overflow. */
+static int64_t rel_ns(const struct cx *x, uint64_t t)
+{
+	return (int64_t)(t + (uint64_t)x->to_unix - (uint64_t)x->base);
+}
+
 static void ev_where(struct cx *x, int64_t pid, int64_t tid, uint64_t ts)
 {
 	gs_strbuf_adds(x->b, ",\"pid\":");
@@ -70,7 +77,7 @@ static void ev_where(struct cx *x, int64_t pid, int64_t tid, uint64_t ts)
 	gs_strbuf_adds(x->b, ",\"tid\":");
 	gs_sink_i64(x->b, tid);
 	gs_strbuf_adds(x->b, ",\"ts\":");
-	gs_sink_us(x->b, (int64_t)ts + x->to_unix - x->base);
+	gs_sink_us(x->b, rel_ns(x, ts));
 }
 
 static void ev_dur(struct cx *x, uint64_t start, uint64_t end)
@@ -657,7 +664,7 @@ static void window(struct cx *x)
 		w1 = w0;
 	ev_begin(x, "X", "Trace", "gpuscope (0)");
 	gs_strbuf_adds(x->b, ",\"pid\":\"Spans\",\"tid\":\"gpuscope\",\"ts\":");
-	gs_sink_us(x->b, (int64_t)w0 + x->to_unix - x->base);
+	gs_sink_us(x->b, rel_ns(x, w0));
 	ev_dur(x, w0, w1);
 	ev_end(x);
 }
@@ -678,8 +685,8 @@ static void clocks(struct cx *x)
 	gs_model_span(m, &first, &last);
 	if (m->start_mono && m->start_mono < first)
 		first = m->start_mono;
-	x->to_unix = m->start_real ? (int64_t)m->start_real - (int64_t)m->start_mono : 0;
-	int64_t u = (int64_t)first + x->to_unix;
+	x->to_unix = m->start_real ? (int64_t)(m->start_real - m->start_mono) : 0;
+	int64_t u = (int64_t)(first + (uint64_t)x->to_unix);
 	x->base = u > 0 ? u - u % 1000000000 : 0;
 }
 

@@ -122,8 +122,8 @@ static void c_id(struct tw *w, uint32_t id) { c_s(w, gs_model_str(w->m, id)); }
 /* A time: relative to the trace's start, then absolute. */
 static void c_t(struct tw *w, uint64_t t)
 {
-	c_i(w, (int64_t)t - (int64_t)w->m->start_mono);
-	c_i(w, (int64_t)t + w->to_unix);
+	c_i(w, (int64_t)(t - w->m->start_mono));
+	c_i(w, (int64_t)(t + (uint64_t)w->to_unix)); /* unsigned: damaged times wrap */
 }
 /* start, end, duration, each as c_t but the duration */
 static void c_span(struct tw *w, uint64_t start, uint64_t end)
@@ -551,7 +551,7 @@ static int export_tables(const struct gs_model *m, const struct gs_filter *f, co
 			 int json, struct gs_err *err)
 {
 	struct tw w = {.m = m, .f = f, .json = json};
-	w.to_unix = m->start_real ? (int64_t)m->start_real - (int64_t)m->start_mono : 0;
+	w.to_unix = m->start_real ? (int64_t)(m->start_real - m->start_mono) : 0;
 	struct stat st;
 	if (mkdir(out, 0777) < 0) {
 		int e = errno;
