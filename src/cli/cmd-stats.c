@@ -13,6 +13,20 @@
 #include "../format/gst.h"
 #include "cli.h"
 
+/* The file of report `name` when several go to csv file `out`: out less a ".csv" ending, then
+ * "_NAME.csv" (malloc'd) */
+static char *report_path(const char *out, const char *name)
+{
+	size_t n = strlen(out);
+	if (n > 4 && !strcmp(out + n - 4, ".csv"))
+		n -= 4;
+	struct gs_strbuf p;
+	gs_strbuf_init(&p);
+	gs_strbuf_add(&p, out, n);
+	gs_strbuf_addf(&p, "_%s.csv", name);
+	return p.buf;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -111,6 +125,8 @@ static int run(int argc, char **argv)
 				gs_table_release(&sec[i]);
 		}
 	}
+	/* several reports as csv into a file: a file of each, nsys's <base>_<report>.csv */
+	int split = fmt == GS_FMT_CSV && n > 1 && out && strcmp(out, "-");
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "{");
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -132,11 +148,18 @@ static int run(int argc, char **argv)
 		}
 		if (fmt == GS_FMT_JSON && n > 1 && sb.len && sb.buf[sb.len - 1] == '\n')
 			sb.buf[--sb.len] = '\0';
+		if (split) {
+			char *path = report_path(out, t.name);
+			if (!(rc = gs_emit(path, &sb)))
+				fprintf(stderr, "gpuscope: wrote %s\n", path);
+			free(path);
+			gs_strbuf_reset(&sb);
+		}
 		gs_table_release(&t);
 	}
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "\n}\n");
-	if (!rc)
+	if (!rc && !split)
 		rc = gs_emit(out, &sb);
 	gs_strbuf_release(&sb);
 	gs_model_steps_release(&m);
@@ -164,7 +187,8 @@ const struct gs_command gs_cmd_stats = {
 	"      --device D           only GPU work on device D (CPU-side reports become empty)\n"
 	"      --step NAME          steps are the ranges named NAME (default: ProfilerStep#N\n"
 	"                           ranges, else the whole run)\n"
-	"  -o, --output FILE        write to FILE instead of standard output\n"
+	"  -o, --output FILE        write to FILE instead of standard output; several reports as\n"
+	"                           csv: a file of each, FILE_REPORT.csv (FILE less .csv)\n"
 	"  -h, --help               show this help\n",
 	list_reports,
 };

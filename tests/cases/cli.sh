@@ -19,6 +19,24 @@ err=$($GS stats -r nope x.gst 2>&1); eq "unknown report exits 2" 2 $?; has "know
 err=$($GS stats "$T/none.gst" 2>&1); eq "missing trace exits 1" 1 $?
 has "missing trace message" "no trace at '$T/none.gst' (run 'gpuscope profile' first)" "$err"
 printf 'not a trace' >"$T/junk.gst"
+# several reports as csv into a file: a file of each, BASE_REPORT.csv as nsys writes them,
+# each as the report alone; to standard output the tables one after another
+X=$ROOT/tests/data/item_sync.gst
+mkdir -p "$T/two"
+err=$($GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv -o "$T/two/run.csv" "$X" 2>&1)
+eq "stats -r a,b csv -o run.csv: exit 0" 0 $?
+eq "stats -r a,b csv -o run.csv: a file of each, no run.csv" "run_cuda_gpu_kern_sum.csv run_nvtx_sum.csv" "$(cd "$T/two" && echo *)"
+has "stats -r a,b csv -o: names the files" "gpuscope: wrote $T/two/run_nvtx_sum.csv" "$err"
+$GS stats -r nvtx_sum --format csv -o "$T/two/one_nvtx.csv" "$X" 2>/dev/null
+$GS stats -r cuda_gpu_kern_sum --format csv -o "$T/two/one_kern.csv" "$X" 2>/dev/null
+eq "stats -r a,b csv: each file as the report alone" "same same" \
+	"$(cmp -s "$T/two/run_nvtx_sum.csv" "$T/two/one_nvtx.csv" && echo same) $(cmp -s "$T/two/run_cuda_gpu_kern_sum.csv" "$T/two/one_kern.csv" && echo same)"
+$GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv -o "$T/two/base" "$X" 2>/dev/null
+eq "stats -r a,b csv -o base: base_REPORT.csv" "yes" "$([ -s "$T/two/base_nvtx_sum.csv" ] && [ -s "$T/two/base_cuda_gpu_kern_sum.csv" ] && echo yes)"
+eq "stats -r a,b csv to standard output: the tables one after another" "$(cat "$T/two/one_nvtx.csv" "$T/two/one_kern.csv")" \
+	"$($GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv "$X" 2>/dev/null)"
+$GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv -o "$T/nodir/run.csv" "$X" >/dev/null 2>&1
+eq "stats -r a,b csv -o into a missing folder: exit 1" 1 $?
 err=$($GS info "$T/junk.gst" 2>&1); eq "junk exits 1" 1 $?; has "junk message" "not a gpuscope trace" "$err"
 # every collector variable is documented, and nothing else is
 env_names=$(sed -n 's/^GS_ENV(\([A-Z_0-9]*\),.*/\1/p' "$ROOT/src/collector/env.def" | sort)
