@@ -1,17 +1,21 @@
 /* fuzz_analyze.c: libFuzzer target for what reads a loaded trace after the reader: whatever
  * model a byte string loads as (fuzz_gst covers the reader itself) goes through the steps, the
- * analysis and its text and JSON verdicts, every stats report and the overview, and the HTML
- * report page's data, as `gpuscope analyze`, `stats -r ...` and `report` run them, without a
- * crash, undefined behaviour or a hang. The corpus is the committed .gst fixtures. */
+ * analysis and its text and JSON verdicts, every stats report and the overview, the HTML
+ * report page's data, and `gpuscope diff` of it against what its first half loads as (a
+ * damaged trace's partial model, else itself), as `gpuscope analyze`, `stats -r ...`,
+ * `report` and `diff` run them, without a crash, undefined behaviour or a hang. The corpus is
+ * the committed .gst fixtures. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../../src/analysis/analyze.h"
+#include "../../src/analysis/diff.h"
 #include "../../src/analysis/overview.h"
 #include "../../src/analysis/reports.h"
 #include "../../src/model/model.h"
 #include "../../src/render/analyze.h"
+#include "../../src/render/diff.h"
 #include "../../src/render/html.h"
 #include "../../src/render/render.h"
 
@@ -36,6 +40,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gs_render_analysis(&m, &a, GS_FMT_JSON, &ro, &sb);
 	gs_strbuf_reset(&sb);
 	(void)gs_render_html_report(&m, &a, &f, &sb, &err);
+	struct gs_model h;
+	struct gs_analysis ha;
+	memset(&h, 0, sizeof(h));
+	int half = gs_model_load_mem(&h, "half.gst", data, size / 2, &err) == 0;
+	if (half) {
+		gs_model_steps(&h, NULL);
+		gs_analyze(&h, &f, &ao, &ha);
+	}
+	const struct gs_model *mp[2] = {half ? &h : &m, &m};
+	const struct gs_analysis *ap[2] = {half ? &ha : &a, &a};
+	struct gs_diff_opts dopt = {.threshold_pct = 5.0, .resamples = 50, .seed = 1};
+	struct gs_diff d;
+	gs_diff_run(mp, ap, &f, &dopt, &d);
+	for (int fmt = GS_DIFF_TEXT; fmt <= GS_DIFF_MARKDOWN; fmt++) {
+		gs_strbuf_reset(&sb);
+		gs_render_diff(&d, fmt, 10, &ro, &sb);
+	}
+	gs_diff_release(&d);
+	if (half) {
+		gs_analysis_release(&ha);
+		gs_model_steps_release(&h);
+		gs_model_release(&h);
+	}
 	gs_analysis_release(&a);
 	gs_strbuf_reset(&sb);
 	struct gs_table t, sec[GS_OVERVIEW_SECTIONS];
