@@ -261,8 +261,9 @@
 	}
 
 	/* ---- sections ---- */
-	/* the verdict other when the main thread's activity took most of the GPU's idle time, as
-	   analyze words it (verdict.idle_host; gs_an_idle_doing in src/analysis/analyze.c) */
+	/* the main thread's activity that took most of the GPU's idle time, as analyze words it
+	   (verdict.idle_host; gs_an_idle_doing in src/analysis/analyze.c): the verdict other's
+	   words (idleWords), or host_compute's "Yet ..." */
 	function idleDoing(ih, whose) {
 		var what = {blocked: 'waits in', off_cpu: 'is off CPU, in no recorded call',
 			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];

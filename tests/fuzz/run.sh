@@ -1,9 +1,9 @@
 # tests/fuzz/run.sh: sourced by tests/run.sh. Builds the libFuzzer targets with clang
 # (ASan+UBSan) and runs each for a bounded time (FUZZ_SECONDS, default 60) from the committed
-# fixtures in tests/data (fuzz_gst and fuzz_analyze: the .gst traces, the examples' among them;
-# fuzz_kineto: tests/data/kineto, decompressed, with a dictionary, inputs up to 64 KiB). Clang's
-# UBSan, unlike gcc's, reports a zero offset added to a null pointer, so the fixtures alone are
-# a check. Needs clang's fuzzer runtime (Debian: libclang-rt-14-dev).
+# fixtures in tests/data (fuzz_gst, fuzz_analyze and fuzz_export: the .gst traces, the
+# examples' among them; fuzz_kineto: tests/data/kineto, decompressed, with a dictionary, inputs
+# up to 64 KiB). Clang's UBSan, unlike gcc's, reports a zero offset added to a null pointer, so
+# the fixtures alone are a check. Needs clang's fuzzer runtime (Debian: libclang-rt-14-dev).
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 fuzz_ok=1
 if ! echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' |
