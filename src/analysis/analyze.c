@@ -196,9 +196,7 @@ static int name_has(const char *s, const char *w)
 	return strcasestr(s, w) != NULL;
 }
 
-/* A data-loading range: PyTorch's enumerate(DataLoader)#...__next__ (and DataPipe), any name
- * with "DataLoader" (any case), or one of --input-range. */
-static int input_range(const char *n, const struct gs_an_opts *o)
+int gs_an_input_range(const char *n, const struct gs_an_opts *o)
 {
 	if (name_has(n, "dataloader") || !strncmp(n, "enumerate(DataPipe)", 19))
 		return 1;
@@ -370,7 +368,7 @@ static void scope_build(struct ctx *x, struct scope *sc)
 				const struct gs_range *r = &m->ranges.v[i];
 				if (!MINE(r->pid) || (r->flags & GS_RANGE_OPEN) || x->is_step[i])
 					continue;
-				int in = input_range(gs_model_str(m, r->name), x->o);
+				int in = gs_an_input_range(gs_model_str(m, r->name), x->o);
 				if (in == (c == GS_AN_INPUT))
 					push(&v, r->start, r->end);
 			}
@@ -1010,7 +1008,7 @@ static void rule_input(struct ctx *x)
 	for (size_t i = 0; i < m->ranges.n; i++) {
 		const struct gs_range *r = &m->ranges.v[i];
 		if ((r->flags & GS_RANGE_OPEN) || x->is_step[i] ||
-		    !input_range(gs_model_str(m, r->name), x->o) || step_of(x, r->pid, r->start) < 0)
+		    !gs_an_input_range(gs_model_str(m, r->name), x->o) || step_of(x, r->pid, r->start) < 0)
 			continue;
 		tops_add(&t, gs_model_str(m, r->name), r->end - r->start);
 		ex_offer(x, f, r->start, r->end, r->pid, r->tid, -1, -1);
@@ -1366,7 +1364,7 @@ static void host_range_tops(struct ctx *x, struct tops *t, int gaps)
 			const struct gs_range *g = &m->ranges.v[i];
 			if ((!sc->pid || g->pid == sc->pid) && !(g->flags & GS_RANGE_OPEN) &&
 			    !x->is_step[i] && g->end > g->start &&
-			    !input_range(gs_model_str(m, g->name), x->o))
+			    !gs_an_input_range(gs_model_str(m, g->name), x->o))
 				GS_VEC_PUSH(&r, (uint32_t)i);
 		}
 		if (!r.n)
@@ -1566,51 +1564,24 @@ static void rule_gaps(struct ctx *x)
 	}
 }
 
-/* Ranges by name, then start (hr_m: the model). */
-static int cmp_by_name(const void *a, const void *b)
-{
-	const struct gs_range *x = &hr_m->ranges.v[*(const uint32_t *)a];
-	const struct gs_range *y = &hr_m->ranges.v[*(const uint32_t *)b];
-	if (x->name != y->name)
-		return x->name < y->name ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* a->step_hints, when no steps are marked: the names whose closed ranges (in the filter's
- * process) number two or more, all on one thread and none overlapping the next; not a PyTorch
- * operator (aten::), a Python function or data loading. */
+/* a->step_hints, when no steps are marked: the names that repeat on one thread
+ * (gs_model_repeats, in the filter's process), data loading left out. */
 static void step_hints(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
 	if (a->steps_by != GS_STEPS_RUN)
 		return;
-	GS_VEC(uint32_t) r = {0};
-	for (size_t i = 0; i < m->ranges.n; i++) {
-		const struct gs_range *g = &m->ranges.v[i];
-		if (!(g->flags & GS_RANGE_OPEN) && g->end > g->start && (!x->f->pid || g->pid == x->f->pid))
-			GS_VEC_PUSH(&r, (uint32_t)i);
-	}
-	hr_m = m;
-	if (r.n > 1)
-		qsort(r.v, r.n, sizeof(*r.v), cmp_by_name);
+	struct gs_repeat *r;
+	size_t n = gs_model_repeats(m, x->f->pid, &r);
 	struct tops t;
 	tops_init(&t);
-	for (size_t i = 0, j; i < r.n; i = j) {
-		const struct gs_range *g0 = &m->ranges.v[r.v[i]];
-		int ok = 1;
-		uint64_t ns = g0->end - g0->start;
-		for (j = i + 1; j < r.n && m->ranges.v[r.v[j]].name == g0->name; j++) {
-			const struct gs_range *p = &m->ranges.v[r.v[j - 1]], *g = &m->ranges.v[r.v[j]];
-			ok &= g->pid == g0->pid && g->tid == g0->tid && g->start >= p->end;
-			ns += g->end - g->start;
-		}
-		const char *n = gs_model_str(m, g0->name), *d = gs_model_str(m, g0->domain);
-		if (ok && j - i >= 2 && strncmp(n, "aten::", 6) && strcmp(d, "python") &&
-		    !input_range(n, x->o))
-			tops_addn(&t, n, ns, j - i);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = gs_model_str(m, r[i].name);
+		if (!gs_an_input_range(name, x->o))
+			tops_addn(&t, name, r[i].ns, r[i].count);
 	}
-	free(r.v);
+	free(r);
 	a->nstep_hints = tops_take(&t, a->step_hints);
 }
 
@@ -3043,7 +3014,7 @@ static void idle_range_names(struct ctx *x, struct tops *t)
 		const struct gs_range *r = &m->ranges.v[i];
 		long st;
 		if ((r->flags & GS_RANGE_OPEN) || x->is_step[i] ||
-		    !input_range(gs_model_str(m, r->name), x->o) || (st = step_of(x, r->pid, r->start)) < 0)
+		    !gs_an_input_range(gs_model_str(m, r->name), x->o) || (st = step_of(x, r->pid, r->start)) < 0)
 			continue;
 		const struct gs_an_step *s = &x->a->steps.v[st];
 		const struct scope *sc = scope_of_step(x, s);

@@ -209,6 +209,10 @@ double gs_an_host_range_share(const struct gs_analysis *a);
  * -1: for other, gs_an_idle_dominant; for host_compute, the dominant activity when it is not
  * running code (blocked in a call, off CPU), which the open host ranges do not show. */
 int gs_an_verdict_idle(const struct gs_analysis *a);
+/* Whether a range named n is data loading: PyTorch's enumerate(DataLoader)#...__next__ (and
+ * DataPipe), any name with "DataLoader" (any case), or one of o's --input-range (o may be NULL). */
+int gs_an_input_range(const char *n, const struct gs_an_opts *o);
+
 /* When the steps are the whole run and the host range the verdict host_compute names is one of
  * the step hints (a range that repeats, one instance after another: an iteration): that hint,
  * else NULL. */

@@ -99,9 +99,41 @@ static void trace_section(const struct gs_model *m, struct gs_table *t)
 	free(ids.v);
 }
 
+static int cmp_repeat(const void *a, const void *b, void *arg)
+{
+	const struct gs_repeat *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(gs_model_str(arg, x->name), gs_model_str(arg, y->name));
+}
+
+/* A line under the steps when none are marked: the ranges that could be, as analyze names them
+ * (its step hints: the most total time first, data loading left out), "no steps marked; ranges
+ * that repeat, for --step NAME: step (30x)". */
+static void step_hints(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t)
+{
+	struct gs_repeat *r;
+	size_t n = gs_model_repeats(m, f->pid, &r), k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!gs_an_input_range(gs_model_str(m, r[i].name), NULL))
+			r[k++] = r[i];
+	if (k > 1)
+		qsort_r(r, k, sizeof(*r), cmp_repeat, (void *)m);
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	for (size_t i = 0; i < k && i < GS_AN_TOPS; i++)
+		gs_strbuf_addf(&sb, "%s %s (%llux)",
+			       i ? "," : "no steps marked; ranges that repeat, for --step NAME:",
+			       gs_model_str(m, r[i].name), (unsigned long long)r[i].count);
+	if (sb.len)
+		t->note = gs_strbuf_detach(&sb);
+	gs_strbuf_release(&sb);
+	free(r);
+}
+
 /* s: step_sum_gpu's summary rows (median, p90) of n steps. */
-static void step_section(const struct gs_model *m, const struct gs_table *s, size_t n,
-			 struct gs_table *t)
+static void step_section(const struct gs_model *m, const struct gs_filter *f,
+			 const struct gs_table *s, size_t n, struct gs_table *t)
 {
 	INIT(t, "steps", "Steps", step_cols);
 	if (n && s->nrows == 2) {
@@ -124,6 +156,8 @@ static void step_section(const struct gs_model *m, const struct gs_table *s, siz
 		}
 		c[4].s = gs_strbuf_detach(&sb);
 		gs_strbuf_release(&sb);
+		if (m->steps_by == GS_STEPS_RUN)
+			step_hints(m, f, t);
 	}
 }
 
@@ -305,7 +339,7 @@ int gs_overview(const struct gs_model *m, const struct gs_filter *f,
 		gs_table_release(&sec[0]);
 		return -1;
 	}
-	step_section(m, &st, nsteps, &sec[1]);
+	step_section(m, f, &st, nsteps, &sec[1]);
 	gpu_section(&ut, &sec[2]);
 	counters_note(m, f, &sec[2]);
 	comm_note(m, f, &ut, &sec[2]);

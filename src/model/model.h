@@ -582,6 +582,20 @@ static inline const struct gs_kshape *gs_kshape(const struct gs_model *m,
  * the whole run is the one step). Calling it again replaces the table. */
 size_t gs_model_steps(struct gs_model *m, const char *name);
 void gs_model_steps_release(struct gs_model *m);
+/* A name whose ranges could be steps (gs_model_repeats): string id, their summed time (ns) and
+ * their number. */
+struct gs_repeat {
+	uint32_t name;
+	uint64_t ns, count;
+};
+/* The names whose ended ranges (of process pid; of every process when pid is 0) number two or
+ * more, all on one thread, none overlapping another, leaving out PyTorch operators (aten::...),
+ * its autograd engine's ranges (autograd::...) and Python functions (domain "python"): an
+ * iteration's range, what `--step NAME` could take.
+ * One pass, in the ranges' order, sorted or in chunk order (GS_LOAD_RANGES_UNSORTED): ranges
+ * of one name that do not overlap are in start order either way. Returns how many; *out
+ * (malloc'd, the caller frees it; NULL when none) in the ranges' order of first appearance. */
+size_t gs_model_repeats(const struct gs_model *m, int32_t pid, struct gs_repeat **out);
 
 /* Build m->streams (once; again after the GPU tables change: call gs_model_streams_release
  * first): one row per stream with its creation flags and what ran on it. Returns the count. */

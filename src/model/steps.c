@@ -139,6 +139,57 @@ size_t gs_model_steps(struct gs_model *m, const char *name)
 	return found;
 }
 
+size_t gs_model_repeats(const struct gs_model *m, int32_t pid, struct gs_repeat **out)
+{
+	struct name_state {
+		struct gs_repeat r;
+		uint64_t last_end;
+		int32_t pid, tid;
+		uint32_t domain;
+		uint8_t bad;
+	};
+	GS_VEC(struct name_state) v = {0};
+	uint32_t *slot = NULL; /* by name id: 1 + index into v, 0: not seen */
+	if (m->ranges.n)
+		slot = gs_xcalloc(m->nstrings + 1, sizeof(*slot));
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *g = &m->ranges.v[i];
+		if ((g->flags & GS_RANGE_OPEN) || g->end <= g->start || (pid && g->pid != pid))
+			continue;
+		uint32_t nid = g->name < m->nstrings ? g->name : (uint32_t)m->nstrings;
+		struct name_state *s;
+		if (slot[nid]) {
+			s = &v.v[slot[nid] - 1];
+			s->bad |= g->pid != s->pid || g->tid != s->tid || g->start < s->last_end;
+		} else {
+			struct name_state z = {.r.name = nid, .pid = g->pid, .tid = g->tid,
+					       .domain = g->domain};
+			GS_VEC_PUSH(&v, z);
+			slot[nid] = (uint32_t)v.n;
+			s = &v.v[v.n - 1];
+		}
+		s->last_end = g->end;
+		s->r.ns += g->end - g->start;
+		s->r.count++;
+	}
+	free(slot);
+	struct gs_repeat *r = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < v.n; i++) {
+		const struct name_state *s = &v.v[i];
+		const char *name = gs_model_str(m, s->r.name);
+		if (s->bad || s->r.count < 2 || !strncmp(name, "aten::", 6) ||
+		    !strncmp(name, "autograd::", 10) || !strcmp(gs_model_str(m, s->domain), "python"))
+			continue;
+		if (!r)
+			r = gs_xmalloc((v.n - i) * sizeof(*r));
+		r[n++] = s->r;
+	}
+	free(v.v);
+	*out = r;
+	return n;
+}
+
 void gs_model_steps_release(struct gs_model *m)
 {
 	free(m->steps.v);

@@ -123,7 +123,8 @@ if hr == "missing" or (hr is not None and v["primary"] != "host_compute") or \
     bad.append("verdict.host_range %r" % (hr,))
 # with no steps marked, the ranges that could be: a second reading from the records of a .gst
 # (gpuscope dump): names with two or more closed ranges, all on one thread, each ending before
-# the next starts; no aten:: operator, Python function or data loading; the most time first
+# the next starts; no aten:: operator, autograd:: engine range, Python function or data loading;
+# the most time first
 if path.endswith(".gst") and v["steps_by"] == "run":
     pid = int(opts[opts.index("--pid") + 1]) if "--pid" in opts else 0
     by = {}
@@ -136,7 +137,7 @@ if path.endswith(".gst") and v["steps_by"] == "run":
     for n, rs in by.items():
         rs.sort()
         if len(rs) >= 2 and len({x[2:4] for x in rs}) == 1 and all(b[0] >= p[1] for p, b in zip(rs, rs[1:])) \
-                and not n.startswith("aten::") and rs[0][4] != "python" and "dataloader" not in n.lower():
+                and not n.startswith(("aten::", "autograd::")) and rs[0][4] != "python" and "dataloader" not in n.lower():
             want.append((n, len(rs), round(sum(e - s for s, e, *_ in rs) / 1e6, 6)))
     want = sorted(want, key=lambda w: (-w[2], w[0]))[:3]
     got = [(h["name"], h["count"], round(h["total_ms"], 6)) for h in v.get("step_hints", [])]

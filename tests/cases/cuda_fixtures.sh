@@ -285,6 +285,11 @@ hasnt "overview: no colour into a pipe" "$(printf '\033')" "$ov"
 ov=$(COLUMNS=80 LANG=C $GS stats "$D/cuda_resnet50.gst" 2>/dev/null)
 has "overview: ASCII ellipsis outside UTF-8 locales" "  void cudnn::bn_fw_inf_1C11_kernel..." "$ov"
 has "overview: whole run without steps" "      1  908 ms  908 ms              3.0  the whole run" "$ov"
+eq "overview: the ranges that could be steps, as analyze names them" \
+	"  no steps marked; ranges that repeat, for --step NAME: iteration (3x)" \
+	"$(printf '%s\n' "$ov" | sed -n '/^Steps/,/^$/p' | grep 'no steps')"
+hasnt "overview: no such line when steps are marked" "no steps marked" \
+	"$($GS stats --step iteration "$D/cuda_resnet50.gst" 2>/dev/null)"
 COLUMNS=20 $GS stats --format json -o "$T/ov.json" "$D/cuda_resnet50.gst" 2>/dev/null
 eq "overview json: sections, columns, rows; nothing cut" "trace steps gpu_util kernels memops nvtx lost|5|True|1429" "$(python3 - "$T/ov.json" "$T/rk.json" <<'PY'
 import json, sys

@@ -258,6 +258,86 @@ static void test_steps_chunk_order(void **state)
 	model_free(&m);
 }
 
+/* gs_model_repeats: what a range must be to be named a step hint. */
+enum { R_STEP = 1, R_FWD, R_NEST, R_TWO, R_ONCE, R_ATEN, R_PYF, R_PY, R_OPEN, R_OTHERP, R_ZERO,
+       R_AUTOGRAD };
+static const char *const rep_strs[] = {"",     "step",   "fwd",  "nest",   "two",  "once",
+				       "aten::mm", "f", "python", "open", "otherp", "zero",
+				       "autograd::engine::evaluate_function: AddBackward0"};
+
+static size_t repeats(const struct gs_model *m, int32_t pid, char *out, size_t len)
+{
+	struct gs_repeat *r;
+	size_t n = gs_model_repeats(m, pid, &r);
+	out[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(out);
+		snprintf(out + k, len - k, "%s%s:%llu:%llu", i ? " " : "", rep_strs[r[i].name],
+			 (unsigned long long)r[i].count, (unsigned long long)r[i].ns);
+	}
+	free(r);
+	return n;
+}
+
+static void test_step_repeats(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	char got[256];
+	model_init(&m, rep_strs, GS_ARRAY_SIZE(rep_strs));
+	assert_int_equal(repeats(&m, 0, got, sizeof(got)), 0); /* no ranges */
+	/* sorted by start, as the loader leaves them */
+	range(&m, 1000, 1100, R_STEP, 0, 10, 10, 0);
+	range(&m, 1010, 1050, R_FWD, 0, 10, 10, 0);
+	range(&m, 1020, 1040, R_NEST, 0, 10, 10, 0);
+	range(&m, 1025, 1030, R_NEST, 0, 10, 10, 0);  /* inside the one before: overlaps */
+	range(&m, 1030, 1035, R_ATEN, 0, 10, 10, 0);  /* an operator */
+	range(&m, 1040, 1045, R_PYF, R_PY, 10, 10, 0); /* a Python function */
+	range(&m, 1045, 1050, R_AUTOGRAD, 0, 10, 10, 0); /* PyTorch's autograd engine */
+	range(&m, 1050, 1060, R_TWO, 0, 10, 10, 0);
+	range(&m, 1060, 1070, R_ONCE, 0, 10, 10, 0);
+	range(&m, 1070, 1080, R_OPEN, 0, 10, 10, GS_RANGE_OPEN);
+	range(&m, 1080, 1080, R_ZERO, 0, 10, 10, 0);
+	range(&m, 1090, 1095, R_OTHERP, 0, 20, 20, 0);
+	range(&m, 1200, 1300, R_STEP, 0, 10, 10, 0);
+	range(&m, 1210, 1250, R_FWD, 0, 10, 10, 0);
+	range(&m, 1220, 1230, R_NEST, 0, 10, 10, 0);
+	range(&m, 1230, 1240, R_ATEN, 0, 10, 10, 0);
+	range(&m, 1240, 1245, R_PYF, R_PY, 10, 10, 0);
+	range(&m, 1245, 1250, R_AUTOGRAD, 0, 10, 10, 0);
+	range(&m, 1250, 1260, R_TWO, 0, 10, 11, 0);  /* on another thread */
+	range(&m, 1270, 1280, R_OPEN, 0, 10, 10, GS_RANGE_OPEN);
+	range(&m, 1280, 1280, R_ZERO, 0, 10, 10, 0);
+	range(&m, 1290, 1295, R_OTHERP, 0, 20, 20, 0);
+	range(&m, 1300, 1400, R_STEP, 0, 10, 10, 0); /* starts where the one before ends */
+	assert_int_equal(repeats(&m, 0, got, sizeof(got)), 3);
+	assert_string_equal(got, "step:3:300 fwd:2:80 otherp:2:10");
+	assert_int_equal(repeats(&m, 10, got, sizeof(got)), 2);
+	assert_string_equal(got, "step:3:300 fwd:2:80");
+	assert_int_equal(repeats(&m, 20, got, sizeof(got)), 1);
+	assert_string_equal(got, "otherp:2:10");
+	assert_int_equal(repeats(&m, 30, got, sizeof(got)), 0);
+	/* one more step that begins before the last one ends: no longer an iteration's range */
+	range(&m, 1390, 1500, R_STEP, 0, 10, 10, 0);
+	assert_int_equal(repeats(&m, 10, got, sizeof(got)), 1);
+	assert_string_equal(got, "fwd:2:80");
+	model_free(&m);
+
+	/* in chunk order (each thread's chunk sorted by start, the outer range recorded in the
+	 * chunk after its inner ones): the same answer */
+	model_init(&m, rep_strs, GS_ARRAY_SIZE(rep_strs));
+	m.ranges_unsorted = 1;
+	range(&m, 1010, 1050, R_FWD, 0, 10, 10, 0);   /* thread 10, chunk 1 */
+	range(&m, 1210, 1250, R_FWD, 0, 10, 10, 0);
+	range(&m, 1225, 1230, R_NEST, 0, 10, 10, 0);
+	range(&m, 1000, 1100, R_STEP, 0, 10, 10, 0);  /* thread 10, chunk 2 */
+	range(&m, 1200, 1300, R_STEP, 0, 10, 10, 0);
+	range(&m, 1220, 1240, R_NEST, 0, 10, 10, 0);  /* holds the one of chunk 1 */
+	assert_int_equal(repeats(&m, 0, got, sizeof(got)), 2);
+	assert_string_equal(got, "fwd:2:80 step:2:200");
+	model_free(&m);
+}
+
 static void test_whole_run_step(void **state)
 {
 	(void)state;
@@ -914,6 +994,7 @@ int main(void)
 		cmocka_unit_test(test_named_steps),
 		cmocka_unit_test(test_whole_run_step),
 		cmocka_unit_test(test_steps_chunk_order),
+		cmocka_unit_test(test_step_repeats),
 		cmocka_unit_test(test_step_sum_split),
 		cmocka_unit_test(test_step_sum_whole_run),
 		cmocka_unit_test(test_step_sum_brute_force),
