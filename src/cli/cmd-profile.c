@@ -344,6 +344,7 @@ static int run(int argc, char **argv)
 		{"kernel-skip", required_argument, NULL, 'S'},
 		{"kernel-count", required_argument, NULL, 'C'},
 		{"cache-control", required_argument, NULL, 'L'},
+		{"stats", optional_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -356,7 +357,7 @@ static int run(int argc, char **argv)
 	const char *kmetrics = NULL, *kfilter = "", *kskip = "0", *kcount = "10", *kcache = NULL;
 	char cuda_bt[64] = "sync:80000"; /* --cudabacktrace, normalized */
 	char *end;
-	int gpu_metrics = 0;
+	int gpu_metrics = 0, stats = 0;
 	unsigned gm_hz = 10;
 	uint64_t gm_mask = ~0ull;
 	while ((o = gs_getopt(&gs_cmd_profile, argc, argv, "+o:ft:c:y:d:s:h", opts)) != -1) {
@@ -400,6 +401,12 @@ static int run(int argc, char **argv)
 			sampling_clock = optarg;
 			break;
 		case 'M': gpu_metrics = 1; break;
+		case 'T': /* as nsys's --stats[=true|false] */
+			if (optarg && strcmp(optarg, "true") && strcmp(optarg, "false"))
+				return gs_usage_error(&gs_cmd_profile, "--stats takes true or false, not '%s'",
+						      optarg);
+			stats = !optarg || !strcmp(optarg, "true");
+			break;
 		case 'R': {
 			uint64_t hz = 0;
 			if (gs_parse_u64(optarg, &hz) < 0 || hz < 1 || hz > 1000)
@@ -993,6 +1000,15 @@ static int run(int argc, char **argv)
 		gs_cli_warn("nothing was recorded in the capture range: the program never called "
 			    "cudaProfilerStart (torch.cuda.profiler.start()), or ran no GPU work before "
 			    "cudaProfilerStop");
+	if (stats) {
+		/* nsys's --stats=true: the summary of the trace just written, as `gpuscope stats NAME`
+		 * prints it; PROGRAM's status stays gpuscope's */
+		char *av[] = {(char *)"stats", out, NULL};
+		fflush(stdout);
+		optind = 0; /* getopt starts afresh */
+		gs_cmd_stats.run(2, av);
+		fflush(stdout);
+	}
 	free(out);
 	free(lib);
 	free(pyhook);
@@ -1047,6 +1063,8 @@ const struct gs_command gs_cmd_profile = {
 	"                           samples); perf: each thread's perf task-clock event where\n"
 	"                           the kernel allows it (a sample every period; a descriptor\n"
 	"                           per thread; context switches cost more: 4-9 us in a VM)\n"
+	"      --stats[=true|false]  after writing the trace, print its summary, as 'gpuscope\n"
+	"                           stats NAME.gst' does (as nsys profile --stats=true)\n"
 	"      --gpu-metrics        sample GPU counters through NVML from gpuscope's own thread:\n"
 	"                           utilization, memory, clocks, power, temperature, PCIe\n"
 	"                           (off by default; without NVML, a note and no counters)\n"

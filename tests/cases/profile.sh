@@ -205,6 +205,20 @@ rc=7" "$got"
 eq "signal: program stderr unchanged" "to-stderr" "$(grep -v '^gpuscope: wrote' "$T/sig1.err")"
 has "signal: marks from the handler" "nvtx marks                5" "$($GS info sig.gst)"
 
+# --stats (nsys's --stats=true): the overview after the program's own output, on standard
+# output; the program's exit status kept
+got=$($GS profile --stats -o stats1 bash -c 'echo from-the-program; exit 3' 2>stats1.err); rc=$?
+eq "--stats: the program's exit status" 3 $rc
+eq "--stats: the program's output, then the overview of the trace" "from-the-program
+$($GS stats stats1.gst)" "$got"
+has "--stats: the overview's sections" "Lost records: none" "$got"
+eq "--stats: the trace named on stderr as without it" 1 "$(grep -c '^gpuscope: wrote stats1.gst' stats1.err)"
+got=$($GS profile --stats=false -o stats2 bash -c 'echo only-this' 2>/dev/null)
+eq "--stats=false: the program's output alone" "only-this" "$got"
+err=$($GS profile --stats=yes -o stats3 true 2>&1); eq "--stats=yes: usage error" 2 $?
+has "--stats=yes: says what it takes" "--stats takes true or false, not 'yes'" "$err"
+[ ! -e stats3.gst ]; eq "--stats=yes: the program not run, no trace" 0 $?
+
 # silent unless GPUSCOPE_DEBUG
 $GS profile -o quiet "$P/nvtx_loop" 10 2>q.err >/dev/null
 eq "collector silent" "" "$(grep -v '^gpuscope: wrote' q.err)"
