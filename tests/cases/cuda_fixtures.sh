@@ -171,18 +171,34 @@ eq "gpu_util_timeline on ResNet-50: slices add up to gpu_util" "10 True" "$out"
 eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" \
 	"$($GS stats -r cuda_gpu_kern_gb_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f3,9-)"
 
-# cuda_gpu_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum, launch_sum, stream_sum, memory_sum and
-# memory_timeline on the three fixtures, against a second implementation of each (in Python,
-# from the reports' definitions) over the dump's records
+# cuda_gpu_trace, cuda_api_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum, launch_sum, stream_sum,
+# memory_sum and memory_timeline on the three fixtures, against a second implementation of each
+# (in Python, from the reports' definitions) over the dump's records
 for c in copies spin resnet50; do
 	$GS dump --format jsonl "$D/cuda_$c.gst" >"$T/rr_$c.jsonl" 2>/dev/null
-	for r in cuda_gpu_trace cuda_kern_exec_sum nvtx_gpu_proj_sum launch_sum stream_sum memory_sum memory_timeline; do
+	for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_sum nvtx_gpu_proj_sum launch_sum stream_sum memory_sum memory_timeline; do
 		$GS stats -r $r --format json -o "$T/rr_$c.$r.json" "$D/cuda_$c.gst" 2>/dev/null
 		out=$(python3 "$ROOT/tests/cases/reports_ref.py" $r "$T/rr_$c.jsonl" "$T/rr_$c.$r.json" 2>&1)
 		eq "$r on $c: as the reference implementation" match "$(printf '%s\n' "$out" | grep -v '^totals')"
 	done
 done
 rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1"; }
+eq "cuda_api_trace: every ResNet-50 API call, as info counts them" \
+	"$($GS info "$D/cuda_resnet50.gst" | sed -n 's/^ *cuda api calls *\([0-9,]*\).*/\1/p' | tr -d ,)" "$(rows "$T/rr_resnet50.cuda_api_trace.json")"
+eq "cuda_api_trace: every kernel's CorrId is a call's CorrID" "0 1429" "$(python3 - "$T/rr_resnet50.cuda_api_trace.json" "$T/rr_resnet50.cuda_gpu_trace.json" <<'PY'
+import json, sys
+calls = {r["CorrID"] for r in json.load(open(sys.argv[1]))["rows"]}
+kern = [r["CorrId"] for r in json.load(open(sys.argv[2]))["rows"] if r["GrdX"] is not None]
+print(sum(c not in calls for c in kern), len(kern))
+PY
+)"
+eq "cuda_api_trace: the copies fixture's first call, the context's creation in cudaMalloc" \
+	"257450825,116838005,cudaMalloc,0,118,736,736," \
+	"$($GS stats -r cuda_api_trace --format csv "$D/cuda_copies.gst" | sed -n 2p)"
+eq "cuda_api_trace --time: the calls that start in the window" "125 126 127 128 129" \
+	"$($GS stats -r cuda_api_trace --time 384.9ms:385.6ms --format csv "$D/cuda_copies.gst" | tail -n +2 | cut -d, -f5 | paste -sd' ')"
+eq "cuda_api_trace --time before the first call: the header alone" 1 \
+	"$($GS stats -r cuda_api_trace --time 0:200ms --format csv "$D/cuda_copies.gst" | wc -l)"
 eq "cuda_gpu_trace: every ResNet-50 kernel, copy and memset" 1763 "$(rows "$T/rr_resnet50.cuda_gpu_trace.json")"
 eq "cuda_gpu_trace: summed durations (ns) of the copies fixture (the dump's 8 copies and memsets)" 449920 \
 	"$(python3 -c 'import json,sys; print(sum(r["Duration (ns)"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_copies.cuda_gpu_trace.json")"

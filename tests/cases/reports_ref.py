@@ -1,4 +1,4 @@
-"""reports_ref.py: a second implementation of the stats reports cuda_gpu_trace,
+"""reports_ref.py: a second implementation of the stats reports cuda_gpu_trace, cuda_api_trace,
 cuda_kern_exec_sum, nvtx_gpu_proj_sum, launch_sum, stream_sum, memory_sum and memory_timeline,
 written straight from their definitions (docs/gpuscope-stats.md) over the records of
 `gpuscope dump --format jsonl`, compared with what `gpuscope stats -r REPORT --format json`
@@ -105,6 +105,16 @@ if report == "cuda_gpu_trace":
     bad = [g for g in got if (g["Start (ns)"], g["CorrId"]) in rate and
            abs(g["Throughput (MBps)"] - rate[(g["Start (ns)"], g["CorrId"])]) > 0.0006]
     expect("throughput", [], bad[:3])
+
+elif report == "cuda_api_trace":
+    want = [[a["start"] - start_mono, a["dur"], base(a["name"]), a["result"], a["correlation"], a["pid"], a["tid"]]
+            for a in sorted(apis, key=lambda a: (a["start"], a["pid"], a["tid"], a["correlation"]))]
+    have = [[g["Start (ns)"], g["Duration (ns)"], g["Name"], g["Result"], g["CorrID"], g["Pid"], g["Tid"]] for g in got]
+    expect("rows", len(want), len(have))
+    for i, (w, h) in enumerate(zip(want, have)):
+        if w != h:
+            expect("row %d" % i, w, h)
+            break
 
 elif report == "cuda_kern_exec_sum":
     groups = {}
