@@ -2,7 +2,9 @@
  *   cuda_gpu_kern_sum      kernel time by (demangled) kernel name;
  *   cuda_api_sum           CUDA API call time by function (CUPTI's _vNNNN suffix dropped);
  *   cuda_gpu_mem_time_sum  memcpy/memset time by operation ("[CUDA memcpy HtoD]", ...);
- *   cuda_gpu_mem_size_sum  memcpy/memset bytes by operation, in MB (10^6 bytes).
+ *   cuda_gpu_mem_size_sum  memcpy/memset bytes by operation, in MB (10^6 bytes);
+ *   cuda_gpu_sum           kernels and memcpy/memset operations in one table, by time, each
+ *                          row with its category (CUDA_KERNEL, MEMORY_OPER).
  * Time (%) is a share of the listed rows' total, as in every nsys summary. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,12 @@ static const struct gs_column kern_gb_cols[] = {
 	{"BlockXYZ", GS_COL_STR}, {"Name", GS_COL_STR},
 };
 static const struct gs_column mem_time_cols[] = {TIME_COLS("Count", "Operation")};
+static const struct gs_column gpu_sum_cols[] = {
+	{"Time (%)", GS_COL_PCT}, {"Total Time (ns)", GS_COL_INT}, {"Instances", GS_COL_INT},
+	{"Avg (ns)", GS_COL_FLOAT}, {"Med (ns)", GS_COL_FLOAT}, {"Min (ns)", GS_COL_INT},
+	{"Max (ns)", GS_COL_INT}, {"StdDev (ns)", GS_COL_FLOAT}, {"Category", GS_COL_STR},
+	{"Operation", GS_COL_STR},
+};
 static const struct gs_column mem_size_cols[] = {
 	{"Total (MB)", GS_COL_FLOAT3}, {"Count", GS_COL_INT},     {"Avg (MB)", GS_COL_FLOAT3},
 	{"Med (MB)", GS_COL_FLOAT3},   {"Min (MB)", GS_COL_FLOAT3}, {"Max (MB)", GS_COL_FLOAT3},
@@ -251,5 +259,53 @@ int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_fi
 		c[7].s = gs_xstrdup(g.v.v[i].label);
 	}
 	gs_groups_release(&g);
+	return 0;
+}
+
+/* cuda_gpu_sum's rows: a group of cuda_gpu_kern_sum or cuda_gpu_mem_time_sum, its category. */
+struct gpu_row {
+	const struct gs_group *g;
+	const char *category;
+};
+
+static int cmp_gpu_row(const void *a, const void *b)
+{
+	const struct gpu_row *x = a, *y = b;
+	if (x->g->s.total != y->g->s.total)
+		return x->g->s.total > y->g->s.total ? -1 : 1;
+	if (x->g->s.n != y->g->s.n)
+		return x->g->s.n > y->g->s.n ? -1 : 1;
+	int c = strcmp(x->category, y->category);
+	return c ? c : strcmp(x->g->label, y->g->label);
+}
+
+int gs_report_cuda_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups k, mem;
+	kernel_groups(m, f, 0, 1, &k);
+	mem_groups(m, f, 0, &mem);
+	size_t n = k.v.n + mem.v.n;
+	struct gpu_row *rows = gs_xmalloc((n + 1) * sizeof(*rows));
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++) {
+		int is_k = i < k.v.n;
+		rows[i].g = is_k ? &k.v.v[i] : &mem.v.v[i - k.v.n];
+		rows[i].category = is_k ? "CUDA_KERNEL" : "MEMORY_OPER";
+		all += rows[i].g->s.total;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_gpu_row);
+	gs_table_init(out, "cuda_gpu_sum", "CUDA GPU Summary (Kernels/MemOps)", gpu_sum_cols,
+		      sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
+	for (size_t i = 0; i < n; i++) {
+		union gs_cell *c = gs_table_row(out);
+		gs_summary_cells(c, &rows[i].g->s, all);
+		c[8].s = gs_xstrdup(rows[i].category);
+		c[9].s = gs_xstrdup(rows[i].g->label);
+	}
+	free(rows);
+	gs_groups_release(&k);
+	gs_groups_release(&mem);
 	return 0;
 }

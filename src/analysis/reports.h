@@ -60,6 +60,10 @@ int gs_report_gpu_util_timeline(const struct gs_model *m, const struct gs_filter
 				struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f,
 			     struct gs_table *out, struct gs_err *err);
+/* nsys's cuda_gpu_sum: kernels and memory operations in one summary, with a Category column
+ * (cuda_sum.c). */
+int gs_report_cuda_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err);
 /* nsys's cuda_api_trace: every CUDA API call in start order (cuda_api_trace.c). */
 int gs_report_cuda_api_trace(const struct gs_model *m, const struct gs_filter *f,
 			     struct gs_table *out, struct gs_err *err);
