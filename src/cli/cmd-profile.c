@@ -1003,10 +1003,10 @@ static int run(int argc, char **argv)
 	if (stats) {
 		/* nsys's --stats=true: the summary of the trace just written, as `gpuscope stats NAME`
 		 * prints it; PROGRAM's status stays gpuscope's */
-		char *av[] = {(char *)"stats", out, NULL};
+		char *av[] = {(char *)"stats", (char *)"--", out, NULL}; /* out may begin with '-' */
 		fflush(stdout);
 		optind = 0; /* getopt starts afresh */
-		gs_cmd_stats.run(2, av);
+		gs_cmd_stats.run(3, av);
 		fflush(stdout);
 	}
 	free(out);

@@ -213,6 +213,9 @@ eq "--stats: the program's output, then the overview of the trace" "from-the-pro
 $($GS stats stats1.gst)" "$got"
 has "--stats: the overview's sections" "Lost records: none" "$got"
 eq "--stats: the trace named on stderr as without it" 1 "$(grep -c '^gpuscope: wrote stats1.gst' stats1.err)"
+got=$($GS profile --stats -o -dash bash -c 'exit 0' 2>/dev/null)
+eq "--stats: a trace whose name begins with '-'" "$($GS stats -- -dash.gst)" "$got"
+has "--stats: a trace whose name begins with '-': its overview" "Lost records: none" "$got"
 got=$($GS profile --stats=false -o stats2 bash -c 'echo only-this' 2>/dev/null)
 eq "--stats=false: the program's output alone" "only-this" "$got"
 err=$($GS profile --stats=yes -o stats3 true 2>&1); eq "--stats=yes: usage error" 2 $?
