@@ -38,6 +38,10 @@ echo "cuda programs:"
 bash tests/gpu/cuda.sh "$BUILD" | tee "$T/cuda.txt"
 p=$(tail -1 "$T/cuda.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* }))
+echo "profile --stats and the nsys-style reports on real recordings:"
+PASS=0 FAIL=0 bash tests/gpu/stats_reports.sh "$BUILD" | tee "$T/stats.txt"
+p=$(tail -1 "$T/stats.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+[ -n "$p" ] && { PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* })); } || FAIL=$((FAIL + 1))
 fi
 
 if on loader; then
