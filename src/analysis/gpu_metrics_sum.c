@@ -48,8 +48,8 @@ static int cmp_i64(const void *a, const void *b)
 int gs_counter_window(const struct gs_model *m, const struct gs_filter *f,
 		      const struct gs_counter_track *t, size_t *from, size_t *to)
 {
-	if (f->by_device && t->device != f->device)
-		return 0;
+	if (!t->n || (f->by_device && t->device != f->device))
+		return 0; /* a track without samples (a damaged trace's) may have no array to point into */
 	const struct gs_counter_sample *s = m->counter_samples.v + t->first;
 	size_t a = 0, b = t->n;
 	uint64_t lo = m->start_mono + f->t0;

@@ -1,7 +1,7 @@
 # tests/fuzz/run.sh: sourced by tests/run.sh. Builds the libFuzzer targets with clang
 # (ASan+UBSan) and runs each for a bounded time (FUZZ_SECONDS, default 60) from the committed
 # fixtures in tests/data (fuzz_gst, fuzz_analyze and fuzz_export: the .gst traces, the
-# examples' among them; fuzz_kineto: tests/data/kineto, decompressed, with a dictionary, inputs
+# examples' and the inputs that found bugs (tests/data/fuzz) among them; fuzz_kineto: tests/data/kineto, decompressed, with a dictionary, inputs
 # up to 64 KiB). Clang's UBSan, unlike gcc's, reports a zero offset added to a null pointer, so
 # the fixtures alone are a check. Needs clang's fuzzer runtime (Debian: libclang-rt-14-dev).
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
@@ -31,7 +31,7 @@ else
 				[ -f "$t" ] && gzip -dcf "$t" >"$corpus/$(basename "$t" .gz)"
 			done
 			dict="-dict=tests/fuzz/kineto.dict -max_len=65536" ;;
-		*) cp tests/data/*.gst tests/data/kmetrics/*.gst tests/data/cuda/*.gst tests/data/diff/*.gst tests/data/examples/*.gst tests/data/jitdump/*.dump "$corpus/" 2>/dev/null ;;
+		*) cp tests/data/*.gst tests/data/kmetrics/*.gst tests/data/cuda/*.gst tests/data/diff/*.gst tests/data/examples/*.gst tests/data/jitdump/*.dump tests/data/fuzz/*.gst "$corpus/" 2>/dev/null ;;
 		esac
 		if "$f" $dict -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
 			-artifact_prefix="$ROOT/build-fuzz/$name-" "$corpus" >"$ROOT/build-fuzz/$name.log" 2>&1; then
