@@ -40,7 +40,9 @@ static int run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *reports = NULL, *out = NULL, *step = NULL; /* no reports: the overview */
+	const char *out = NULL, *step = NULL;
+	const char *rargs[32]; /* each -r's list, as nsys's -r may be given again; none: the overview */
+	size_t nr = 0;
 	int fmt = GS_FMT_TABLE, o;
 	struct gs_filter f = {0};
 	int e;
@@ -52,7 +54,12 @@ static int run(int argc, char **argv)
 			if ((e = gs_filter_option(&gs_cmd_stats, o, optarg, &f)) != 0)
 				return e;
 			break;
-		case 'r': reports = optarg; break;
+		case 'r':
+			if (nr == GS_ARRAY_SIZE(rargs))
+				return gs_usage_error(&gs_cmd_stats, "-r given more than %zu times",
+						      GS_ARRAY_SIZE(rargs));
+			rargs[nr++] = optarg;
+			break;
 		case 'S':
 			if (!*optarg)
 				return gs_usage_error(&gs_cmd_stats, "--step takes a range name");
@@ -71,7 +78,12 @@ static int run(int argc, char **argv)
 	if (optind != argc - 1)
 		return gs_usage_error(&gs_cmd_stats, optind >= argc ? "no trace given" : "one trace at a time");
 	/* Check every report name before loading anything. */
-	char *list = gs_xstrdup(reports ? reports : ""), *save = NULL;
+	struct gs_strbuf rs;
+	gs_strbuf_init(&rs);
+	for (size_t i = 0; i < nr; i++)
+		gs_strbuf_addf(&rs, "%s%s", i ? "," : "", rargs[i]);
+	char *list = rs.len ? gs_strbuf_detach(&rs) : gs_xstrdup(""), *save = NULL;
+	gs_strbuf_release(&rs);
 	const struct gs_report_def *defs[64];
 	size_t n = 0;
 	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
@@ -114,7 +126,7 @@ static int run(int argc, char **argv)
 	int rc = 0;
 	struct gs_render_opts ro;
 	gs_console_opts(out, 0, 1, &ro);
-	if (!reports) {
+	if (!nr) {
 		struct gs_table sec[GS_OVERVIEW_SECTIONS];
 		if (gs_overview(&m, &f, sec, &err) < 0) {
 			gs_cli_error("%s", err.msg);
@@ -179,7 +191,7 @@ const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
 	"Summary tables like nsys stats.",
 	"  -r, --report R[,R...]    reports to run (listed below; default: an overview of the\n"
-	"                           trace)\n"
+	"                           trace); may be given again, as nsys's -r\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"

@@ -35,6 +35,12 @@ $GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv -o "$T/two/base" "$X" 2>/de
 eq "stats -r a,b csv -o base: base_REPORT.csv" "yes" "$([ -s "$T/two/base_nvtx_sum.csv" ] && [ -s "$T/two/base_cuda_gpu_kern_sum.csv" ] && echo yes)"
 eq "stats -r a,b csv to standard output: the tables one after another" "$(cat "$T/two/one_nvtx.csv" "$T/two/one_kern.csv")" \
 	"$($GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv "$X" 2>/dev/null)"
+eq "stats -r a -r b (nsys's repeated -r): as -r a,b" "$($GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv "$X" 2>/dev/null)" \
+	"$($GS stats -r nvtx_sum -r cuda_gpu_kern_sum --format csv "$X" 2>/dev/null)"
+eq "stats -r b -r a: in the order given" "$(cat "$T/two/one_kern.csv" "$T/two/one_nvtx.csv")" \
+	"$($GS stats -r cuda_gpu_kern_sum -r nvtx_sum --format csv "$X" 2>/dev/null)"
+err=$($GS stats -r nvtx_sum -r nope "$X" 2>&1); eq "stats -r a -r unknown: exit 2" 2 $?
+has "stats -r a -r unknown: names it" "unknown report 'nope'" "$err"
 $GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv -o "$T/nodir/run.csv" "$X" >/dev/null 2>&1
 eq "stats -r a,b csv -o into a missing folder: exit 1" 1 $?
 err=$($GS info "$T/junk.gst" 2>&1); eq "junk exits 1" 1 $?; has "junk message" "not a gpuscope trace" "$err"
