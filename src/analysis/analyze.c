@@ -28,6 +28,7 @@
 #include "../util/alloc.h"
 #include "../util/intern.h"
 #include "../util/select.h"
+#include "../util/strbuf.h"
 #include "analyze.h"
 #include "kmetrics.h"
 #include "gpu_ops.h"
@@ -196,7 +197,9 @@ static int name_has(const char *s, const char *w)
 	return strcasestr(s, w) != NULL;
 }
 
-int gs_an_input_range(const char *n, const struct gs_an_opts *o)
+/* A data-loading range: PyTorch's enumerate(DataLoader)#...__next__ (and DataPipe), any name
+ * with "DataLoader" (any case), or one of --input-range. */
+static int input_range(const char *n, const struct gs_an_opts *o)
 {
 	if (name_has(n, "dataloader") || !strncmp(n, "enumerate(DataPipe)", 19))
 		return 1;
@@ -368,7 +371,7 @@ static void scope_build(struct ctx *x, struct scope *sc)
 				const struct gs_range *r = &m->ranges.v[i];
 				if (!MINE(r->pid) || (r->flags & GS_RANGE_OPEN) || x->is_step[i])
 					continue;
-				int in = gs_an_input_range(gs_model_str(m, r->name), x->o);
+				int in = input_range(gs_model_str(m, r->name), x->o);
 				if (in == (c == GS_AN_INPUT))
 					push(&v, r->start, r->end);
 			}
@@ -1008,7 +1011,7 @@ static void rule_input(struct ctx *x)
 	for (size_t i = 0; i < m->ranges.n; i++) {
 		const struct gs_range *r = &m->ranges.v[i];
 		if ((r->flags & GS_RANGE_OPEN) || x->is_step[i] ||
-		    !gs_an_input_range(gs_model_str(m, r->name), x->o) || step_of(x, r->pid, r->start) < 0)
+		    !input_range(gs_model_str(m, r->name), x->o) || step_of(x, r->pid, r->start) < 0)
 			continue;
 		tops_add(&t, gs_model_str(m, r->name), r->end - r->start);
 		ex_offer(x, f, r->start, r->end, r->pid, r->tid, -1, -1);
@@ -1364,7 +1367,7 @@ static void host_range_tops(struct ctx *x, struct tops *t, int gaps)
 			const struct gs_range *g = &m->ranges.v[i];
 			if ((!sc->pid || g->pid == sc->pid) && !(g->flags & GS_RANGE_OPEN) &&
 			    !x->is_step[i] && g->end > g->start &&
-			    !gs_an_input_range(gs_model_str(m, g->name), x->o))
+			    !input_range(gs_model_str(m, g->name), x->o))
 				GS_VEC_PUSH(&r, (uint32_t)i);
 		}
 		if (!r.n)
@@ -1564,25 +1567,35 @@ static void rule_gaps(struct ctx *x)
 	}
 }
 
-/* a->step_hints, when no steps are marked: the names that repeat on one thread
- * (gs_model_repeats, in the filter's process), data loading left out. */
-static void step_hints(struct ctx *x)
+size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_an_opts *o,
+			struct gs_an_top out[GS_AN_TOPS])
 {
-	const struct gs_model *m = x->m;
-	struct gs_analysis *a = x->a;
-	if (a->steps_by != GS_STEPS_RUN)
-		return;
 	struct gs_repeat *r;
-	size_t n = gs_model_repeats(m, x->f->pid, &r);
+	size_t n = gs_model_repeats(m, pid, &r);
 	struct tops t;
 	tops_init(&t);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = gs_model_str(m, r[i].name);
-		if (!gs_an_input_range(name, x->o))
+		if (!input_range(name, o))
 			tops_addn(&t, name, r[i].ns, r[i].count);
 	}
 	free(r);
-	a->nstep_hints = tops_take(&t, a->step_hints);
+	return tops_take(&t, out);
+}
+
+void gs_an_step_hints_line(const struct gs_an_top *h, size_t n, struct gs_strbuf *sb)
+{
+	gs_strbuf_adds(sb, "no steps marked; ranges that repeat, for --step NAME:");
+	for (size_t i = 0; i < n; i++)
+		gs_strbuf_addf(sb, "%s %s (%llux)", i ? "," : "", h[i].name,
+			       (unsigned long long)h[i].count);
+}
+
+/* a->step_hints, when no steps are marked (in the filter's process). */
+static void step_hints(struct ctx *x)
+{
+	if (x->a->steps_by == GS_STEPS_RUN)
+		x->a->nstep_hints = gs_an_step_hints(x->m, x->f->pid, x->o, x->a->step_hints);
 }
 
 /* TensorBoard's low-utilization rule (< 50%), nsys gpu_time_util in spirit: its saving is the
@@ -3014,7 +3027,7 @@ static void idle_range_names(struct ctx *x, struct tops *t)
 		const struct gs_range *r = &m->ranges.v[i];
 		long st;
 		if ((r->flags & GS_RANGE_OPEN) || x->is_step[i] ||
-		    !gs_an_input_range(gs_model_str(m, r->name), x->o) || (st = step_of(x, r->pid, r->start)) < 0)
+		    !input_range(gs_model_str(m, r->name), x->o) || (st = step_of(x, r->pid, r->start)) < 0)
 			continue;
 		const struct gs_an_step *s = &x->a->steps.v[st];
 		const struct scope *sc = scope_of_step(x, s);

@@ -209,9 +209,15 @@ double gs_an_host_range_share(const struct gs_analysis *a);
  * -1: for other, gs_an_idle_dominant; for host_compute, the dominant activity when it is not
  * running code (blocked in a call, off CPU), which the open host ranges do not show. */
 int gs_an_verdict_idle(const struct gs_analysis *a);
-/* Whether a range named n is data loading: PyTorch's enumerate(DataLoader)#...__next__ (and
- * DataPipe), any name with "DataLoader" (any case), or one of o's --input-range (o may be NULL). */
-int gs_an_input_range(const char *n, const struct gs_an_opts *o);
+/* When no steps are marked, the ranges that could be (verdict.step_hints): gs_model_repeats in
+ * process pid (0: all), data loading left out (o's --input-range too; o may be NULL), the most
+ * total time first, then by name. Names copied into out (the caller frees them); returns how
+ * many. */
+size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_an_opts *o,
+			struct gs_an_top out[GS_AN_TOPS]);
+/* The hints' line, as analyze and the stats overview print it: "no steps marked; ranges that
+ * repeat, for --step NAME: step (30x)". */
+void gs_an_step_hints_line(const struct gs_an_top *h, size_t n, struct gs_strbuf *sb);
 
 /* When the steps are the whole run and the host range the verdict host_compute names is one of
  * the step hints (a range that repeats, one instance after another: an iteration): that hint,

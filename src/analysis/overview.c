@@ -99,36 +99,20 @@ static void trace_section(const struct gs_model *m, struct gs_table *t)
 	free(ids.v);
 }
 
-static int cmp_repeat(const void *a, const void *b, void *arg)
-{
-	const struct gs_repeat *x = a, *y = b;
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	return strcmp(gs_model_str(arg, x->name), gs_model_str(arg, y->name));
-}
-
 /* A line under the steps when none are marked: the ranges that could be, as analyze names them
- * (its step hints: the most total time first, data loading left out), "no steps marked; ranges
- * that repeat, for --step NAME: step (30x)". */
+ * (gs_an_step_hints). */
 static void step_hints(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t)
 {
-	struct gs_repeat *r;
-	size_t n = gs_model_repeats(m, f->pid, &r), k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!gs_an_input_range(gs_model_str(m, r[i].name), NULL))
-			r[k++] = r[i];
-	if (k > 1)
-		qsort_r(r, k, sizeof(*r), cmp_repeat, (void *)m);
+	struct gs_an_top h[GS_AN_TOPS];
+	size_t n = gs_an_step_hints(m, f->pid, NULL, h);
+	if (!n)
+		return;
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
-	for (size_t i = 0; i < k && i < GS_AN_TOPS; i++)
-		gs_strbuf_addf(&sb, "%s %s (%llux)",
-			       i ? "," : "no steps marked; ranges that repeat, for --step NAME:",
-			       gs_model_str(m, r[i].name), (unsigned long long)r[i].count);
-	if (sb.len)
-		t->note = gs_strbuf_detach(&sb);
-	gs_strbuf_release(&sb);
-	free(r);
+	gs_an_step_hints_line(h, n, &sb);
+	t->note = gs_strbuf_detach(&sb);
+	for (size_t i = 0; i < n; i++)
+		free(h[i].name);
 }
 
 /* s: step_sum_gpu's summary rows (median, p90) of n steps. */

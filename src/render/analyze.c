@@ -134,10 +134,7 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 	if (a->nstep_hints) {
 		struct gs_strbuf h;
 		gs_strbuf_init(&h);
-		gs_strbuf_adds(&h, "no steps marked; ranges that repeat, for --step NAME:");
-		for (size_t i = 0; i < a->nstep_hints; i++)
-			gs_strbuf_addf(&h, "%s %s (%llux)", i ? "," : "", a->step_hints[i].name,
-				       (unsigned long long)a->step_hints[i].count);
+		gs_an_step_hints_line(a->step_hints, a->nstep_hints, &h);
 		gs_strbuf_adds(sb, "       ");
 		wrap(sb, 7, 7, o->width, h.buf);
 		gs_strbuf_release(&h);
