@@ -9,13 +9,19 @@
  * One row per process, launching thread, device, API function and kernel name. QCount counts
  * the launches with a positive queue time; the Q statistics are over those alone and empty
  * when there are none. Kernels whose launching call was not recorded are left out (the table
- * note counts them). */
+ * note counts them).
+ *
+ * cuda_kern_exec_trace gives the same phases launch by launch, in the order of the launching
+ * calls' starts: API Start and Dur, Queue Start (the call's end) and Dur where there is queue
+ * time (else empty), Kernel Start and Dur, Total Dur, the grid and block. Starts are
+ * session-relative, as in cuda_gpu_trace and cuda_api_trace. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/intern.h"
+#include "../util/strbuf.h"
 #include "gpu_ops.h"
 #include "reports.h"
 
@@ -138,6 +144,103 @@ int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filte
 	free(g.v);
 	gs_intern_release(&keys);
 	gs_intern_release(&apis);
+	if (unlinked) {
+		char note[160];
+		snprintf(note, sizeof(note),
+			 "%llu kernels are left out: the API calls that launched them were not recorded.",
+			 (unsigned long long)unlinked);
+		out->note = gs_xstrdup(note);
+	}
+	return 0;
+}
+
+/* --- cuda_kern_exec_trace */
+
+enum { X_ASTART, X_ADUR, X_QSTART, X_QDUR, X_KSTART, X_KDUR, X_TDUR, X_PID, X_TID, X_DEV, X_API,
+       X_GRID, X_BLOCK, X_NAME, X__N };
+
+static const struct gs_column tcols[] = {
+	{"API Start (ns)", GS_COL_INT},    {"API Dur (ns)", GS_COL_INT},
+	{"Queue Start (ns)", GS_COL_INT},  {"Queue Dur (ns)", GS_COL_INT},
+	{"Kernel Start (ns)", GS_COL_INT}, {"Kernel Dur (ns)", GS_COL_INT},
+	{"Total Dur (ns)", GS_COL_INT},    {"PID", GS_COL_INT},
+	{"TID", GS_COL_INT},               {"DevId", GS_COL_INT},
+	{"API Function", GS_COL_STR},      {"GridXYZ", GS_COL_STR},
+	{"BlockXYZ", GS_COL_STR},          {"Kernel Name", GS_COL_STR},
+};
+
+/* Kernels (indexes) by their calls' (start, pid, tid, correlation), then their own start. */
+static int cmp_launch(const void *a, const void *b, void *arg)
+{
+	const struct gs_model *m = arg;
+	const struct gs_kernel *kx = &m->kernels.v[*(const uint32_t *)a];
+	const struct gs_kernel *ky = &m->kernels.v[*(const uint32_t *)b];
+	const struct gs_api *x = &m->apis.v[kx->api], *y = &m->apis.v[ky->api];
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->correlation != y->correlation)
+		return x->correlation < y->correlation ? -1 : 1;
+	return (kx->start > ky->start) - (kx->start < ky->start);
+}
+
+static char *xyz(const int32_t v[3])
+{
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_addf(&sb, "%d %d %d", v[0], v[1], v[2]);
+	return sb.buf;
+}
+
+int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_filter *f,
+				   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "cuda_kern_exec_trace", "CUDA Kernel Launch & Exec Time Trace", tcols,
+		      X__N);
+	uint32_t *idx = gs_xmalloc((m->kernels.n + 1) * sizeof(*idx));
+	size_t n = 0;
+	uint64_t unlinked = 0;
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
+			continue;
+		if (k->api < 0)
+			unlinked++;
+		else
+			idx[n++] = (uint32_t)i;
+	}
+	qsort_r(idx, n, sizeof(*idx), cmp_launch, (void *)m);
+	char name[160];
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[idx[i]];
+		const struct gs_api *a = &m->apis.v[k->api];
+		const struct gs_kshape *s = gs_kshape(m, k);
+		uint64_t t0 = m->start_mono;
+		union gs_cell *c = gs_table_row(out);
+		c[X_ASTART].i = (int64_t)(a->start >= t0 ? a->start - t0 : 0);
+		c[X_ADUR].i = (int64_t)(a->end - a->start);
+		if (k->start > a->end) {
+			c[X_QSTART].i = (int64_t)(a->end >= t0 ? a->end - t0 : 0);
+			c[X_QDUR].i = (int64_t)(k->start - a->end);
+		} else {
+			c[X_QSTART].i = c[X_QDUR].i = GS_CELL_NONE;
+		}
+		c[X_KSTART].i = (int64_t)(k->start >= t0 ? k->start - t0 : 0);
+		c[X_KDUR].i = (int64_t)(k->end - k->start);
+		c[X_TDUR].i = (int64_t)(GS_MAX(a->end, k->end) - a->start);
+		c[X_PID].i = a->pid;
+		c[X_TID].i = a->tid;
+		c[X_DEV].i = k->device;
+		c[X_API].s = gs_xstrdup(gs_api_base_name(a, name, sizeof(name)));
+		c[X_GRID].s = xyz(s->grid);
+		c[X_BLOCK].s = xyz(s->block);
+		c[X_NAME].s = gs_xstrdup(gs_model_str(m, s->dname));
+	}
+	free(idx);
 	if (unlinked) {
 		char note[160];
 		snprintf(note, sizeof(note),

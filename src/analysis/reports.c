@@ -19,6 +19,7 @@ const struct gs_report_def gs_reports[] = {
 	{"cuda_gpu_trace", "Every kernel, memcpy and memset in start order, with its launch shape or bytes", gs_report_cuda_gpu_trace},
 	{"cuda_api_trace", "Every CUDA API call in start order, with its result, correlation id and thread", gs_report_cuda_api_trace},
 	{"cuda_kern_exec_sum", "Kernel launch phases: API, queue, kernel and total time per launching thread and kernel", gs_report_cuda_kern_exec_sum},
+	{"cuda_kern_exec_trace", "Kernel launch phases launch by launch: API call, queue and kernel start and duration, grid and block", gs_report_cuda_kern_exec_trace},
 	{"nvtx_gpu_proj_sum", "NVTX ranges projected onto the GPU: first to last GPU operation they launched", gs_report_nvtx_gpu_proj_sum},
 	{"launch_sum", "Kernel launch statistics (HTA): launch call time, launch delay, short kernels, outliers", gs_report_launch_sum},
 	{"stream_sum", "GPU work per stream: busy time and time overlapped with other streams", gs_report_stream_sum},

@@ -69,6 +69,10 @@ int gs_report_cuda_api_trace(const struct gs_model *m, const struct gs_filter *f
 			     struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filter *f,
 				 struct gs_table *out, struct gs_err *err);
+/* nsys's cuda_kern_exec_trace: cuda_kern_exec_sum's phases launch by launch
+ * (cuda_kern_exec_sum.c). */
+int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_filter *f,
+				   struct gs_table *out, struct gs_err *err);
 int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err);
 /* HTA's kernel launch statistics (launch_sum.c). */

@@ -171,12 +171,12 @@ eq "gpu_util_timeline on ResNet-50: slices add up to gpu_util" "10 True" "$out"
 eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" \
 	"$($GS stats -r cuda_gpu_kern_gb_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f3,9-)"
 
-# cuda_gpu_trace, cuda_api_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum, launch_sum, stream_sum,
+# cuda_gpu_trace, cuda_api_trace, cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, launch_sum, stream_sum,
 # memory_sum and memory_timeline on the three fixtures, against a second implementation of each
 # (in Python, from the reports' definitions) over the dump's records
 for c in copies spin resnet50; do
 	$GS dump --format jsonl "$D/cuda_$c.gst" >"$T/rr_$c.jsonl" 2>/dev/null
-	for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_sum nvtx_gpu_proj_sum launch_sum stream_sum memory_sum memory_timeline; do
+	for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_sum cuda_kern_exec_trace nvtx_gpu_proj_sum launch_sum stream_sum memory_sum memory_timeline; do
 		$GS stats -r $r --format json -o "$T/rr_$c.$r.json" "$D/cuda_$c.gst" 2>/dev/null
 		out=$(python3 "$ROOT/tests/cases/reports_ref.py" $r "$T/rr_$c.jsonl" "$T/rr_$c.$r.json" 2>&1)
 		eq "$r on $c: as the reference implementation" match "$(printf '%s\n' "$out" | grep -v '^totals')"
@@ -235,6 +235,15 @@ eq "cuda_gpu_trace --time 234ms:237ms: two spin kernels" 2 \
 	"$($GS stats -r cuda_gpu_trace --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -n +2 | grep -c spin_kernel)"
 eq "cuda_kern_exec_sum: 5 spin launches, 4 with queue time" "753,753,0,5,4,cudaLaunchKernel,spin_kernel(unsigned long long)" \
 	"$($GS stats -r cuda_kern_exec_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f1-5,26-)"
+eq "cuda_kern_exec_trace: the 5 spin launches; the first starts before its call returns (no queue)" \
+	"234172550,43253,,,234210942,2000700,2039092|234226004,9473,234235477,1979845,236215322,2000476,3989794" \
+	"$($GS stats -r cuda_kern_exec_trace --format csv "$D/cuda_spin.gst" | sed -n 2,3p | cut -d, -f1-7 | paste -sd'|')"
+eq "cuda_kern_exec_trace: rows, queued launches, grid and block of the spin fixture" "5 4 1 1 1,1 1 1" \
+	"$($GS stats -r cuda_kern_exec_trace --format csv "$D/cuda_spin.gst" | tail -n +2 | awk -F, '{n++; q += $4 != ""; g = $12 "," $13} END {print n, q, g}')"
+eq "cuda_kern_exec_trace: ResNet-50 launches, as cuda_kern_exec_sum counts them" 1429 \
+	"$(rows "$T/rr_resnet50.cuda_kern_exec_trace.json")"
+eq "cuda_kern_exec_trace --time 234ms:237ms: the spin kernels that start in it" 2 \
+	"$($GS stats -r cuda_kern_exec_trace --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -n +2 | wc -l)"
 eq "cuda_kern_exec_sum: ResNet-50 launches linked to their calls" 1429 \
 	"$(python3 -c 'import json,sys; print(sum(r["Count"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_resnet50.cuda_kern_exec_sum.json")"
 eq "nvtx_gpu_proj_sum: :measure 1 instance, :iteration 3, 720 GPU ops each" ":measure 1 720 :iteration 3 720" \

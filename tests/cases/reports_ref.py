@@ -1,5 +1,5 @@
 """reports_ref.py: a second implementation of the stats reports cuda_gpu_trace, cuda_api_trace,
-cuda_kern_exec_sum, nvtx_gpu_proj_sum, launch_sum, stream_sum, memory_sum and memory_timeline,
+cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, launch_sum, stream_sum, memory_sum and memory_timeline,
 written straight from their definitions (docs/gpuscope-stats.md) over the records of
 `gpuscope dump --format jsonl`, compared with what `gpuscope stats -r REPORT --format json`
 printed. Prints "match", or what differs.
@@ -145,6 +145,28 @@ elif report == "cuda_kern_exec_sum":
     for w, h in zip(want, have):
         if w[:6] != h[:6] or not all(close(x, y) if x is not None else y is None for x, y in zip(w[6], h[6])):
             expect("group", w, h)
+            break
+
+elif report == "cuda_kern_exec_trace":
+    want = []
+    for k in kernels:
+        a = api_of.get((k["pid"], k["correlation"]))
+        if a is None:
+            continue
+        q = k["start"] > a["end"]
+        want.append(((a["start"], a["pid"], a["tid"], a["correlation"], k["start"]),
+                     [a["start"] - start_mono, a["dur"], a["end"] - start_mono if q else None,
+                      k["start"] - a["end"] if q else None, k["start"] - start_mono, k["dur"],
+                      max(a["end"], k["end"]) - a["start"], a["pid"], a["tid"], k["device"], base(a["name"]),
+                      " ".join(map(str, k["grid"])), " ".join(map(str, k["block"]))]))
+    want = [w for _, w in sorted(want)]
+    have = [[g["API Start (ns)"], g["API Dur (ns)"], g["Queue Start (ns)"], g["Queue Dur (ns)"],
+             g["Kernel Start (ns)"], g["Kernel Dur (ns)"], g["Total Dur (ns)"], g["PID"], g["TID"],
+             g["DevId"], g["API Function"], g["GridXYZ"], g["BlockXYZ"]] for g in got]
+    expect("rows", len(want), len(have))
+    for i, (w, h) in enumerate(zip(want, have)):
+        if w != h:
+            expect("row %d" % i, w, h)
             break
 
 elif report == "nvtx_gpu_proj_sum":
