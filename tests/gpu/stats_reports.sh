@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/gpu/stats_reports.sh: `gpuscope profile --stats` and the nsys-style reports
-# cuda_api_trace and cuda_gpu_sum on a real recording: tests/gpu/programs/copies.cu (its exact
+# cuda_api_trace, cuda_gpu_sum and cuda_kern_exec_trace on a real recording: tests/gpu/programs/copies.cu (its exact
 # copies and memsets) and spin.cu (kernels of a known count).
 #   usage: tests/gpu/stats_reports.sh [BUILD_DIR]
 set -u
@@ -51,4 +51,17 @@ print(sum(r["CorrId"] not in calls for r in gpu), "ordered" if starts == sorted(
 PY
 )"
 done
+
+# cuda_kern_exec_trace: spin's 5 launches (2 ms kernels launched back to back), each joined to
+# its call; all but the first wait in the queue behind the one before
+"$GS" stats -r cuda_kern_exec_trace --format json -o "$T/spin.exec.json" "$T/spin.gst"
+eq "cuda_kern_exec_trace on spin: 5 launches, the last 4 queued behind a 2 ms kernel, totals = kernel end - call start" \
+	"5 4 1" "$(python3 - "$T/spin.exec.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"]
+q = sum(x["Queue Dur (ns)"] is not None and x["Queue Dur (ns)"] > 1000000 for x in r[1:])
+tot = all(x["Total Dur (ns)"] == x["Kernel Start (ns)"] + x["Kernel Dur (ns)"] - x["API Start (ns)"] for x in r)
+print(len(r), q, int(tot))
+PY
+)"
 echo "stats_reports: $PASS passed, $FAIL failed"
