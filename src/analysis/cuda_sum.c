@@ -4,7 +4,8 @@
  *   cuda_gpu_mem_time_sum  memcpy/memset time by operation ("[CUDA memcpy HtoD]", ...);
  *   cuda_gpu_mem_size_sum  memcpy/memset bytes by operation, in MB (10^6 bytes);
  *   cuda_gpu_sum           kernels and memcpy/memset operations in one table, by time, each
- *                          row with its category (CUDA_KERNEL, MEMORY_OPER).
+ *                          row with its category (CUDA_KERNEL, MEMORY_OPER);
+ *   cuda_api_gpu_sum       the same with the API calls too (category CUDA_API).
  * Time (%) is a share of the listed rows' total, as in every nsys summary. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,10 +156,9 @@ int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_fil
 	return 0;
 }
 
-int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
-			   struct gs_table *out, struct gs_err *err)
+/* The API calls' groups, by function. */
+static void api_groups(const struct gs_model *m, const struct gs_filter *f, struct gs_groups *gp)
 {
-	(void)err;
 	struct gs_groups g;
 	gs_groups_init(&g);
 	struct gs_u64map ids; /* (callback id, driver) + 1 -> group */
@@ -190,6 +190,15 @@ int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
 	gs_u64map_release(&ids);
 	gs_groups_finish(&g);
 	gs_groups_sort(&g);
+	*gp = g;
+}
+
+int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	api_groups(m, f, &g);
 	gs_groups_time_table(&g, out, "cuda_api_sum", "CUDA API Summary", api_cols);
 	gs_groups_release(&g);
 	return 0;
@@ -262,7 +271,8 @@ int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_fi
 	return 0;
 }
 
-/* cuda_gpu_sum's rows: a group of cuda_gpu_kern_sum or cuda_gpu_mem_time_sum, its category. */
+/* cuda_gpu_sum's and cuda_api_gpu_sum's rows: a group of cuda_gpu_kern_sum,
+ * cuda_gpu_mem_time_sum or cuda_api_sum, and its category. */
 struct gpu_row {
 	const struct gs_group *g;
 	const char *category;
@@ -279,25 +289,34 @@ static int cmp_gpu_row(const void *a, const void *b)
 	return c ? c : strcmp(x->g->label, y->g->label);
 }
 
-int gs_report_cuda_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
-			   struct gs_table *out, struct gs_err *err)
+/* The kernel, memop and (with_api) API groups in one table, by total time. */
+static void gpu_sum(const struct gs_model *m, const struct gs_filter *f, int with_api,
+		    struct gs_table *out)
 {
-	(void)err;
-	struct gs_groups k, mem;
-	kernel_groups(m, f, 0, 1, &k);
-	mem_groups(m, f, 0, &mem);
-	size_t n = k.v.n + mem.v.n;
+	static const char *const cat[3] = {"CUDA_KERNEL", "MEMORY_OPER", "CUDA_API"};
+	struct gs_groups g[3];
+	kernel_groups(m, f, 0, 1, &g[0]);
+	mem_groups(m, f, 0, &g[1]);
+	if (with_api)
+		api_groups(m, f, &g[2]);
+	else
+		gs_groups_init(&g[2]);
+	size_t n = g[0].v.n + g[1].v.n + g[2].v.n, r = 0;
 	struct gpu_row *rows = gs_xmalloc((n + 1) * sizeof(*rows));
 	uint64_t all = 0;
-	for (size_t i = 0; i < n; i++) {
-		int is_k = i < k.v.n;
-		rows[i].g = is_k ? &k.v.v[i] : &mem.v.v[i - k.v.n];
-		rows[i].category = is_k ? "CUDA_KERNEL" : "MEMORY_OPER";
-		all += rows[i].g->s.total;
-	}
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < g[k].v.n; i++, r++) {
+			rows[r].g = &g[k].v.v[i];
+			rows[r].category = cat[k];
+			all += rows[r].g->s.total;
+		}
 	qsort(rows, n, sizeof(*rows), cmp_gpu_row);
-	gs_table_init(out, "cuda_gpu_sum", "CUDA GPU Summary (Kernels/MemOps)", gpu_sum_cols,
-		      sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
+	if (with_api)
+		gs_table_init(out, "cuda_api_gpu_sum", "CUDA Summary (API/Kernels/MemOps)",
+			      gpu_sum_cols, sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
+	else
+		gs_table_init(out, "cuda_gpu_sum", "CUDA GPU Summary (Kernels/MemOps)", gpu_sum_cols,
+			      sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
 	for (size_t i = 0; i < n; i++) {
 		union gs_cell *c = gs_table_row(out);
 		gs_summary_cells(c, &rows[i].g->s, all);
@@ -305,7 +324,22 @@ int gs_report_cuda_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
 		c[9].s = gs_xstrdup(rows[i].g->label);
 	}
 	free(rows);
-	gs_groups_release(&k);
-	gs_groups_release(&mem);
+	for (int k = 0; k < 3; k++)
+		gs_groups_release(&g[k]);
+}
+
+int gs_report_cuda_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
+			   struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gpu_sum(m, f, 0, out);
+	return 0;
+}
+
+int gs_report_cuda_api_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
+			       struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gpu_sum(m, f, 1, out);
 	return 0;
 }

@@ -14,6 +14,7 @@ const struct gs_report_def gs_reports[] = {
 	{"cuda_gpu_mem_time_sum", "GPU memcpy and memset time per operation", gs_report_cuda_gpu_mem_time_sum},
 	{"cuda_gpu_mem_size_sum", "GPU memcpy and memset bytes (MB) per operation", gs_report_cuda_gpu_mem_size_sum},
 	{"cuda_gpu_sum", "CUDA kernels and memcpy/memset operations in one summary by time, with their category", gs_report_cuda_gpu_sum},
+	{"cuda_api_gpu_sum", "CUDA API calls, kernels and memcpy/memset operations in one summary by time, with their category", gs_report_cuda_api_gpu_sum},
 	{"gpu_util", "GPU busy time (union of kernels, copies, memsets) over wall time, per device", gs_report_gpu_util},
 	{"gpu_util_timeline", "GPU busy time per device over ten equal slices of time", gs_report_gpu_util_timeline},
 	{"cuda_gpu_trace", "Every kernel, memcpy and memset in start order, with its launch shape or bytes", gs_report_cuda_gpu_trace},

@@ -64,6 +64,9 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
  * (cuda_sum.c). */
 int gs_report_cuda_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *out, struct gs_err *err);
+/* nsys's cuda_api_gpu_sum: cuda_gpu_sum with the API calls' rows (cuda_sum.c). */
+int gs_report_cuda_api_gpu_sum(const struct gs_model *m, const struct gs_filter *f,
+			       struct gs_table *out, struct gs_err *err);
 /* nsys's cuda_api_trace: every CUDA API call in start order (cuda_api_trace.c). */
 int gs_report_cuda_api_trace(const struct gs_model *m, const struct gs_filter *f,
 			     struct gs_table *out, struct gs_err *err);

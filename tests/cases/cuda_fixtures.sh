@@ -185,26 +185,36 @@ done
 rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1"; }
 # cuda_gpu_sum: cuda_gpu_kern_sum's and cuda_gpu_mem_time_sum's rows in one table, by total time,
 # each with its category, Time (%) a share of both
+# cuda_api_gpu_sum: the same with cuda_api_sum's rows too (category CUDA_API)
 for c in copies resnet50; do
-	for r in cuda_gpu_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum; do
+	for r in cuda_gpu_sum cuda_api_gpu_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_api_sum; do
 		$GS stats -r $r --format json -o "$T/gs_$c.$r.json" "$D/cuda_$c.gst" 2>/dev/null
 	done
-	eq "cuda_gpu_sum on $c: the kernel and memop summaries merged" ok "$(python3 - "$T/gs_$c".{cuda_gpu_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum}.json <<'PY'
+	for r in cuda_gpu_sum cuda_api_gpu_sum; do
+		eq "$r on $c: the summaries merged" ok "$(python3 - "$T/gs_$c".{$r,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum}.json <<'PY'
 import json, sys
-g, k, m = (json.load(open(p))["rows"] for p in sys.argv[1:4])
+g, k, m, a = (json.load(open(p))["rows"] for p in sys.argv[1:5])
+if "cuda_gpu_sum" in sys.argv[1]:
+    a = []
 keys = ["Total Time (ns)", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)"]
 want = sorted([("CUDA_KERNEL", r["Name"], r["Instances"], *[r[x] for x in keys]) for r in k] +
-              [("MEMORY_OPER", r["Operation"], r["Count"], *[r[x] for x in keys]) for r in m],
+              [("MEMORY_OPER", r["Operation"], r["Count"], *[r[x] for x in keys]) for r in m] +
+              [("CUDA_API", r["Name"], r["Num Calls"], *[r[x] for x in keys]) for r in a],
               key=lambda w: (-w[3], -w[2], w[0], w[1]))
 have = [(r["Category"], r["Operation"], r["Instances"], *[r[x] for x in keys]) for r in g]
 total = sum(w[3] for w in want)
 pct = all(abs(r["Time (%)"] - 100.0 * r["Total Time (ns)"] / total) < 0.051 for r in g)
-print("ok" if have == want and pct and len(g) == len(k) + len(m) else (len(have), len(want), pct, have[:2], want[:2]))
+print("ok" if have == want and pct and len(g) == len(k) + len(m) + len(a) else (len(have), len(want), pct, have[:2], want[:2]))
 PY
 )"
+	done
 done
 eq "cuda_gpu_sum on copies: the first row" "58.6,263584,2,MEMORY_OPER,[CUDA memcpy DtoH]" \
 	"$($GS stats -r cuda_gpu_sum --format csv "$D/cuda_copies.gst" | sed -n 2p | cut -d, -f1-3,9,10)"
+eq "cuda_api_gpu_sum on copies: the first row, the context's creation in cudaMalloc" "91.8,116903099,2,CUDA_API,cudaMalloc" \
+	"$($GS stats -r cuda_api_gpu_sum --format csv "$D/cuda_copies.gst" | sed -n 2p | cut -d, -f1-3,9,10)"
+eq "cuda_api_gpu_sum on copies: 11 API, 4 memop rows; none for kernels (there are none)" "11 4 0" \
+	"$($GS stats -r cuda_api_gpu_sum --format csv "$D/cuda_copies.gst" | awk -F, '{c[$9]++} END {print c["CUDA_API"], c["MEMORY_OPER"], c["CUDA_KERNEL"] + 0}')"
 eq "cuda_gpu_sum --time before any GPU work: the header alone" 1 \
 	"$($GS stats -r cuda_gpu_sum --time 0:1ms --format csv "$D/cuda_copies.gst" | wc -l)"
 eq "cuda_api_trace: every ResNet-50 API call, as info counts them" \
