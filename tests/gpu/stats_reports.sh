@@ -36,6 +36,15 @@ eq "cuda_gpu_sum: spin's 5 kernels, one row" "CUDA_KERNEL 5" \
 import csv, sys
 print(" ".join("%s %s" % (r["Category"], r["Instances"]) for r in csv.DictReader(open(sys.argv[1])) if r["Category"] == "CUDA_KERNEL"))' "$T/sp.csv")"
 
+# cuda_api_gpu_sum: cuda_gpu_sum's rows and the API calls' (spin: cudaLaunchKernel 5 times)
+"$GS" stats -r cuda_api_gpu_sum --format csv "$T/spin.gst" >"$T/sa.csv"
+eq "cuda_api_gpu_sum: spin's kernels and its 5 launch calls" "CUDA_API cudaLaunchKernel 5|CUDA_KERNEL 5" \
+	"$(python3 -c '
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+print("|".join(sorted(["%s %s %s" % (x["Category"], x["Operation"], x["Instances"]) for x in r if x["Operation"] == "cudaLaunchKernel"] +
+                      ["%s %s" % (x["Category"], x["Instances"]) for x in r if x["Category"] == "CUDA_KERNEL"])))' "$T/sa.csv")"
+
 # cuda_api_trace: every GPU operation's CorrId is the CorrID of a recorded call, and the
 # calls are in start order
 for n in copies spin; do
