@@ -78,6 +78,10 @@ int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_fil
 				   struct gs_table *out, struct gs_err *err);
 int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err);
+/* nsys's nvtx_pushpop_trace: every push/pop range with its place in the range tree
+ * (nvtx_pushpop_trace.c). */
+int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filter *f,
+				 struct gs_table *out, struct gs_err *err);
 /* HTA's kernel launch statistics (launch_sum.c). */
 int gs_report_launch_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 			 struct gs_err *err);

@@ -14,3 +14,34 @@ i=$($GS info "$D/crash_segv.gst")
 has "fixture crash: exit 139" "exit status: 139" "$i"; has "fixture crash: open range" "nvtx ranges never ended   1" "$i"
 $GS dump --format jsonl "$D/features.gst" | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]'
 eq "fixture features: dump jsonl parses" 0 $?
+
+# nvtx_pushpop_trace: each push/pop range with its place in the tree, against a second
+# implementation from the dump's records (tests/cases/reports_ref.py); start/end and open
+# ranges left out
+for f in features threads_4x20 startend crash_segv cuda_resnet50; do
+	$GS dump --format jsonl "$D/$f.gst" >"$T/pp_$f.jsonl" 2>/dev/null
+	$GS stats -r nvtx_pushpop_trace --format json -o "$T/pp_$f.json" "$D/$f.gst" 2>/dev/null
+	eq "nvtx_pushpop_trace on $f: as the reference implementation" match \
+		"$(python3 "$ROOT/tests/cases/reports_ref.py" nvtx_pushpop_trace "$T/pp_$f.jsonl" "$T/pp_$f.json" 2>&1)"
+done
+eq "nvtx_pushpop_trace: features' three nested ranges, DurChild and DurNonChild, stack and tree" \
+	"5157531,5157682,151,70,81,:depth0,6590,6590,0,1,12,,:12,:depth0|5157592,5157662,70,30,40,:depth1,6590,6590,1,1,13,12,:12:13,--:depth1|5157622,5157652,30,0,30,:depth2,6590,6590,2,0,14,13,:12:13:14,----:depth2" \
+	"$($GS stats -r nvtx_pushpop_trace --format csv "$D/features.gst" | tail -3 | paste -sd'|')"
+eq "nvtx_pushpop_trace --time: the ranges that start in it, with the ids of the whole trace" ":12 :12:13 :12:13:14" \
+	"$($GS stats -r nvtx_pushpop_trace --format csv --time 5.1575ms:5.16ms "$D/features.gst" | tail -n +2 | cut -d, -f13 | paste -sd' ')"
+eq "nvtx_pushpop_trace: a domain's ranges read domain:name" "3 mydomain:registered_name" \
+	"$($GS stats -r nvtx_pushpop_trace --format csv "$D/features.gst" | grep -c '^[0-9]*,[0-9]*,[0-9]*,0,[0-9]*,mydomain:registered_name,') mydomain:registered_name"
+eq "nvtx_pushpop_trace: the crash's 30 ended ranges, not the open one" 30 \
+	"$($GS stats -r nvtx_pushpop_trace --format csv "$D/crash_segv.gst" | tail -n +2 | wc -l)"
+eq "nvtx_pushpop_trace: threads' 160 inner ranges each inside an outer range of its thread" "160 160" \
+	"$($GS stats -r nvtx_pushpop_trace --format json "$D/threads_4x20.gst" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"]
+by = {x["RangeId"]: x for x in r}
+inner = [x for x in r if x["Name"] == ":inner"]
+print(len(inner), sum(by[x["ParentId"]]["Name"] == ":outer" and by[x["ParentId"]]["TID"] == x["TID"] for x in inner))')"
+eq "nvtx_pushpop_trace on a PyTorch profiler trace: its 942 operator and annotation ranges, 6 levels" "942 0-5" \
+	"$($GS stats -r nvtx_pushpop_trace --format json "$D/kineto/infer.pt.trace.json.gz" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"]
+print(len(r), "%d-%d" % (min(x["Lvl"] for x in r), max(x["Lvl"] for x in r)))')"

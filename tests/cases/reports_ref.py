@@ -1,5 +1,5 @@
 """reports_ref.py: a second implementation of the stats reports cuda_gpu_trace, cuda_api_trace,
-cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, launch_sum, stream_sum, memory_sum and memory_timeline,
+cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, nvtx_pushpop_trace, launch_sum, stream_sum, memory_sum and memory_timeline,
 written straight from their definitions (docs/gpuscope-stats.md) over the records of
 `gpuscope dump --format jsonl`, compared with what `gpuscope stats -r REPORT --format json`
 printed. Prints "match", or what differs.
@@ -163,6 +163,43 @@ elif report == "cuda_kern_exec_trace":
     have = [[g["API Start (ns)"], g["API Dur (ns)"], g["Queue Start (ns)"], g["Queue Dur (ns)"],
              g["Kernel Start (ns)"], g["Kernel Dur (ns)"], g["Total Dur (ns)"], g["PID"], g["TID"],
              g["DevId"], g["API Function"], g["GridXYZ"], g["BlockXYZ"]] for g in got]
+    expect("rows", len(want), len(have))
+    for i, (w, h) in enumerate(zip(want, have)):
+        if w != h:
+            expect("row %d" % i, w, h)
+            break
+
+elif report == "nvtx_pushpop_trace":
+    # push/pop ranges that ended (flags: 0x01 start/end, 0x08 open), in start order; a range's
+    # parent is the innermost one open on its thread when it began (one that ended at or
+    # before its start is closed)
+    pp = sorted((r for r in ranges if not (r["flags"] & 0x09)),
+                key=lambda r: (r["start"], r["pid"], r["tid"], r["level"]))
+    stacks, rows = {}, []
+    for i, r in enumerate(pp):
+        r["id"], r["nchild"], r["dchild"] = i + 1, 0, 0
+        st = stacks.setdefault((r["pid"], r["tid"]), [])
+        while st and st[-1]["start"] + st[-1]["dur"] <= r["start"]:
+            st.pop()
+        r["up"] = st[-1] if st else None
+        if r["up"]:
+            r["up"]["nchild"] += 1
+            r["up"]["dchild"] += r["dur"]
+        st.append(r)
+    want = []
+    for r in pp:
+        chain, x = [], r
+        while x:
+            chain.append(x["id"])
+            x = x["up"]
+        name = "%s:%s" % (r.get("domain", ""), r["name"])
+        want.append([r["start"] - start_mono, r["start"] + r["dur"] - start_mono, r["dur"], r["dchild"],
+                     r["dur"] - r["dchild"], name, r["pid"], r["tid"], len(chain) - 1, r["nchild"], r["id"],
+                     r["up"]["id"] if r["up"] else None, "".join(":%d" % k for k in reversed(chain)),
+                     "--" * (len(chain) - 1) + name])
+    have = [[g[k] for k in ("Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)",
+                            "Name", "PID", "TID", "Lvl", "NumChild", "RangeId", "ParentId", "RangeStack", "NameTree")]
+            for g in got]
     expect("rows", len(want), len(have))
     for i, (w, h) in enumerate(zip(want, have)):
         if w != h:
