@@ -7,7 +7,12 @@
  * that started it, between its start and end (both included), launched. Instances that
  * launched no GPU operation are left out, as are ranges that never ended. One row per range
  * name, domain and style.
- * Filters: --pid and --time select ranges (by their start), --device the GPU operations. */
+ * Filters: --pid and --time select ranges (by their start), --device the GPU operations.
+ *
+ * nvtx_gpu_proj_trace gives each such instance as a row, by projected start: Name, Projected
+ * Start and Duration, Orig Start and Duration (the range itself), Style, PID, TID, NumGPUOps,
+ * and its place in the range tree as nvtx_pushpop_trace gives it (Lvl, NumChild, RangeId,
+ * ParentId, RangeStack). Starts are session-relative. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,25 +132,33 @@ static void project_startend(const struct gs_model *m, const struct gs_op *ops, 
 	free(ai);
 }
 
+/* Each range's projection: the GPU operations on the devices f keeps that its calls launched. */
+static struct inst *project(const struct gs_model *m, const struct gs_filter *f)
+{
+	struct gs_filter opf = {.by_device = f->by_device, .device = f->device};
+	size_t nops;
+	struct gs_op *ops = gs_gpu_ops(m, &opf, 0, &nops);
+	struct inst *in = gs_xcalloc(m->ranges.n + 1, sizeof(*in));
+	for (size_t i = 0; i < nops; i++)
+		if (ops[i].api >= 0)
+			for (int32_t r = m->apis.v[ops[i].api].range; r >= 0; r = m->ranges.v[r].parent)
+				add_op(&in[r], &ops[i]);
+	project_startend(m, ops, nops, in);
+	free(ops);
+	return in;
+}
+
 int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter *f,
 				struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
 	gs_table_init(out, "nvtx_gpu_proj_sum", "NVTX GPU Projection Summary", cols,
 		      sizeof(cols) / sizeof(cols[0]));
-	struct gs_filter opf = {.by_device = f->by_device, .device = f->device};
 	struct gs_filter rf = *f; /* ranges: pid and time */
 	rf.by_device = 0;
-	size_t nops;
-	struct gs_op *ops = gs_gpu_ops(m, &opf, 0, &nops);
 	size_t nr = m->ranges.n;
-	struct inst *in = gs_xcalloc(nr + 1, sizeof(*in));
+	struct inst *in = project(m, f);
 	uint32_t *nchild = gs_xcalloc(nr + 1, sizeof(*nchild));
-	for (size_t i = 0; i < nops; i++)
-		if (ops[i].api >= 0)
-			for (int32_t r = m->apis.v[ops[i].api].range; r >= 0; r = m->ranges.v[r].parent)
-				add_op(&in[r], &ops[i]);
-	project_startend(m, ops, nops, in);
 	for (size_t r = 0; r < nr; r++)
 		if (m->ranges.v[r].parent >= 0)
 			nchild[m->ranges.v[r].parent]++;
@@ -177,7 +190,6 @@ int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter
 	gs_u64map_release(&idx);
 	free(in);
 	free(nchild);
-	free(ops);
 	for (size_t i = 0; i < g.n; i++)
 		gs_summarize(g.v[i].proj.v, g.v[i].proj.n, &g.v[i].s);
 	sort_m = m;
@@ -204,5 +216,78 @@ int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter
 		free(x->proj.v);
 	}
 	free(g.v);
+	return 0;
+}
+
+/* --- nvtx_gpu_proj_trace */
+
+enum { T_NAME, T_PSTART, T_PDUR, T_OSTART, T_ODUR, T_STYLE, T_PID, T_TID, T_NOPS, T_LVL,
+       T_NCHILD, T_ID, T_PARENT, T_STACK, T__N };
+
+static const struct gs_column tcols[] = {
+	{"Name", GS_COL_STR},          {"Projected Start (ns)", GS_COL_INT},
+	{"Projected Duration (ns)", GS_COL_INT}, {"Orig Start (ns)", GS_COL_INT},
+	{"Orig Duration (ns)", GS_COL_INT}, {"Style", GS_COL_STR},
+	{"PID", GS_COL_INT},           {"TID", GS_COL_INT},
+	{"NumGPUOps", GS_COL_INT},     {"Lvl", GS_COL_INT},
+	{"NumChild", GS_COL_INT},      {"RangeId", GS_COL_INT},
+	{"ParentId", GS_COL_INT},      {"RangeStack", GS_COL_STR},
+};
+
+static const struct inst *sort_in;
+
+/* Ranges (indexes) by projected start, then as the model orders them. */
+static int cmp_proj(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (sort_in[x].first != sort_in[y].first)
+		return sort_in[x].first < sort_in[y].first ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+int gs_report_nvtx_gpu_proj_trace(const struct gs_model *m, const struct gs_filter *f,
+				  struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	gs_table_init(out, "nvtx_gpu_proj_trace", "NVTX GPU Projection Trace", tcols, T__N);
+	struct gs_filter rf = *f;
+	rf.by_device = 0;
+	size_t nr = m->ranges.n, n = 0;
+	struct inst *in = project(m, f);
+	struct gs_nvtx_node *t = gs_nvtx_tree(m);
+	uint32_t *idx = gs_xmalloc((nr + 1) * sizeof(*idx));
+	for (size_t r = 0; r < nr; r++) {
+		const struct gs_range *rg = &m->ranges.v[r];
+		if (in[r].nops && !(rg->flags & GS_RANGE_OPEN) &&
+		    gs_filter_keep(m, &rf, rg->pid, -1, rg->start))
+			idx[n++] = (uint32_t)r;
+	}
+	sort_in = in;
+	if (n > 1)
+		qsort(idx, n, sizeof(*idx), cmp_proj);
+	uint64_t t0 = m->start_mono;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = idx[i];
+		const struct gs_range *rg = &m->ranges.v[r];
+		int32_t p = gs_nvtx_parent(m, t, r);
+		union gs_cell *c = gs_table_row(out);
+		c[T_NAME].s = gs_range_label(m, rg->domain, rg->name);
+		c[T_PSTART].i = (int64_t)(in[r].first >= t0 ? in[r].first - t0 : 0);
+		c[T_PDUR].i = (int64_t)(in[r].last - in[r].first);
+		c[T_OSTART].i = (int64_t)(rg->start >= t0 ? rg->start - t0 : 0);
+		c[T_ODUR].i = (int64_t)(rg->end - rg->start);
+		c[T_STYLE].s = gs_xstrdup(rg->flags & GS_RANGE_STARTEND ? "StartEnd" : "PushPop");
+		c[T_PID].i = rg->pid;
+		c[T_TID].i = rg->tid;
+		c[T_NOPS].i = (int64_t)in[r].nops;
+		c[T_LVL].i = t[r].level;
+		c[T_NCHILD].i = t[r].nchild;
+		c[T_ID].i = t[r].id;
+		c[T_PARENT].i = p >= 0 ? (int64_t)t[p].id : GS_CELL_NONE;
+		c[T_STACK].s = gs_nvtx_stack(m, t, r);
+	}
+	free(idx);
+	free(t);
+	free(in);
 	return 0;
 }

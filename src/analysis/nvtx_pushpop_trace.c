@@ -2,7 +2,8 @@
  * ended, in start order, with its place in its thread's range tree: DurChild (the summed
  * durations of the ranges directly inside it), DurNonChild (its duration less that), Lvl (0
  * for an outermost range), NumChild (ranges directly inside it), RangeId (1, 2, ... over the
- * trace's push/pop ranges in start order, whatever the filters keep), ParentId (the enclosing
+ * trace's ranges that ended, both styles, in start order, whatever the filters keep: the ids
+ * of nvtx_gpu_proj_trace too; gaps where a start/end range is), ParentId (the enclosing
  * range's id, empty for an outermost one), RangeStack (the ids from the outermost range down to
  * this one, each after a ':', as ":5:6") and NameTree (the name after "--" for each level, as
  * "--:copy_in"). Names read "domain:name" as in nvtx_sum. The tree is the model's: a range's
@@ -28,23 +29,46 @@ static const struct gs_column cols[] = {
 	{"RangeStack", GS_COL_STR}, {"NameTree", GS_COL_STR},
 };
 
-struct node {
-	uint32_t id;    /* RangeId; 0: not a row of this report */
-	uint32_t level; /* Lvl */
-	uint32_t nchild;
-	uint64_t dchild;
-};
-
-static int listed(const struct gs_range *r)
+struct gs_nvtx_node *gs_nvtx_tree(const struct gs_model *m)
 {
-	return !(r->flags & (GS_RANGE_STARTEND | GS_RANGE_OPEN));
+	size_t n = m->ranges.n;
+	struct gs_nvtx_node *t = gs_xcalloc(n + 1, sizeof(*t));
+	uint32_t next = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_range *r = &m->ranges.v[i];
+		if (r->flags & GS_RANGE_OPEN)
+			continue;
+		t[i].id = ++next;
+		int32_t p = gs_nvtx_parent(m, t, i);
+		if (p >= 0) {
+			t[i].level = t[p].level + 1;
+			t[p].nchild++;
+			t[p].dchild += r->end - r->start;
+		}
+	}
+	return t;
 }
 
-/* The range's parent when it is listed and comes before it, else -1. */
-static int32_t parent_of(const struct gs_model *m, const struct node *t, size_t i)
+int32_t gs_nvtx_parent(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i)
 {
 	int32_t p = m->ranges.v[i].parent;
-	return p >= 0 && (size_t)p < i && t[p].id ? p : -1;
+	return p >= 0 && (size_t)p < i && t[p].id &&
+			       !(m->ranges.v[p].flags & GS_RANGE_STARTEND)
+		       ? p
+		       : -1;
+}
+
+char *gs_nvtx_stack(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i)
+{
+	GS_VEC(uint32_t) ids = {0}; /* the ids from this range out, then written outermost first */
+	for (int32_t k = (int32_t)i; k >= 0; k = gs_nvtx_parent(m, t, (size_t)k))
+		GS_VEC_PUSH(&ids, t[k].id);
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	for (size_t k = ids.n; k-- > 0;)
+		gs_strbuf_addf(&sb, ":%u", ids.v[k]);
+	free(ids.v);
+	return sb.buf;
 }
 
 int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filter *f,
@@ -53,30 +77,16 @@ int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filte
 	(void)err;
 	gs_table_init(out, "nvtx_pushpop_trace", "NVTX Push/Pop Range Trace", cols, C__N);
 	size_t n = m->ranges.n;
-	struct node *t = gs_xcalloc(n + 1, sizeof(*t));
-	uint32_t next = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct gs_range *r = &m->ranges.v[i];
-		if (!listed(r))
-			continue;
-		t[i].id = ++next;
-		int32_t p = parent_of(m, t, i);
-		if (p >= 0) {
-			t[i].level = t[p].level + 1;
-			t[p].nchild++;
-			t[p].dchild += r->end - r->start;
-		}
-	}
+	struct gs_nvtx_node *t = gs_nvtx_tree(m);
 	uint64_t t0 = m->start_mono;
-	GS_VEC(uint32_t) ids = {0};
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_range *r = &m->ranges.v[i];
-		if (!t[i].id || !gs_filter_range(m, f, r))
+		if (!t[i].id || (r->flags & GS_RANGE_STARTEND) || !gs_filter_range(m, f, r))
 			continue;
 		uint64_t dur = r->end - r->start;
-		int32_t p = parent_of(m, t, i);
+		int32_t p = gs_nvtx_parent(m, t, i);
 		union gs_cell *c = gs_table_row(out);
 		c[C_START].i = (int64_t)(r->start >= t0 ? r->start - t0 : 0);
 		c[C_END].i = (int64_t)(r->end >= t0 ? r->end - t0 : 0);
@@ -90,20 +100,13 @@ int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filte
 		c[C_NCHILD].i = t[i].nchild;
 		c[C_ID].i = t[i].id;
 		c[C_PARENT].i = p >= 0 ? (int64_t)t[p].id : GS_CELL_NONE;
-		ids.n = 0; /* the ids from this range out, then written outermost first */
-		for (int32_t k = (int32_t)i; k >= 0; k = parent_of(m, t, (size_t)k))
-			GS_VEC_PUSH(&ids, t[k].id);
-		gs_strbuf_reset(&sb);
-		for (size_t k = ids.n; k-- > 0;)
-			gs_strbuf_addf(&sb, ":%u", ids.v[k]);
-		c[C_STACK].s = gs_xstrdup(sb.buf);
+		c[C_STACK].s = gs_nvtx_stack(m, t, i);
 		gs_strbuf_reset(&sb);
 		for (uint32_t k = 0; k < t[i].level; k++)
 			gs_strbuf_adds(&sb, "--");
 		gs_strbuf_adds(&sb, c[C_NAME].s);
 		c[C_TREE].s = gs_xstrdup(sb.buf);
 	}
-	free(ids.v);
 	gs_strbuf_release(&sb);
 	free(t);
 	return 0;

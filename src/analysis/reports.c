@@ -23,6 +23,7 @@ const struct gs_report_def gs_reports[] = {
 	{"cuda_kern_exec_sum", "Kernel launch phases: API, queue, kernel and total time per launching thread and kernel", gs_report_cuda_kern_exec_sum},
 	{"cuda_kern_exec_trace", "Kernel launch phases launch by launch: API call, queue and kernel start and duration, grid and block", gs_report_cuda_kern_exec_trace},
 	{"nvtx_gpu_proj_sum", "NVTX ranges projected onto the GPU: first to last GPU operation they launched", gs_report_nvtx_gpu_proj_sum},
+	{"nvtx_gpu_proj_trace", "Each NVTX range instance projected onto the GPU: first to last GPU operation it launched, with its place in the range tree", gs_report_nvtx_gpu_proj_trace},
 	{"launch_sum", "Kernel launch statistics (HTA): launch call time, launch delay, short kernels, outliers", gs_report_launch_sum},
 	{"stream_sum", "GPU work per stream: busy time and time overlapped with other streams", gs_report_stream_sum},
 	{"memory_sum", "CUDA memory per process, device and kind: allocations, peak and final bytes in use", gs_report_memory_sum},

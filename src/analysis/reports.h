@@ -82,6 +82,25 @@ int gs_report_nvtx_gpu_proj_sum(const struct gs_model *m, const struct gs_filter
  * (nvtx_pushpop_trace.c). */
 int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filter *f,
 				 struct gs_table *out, struct gs_err *err);
+/* nsys's nvtx_gpu_proj_trace: each range instance projected onto the GPU
+ * (nvtx_gpu_proj_sum.c). */
+int gs_report_nvtx_gpu_proj_trace(const struct gs_model *m, const struct gs_filter *f,
+				  struct gs_table *out, struct gs_err *err);
+/* The NVTX range tree of the trace reports (nvtx_pushpop_trace.c), one node per range: id
+ * (RangeId: 1, 2, ... over the ranges that ended, in the model's order; 0 for an open range),
+ * level (0 outermost), nchild and dchild (the count and summed durations of the ranges directly
+ * inside). A range's parent is the model's (the innermost push/pop range open on its thread at
+ * its start). gs_nvtx_tree's array is the caller's to free. */
+struct gs_nvtx_node {
+	uint32_t id, level, nchild;
+	uint64_t dchild;
+};
+struct gs_nvtx_node *gs_nvtx_tree(const struct gs_model *m);
+/* Range i's parent in the tree (an index), or -1. */
+int32_t gs_nvtx_parent(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i);
+/* Range i's RangeStack: the ids from the outermost range down to it, each after ':' (":5:6");
+ * the caller frees it. */
+char *gs_nvtx_stack(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i);
 /* HTA's kernel launch statistics (launch_sum.c). */
 int gs_report_launch_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 			 struct gs_err *err);

@@ -171,12 +171,12 @@ eq "gpu_util_timeline on ResNet-50: slices add up to gpu_util" "10 True" "$out"
 eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" \
 	"$($GS stats -r cuda_gpu_kern_gb_sum --format csv "$D/cuda_spin.gst" | tail -1 | cut -d, -f3,9-)"
 
-# cuda_gpu_trace, cuda_api_trace, cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, launch_sum, stream_sum,
+# cuda_gpu_trace, cuda_api_trace, cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum and _trace, launch_sum, stream_sum,
 # memory_sum and memory_timeline on the three fixtures, against a second implementation of each
 # (in Python, from the reports' definitions) over the dump's records
 for c in copies spin resnet50; do
 	$GS dump --format jsonl "$D/cuda_$c.gst" >"$T/rr_$c.jsonl" 2>/dev/null
-	for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_sum cuda_kern_exec_trace nvtx_gpu_proj_sum launch_sum stream_sum memory_sum memory_timeline; do
+	for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_sum cuda_kern_exec_trace nvtx_gpu_proj_sum nvtx_gpu_proj_trace launch_sum stream_sum memory_sum memory_timeline; do
 		$GS stats -r $r --format json -o "$T/rr_$c.$r.json" "$D/cuda_$c.gst" 2>/dev/null
 		out=$(python3 "$ROOT/tests/cases/reports_ref.py" $r "$T/rr_$c.jsonl" "$T/rr_$c.$r.json" 2>&1)
 		eq "$r on $c: as the reference implementation" match "$(printf '%s\n' "$out" | grep -v '^totals')"
@@ -254,6 +254,17 @@ eq "cuda_kern_exec_trace: ResNet-50 launches, as cuda_kern_exec_sum counts them"
 	"$(rows "$T/rr_resnet50.cuda_kern_exec_trace.json")"
 eq "cuda_kern_exec_trace --time 234ms:237ms: the spin kernels that start in it" 2 \
 	"$($GS stats -r cuda_kern_exec_trace --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -n +2 | wc -l)"
+eq "nvtx_gpu_proj_trace on ResNet-50: :measure and its 3 iterations, 720 and 240 GPU ops" \
+	":measure 720 0 :1|:iteration 240 1 :1:2|:iteration 240 1 :1:3|:iteration 240 1 :1:4" \
+	"$(python3 -c 'import json,sys
+print("|".join("%s %d %d %s" % (r["Name"], r["NumGPUOps"], r["Lvl"], r["RangeStack"]) for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_resnet50.nvtx_gpu_proj_trace.json")"
+eq "nvtx_gpu_proj_trace on a PyTorch profiler trace: an instance for each of nvtx_gpu_proj_sum's, by projected start" "567 567 1" \
+	"$($GS stats -r nvtx_gpu_proj_trace --format json "$D/kineto/infer.pt.trace.json.gz" | python3 -c '
+import json, subprocess, sys
+r = json.load(sys.stdin)["rows"]
+s = json.loads(subprocess.check_output([sys.argv[1], "stats", "-r", "nvtx_gpu_proj_sum", "--format", "json", sys.argv[2]]))["rows"]
+p = [x["Projected Start (ns)"] for x in r]
+print(len(r), sum(x["Range Instances"] for x in s), int(p == sorted(p)))' "$GS" "$D/kineto/infer.pt.trace.json.gz")"
 eq "cuda_kern_exec_sum: ResNet-50 launches linked to their calls" 1429 \
 	"$(python3 -c 'import json,sys; print(sum(r["Count"] for r in json.load(open(sys.argv[1]))["rows"]))' "$T/rr_resnet50.cuda_kern_exec_sum.json")"
 eq "nvtx_gpu_proj_sum: :measure 1 instance, :iteration 3, 720 GPU ops each" ":measure 1 720 :iteration 3 720" \

@@ -25,9 +25,9 @@ for f in features threads_4x20 startend crash_segv cuda_resnet50; do
 		"$(python3 "$ROOT/tests/cases/reports_ref.py" nvtx_pushpop_trace "$T/pp_$f.jsonl" "$T/pp_$f.json" 2>&1)"
 done
 eq "nvtx_pushpop_trace: features' three nested ranges, DurChild and DurNonChild, stack and tree" \
-	"5157531,5157682,151,70,81,:depth0,6590,6590,0,1,12,,:12,:depth0|5157592,5157662,70,30,40,:depth1,6590,6590,1,1,13,12,:12:13,--:depth1|5157622,5157652,30,0,30,:depth2,6590,6590,2,0,14,13,:12:13:14,----:depth2" \
+	"5157531,5157682,151,70,81,:depth0,6590,6590,0,1,13,,:13,:depth0|5157592,5157662,70,30,40,:depth1,6590,6590,1,1,14,13,:13:14,--:depth1|5157622,5157652,30,0,30,:depth2,6590,6590,2,0,15,14,:13:14:15,----:depth2" \
 	"$($GS stats -r nvtx_pushpop_trace --format csv "$D/features.gst" | tail -3 | paste -sd'|')"
-eq "nvtx_pushpop_trace --time: the ranges that start in it, with the ids of the whole trace" ":12 :12:13 :12:13:14" \
+eq "nvtx_pushpop_trace --time: the ranges that start in it, with the ids of the whole trace" ":13 :13:14 :13:14:15" \
 	"$($GS stats -r nvtx_pushpop_trace --format csv --time 5.1575ms:5.16ms "$D/features.gst" | tail -n +2 | cut -d, -f13 | paste -sd' ')"
 eq "nvtx_pushpop_trace: a domain's ranges read domain:name" "3 mydomain:registered_name" \
 	"$($GS stats -r nvtx_pushpop_trace --format csv "$D/features.gst" | grep -c '^[0-9]*,[0-9]*,[0-9]*,0,[0-9]*,mydomain:registered_name,') mydomain:registered_name"

@@ -1,5 +1,5 @@
 """reports_ref.py: a second implementation of the stats reports cuda_gpu_trace, cuda_api_trace,
-cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, nvtx_pushpop_trace, launch_sum, stream_sum, memory_sum and memory_timeline,
+cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum, nvtx_gpu_proj_trace, nvtx_pushpop_trace, launch_sum, stream_sum, memory_sum and memory_timeline,
 written straight from their definitions (docs/gpuscope-stats.md) over the records of
 `gpuscope dump --format jsonl`, compared with what `gpuscope stats -r REPORT --format json`
 printed. Prints "match", or what differs.
@@ -66,6 +66,31 @@ def stats(v):
     v = sorted(v)
     return (sum(v) / len(v), statistics.median(v), v[0], v[-1],
             statistics.stdev(v) if len(v) > 1 else 0.0) if v else (None,) * 5
+
+
+def nvtx_tree():
+    """The push/pop ranges that ended, in start order, each given id (RangeId: 1, 2, ... over the
+    ranges that ended, both styles, in start order), up (the innermost push/pop range open on
+    its thread when it began; one that ended at or before its start is closed), nchild, dchild
+    and chain (its ids, innermost first)."""
+    ended = sorted((r for r in ranges if not (r["flags"] & 0x08)),
+                   key=lambda r: (r["start"], r["pid"], r["tid"], r.get("level", 0)))
+    for i, r in enumerate(ended):
+        r["id"] = i + 1
+    pp = [r for r in ended if not (r["flags"] & 0x01)]
+    stacks = {}
+    for r in pp:
+        r["nchild"], r["dchild"] = 0, 0
+        st = stacks.setdefault((r["pid"], r["tid"]), [])
+        while st and st[-1]["start"] + st[-1]["dur"] <= r["start"]:
+            st.pop()
+        r["up"] = st[-1] if st else None
+        if r["up"]:
+            r["up"]["nchild"] += 1
+            r["up"]["dchild"] += r["dur"]
+        st.append(r)
+        r["chain"] = [r["id"]] + (r["up"]["chain"] if r["up"] else [])
+    return pp
 
 
 problems = []
@@ -170,28 +195,10 @@ elif report == "cuda_kern_exec_trace":
             break
 
 elif report == "nvtx_pushpop_trace":
-    # push/pop ranges that ended (flags: 0x01 start/end, 0x08 open), in start order; a range's
-    # parent is the innermost one open on its thread when it began (one that ended at or
-    # before its start is closed)
-    pp = sorted((r for r in ranges if not (r["flags"] & 0x09)),
-                key=lambda r: (r["start"], r["pid"], r["tid"], r["level"]))
-    stacks, rows = {}, []
-    for i, r in enumerate(pp):
-        r["id"], r["nchild"], r["dchild"] = i + 1, 0, 0
-        st = stacks.setdefault((r["pid"], r["tid"]), [])
-        while st and st[-1]["start"] + st[-1]["dur"] <= r["start"]:
-            st.pop()
-        r["up"] = st[-1] if st else None
-        if r["up"]:
-            r["up"]["nchild"] += 1
-            r["up"]["dchild"] += r["dur"]
-        st.append(r)
+    pp = nvtx_tree()
     want = []
     for r in pp:
-        chain, x = [], r
-        while x:
-            chain.append(x["id"])
-            x = x["up"]
+        chain = r["chain"]
         name = "%s:%s" % (r.get("domain", ""), r["name"])
         want.append([r["start"] - start_mono, r["start"] + r["dur"] - start_mono, r["dur"], r["dchild"],
                      r["dur"] - r["dchild"], name, r["pid"], r["tid"], len(chain) - 1, r["nchild"], r["id"],
@@ -240,6 +247,32 @@ elif report == "nvtx_gpu_proj_sum":
     for w, h in zip(want, have):
         if any(not close(x, y) if isinstance(x, float) else x != y for x, y in zip(w, h)):
             expect("row", w, h)
+
+elif report == "nvtx_gpu_proj_trace":
+    # push/pop ranges only (the fixtures' GPU work is launched inside push/pop ranges alone)
+    pp = nvtx_tree()
+    proj = {}
+    for o in ops:
+        a = api_of.get((o["pid"], o["correlation"]))
+        if a is None:
+            continue
+        for r in pp:  # every push/pop range open on the thread at the call
+            if r["pid"] == a["pid"] and r["tid"] == a["tid"] and r["start"] <= a["start"] <= r["start"] + r["dur"]:
+                p = proj.setdefault(r["id"], [o["start"], o["end"], 0, r])
+                p[0], p[1], p[2] = min(p[0], o["start"]), max(p[1], o["end"]), p[2] + 1
+    want = []
+    for s_, e, n, r in sorted(proj.values(), key=lambda p: (p[0], p[3]["id"])):
+        want.append(["%s:%s" % (r.get("domain", ""), r["name"]), s_ - start_mono, e - s_, r["start"] - start_mono,
+                     r["dur"], "PushPop", r["pid"], r["tid"], n, len(r["chain"]) - 1, r["nchild"], r["id"],
+                     r["up"]["id"] if r["up"] else None, "".join(":%d" % k for k in reversed(r["chain"]))])
+    have = [[g[k] for k in ("Name", "Projected Start (ns)", "Projected Duration (ns)", "Orig Start (ns)",
+                            "Orig Duration (ns)", "Style", "PID", "TID", "NumGPUOps", "Lvl", "NumChild",
+                            "RangeId", "ParentId", "RangeStack")] for g in got]
+    expect("rows", len(want), len(have))
+    for i, (w, h) in enumerate(zip(want, have)):
+        if w != h:
+            expect("row %d" % i, w, h)
+            break
 
 elif report == "launch_sum":
     launch = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",

@@ -1,4 +1,5 @@
-/* test_reports.c: the reports cuda_gpu_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum,
+/* test_reports.c: the reports cuda_gpu_trace, cuda_kern_exec_sum, nvtx_gpu_proj_sum and its trace,
+ * nvtx_pushpop_trace,
  * launch_sum, stream_sum, memory_sum and memory_timeline on hand-built models (and gpu_util's
  * merge of the GPU tables against brute force) whose answers
  * are worked out by hand in the comments; empty cells in CSV and JSON; the filters. */
@@ -410,6 +411,85 @@ static void test_nvtx_gpu_proj_sum(void **state)
 	gs_model_release(&m);
 }
 
+/* ---- nvtx_gpu_proj_trace and nvtx_pushpop_trace on proj_model ----
+ * The hand-built ranges are in the order added (the loader sorts by start; gs_model_join finds
+ * the parents either way): outer 0, inner 1, inner 2, outer 3, se (thread 10) 4, se (thread
+ * 12) 5, so RangeIds 1..6. Projections, by projected start (ties in that order):
+ *   outer   [4000, 9600]  3 ops, level 0, 2 children, id 1, stack :1;
+ *   inner   [4000, 4500]  1 op,  level 1, id 2, parent 1, stack :1:2;
+ *   se      [4000, 4500]  1 op,  StartEnd, level 0, id 5, stack :5;
+ *   inner   [7000, 9000]  1 op,  level 1, id 3, parent 1, stack :1:3.
+ * The push/pop trace: outer (DurChild 1000 + 1000, DurNonChild 9000 - 2000), the two inner,
+ * the second outer (id 4); no start/end range. */
+static void test_nvtx_traces(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	proj_model(&m);
+	struct gs_filter f = {0};
+	struct gs_table t;
+	run(gs_report_nvtx_gpu_proj_trace, &m, &f, &t);
+	assert_int_equal(t.nrows, 4);
+	static const struct {
+		const char *name, *style, *stack;
+		int64_t pstart, pdur, ostart, odur, nops, lvl, nchild, id, parent;
+	} want[] = {
+		{":outer", "PushPop", ":1", 4000, 5600, 1000, 9000, 3, 0, 2, 1, GS_CELL_NONE},
+		{":inner", "PushPop", ":1:2", 4000, 500, 2000, 1000, 1, 1, 0, 2, 1},
+		{":se", "StartEnd", ":5", 4000, 500, 1500, 1000, 1, 0, 0, 5, GS_CELL_NONE},
+		{":inner", "PushPop", ":1:3", 7000, 2000, 5000, 1000, 1, 1, 0, 3, 1},
+	};
+	for (size_t r = 0; r < GS_ARRAY_SIZE(want); r++) {
+		assert_string_equal(S(&t, r, "Name"), want[r].name);
+		assert_string_equal(S(&t, r, "Style"), want[r].style);
+		assert_string_equal(S(&t, r, "RangeStack"), want[r].stack);
+		assert_int_equal(I(&t, r, "Projected Start (ns)"), want[r].pstart);
+		assert_int_equal(I(&t, r, "Projected Duration (ns)"), want[r].pdur);
+		assert_int_equal(I(&t, r, "Orig Start (ns)"), want[r].ostart);
+		assert_int_equal(I(&t, r, "Orig Duration (ns)"), want[r].odur);
+		assert_int_equal(I(&t, r, "NumGPUOps"), want[r].nops);
+		assert_int_equal(I(&t, r, "Lvl"), want[r].lvl);
+		assert_int_equal(I(&t, r, "NumChild"), want[r].nchild);
+		assert_int_equal(I(&t, r, "RangeId"), want[r].id);
+		assert_int_equal(I(&t, r, "ParentId"), want[r].parent);
+		assert_int_equal(I(&t, r, "TID"), 10);
+	}
+	gs_table_release(&t);
+	/* --device 1: the memset alone, outer's: [9500, 9600] */
+	struct gs_filter dev = {.by_device = 1, .device = 1};
+	run(gs_report_nvtx_gpu_proj_trace, &m, &dev, &t);
+	assert_int_equal(t.nrows, 1);
+	assert_string_equal(S(&t, 0, "RangeStack"), ":1");
+	assert_int_equal(I(&t, 0, "Projected Duration (ns)"), 100);
+	gs_table_release(&t);
+
+	run(gs_report_nvtx_pushpop_trace, &m, &f, &t);
+	assert_int_equal(t.nrows, 4);
+	static const struct {
+		const char *name, *tree;
+		int64_t start, dchild, dnonchild, lvl, nchild, id;
+	} pp[] = {
+		{":outer", ":outer", 1000, 2000, 7000, 0, 2, 1},
+		{":inner", "--:inner", 2000, 0, 1000, 1, 0, 2},
+		{":inner", "--:inner", 5000, 0, 1000, 1, 0, 3},
+		{":outer", ":outer", 20000, 0, 1000, 0, 0, 4},
+	};
+	for (size_t r = 0; r < GS_ARRAY_SIZE(pp); r++) {
+		assert_string_equal(S(&t, r, "Name"), pp[r].name);
+		assert_string_equal(S(&t, r, "NameTree"), pp[r].tree);
+		assert_int_equal(I(&t, r, "Start (ns)"), pp[r].start);
+		assert_int_equal(I(&t, r, "DurChild (ns)"), pp[r].dchild);
+		assert_int_equal(I(&t, r, "DurNonChild (ns)"), pp[r].dnonchild);
+		assert_int_equal(I(&t, r, "Lvl"), pp[r].lvl);
+		assert_int_equal(I(&t, r, "NumChild"), pp[r].nchild);
+		assert_int_equal(I(&t, r, "RangeId"), pp[r].id);
+	}
+	assert_int_equal(I(&t, 1, "ParentId"), 1);
+	assert_int_equal(I(&t, 3, "ParentId"), GS_CELL_NONE);
+	gs_table_release(&t);
+	gs_model_release(&m);
+}
+
 /* ---- launch_sum ----
  * kernel ka, three cudaLaunchKernel launches (cpu = call, gpu = kernel, delay = kernel start
  * - call end, at least 0):
@@ -788,7 +868,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_trace),       cmocka_unit_test(test_kern_exec_sum),
-		cmocka_unit_test(test_nvtx_gpu_proj_sum), cmocka_unit_test(test_launch_sum),
+		cmocka_unit_test(test_nvtx_gpu_proj_sum), cmocka_unit_test(test_nvtx_traces), cmocka_unit_test(test_launch_sum),
 		cmocka_unit_test(test_stream_sum),      cmocka_unit_test(test_memory_sum),
 		cmocka_unit_test(test_memory_timeline), cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_gpu_util_merge),
