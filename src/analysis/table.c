@@ -7,6 +7,7 @@
 
 #include "../util/alloc.h"
 #include "../util/select.h"
+#include "../util/strbuf.h"
 
 void gs_table_init(struct gs_table *t, const char *name, const char *title,
 		   const struct gs_column *cols, size_t ncols)
@@ -57,7 +58,50 @@ void gs_table_release(struct gs_table *t)
 				free(t->cells[r * t->ncols + c].s);
 	free(t->cells);
 	free(t->note);
+	if (t->own_cols)
+		for (size_t c = 0; c < t->ncols; c++)
+			free((char *)t->own_cols[c].name);
+	free(t->own_cols);
 	memset(t, 0, sizeof(*t));
+}
+
+void gs_table_timeunit(struct gs_table *t, const char *unit, uint64_t per)
+{
+	if (per <= 1)
+		return;
+	enum gs_cell_type to = per <= 1000 ? GS_COL_FLOAT3 : per <= 1000000 ? GS_COL_FLOAT6 : GS_COL_FLOAT9;
+	struct gs_column *cols = gs_xmalloc(t->ncols * sizeof(*cols));
+	for (size_t c = 0; c < t->ncols; c++) {
+		const char *name = t->cols[c].name;
+		size_t n = strlen(name);
+		int time = n > 5 && !strcmp(name + n - 5, " (ns)") && t->cols[c].type != GS_COL_STR &&
+			   t->cols[c].type != GS_COL_PCT;
+		cols[c].type = time ? to : t->cols[c].type;
+		if (!time) {
+			cols[c].name = gs_xstrdup(name);
+			continue;
+		}
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_strbuf_add(&sb, name, n - 5);
+		gs_strbuf_addf(&sb, " (%s)", unit);
+		cols[c].name = sb.buf;
+		for (size_t r = 0; r < t->nrows; r++) {
+			union gs_cell *v = &t->cells[r * t->ncols + c];
+			if (gs_cell_is_none(t->cols[c].type, v))
+				v->f = NAN;
+			else if (t->cols[c].type == GS_COL_INT || t->cols[c].type == GS_COL_NS)
+				v->f = (double)v->i / (double)per;
+			else
+				v->f /= (double)per;
+		}
+	}
+	if (t->own_cols)
+		for (size_t c = 0; c < t->ncols; c++)
+			free((char *)t->own_cols[c].name);
+	free(t->own_cols);
+	t->own_cols = cols;
+	t->cols = cols;
 }
 
 void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s)

@@ -17,6 +17,8 @@ enum gs_cell_type {
 	GS_COL_FLOAT3, /* three decimals, right-aligned (MB columns) */
 	GS_COL_NS,     /* integer nanoseconds: as GS_COL_INT, but the overview shows "12.3 ms" */
 	GS_COL_BYTES,  /* integer bytes: as GS_COL_INT, but the overview shows "1.5 MiB" */
+	GS_COL_FLOAT6, /* six decimals, right-aligned (times in ms: gs_table_timeunit) */
+	GS_COL_FLOAT9, /* nine decimals, right-aligned (times in s) */
 };
 
 struct gs_column {
@@ -38,6 +40,7 @@ struct gs_table {
 	union gs_cell *cells;
 	size_t nrows, cap;
 	char *note;        /* a line shown under the table (lost records, damage), or NULL */
+	struct gs_column *own_cols; /* cols when the table's own (gs_table_timeunit), else NULL */
 };
 
 void gs_table_init(struct gs_table *t, const char *name, const char *title,
@@ -49,6 +52,10 @@ union gs_cell *gs_table_row(struct gs_table *t);
 void gs_cell_set_none(const struct gs_table *t, union gs_cell *row, size_t c);
 int gs_cell_is_none(enum gs_cell_type type, const union gs_cell *c);
 void gs_table_release(struct gs_table *t);
+/* The table's times in another unit, as nsys stats --timeunit: every column named "... (ns)"
+ * is renamed "... (UNIT)" and its cells divided by per (ns per unit: 1000 for "us"), kept
+ * exact in 3, 6 or 9 decimals (us, ms, s); empty cells stay empty. per 1 changes nothing. */
+void gs_table_timeunit(struct gs_table *t, const char *unit, uint64_t per);
 
 /* Summary statistics of a sample, as the nsys summary reports show them. */
 struct gs_summary {

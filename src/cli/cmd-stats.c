@@ -27,6 +27,23 @@ static char *report_path(const char *out, const char *name)
 	return p.buf;
 }
 
+/* --timeunit's value as nsys takes it, the longest prefix of nsec, usec, msec or seconds
+ * ("us", "ms", "s", "msec", ...): its unit's ns in *per and its header name; 0 if none. */
+static const char *time_unit(const char *v, uint64_t *per)
+{
+	static const struct {
+		const char *word, *unit;
+		uint64_t per;
+	} u[] = {{"nsec", "ns", 1}, {"usec", "us", 1000}, {"msec", "ms", 1000000}, {"seconds", "s", 1000000000}};
+	size_t n = strlen(v);
+	for (size_t i = 0; n && i < GS_ARRAY_SIZE(u); i++)
+		if (!strncmp(v, u[i].word, n) && n <= strlen(u[i].word)) {
+			*per = u[i].per;
+			return u[i].unit;
+		}
+	return NULL;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -37,10 +54,12 @@ static int run(int argc, char **argv)
 		{"time", required_argument, NULL, 'T'},
 		{"device", required_argument, NULL, 'd'},
 		{"step", required_argument, NULL, 'S'},
+		{"timeunit", required_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *out = NULL, *step = NULL;
+	const char *out = NULL, *step = NULL, *unit = "ns";
+	uint64_t per = 1;
 	const char *rargs[32]; /* each -r's list, as nsys's -r may be given again; none: the overview */
 	size_t nr = 0;
 	int fmt = GS_FMT_TABLE, o;
@@ -64,6 +83,11 @@ static int run(int argc, char **argv)
 			if (!*optarg)
 				return gs_usage_error(&gs_cmd_stats, "--step takes a range name");
 			step = optarg;
+			break;
+		case 'U':
+			if (!(unit = time_unit(optarg, &per)))
+				return gs_usage_error(&gs_cmd_stats, "unknown time unit '%s' (nsec, usec, msec, seconds)",
+						      optarg);
 			break;
 		case 'o': out = optarg; break;
 		case 'f':
@@ -148,6 +172,7 @@ static int run(int argc, char **argv)
 			rc = 1;
 			break;
 		}
+		gs_table_timeunit(&t, unit, per);
 		if (fmt == GS_FMT_JSON && n > 1)
 			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", t.name);
 		if (fmt == GS_FMT_TABLE && i)
@@ -199,6 +224,8 @@ const struct gs_command gs_cmd_stats = {
 	"      --device D           only GPU work on device D (CPU-side reports become empty)\n"
 	"      --step NAME          steps are the ranges named NAME (default: ProfilerStep#N\n"
 	"                           ranges, else the whole run)\n"
+	"      --timeunit U         the reports' times in nsec (default), usec, msec or seconds\n"
+	"                           (or a prefix: us, ms, s), as nsys stats --timeunit\n"
 	"  -o, --output FILE        write to FILE instead of standard output; several reports as\n"
 	"                           csv: a file of each, FILE_REPORT.csv (FILE less .csv)\n"
 	"  -h, --help               show this help\n",

@@ -32,6 +32,8 @@ static void cell_text(const struct gs_column *col, const union gs_cell *c, struc
 	case GS_COL_FLOAT:
 	case GS_COL_PCT: gs_strbuf_addf(sb, "%.1f", c->f); break;
 	case GS_COL_FLOAT3: gs_strbuf_addf(sb, "%.3f", c->f); break;
+	case GS_COL_FLOAT6: gs_strbuf_addf(sb, "%.6f", c->f); break;
+	case GS_COL_FLOAT9: gs_strbuf_addf(sb, "%.9f", c->f); break;
 	case GS_COL_STR: gs_strbuf_adds(sb, c->s ? c->s : ""); break;
 	}
 }

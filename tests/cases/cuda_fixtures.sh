@@ -428,3 +428,42 @@ eq "overhead: cuda_overhead_sum, a row per kind, the counts summing to the recor
 	"$(tail -n +2 "$T/ov_sum.csv" | awk -F, '{ n++; s += $3 } END { print n, s }')"
 eq "overhead: cuda_overhead_sum of a trace without them: the header only" 1 \
 	"$($GS stats -r cuda_overhead_sum --format csv "$D/host_block.gst" 2>/dev/null | wc -l)"
+
+# --timeunit (nsys stats --timeunit): every report's "(ns)" columns in another unit, exact to
+# the ns; Time (%) and the other columns as they were
+eq "--timeunit us: cuda_gpu_kern_sum's header and spin's total, 10,002,669 ns" \
+	"Time (%),Total Time (us),Instances,Avg (us),Med (us),Min (us),Max (us),StdDev (us),Name|100.0,10002.669,5" \
+	"$($GS stats -r cuda_gpu_kern_sum --timeunit us --format csv "$D/cuda_spin.gst" | cut -d, -f1-9 | sed -n '1p;2s/^\([^,]*,[^,]*,[^,]*\).*/\1/p' | paste -sd'|')"
+eq "--timeunit msec: an empty queue cell stays empty" "234.172550,0.043253,,,234.210942" \
+	"$($GS stats -r cuda_kern_exec_trace --timeunit msec --format csv "$D/cuda_spin.gst" | sed -n 2p | cut -d, -f1-5)"
+eq "--timeunit nsec: as without it" "$($GS stats -r cuda_api_sum,nvtx_pushpop_trace --format csv "$D/cuda_resnet50.gst")" \
+	"$($GS stats -r cuda_api_sum,nvtx_pushpop_trace --timeunit nsec --format csv "$D/cuda_resnet50.gst")"
+$GS stats -r nvtx_sum --timeunit minutes "$D/cuda_spin.gst" >/dev/null 2>"$T/tu.err"
+eq "--timeunit minutes: a usage error" "2 1" "$? $(grep -c "unknown time unit 'minutes'" "$T/tu.err")"
+reports=$($GS stats --help | sed -n '/^reports:/,$p' | awk '/^  [a-z]/ {print $1}' | paste -sd,)
+$GS stats -r "$reports" --format json -o "$T/tu_ns.json" "$D/cuda_resnet50.gst" 2>/dev/null
+$GS stats -r "$reports" --timeunit s --format json -o "$T/tu_s.json" "$D/cuda_resnet50.gst" 2>/dev/null
+eq "--timeunit s: every report's (ns) columns in s, to the ns (nine decimals, halves rounded); the rest unchanged" "ok" "$(python3 - "$T/tu_ns.json" "$T/tu_s.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+bad, n = [], 0
+for rep, ta in a.items():
+    tb = b[rep]
+    if len(ta["columns"]) != len(tb["columns"]) or len(ta["rows"]) != len(tb["rows"]):
+        bad.append(rep)
+        continue
+    for ca, cb in zip(ta["columns"], tb["columns"]):
+        if ca.endswith(" (ns)"):
+            if cb != ca[:-5] + " (s)":
+                bad.append((rep, ca, cb))
+            for ra, rb in zip(ta["rows"], tb["rows"]):
+                x, y = ra[ca], rb[cb]
+                n += x is not None
+                if (x is None) != (y is None) or x is not None and abs(x - y * 1e9) > 0.501:
+                    bad.append((rep, ca, x, y))
+                    break
+        elif ca != cb or any(ra[ca] != rb[cb] for ra, rb in zip(ta["rows"], tb["rows"])):
+            bad.append((rep, ca))
+print("ok" if not bad and n > 10000 else (n, bad[:3]))
+PY
+)"
