@@ -1,7 +1,8 @@
 /* nvtx_sum.c: nsys's NVTX range summary. Ranges are grouped by style (PushPop, StartEnd),
  * domain and name; the Range column reads "domain:name", ":name" for the default domain, as
  * nsys prints it. Time (%) is a share of the listed rows' summed total, not of wall time.
- * Ranges that never ended are left out (info counts them). */
+ * Ranges that never ended are left out (info counts them). nvtx_pushpop_sum and
+ * nvtx_startend_sum are the same over one style. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,12 @@ static const struct gs_column cols[] = {
 	{"Avg (ns)", GS_COL_FLOAT},   {"Med (ns)", GS_COL_FLOAT},      {"Min (ns)", GS_COL_INT},
 	{"Max (ns)", GS_COL_INT},     {"StdDev (ns)", GS_COL_FLOAT},   {"Style", GS_COL_STR},
 	{"Range", GS_COL_STR},
+};
+/* nvtx_pushpop_sum and nvtx_startend_sum: one style, no Style column */
+static const struct gs_column style_cols[] = {
+	{"Time (%)", GS_COL_PCT},     {"Total Time (ns)", GS_COL_INT}, {"Instances", GS_COL_INT},
+	{"Avg (ns)", GS_COL_FLOAT},   {"Med (ns)", GS_COL_FLOAT},      {"Min (ns)", GS_COL_INT},
+	{"Max (ns)", GS_COL_INT},     {"StdDev (ns)", GS_COL_FLOAT},   {"Range", GS_COL_STR},
 };
 
 /* What keys a group, by group id. */
@@ -62,11 +69,19 @@ static size_t select_top(uint32_t *order, size_t n, size_t top)
 }
 
 /* spread 0: Med (ns) and StdDev (ns) left empty, one pass (gs_groups_finish_totals); top: the
- * first top rows only (0: all). */
+ * first top rows only (0: all); style: both (-1), push/pop (0) or start/end ranges (1) alone,
+ * the last two as nsys's nvtx_pushpop_sum and nvtx_startend_sum (no Style column). */
 static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int spread, size_t top,
-		     struct gs_table *out)
+		     int style, struct gs_table *out)
 {
-	gs_table_init(out, "nvtx_sum", "NVTX Range Summary", cols, sizeof(cols) / sizeof(cols[0]));
+	if (style < 0)
+		gs_table_init(out, "nvtx_sum", "NVTX Range Summary", cols, sizeof(cols) / sizeof(cols[0]));
+	else if (!style)
+		gs_table_init(out, "nvtx_pushpop_sum", "NVTX Push/Pop Range Summary", style_cols,
+			      sizeof(style_cols) / sizeof(style_cols[0]));
+	else
+		gs_table_init(out, "nvtx_startend_sum", "NVTX Start/End Range Summary", style_cols,
+			      sizeof(style_cols) / sizeof(style_cols[0]));
 	/* a range's group: by its name's string id (the first group of that name, + 1), then
 	 * along the few groups of the same name in other domains or styles */
 	uint32_t *by_name = gs_xcalloc(m->nstrings + 1, sizeof(*by_name));
@@ -90,7 +105,8 @@ static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int sp
 			break;
 		for (size_t i = 0; i < rn; i++) {
 			const struct gs_range *r = &rv[i];
-			if (r->flags & GS_RANGE_OPEN)
+			if ((r->flags & GS_RANGE_OPEN) ||
+			    (style >= 0 && ((r->flags & GS_RANGE_STARTEND) != 0) != style))
 				continue;
 			if (spread) {
 				if (!gs_filter_range(m, f, r))
@@ -156,6 +172,10 @@ static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int sp
 		const struct key *k = &keys.v[order[i]];
 		union gs_cell *c = gs_table_row(out);
 		gs_summary_cells(c, x, all);
+		if (style >= 0) {
+			c[8].s = gs_range_label(m, k->domain, k->name);
+			continue;
+		}
 		c[8].s = gs_xstrdup(k->startend ? "StartEnd" : "PushPop");
 		c[9].s = gs_range_label(m, k->domain, k->name);
 	}
@@ -168,7 +188,23 @@ int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, stru
 		       struct gs_err *err)
 {
 	(void)err;
-	nvtx_sum(m, f, 1, 0, out);
+	nvtx_sum(m, f, 1, 0, -1, out);
+	return 0;
+}
+
+int gs_report_nvtx_pushpop_sum(const struct gs_model *m, const struct gs_filter *f,
+			       struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	nvtx_sum(m, f, 1, 0, 0, out);
+	return 0;
+}
+
+int gs_report_nvtx_startend_sum(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	nvtx_sum(m, f, 1, 0, 1, out);
 	return 0;
 }
 
@@ -176,6 +212,6 @@ int gs_report_nvtx_sum_totals(const struct gs_model *m, const struct gs_filter *
 			      struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
-	nvtx_sum(m, f, 0, top, out);
+	nvtx_sum(m, f, 0, top, -1, out);
 	return 0;
 }

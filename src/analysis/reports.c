@@ -7,6 +7,8 @@
 
 const struct gs_report_def gs_reports[] = {
 	{"nvtx_sum", "NVTX ranges: time, count and spread per range name and style", gs_report_nvtx_sum},
+	{"nvtx_pushpop_sum", "nvtx_sum of the push/pop ranges alone", gs_report_nvtx_pushpop_sum},
+	{"nvtx_startend_sum", "nvtx_sum of the start/end ranges alone", gs_report_nvtx_startend_sum},
 	{"nvtx_pushpop_trace", "Every NVTX push/pop range in start order, with its level, parent, children and time outside them", gs_report_nvtx_pushpop_trace},
 	{"nvtx_kern_sum", "GPU time of the kernels launched inside each NVTX range", gs_report_nvtx_kern_sum},
 	{"cuda_gpu_kern_sum", "CUDA kernels: GPU time, count and spread per kernel name", gs_report_cuda_gpu_kern_sum},

@@ -26,6 +26,11 @@ extern const struct gs_report_def gs_reports[];
 extern const size_t gs_nreports;
 const struct gs_report_def *gs_report_find(const char *name);
 
+/* nsys's nvtx_pushpop_sum and nvtx_startend_sum: nvtx_sum over one style (nvtx_sum.c). */
+int gs_report_nvtx_pushpop_sum(const struct gs_model *m, const struct gs_filter *f,
+			       struct gs_table *out, struct gs_err *err);
+int gs_report_nvtx_startend_sum(const struct gs_model *m, const struct gs_filter *f,
+				struct gs_table *out, struct gs_err *err);
 int gs_report_nvtx_sum(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		       struct gs_err *err);
 int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,

@@ -45,3 +45,26 @@ eq "nvtx_pushpop_trace on a PyTorch profiler trace: its 942 operator and annotat
 import json, sys
 r = json.load(sys.stdin)["rows"]
 print(len(r), "%d-%d" % (min(x["Lvl"] for x in r), max(x["Lvl"] for x in r)))')"
+
+# nvtx_pushpop_sum and nvtx_startend_sum: nvtx_sum's rows of one style, without the Style
+# column, Time (%) a share of that style's total
+for f in "$D/features.gst" "$D/startend.gst" "$D/threads_4x20.gst" "$D/kineto/infer.pt.trace.json.gz"; do
+	for r in nvtx_sum nvtx_pushpop_sum nvtx_startend_sum; do
+		$GS stats -r $r --format json -o "$T/st_$r.json" "$f" 2>/dev/null
+	done
+	eq "nvtx_pushpop_sum, nvtx_startend_sum on $(basename "$f"): nvtx_sum's rows by style" ok "$(python3 - "$T"/st_{nvtx_sum,nvtx_pushpop_sum,nvtx_startend_sum}.json <<'PY'
+import json, sys
+a, pp, se = (json.load(open(p)) for p in sys.argv[1:4])
+keys = ["Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Range"]
+bad = []
+for style, t in (("PushPop", pp), ("StartEnd", se)):
+    want = [[r[k] for k in keys] for r in a["rows"] if r["Style"] == style]
+    have = [[r[k] for k in keys] for r in t["rows"]]
+    total = sum(w[0] for w in want)
+    pct = all(abs(r["Time (%)"] - 100.0 * r["Total Time (ns)"] / total) < 0.051 for r in t["rows"])
+    if want != have or not pct or "Style" in t["columns"]:
+        bad.append((style, len(want), len(have), pct))
+print("ok" if not bad and a["rows"] else bad)
+PY
+)"
+done
