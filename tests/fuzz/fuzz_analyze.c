@@ -76,6 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gs_strbuf_reset(&sb);
 			gs_render_table_opts(&t, GS_FMT_TABLE, &ro, &sb);
 			gs_render_table(&t, GS_FMT_JSON, &sb);
+			gs_table_timeunit(&t, "us", 1000); /* stats --timeunit */
+			gs_render_table(&t, GS_FMT_CSV, &sb);
 			gs_table_release(&t);
 		}
 	gs_strbuf_release(&sb);
