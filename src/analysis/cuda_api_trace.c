@@ -20,14 +20,8 @@ static const struct gs_column cols[] = {
 /* Calls by (start, pid, tid, correlation); the model keeps them in chunk order. */
 static int cmp_call(const void *a, const void *b, void *arg)
 {
-	const struct gs_api *v = arg, *x = &v[*(const uint32_t *)a], *y = &v[*(const uint32_t *)b];
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->correlation > y->correlation) - (x->correlation < y->correlation);
+	const struct gs_api *v = arg;
+	return gs_api_cmp_start(&v[*(const uint32_t *)a], &v[*(const uint32_t *)b]);
 }
 
 int gs_report_cuda_api_trace(const struct gs_model *m, const struct gs_filter *f,

@@ -66,6 +66,18 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(gs_intern_str(sort_api, x->api), gs_intern_str(sort_api, y->api));
 }
 
+/* The note under a table that left out n kernels without their launch calls. */
+static void unlinked_note(struct gs_table *out, uint64_t n)
+{
+	if (!n)
+		return;
+	char note[160];
+	snprintf(note, sizeof(note),
+		 "%llu kernels are left out: the API calls that launched them were not recorded.",
+		 (unsigned long long)n);
+	out->note = gs_xstrdup(note);
+}
+
 static void stat_cells(union gs_cell *c, const struct gs_summary *s)
 {
 	if (!s->n) {
@@ -144,13 +156,7 @@ int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filte
 	free(g.v);
 	gs_intern_release(&keys);
 	gs_intern_release(&apis);
-	if (unlinked) {
-		char note[160];
-		snprintf(note, sizeof(note),
-			 "%llu kernels are left out: the API calls that launched them were not recorded.",
-			 (unsigned long long)unlinked);
-		out->note = gs_xstrdup(note);
-	}
+	unlinked_note(out, unlinked);
 	return 0;
 }
 
@@ -175,16 +181,8 @@ static int cmp_launch(const void *a, const void *b, void *arg)
 	const struct gs_model *m = arg;
 	const struct gs_kernel *kx = &m->kernels.v[*(const uint32_t *)a];
 	const struct gs_kernel *ky = &m->kernels.v[*(const uint32_t *)b];
-	const struct gs_api *x = &m->apis.v[kx->api], *y = &m->apis.v[ky->api];
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->correlation != y->correlation)
-		return x->correlation < y->correlation ? -1 : 1;
-	return (kx->start > ky->start) - (kx->start < ky->start);
+	int c = gs_api_cmp_start(&m->apis.v[kx->api], &m->apis.v[ky->api]);
+	return c ? c : (kx->start > ky->start) - (kx->start < ky->start);
 }
 
 static char *xyz(const int32_t v[3])
@@ -241,12 +239,6 @@ int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_fil
 		c[X_NAME].s = gs_xstrdup(gs_model_str(m, s->dname));
 	}
 	free(idx);
-	if (unlinked) {
-		char note[160];
-		snprintf(note, sizeof(note),
-			 "%llu kernels are left out: the API calls that launched them were not recorded.",
-			 (unsigned long long)unlinked);
-		out->note = gs_xstrdup(note);
-	}
+	unlinked_note(out, unlinked);
 	return 0;
 }

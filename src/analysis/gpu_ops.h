@@ -37,5 +37,16 @@ const char *gs_mem_kind_name(unsigned kind);
 uint32_t gs_device_name_id(const struct gs_model *m, int32_t pid, uint32_t device);
 /* A CUDA API call's function name without CUPTI's version suffix ("cudaLaunchKernel"), in buf. */
 const char *gs_api_base_name(const struct gs_api *a, char *buf, size_t size);
+/* The trace reports' order of API calls: by start, process, thread, then correlation id. */
+static inline int gs_api_cmp_start(const struct gs_api *x, const struct gs_api *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->correlation > y->correlation) - (x->correlation < y->correlation);
+}
 
 #endif
