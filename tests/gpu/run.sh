@@ -30,6 +30,14 @@ eq "torch: range_start/end" "1 StartEnd" "$(csv_field "$T/torch.csv" :start_end 
 ops=$(grep -c 'aten::' "$T/torch.csv")
 between "torch: emit_nvtx op ranges (aten::*)" 3 100000 "$ops"
 has "torch: marks" "nvtx marks                5" "$($GS info "$T/torch.gst")"
+# nvtx_pushpop_trace on PyTorch's ranges: a row per push/pop range nvtx_pushpop_sum counts, the
+# emit_nvtx operators nested in the script's ranges
+eq "torch: nvtx_pushpop_trace, a row per push/pop range, nested" "ok" "$($GS stats -r nvtx_pushpop_trace,nvtx_pushpop_sum --format json "$T/torch.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t, s = d["nvtx_pushpop_trace"]["rows"], d["nvtx_pushpop_sum"]["rows"]
+deep = [r for r in t if r["Lvl"] > 0 and r["Name"].startswith(":aten::")]
+print("ok" if len(t) == sum(r["Instances"] for r in s) and deep and all(r["ParentId"] is not None for r in deep) else (len(t), len(deep)))')"
 head -12 "$T/torch.csv"
 fi
 
