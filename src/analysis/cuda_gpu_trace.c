@@ -3,7 +3,8 @@
  * of copies and memsets. Cells that do not apply to an operation (a copy's grid, a kernel's
  * bytes) are empty. Start is session-relative (ns since `gpuscope profile` started), the
  * clock --time uses, as nsys prints trace-relative starts. Sizes are MB of 10^6 bytes and
- * throughput MB per second, as in cuda_gpu_mem_size_sum. nsys's GreenCtx column is left out:
+ * throughput MB per second, as in cuda_gpu_mem_size_sum. Kernels are named as the report's
+ * arguments ask (gs_kernel_label). nsys's GreenCtx column is left out:
  * green contexts are not recorded. */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +55,8 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 	gs_table_init(out, "cuda_gpu_trace", "CUDA GPU Trace", cols, C__N);
 	size_t n;
 	struct gs_op *ops = gs_gpu_ops(m, f, 0, &n);
+	struct gs_strbuf name;
+	gs_strbuf_init(&name);
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_op *op = &ops[i];
 		union gs_cell *c = gs_table_row(out);
@@ -63,9 +66,11 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 		c[C_DUR].i = (int64_t)(op->end - op->start);
 		c[C_DEV].s = device_label(m, op->pid, op->device);
 		c[C_STRM].i = op->stream;
-		c[C_NAME].s = gs_xstrdup(gs_op_name(m, op));
+		if (op->kind != GS_OP_KERNEL)
+			c[C_NAME].s = gs_xstrdup(gs_op_name(m, op));
 		if (op->kind == GS_OP_KERNEL) {
 			const struct gs_kernel *k = &m->kernels.v[op->index];
+			c[C_NAME].s = gs_xstrdup(gs_kernel_label(m, f, k, &name));
 			const struct gs_kshape *s = gs_kshape(m, k);
 			c[C_CORR].i = k->correlation;
 			c[C_GX].i = s->grid[0];
@@ -93,6 +98,7 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 			c[C_CTX].i = s->context;
 		}
 	}
+	gs_strbuf_release(&name);
 	free(ops);
 	return 0;
 }

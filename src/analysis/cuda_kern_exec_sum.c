@@ -40,13 +40,13 @@ enum { PH_T, PH_A, PH_Q, PH_K, PH__N };
 
 struct group {
 	int32_t pid, tid;
-	uint32_t device, kernel; /* kernel: string id of the demangled name */
+	uint32_t device, kernel; /* kernel: its name's id in the report's gs_knames */
 	uint32_t api;            /* id in the API-name interner */
 	GS_VEC(uint64_t) v[PH__N];
 	struct gs_summary s[PH__N];
 };
 
-static const struct gs_model *sort_m;
+static const struct gs_knames *sort_kn;
 static const struct gs_intern *sort_api;
 
 static int cmp_group(const void *a, const void *b)
@@ -60,7 +60,7 @@ static int cmp_group(const void *a, const void *b)
 		return x->device < y->device ? -1 : 1;
 	if (x->s[PH_T].total != y->s[PH_T].total)
 		return x->s[PH_T].total > y->s[PH_T].total ? -1 : 1;
-	int c = strcmp(gs_model_str(sort_m, x->kernel), gs_model_str(sort_m, y->kernel));
+	int c = strcmp(gs_knames_str(sort_kn, x->kernel), gs_knames_str(sort_kn, y->kernel));
 	if (c)
 		return c;
 	return strcmp(gs_intern_str(sort_api, x->api), gs_intern_str(sort_api, y->api));
@@ -101,6 +101,8 @@ int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filte
 	struct gs_intern keys, apis;
 	gs_intern_init(&keys);
 	gs_intern_init(&apis);
+	struct gs_knames kn; /* kernel names as the report's arguments ask */
+	gs_knames_init(&kn);
 	GS_VEC(struct group) g = {0};
 	uint64_t unlinked = 0;
 	char key[96], name[160];
@@ -115,7 +117,7 @@ int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filte
 		const struct gs_api *a = &m->apis.v[k->api];
 		gs_api_base_name(a, name, sizeof(name));
 		uint32_t api = gs_intern(&apis, name, strlen(name));
-		uint32_t dname = gs_kshape(m, k)->dname;
+		uint32_t dname = gs_knames_id(&kn, m, f, k);
 		int n = snprintf(key, sizeof(key), "%d/%d/%u/%u/%u", a->pid, a->tid, k->device, api, dname);
 		uint32_t id = gs_intern(&keys, key, (size_t)n);
 		if (id == g.n) {
@@ -134,7 +136,7 @@ int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filte
 	for (size_t i = 0; i < g.n; i++)
 		for (int p = 0; p < PH__N; p++)
 			gs_summarize(g.v[i].v[p].v, g.v[i].v[p].n, &g.v[i].s[p]);
-	sort_m = m;
+	sort_kn = &kn;
 	sort_api = &apis;
 	if (g.n > 1)
 		qsort(g.v, g.n, sizeof(*g.v), cmp_group);
@@ -149,13 +151,14 @@ int gs_report_cuda_kern_exec_sum(const struct gs_model *m, const struct gs_filte
 		for (int p = 0; p < PH__N; p++)
 			stat_cells(c + 5 + 5 * p, &x->s[p]);
 		c[25].s = gs_xstrdup(gs_intern_str(&apis, x->api));
-		c[26].s = gs_xstrdup(gs_model_str(m, x->kernel));
+		c[26].s = gs_xstrdup(gs_knames_str(&kn, x->kernel));
 		for (int p = 0; p < PH__N; p++)
 			free(x->v[p].v);
 	}
 	free(g.v);
 	gs_intern_release(&keys);
 	gs_intern_release(&apis);
+	gs_knames_release(&kn);
 	unlinked_note(out, unlinked);
 	return 0;
 }
@@ -212,7 +215,9 @@ int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_fil
 			idx[n++] = (uint32_t)i;
 	}
 	qsort_r(idx, n, sizeof(*idx), cmp_launch, (void *)m);
-	char name[160];
+	char api[160];
+	struct gs_strbuf name;
+	gs_strbuf_init(&name);
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_kernel *k = &m->kernels.v[idx[i]];
 		const struct gs_api *a = &m->apis.v[k->api];
@@ -233,12 +238,13 @@ int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_fil
 		c[X_PID].i = a->pid;
 		c[X_TID].i = a->tid;
 		c[X_DEV].i = k->device;
-		c[X_API].s = gs_xstrdup(gs_api_base_name(a, name, sizeof(name)));
+		c[X_API].s = gs_xstrdup(gs_api_base_name(a, api, sizeof(api)));
 		c[X_GRID].s = xyz(s->grid);
 		c[X_BLOCK].s = xyz(s->block);
-		c[X_NAME].s = gs_xstrdup(gs_model_str(m, s->dname));
+		c[X_NAME].s = gs_xstrdup(gs_kernel_label(m, f, k, &name));
 	}
 	free(idx);
+	gs_strbuf_release(&name);
 	unlinked_note(out, unlinked);
 	return 0;
 }

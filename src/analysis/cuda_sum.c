@@ -43,8 +43,10 @@ static const struct gs_column mem_size_cols[] = {
 	{"StdDev (MB)", GS_COL_FLOAT3}, {"Operation", GS_COL_STR},
 };
 
-/* Kernels grouped by a label of their launch shape (gb: grid and block sizes too). Every
- * kernel of a shape has the same label, so it is made once per shape, in the first pass; the
+/* Kernels grouped by a label of their launch shape (gb: grid and block sizes too), named as
+ * f's arguments ask (gs_kernel_label; groups of one label merge: :base). Every kernel of a
+ * shape (and, with :nvtx-name, of a range name) has the same label, so it is made once per
+ * shape, in the first pass; the
  * second replays the first's samples (groups.h) rather than walk the kernels again. Without
  * spread, no second pass: medians and deviations are left empty (gs_groups_finish_totals). */
 static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, int gb,
@@ -53,8 +55,11 @@ static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, i
 	gs_groups_init(g);
 	uint32_t *ids = gs_xmalloc((m->kshapes.n + 1) * sizeof(*ids)); /* by shape, +1: none yet */
 	memset(ids, 0, (m->kshapes.n + 1) * sizeof(*ids));
-	struct gs_strbuf label;
+	struct gs_strbuf label, name;
 	gs_strbuf_init(&label);
+	gs_strbuf_init(&name);
+	struct gs_u64map by_range; /* with :nvtx-name, ids by (range name + 1) << 32 | shape */
+	gs_u64map_init(&by_range);
 	if (spread)
 		gs_groups_log(g, m->kernels.n);
 	for (int pass = 0; pass < 2; pass++) {
@@ -65,6 +70,13 @@ static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, i
 			if (!gs_filter_keep(m, f, k->pid, k->device, k->start))
 				continue;
 			uint32_t *id = &ids[k->shape];
+			if (f->nvtx_name) { /* by (range name, shape) */
+				uint64_t key = gs_kernel_label_key(m, f, k);
+				if (!(id = gs_u64map_get(&by_range, key))) {
+					gs_u64map_put(&by_range, key, 0);
+					id = gs_u64map_get(&by_range, key);
+				}
+			}
 			if (!*id) {
 				const struct gs_kshape *sh = gs_kshape(m, k);
 				gs_strbuf_reset(&label);
@@ -72,7 +84,7 @@ static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, i
 					gs_strbuf_addf(&label, "%d %d %d\t%d %d %d\t", sh->grid[0],
 						       sh->grid[1], sh->grid[2], sh->block[0], sh->block[1],
 						       sh->block[2]);
-				gs_strbuf_adds(&label, gs_model_str(m, sh->dname));
+				gs_strbuf_adds(&label, gs_kernel_label(m, f, k, &name));
 				*id = gs_groups_label(g, label.buf) + 1;
 			}
 			gs_groups_add(g, *id - 1, k->end - k->start);
@@ -81,6 +93,8 @@ static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, i
 			gs_groups_place(g);
 	}
 	gs_strbuf_release(&label);
+	gs_strbuf_release(&name);
+	gs_u64map_release(&by_range);
 	free(ids);
 	if (spread)
 		gs_groups_finish(g);

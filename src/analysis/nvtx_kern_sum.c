@@ -20,7 +20,7 @@ static const struct gs_column cols[] = {
 };
 
 struct group {
-	uint32_t range_name, domain, kernel;
+	uint32_t range_name, domain, kernel; /* kernel: its name's id in the report's gs_knames */
 	int32_t pid, tid;
 	uint64_t instances;
 	GS_VEC(uint64_t) durs;
@@ -28,6 +28,7 @@ struct group {
 };
 
 static const struct gs_model *sort_m;
+static const struct gs_knames *sort_kn;
 
 static int cmp_group(const void *a, const void *b)
 {
@@ -37,7 +38,7 @@ static int cmp_group(const void *a, const void *b)
 		return c;
 	if (x->s.total != y->s.total)
 		return x->s.total > y->s.total ? -1 : 1;
-	return strcmp(gs_model_str(sort_m, x->kernel), gs_model_str(sort_m, y->kernel));
+	return strcmp(gs_knames_str(sort_kn, x->kernel), gs_knames_str(sort_kn, y->kernel));
 }
 
 int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
@@ -48,6 +49,8 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 		      sizeof(cols) / sizeof(cols[0]));
 	struct gs_intern keys;
 	gs_intern_init(&keys);
+	struct gs_knames kn; /* kernel names as the report's arguments ask */
+	gs_knames_init(&kn);
 	struct gs_u64map seen; /* (group, range) pairs already counted as an instance */
 	gs_u64map_init(&seen);
 	GS_VEC(struct group) g = {0};
@@ -56,14 +59,15 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 		const struct gs_kernel *k = &m->kernels.v[i];
 		if (k->api < 0 || !gs_filter_keep(m, f, k->pid, k->device, k->start))
 			continue;
+		uint32_t kname = gs_knames_id(&kn, m, f, k);
 		for (int32_t r = m->apis.v[k->api].range; r >= 0; r = m->ranges.v[r].parent) {
 			const struct gs_range *rg = &m->ranges.v[r];
 			int n = snprintf(key, sizeof(key), "%u/%u/%d/%d/%u", rg->name, rg->domain, rg->pid,
-					 rg->tid, gs_kshape(m, k)->dname);
+					 rg->tid, kname);
 			uint32_t id = gs_intern(&keys, key, (size_t)n);
 			if (id == g.n) {
 				struct group ng = {.range_name = rg->name, .domain = rg->domain,
-						   .kernel = gs_kshape(m, k)->dname, .pid = rg->pid, .tid = rg->tid};
+						   .kernel = kname, .pid = rg->pid, .tid = rg->tid};
 				GS_VEC_PUSH(&g, ng);
 			}
 			GS_VEC_PUSH(&g.v[id].durs, k->end - k->start);
@@ -79,6 +83,7 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 	for (size_t i = 0; i < g.n; i++)
 		gs_summarize(g.v[i].durs.v, g.v[i].durs.n, &g.v[i].s);
 	sort_m = m;
+	sort_kn = &kn;
 	if (g.n > 1)
 		qsort(g.v, g.n, sizeof(*g.v), cmp_group);
 	for (size_t i = 0; i < g.n; i++) {
@@ -96,9 +101,10 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 		c[9].i = (int64_t)x->s.min;
 		c[10].i = (int64_t)x->s.max;
 		c[11].f = x->s.stddev;
-		c[12].s = gs_xstrdup(gs_model_str(m, x->kernel));
+		c[12].s = gs_xstrdup(gs_knames_str(&kn, x->kernel));
 		free(x->durs.v);
 	}
 	free(g.v);
+	gs_knames_release(&kn);
 	return 0;
 }

@@ -6,6 +6,9 @@
 
 #include "../model/model.h"
 #include "../util/err.h"
+#include "../util/intern.h"
+#include "../util/strbuf.h"
+#include "../util/u64map.h"
 #include "table.h"
 
 struct gs_filter {
@@ -13,14 +16,21 @@ struct gs_filter {
 	uint64_t t0, t1;      /* session-relative ns window; t1 == 0: to the end */
 	int by_device;        /* 1: only GPU work of `device` (and no CPU-side rows) */
 	uint32_t device;
+	/* not a filter: how the report names kernels, from its arguments (nsys's
+	 * REPORT:base, :mangled, :nvtx-name): kname GS_KNAME_*, nvtx_name 1: after their range */
+	uint8_t kname, nvtx_name;
 };
+enum { GS_KNAME_DEMANGLED, GS_KNAME_BASE, GS_KNAME_MANGLED };
 
 struct gs_report_def {
 	const char *name;
 	const char *summary;
 	int (*fn)(const struct gs_model *m, const struct gs_filter *f, struct gs_table *out,
 		  struct gs_err *err);
+	unsigned args; /* the arguments it takes (GS_RARG_*), as nsys's report of its name */
 };
+#define GS_RARG_KNAME 1u /* :base or :mangled */
+#define GS_RARG_NVTX 2u  /* :nvtx-name */
 
 extern const struct gs_report_def gs_reports[];
 extern const size_t gs_nreports;
@@ -165,6 +175,35 @@ int gs_report_kernel_metrics_sum(const struct gs_model *m, const struct gs_filte
 int gs_filter_gpu_work(const struct gs_model *m, const struct gs_filter *f);
 /* "domain:name" as nsys labels NVTX ranges (":name" in the default domain); malloc'd. */
 char *gs_range_label(const struct gs_model *m, uint32_t domain, uint32_t name);
+/* Kernel k's name as f asks (its report's arguments): demangled (the default), its base name
+ * (:base) or mangled (:mangled); with f->nvtx_name (:nvtx-name), after the name of the
+ * innermost push/pop range open on its launch call's thread and a '/' ("forward/gemm"), where
+ * there is one. Written into sb (reset first); returns sb->buf. */
+const char *gs_kernel_label(const struct gs_model *m, const struct gs_filter *f,
+			    const struct gs_kernel *k, struct gs_strbuf *sb);
+/* What gs_kernel_label's label depends on, as a non-zero key (a gs_u64map's): ((the launch
+ * call's range name + 1, with :nvtx-name) << 32 | the kernel's shape) + 1. */
+static inline uint64_t gs_kernel_label_key(const struct gs_model *m, const struct gs_filter *f,
+					   const struct gs_kernel *k)
+{
+	int32_t r = f->nvtx_name && k->api >= 0 ? m->apis.v[k->api].range : -1;
+	return ((uint64_t)(r >= 0 ? m->ranges.v[r].name + 1 : 0) << 32 | k->shape) + 1;
+}
+/* The kernels' labels of gs_kernel_label interned, for reports that key groups by name: each
+ * label made once per shape (and range name, with :nvtx-name). */
+struct gs_knames {
+	struct gs_intern names;
+	struct gs_u64map ids; /* gs_kernel_label_key -> label id + 1 */
+	struct gs_strbuf sb;
+};
+void gs_knames_init(struct gs_knames *kn);
+void gs_knames_release(struct gs_knames *kn);
+uint32_t gs_knames_id(struct gs_knames *kn, const struct gs_model *m, const struct gs_filter *f,
+		      const struct gs_kernel *k);
+static inline const char *gs_knames_str(const struct gs_knames *kn, uint32_t id)
+{
+	return gs_intern_str(&kn->names, id);
+}
 /* Whether a record of process pid starting at start (CLOCK_MONOTONIC ns) passes f; device is
  * the GPU of GPU work, or -1 for CPU-side records (which --device leaves out). */
 static inline int gs_filter_keep(const struct gs_model *m, const struct gs_filter *f, int32_t pid,

@@ -13,8 +13,9 @@
 #include "../format/gst.h"
 #include "cli.h"
 
-/* The file of report `name` when several go to csv file `out`: out less a ".csv" ending, then
- * "_NAME.csv" (malloc'd) */
+/* The file of report `name` (with its arguments, "cuda_gpu_kern_sum:base") when several go to
+ * csv file `out`: out less a ".csv" ending, then "_NAME.csv", each ':' of NAME a '_', as nsys
+ * names them (malloc'd) */
 static char *report_path(const char *out, const char *name)
 {
 	size_t n = strlen(out);
@@ -23,7 +24,11 @@ static char *report_path(const char *out, const char *name)
 	struct gs_strbuf p;
 	gs_strbuf_init(&p);
 	gs_strbuf_add(&p, out, n);
+	size_t at = p.len + 1;
 	gs_strbuf_addf(&p, "_%s.csv", name);
+	for (char *c = p.buf + at; *c; c++) /* nsys's REPORT_ARG file names */
+		if (*c == ':')
+			*c = '_';
 	return p.buf;
 }
 
@@ -42,6 +47,42 @@ static const char *time_unit(const char *v, uint64_t *per)
 			return u[i].unit;
 		}
 	return NULL;
+}
+
+static void free_specs(char **spec, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(spec[i]);
+}
+
+/* A report's arguments after its name (nsys's cuda_gpu_kern_sum:nvtx-name:base): base or
+ * mangled (not both) and nvtx-name, where the report takes them; else a usage error. */
+static int report_args(const struct gs_report_def *d, char *args, uint8_t *kname, uint8_t *nvtx)
+{
+	char *save = NULL;
+	for (char *a = strtok_r(args, ":", &save); a; a = strtok_r(NULL, ":", &save)) {
+		unsigned need = !strcmp(a, "nvtx-name") ? GS_RARG_NVTX
+				: !strcmp(a, "base") || !strcmp(a, "mangled") ? GS_RARG_KNAME
+									       : 0;
+		if (!need || !(d->args & need)) {
+			const char *takes = d->args == (GS_RARG_KNAME | GS_RARG_NVTX) ? "nvtx-name, base or mangled"
+					    : d->args == GS_RARG_KNAME ? "base or mangled" : NULL;
+			return takes ? gs_usage_error(&gs_cmd_stats, "report %s takes no argument '%s' (%s)",
+						      d->name, a, takes)
+				     : gs_usage_error(&gs_cmd_stats, "report %s takes no arguments ('%s')",
+						      d->name, a);
+		}
+		if (need == GS_RARG_NVTX) {
+			*nvtx = 1;
+			continue;
+		}
+		uint8_t k = a[0] == 'b' ? GS_KNAME_BASE : GS_KNAME_MANGLED;
+		if (*kname && *kname != k)
+			return gs_usage_error(&gs_cmd_stats, "report %s: base and mangled exclude each other",
+					      d->name);
+		*kname = k;
+	}
+	return 0;
 }
 
 static int run(int argc, char **argv)
@@ -109,9 +150,24 @@ static int run(int argc, char **argv)
 	char *list = rs.len ? gs_strbuf_detach(&rs) : gs_xstrdup(""), *save = NULL;
 	gs_strbuf_release(&rs);
 	const struct gs_report_def *defs[64];
+	uint8_t kname[64] = {0}, nvtx_name[64] = {0}; /* each report's arguments */
+	char *spec[64]; /* each as given, arguments and all: its json key, its csv file's name */
 	size_t n = 0;
 	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (n < GS_ARRAY_SIZE(defs))
+			spec[n] = gs_xstrdup(w);
+		char *arg = strchr(w, ':'); /* nsys's REPORT:ARG[:ARG...] */
+		if (arg)
+			*arg++ = '\0';
 		const struct gs_report_def *d = gs_report_find(w);
+		if (d && arg && n < GS_ARRAY_SIZE(defs)) {
+			int rc = report_args(d, arg, &kname[n], &nvtx_name[n]);
+			if (rc) {
+				free(list);
+				free_specs(spec, n + 1);
+				return rc;
+			}
+		}
 		if (!d) {
 			struct gs_strbuf sb;
 			gs_strbuf_init(&sb);
@@ -120,6 +176,7 @@ static int run(int argc, char **argv)
 			int rc = gs_usage_error(&gs_cmd_stats, "unknown report '%s' (known: %s)", w, sb.buf);
 			gs_strbuf_release(&sb);
 			free(list);
+			free_specs(spec, n + (n < GS_ARRAY_SIZE(defs)));
 			return rc;
 		}
 		if (n < GS_ARRAY_SIZE(defs))
@@ -136,13 +193,16 @@ static int run(int argc, char **argv)
 	unsigned skip = n ? 0 : GS_LOAD_NO_APIS | GS_LOAD_RANGES_UNSORTED;
 	if (gs_model_load_unjoined_skip(&m, argv[optind], skip, &err) < 0) {
 		gs_cli_error("%s", err.msg);
+		free_specs(spec, n);
 		return 1;
 	}
 	if (n)
 		gs_model_join(&m);
 	gs_cli_loaded(&m, "reporting");
-	if (gs_cli_ready(&m, &f, NULL, 0, step))
+	if (gs_cli_ready(&m, &f, NULL, 0, step)) {
+		free_specs(spec, n);
 		return 1;
+	}
 	gs_cli_warn_lost(&m, "");
 
 	struct gs_strbuf sb;
@@ -167,6 +227,8 @@ static int run(int argc, char **argv)
 		gs_strbuf_adds(&sb, "{");
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct gs_table t;
+		f.kname = kname[i];
+		f.nvtx_name = nvtx_name[i];
 		if (defs[i]->fn(&m, &f, &t, &err) < 0) {
 			gs_cli_error("%s", err.msg);
 			rc = 1;
@@ -174,7 +236,7 @@ static int run(int argc, char **argv)
 		}
 		gs_table_timeunit(&t, unit, per);
 		if (fmt == GS_FMT_JSON && n > 1)
-			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", t.name);
+			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", spec[i]);
 		if (fmt == GS_FMT_TABLE && i)
 			gs_strbuf_addc(&sb, '\n');
 		if (fmt == GS_FMT_TABLE && !t.nrows) {
@@ -186,7 +248,7 @@ static int run(int argc, char **argv)
 		if (fmt == GS_FMT_JSON && n > 1 && sb.len && sb.buf[sb.len - 1] == '\n')
 			sb.buf[--sb.len] = '\0';
 		if (split) {
-			char *path = report_path(out, t.name);
+			char *path = report_path(out, spec[i]);
 			if (!(rc = gs_emit(path, &sb)))
 				fprintf(stderr, "gpuscope: wrote %s\n", path);
 			free(path);
@@ -199,6 +261,7 @@ static int run(int argc, char **argv)
 	if (!rc && !split)
 		rc = gs_emit(out, &sb);
 	gs_strbuf_release(&sb);
+	free_specs(spec, n);
 	gs_model_steps_release(&m);
 	gs_model_release(&m);
 	return rc;
@@ -216,7 +279,9 @@ const struct gs_command gs_cmd_stats = {
 	"stats", run, "[OPTIONS] TRACE",
 	"Summary tables like nsys stats.",
 	"  -r, --report R[,R...]    reports to run (listed below; default: an overview of the\n"
-	"                           trace); may be given again, as nsys's -r\n"
+	"                           trace); may be given again, as nsys's -r. The kernel\n"
+	"                           reports take nsys's arguments: R:base or R:mangled (kernel\n"
+	"                           names), R:nvtx-name (after their NVTX range)\n"
 	"  -f, --format F           table (default), csv or json\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"

@@ -272,60 +272,13 @@ static void enum_table(struct sx *x, int i, const struct enum_row *r)
 	}
 }
 
-/* A kernel's short name as nsys gives it: the function's base name, without return type,
- * scope, template arguments or parameters ("void at::native::f<float>(float*)" -> "f"). */
-static void short_name(const char *s, size_t *off, size_t *len)
-{
-	size_t n = strlen(s), end = n;
-	int depth = 0;
-	for (size_t i = 0; i < n; i++) { /* the parameter list: the first '(' outside <> */
-		if (s[i] == '<')
-			depth++;
-		else if (s[i] == '>' && depth > 0)
-			depth--;
-		else if (s[i] == '(' && depth == 0) {
-			if (!strncmp(s + i, "(anonymous namespace)", 21)) {
-				i += 20;
-				continue;
-			}
-			end = i;
-			break;
-		}
-	}
-	if (end > 0 && s[end - 1] == '>') { /* template arguments */
-		depth = 0;
-		for (size_t i = end; i-- > 0;) {
-			if (s[i] == '>')
-				depth++;
-			else if (s[i] == '<' && --depth == 0) {
-				end = i;
-				break;
-			}
-		}
-	}
-	size_t start = 0;
-	depth = 0;
-	for (size_t i = 0; i < end; i++) { /* after the last scope or space outside <> and () */
-		if (s[i] == '<' || s[i] == '(')
-			depth++;
-		else if ((s[i] == '>' || s[i] == ')') && depth > 0)
-			depth--;
-		else if (depth == 0 && (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':')))
-			start = i + (s[i] == ' ' ? 1 : 2);
-	}
-	if (start >= end) /* nothing left: keep the name whole */
-		start = 0, end = n;
-	*off = start;
-	*len = end - start;
-}
-
 static uint32_t short_id(struct sx *x, uint32_t shape)
 {
 	if (x->short_ids[shape])
 		return x->short_ids[shape];
 	const char *d = gs_model_str(x->m, x->m->kshapes.v[shape].dname);
 	size_t off, len;
-	short_name(d, &off, &len);
+	gs_kernel_base_name(d, &off, &len);
 	/* one string per short name (many kernels share one): keyed by a hash of it, checked
 	 * against the shape that made it, the next key on a collision */
 	uint64_t h = 1469598103934665603ull;
@@ -342,7 +295,7 @@ static uint32_t short_id(struct sx *x, uint32_t shape)
 		uint32_t s = *gs_u64map_get(&x->short_of, *v);
 		const char *e = gs_model_str(x->m, x->m->kshapes.v[s].dname);
 		size_t eo, el;
-		short_name(e, &eo, &el);
+		gs_kernel_base_name(e, &eo, &el);
 		if (el == len && !memcmp(e + eo, d + off, len))
 			return x->short_ids[shape] = *v;
 	}

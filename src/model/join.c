@@ -434,3 +434,48 @@ void gs_model_join(struct gs_model *m)
 	m->joined = 1;
 	gs_model_demangle(m);
 }
+
+void gs_kernel_base_name(const char *s, size_t *off, size_t *len)
+{
+	size_t n = strlen(s), end = n;
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) { /* the parameter list: the first '(' outside <> */
+		if (s[i] == '<')
+			depth++;
+		else if (s[i] == '>' && depth > 0)
+			depth--;
+		else if (s[i] == '(' && depth == 0) {
+			if (!strncmp(s + i, "(anonymous namespace)", 21)) {
+				i += 20;
+				continue;
+			}
+			end = i;
+			break;
+		}
+	}
+	if (end > 0 && s[end - 1] == '>') { /* template arguments */
+		depth = 0;
+		for (size_t i = end; i-- > 0;) {
+			if (s[i] == '>')
+				depth++;
+			else if (s[i] == '<' && --depth == 0) {
+				end = i;
+				break;
+			}
+		}
+	}
+	size_t start = 0;
+	depth = 0;
+	for (size_t i = 0; i < end; i++) { /* after the last scope or space outside <> and () */
+		if (s[i] == '<' || s[i] == '(')
+			depth++;
+		else if ((s[i] == '>' || s[i] == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':')))
+			start = i + (s[i] == ' ' ? 1 : 2);
+	}
+	if (start >= end) /* nothing left: keep the name whole */
+		start = 0, end = n;
+	*off = start;
+	*len = end - start;
+}

@@ -442,6 +442,11 @@ void gs_model_join(struct gs_model *m);
  * NVIDIA GPUs, a name that starts with "nccl" or contains "ncclKernel"
  * (ncclDevKernel_AllReduce_Sum_f32_RING_LL, ncclKernel_AllReduce_RING_LL_Sum_float). */
 int gs_kernel_is_comm(const char *name);
+/* A kernel's base name as nsys gives it (its shortName, stats' :base): the function's name
+ * without return type, scope, template arguments or parameters ("void at::native::f<float>
+ * (float*)" -> "f"), as the offset and length of that part of demangled name s (all of s when
+ * nothing is left). */
+void gs_kernel_base_name(const char *s, size_t *off, size_t *len);
 /* A C++ name demangled (malloc'd), NULL when it is not one or cannot be. */
 char *gs_demangle(const char *mangled);
 /* Only the last of those: kernel names demangled, unless they are. */

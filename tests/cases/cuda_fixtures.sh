@@ -467,3 +467,51 @@ for rep, ta in a.items():
 print("ok" if not bad and n > 10000 else (n, bad[:3]))
 PY
 )"
+
+# nsys's report arguments: REPORT:base, :mangled (kernel names) and :nvtx-name (after the
+# innermost NVTX range of the launch call, "range/name")
+eq "cuda_gpu_kern_sum:base and :mangled on spin, keyed in json as given" \
+	"cuda_gpu_kern_sum:base spin_kernel|cuda_gpu_kern_sum:mangled _Z11spin_kernely" \
+	"$($GS stats -r cuda_gpu_kern_sum:base,cuda_gpu_kern_sum:mangled --format json "$D/cuda_spin.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("|".join("%s %s" % (k, r["Name"]) for k, t in d.items() for r in t["rows"]))')"
+eq "cuda_gpu_kern_sum:base on ResNet-50: the kernels of one base name summed, the total kept" "ok" \
+	"$($GS stats -r cuda_gpu_kern_sum -r cuda_gpu_kern_sum:base --format json "$D/cuda_resnet50.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+a, b = d["cuda_gpu_kern_sum"], d["cuda_gpu_kern_sum:base"]
+tot = lambda t: sum(r["Total Time (ns)"] for r in t["rows"])
+inst = lambda t, name: sum(r["Instances"] for r in t["rows"] if name(r["Name"]))
+bn = inst(a, lambda n: "bn_fw_inf_1C11_kernel_NCHW<" in n), inst(b, lambda n: n == "bn_fw_inf_1C11_kernel_NCHW")
+print("ok" if tot(a) == tot(b) and len(b["rows"]) < len(a["rows"]) and bn[0] == bn[1] == 318 else (tot(a), tot(b), bn))')"
+$GS stats -r cuda_gpu_kern_sum:nvtx-name,cuda_gpu_kern_sum:base --format csv -o "$T/ra.csv" "$D/cuda_spin.gst" 2>/dev/null
+eq "several reports with arguments as csv files: nsys's names, REPORT_ARG" "2 spin_kernel" \
+	"$(ls "$T"/ra_cuda_gpu_kern_sum_nvtx-name.csv "$T"/ra_cuda_gpu_kern_sum_base.csv | wc -l) $(sed -n 2p "$T/ra_cuda_gpu_kern_sum_base.csv" | cut -d, -f9)"
+eq "cuda_gpu_kern_sum:nvtx-name on ResNet-50: 714 kernels as iteration/NAME, nvtx_kern_sum's count" \
+	"714 714 715" "$($GS stats -r cuda_gpu_kern_sum:nvtx-name,nvtx_kern_sum --format json "$D/cuda_resnet50.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+k = d["cuda_gpu_kern_sum:nvtx-name"]["rows"]
+it = sum(r["Instances"] for r in k if r["Name"].startswith("iteration/"))
+out = sum(r["Instances"] for r in k if "/" not in r["Name"].split("(")[0])
+print(it, sum(r["Kern Inst"] for r in d["nvtx_kern_sum"]["rows"] if r["NVTX Range"] == ":iteration"), out)')"
+eq "cuda_gpu_trace:nvtx-name:base: kernels renamed, copies as they were" "714 ok" \
+	"$($GS stats -r cuda_gpu_trace:nvtx-name:base --format json "$D/cuda_resnet50.gst" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"]
+print(sum(x["Name"].startswith("iteration/") for x in r),
+      "ok" if all(x["Name"].startswith("[CUDA mem") for x in r if x["GrdX"] is None) else "bad")')"
+eq "cuda_kern_exec_sum:base, cuda_kern_exec_trace:mangled, nvtx_kern_sum:base: their kernel names" \
+	"cuda_kern_exec_sum:base spin_kernel|cuda_kern_exec_trace:mangled _Z11spin_kernely|nvtx_kern_sum:base bn_fw_inf_1C11_kernel_NCHW" \
+	"$($GS stats -r cuda_kern_exec_sum:base,cuda_kern_exec_trace:mangled --format json "$D/cuda_spin.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("|".join(sorted({"%s %s" % (k, r["Kernel Name"]) for k, t in d.items() for r in t["rows"]})))')|$($GS stats -r nvtx_kern_sum:base --format csv "$D/cuda_resnet50.gst" | sed -n 2p | awk -F, '{print "nvtx_kern_sum:base", $NF}')"
+eq "cuda_gpu_kern_sum:nvtx-name:base on a PyTorch profiler trace: the operator that launched each" \
+	"aten::cudnn_convolution/nchwToNhwcKernel" \
+	"$($GS stats -r cuda_gpu_kern_sum:nvtx-name:base --format csv "$D/kineto/infer.pt.trace.json.gz" | sed -n 2p | cut -d, -f9)"
+for bad in nvtx_sum:base cuda_gpu_kern_sum:foo cuda_gpu_kern_sum:base:mangled nvtx_kern_sum:nvtx-name; do
+	$GS stats -r "$bad" "$D/cuda_spin.gst" >/dev/null 2>"$T/ra.err"
+	eq "-r $bad: a usage error naming the report" "2 1" "$? $(grep -c "report ${bad%%:*}" "$T/ra.err")"
+done
