@@ -27,6 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gs_filter f = {0};
 	for (size_t r = 0; r < gs_nreports; r++) {
 		struct gs_table t;
+		/* the kernel reports with nsys's arguments :nvtx-name:mangled */
+		f.kname = gs_reports[r].args ? GS_KNAME_MANGLED : GS_KNAME_DEMANGLED;
+		f.nvtx_name = gs_reports[r].args & GS_RARG_NVTX ? 1 : 0;
 		if (gs_reports[r].fn(&m, &f, &t, &err) < 0)
 			continue;
 		struct gs_strbuf sb;
@@ -37,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gs_strbuf_release(&sb);
 		gs_table_release(&t);
 	}
+	f.kname = GS_KNAME_DEMANGLED;
+	f.nvtx_name = 0;
 	gs_model_steps(&m, NULL);
 	struct gs_an_opts ao = {0};
 	struct gs_analysis a;
