@@ -562,11 +562,18 @@ between "loader's lock held: its samples kept, not walked (periods)" 1 100000 \
 # walk or the collector's thread is inside dl_iterate_phdr would leave the child blocked; the
 # fork's prepare handler closes a gate and waits for them, and the samples that come while it
 # is closed keep the interrupted function only ("[stack not walked]").
-$GS profile -o hs_fw -t nvtx "$P/host_forkwalk" "$P/libhost_wide.so" 200 >hs_fw.out 2>/dev/null
-eq "fork during walks: exit 0, every child exited" 0 $?
-eq "fork during walks: all forks made" "forks: 200" "$(cat hs_fw.out)"
-between "fork during walks: samples while the gate was closed kept, not walked (periods)" 1 100000 \
-	"$(not_walked hs_fw.gst)"
+# Whether a sample lands while the gate is closed is chance (none did once in CI's clang suite,
+# on a loaded 2-core machine): up to three runs, each of which must end well, until one has.
+fw_rcs= fw_outs= fw_nw=0
+for fw_try in 1 2 3; do
+	$GS profile -o hs_fw -t nvtx "$P/host_forkwalk" "$P/libhost_wide.so" 200 >hs_fw.out 2>/dev/null
+	fw_rcs="$fw_rcs$? " fw_outs="$fw_outs$(cat hs_fw.out)|"
+	fw_nw=$(not_walked hs_fw.gst)
+	[ "$fw_nw" -gt 0 ] && break
+done
+eq "fork during walks: exit 0, every child exited (each run)" "" "$(echo "$fw_rcs" | tr -d '0 ')"
+eq "fork during walks: all forks made (each run)" "" "$(echo "$fw_outs" | sed 's/forks: 200|//g')"
+between "fork during walks: samples while the gate was closed kept, not walked (periods; $fw_try run(s))" 1 100000 "$fw_nw"
 hasnt "sample jit: no walk figures without GPUSCOPE_DEBUG" "stacks walked" "$($GS profile -o hs_jitq -t nvtx "$P/host_jit" 3 2>&1)"
 # a library loaded with dlopen after the start, the process then killed (SIGKILL: no exit
 # path): its mappings were read from /proc while it ran, so its function is named
