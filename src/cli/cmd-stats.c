@@ -33,7 +33,7 @@ static char *report_path(const char *out, const char *name)
 }
 
 /* --timeunit's value as nsys takes it, the longest prefix of nsec, usec, msec or seconds
- * ("us", "ms", "s", "msec", ...): its unit's ns in *per and its header name; 0 if none. */
+ * ("us", "ms", "s", "msec", ...): its unit's ns in *per and its header name; NULL if none. */
 static const char *time_unit(const char *v, uint64_t *per)
 {
 	static const struct {
