@@ -269,7 +269,7 @@ int gs_report_nvtx_gpu_proj_trace(const struct gs_model *m, const struct gs_filt
 	for (size_t i = 0; i < n; i++) {
 		uint32_t r = idx[i];
 		const struct gs_range *rg = &m->ranges.v[r];
-		int32_t p = gs_nvtx_parent(m, t, r);
+		int32_t p = gs_nvtx_parent(m, r);
 		union gs_cell *c = gs_table_row(out);
 		c[T_NAME].s = gs_range_label(m, rg->domain, rg->name);
 		c[T_PSTART].i = (int64_t)(in[r].first >= t0 ? in[r].first - t0 : 0);

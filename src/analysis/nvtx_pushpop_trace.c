@@ -39,7 +39,7 @@ struct gs_nvtx_node *gs_nvtx_tree(const struct gs_model *m)
 		if (r->flags & GS_RANGE_OPEN)
 			continue;
 		t[i].id = ++next;
-		int32_t p = gs_nvtx_parent(m, t, i);
+		int32_t p = gs_nvtx_parent(m, i);
 		if (p >= 0) {
 			t[i].level = t[p].level + 1;
 			t[p].nchild++;
@@ -49,19 +49,16 @@ struct gs_nvtx_node *gs_nvtx_tree(const struct gs_model *m)
 	return t;
 }
 
-int32_t gs_nvtx_parent(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i)
+int32_t gs_nvtx_parent(const struct gs_model *m, size_t i)
 {
-	int32_t p = m->ranges.v[i].parent;
-	return p >= 0 && (size_t)p < i && t[p].id &&
-			       !(m->ranges.v[p].flags & GS_RANGE_STARTEND)
-		       ? p
-		       : -1;
+	int32_t p = m->ranges.v[i].parent; /* a push/pop range that ended (model/join.c) */
+	return p >= 0 && (size_t)p < i ? p : -1;
 }
 
 char *gs_nvtx_stack(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i)
 {
 	GS_VEC(uint32_t) ids = {0}; /* the ids from this range out, then written outermost first */
-	for (int32_t k = (int32_t)i; k >= 0; k = gs_nvtx_parent(m, t, (size_t)k))
+	for (int32_t k = (int32_t)i; k >= 0; k = gs_nvtx_parent(m, (size_t)k))
 		GS_VEC_PUSH(&ids, t[k].id);
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
@@ -86,7 +83,7 @@ int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filte
 		if (!t[i].id || (r->flags & GS_RANGE_STARTEND) || !gs_filter_range(m, f, r))
 			continue;
 		uint64_t dur = r->end - r->start;
-		int32_t p = gs_nvtx_parent(m, t, i);
+		int32_t p = gs_nvtx_parent(m, i);
 		union gs_cell *c = gs_table_row(out);
 		c[C_START].i = (int64_t)(r->start >= t0 ? r->start - t0 : 0);
 		c[C_END].i = (int64_t)(r->end >= t0 ? r->end - t0 : 0);

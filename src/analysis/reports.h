@@ -111,8 +111,9 @@ struct gs_nvtx_node {
 	uint64_t dchild;
 };
 struct gs_nvtx_node *gs_nvtx_tree(const struct gs_model *m);
-/* Range i's parent in the tree (an index), or -1. */
-int32_t gs_nvtx_parent(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i);
+/* Range i's parent in the tree (an index), or -1: the model's, which comes before it in the
+ * model's order (the tree is made in one pass in that order). */
+int32_t gs_nvtx_parent(const struct gs_model *m, size_t i);
 /* Range i's RangeStack: the ids from the outermost range down to it, each after ':' (":5:6");
  * the caller frees it. */
 char *gs_nvtx_stack(const struct gs_model *m, const struct gs_nvtx_node *t, size_t i);
