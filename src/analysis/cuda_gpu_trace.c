@@ -66,11 +66,11 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 		c[C_DUR].i = (int64_t)(op->end - op->start);
 		c[C_DEV].s = device_label(m, op->pid, op->device);
 		c[C_STRM].i = op->stream;
-		if (op->kind != GS_OP_KERNEL)
-			c[C_NAME].s = gs_xstrdup(gs_op_name(m, op));
+		c[C_NAME].s = gs_xstrdup(op->kind == GS_OP_KERNEL
+						 ? gs_kernel_label(m, f, &m->kernels.v[op->index], &name)
+						 : gs_op_name(m, op));
 		if (op->kind == GS_OP_KERNEL) {
 			const struct gs_kernel *k = &m->kernels.v[op->index];
-			c[C_NAME].s = gs_xstrdup(gs_kernel_label(m, f, k, &name));
 			const struct gs_kshape *s = gs_kshape(m, k);
 			c[C_CORR].i = k->correlation;
 			c[C_GX].i = s->grid[0];

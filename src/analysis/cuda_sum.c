@@ -46,9 +46,9 @@ static const struct gs_column mem_size_cols[] = {
 /* Kernels grouped by a label of their launch shape (gb: grid and block sizes too), named as
  * f's arguments ask (gs_kernel_label; groups of one label merge: :base). Every kernel of a
  * shape (and, with :nvtx-name, of a range name) has the same label, so it is made once per
- * shape, in the first pass; the
- * second replays the first's samples (groups.h) rather than walk the kernels again. Without
- * spread, no second pass: medians and deviations are left empty (gs_groups_finish_totals). */
+ * shape, in the first pass; the second replays the first's samples (groups.h) rather than walk
+ * the kernels again. Without spread, no second pass: medians and deviations are left empty
+ * (gs_groups_finish_totals). */
 static void kernel_groups(const struct gs_model *m, const struct gs_filter *f, int gb,
 			  int spread, struct gs_groups *g)
 {
@@ -325,12 +325,9 @@ static void gpu_sum(const struct gs_model *m, const struct gs_filter *f, int wit
 			all += rows[r].g->s.total;
 		}
 	qsort(rows, n, sizeof(*rows), cmp_gpu_row);
-	if (with_api)
-		gs_table_init(out, "cuda_api_gpu_sum", "CUDA Summary (API/Kernels/MemOps)",
-			      gpu_sum_cols, sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
-	else
-		gs_table_init(out, "cuda_gpu_sum", "CUDA GPU Summary (Kernels/MemOps)", gpu_sum_cols,
-			      sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
+	gs_table_init(out, with_api ? "cuda_api_gpu_sum" : "cuda_gpu_sum",
+		      with_api ? "CUDA Summary (API/Kernels/MemOps)" : "CUDA GPU Summary (Kernels/MemOps)",
+		      gpu_sum_cols, sizeof(gpu_sum_cols) / sizeof(gpu_sum_cols[0]));
 	for (size_t i = 0; i < n; i++) {
 		union gs_cell *c = gs_table_row(out);
 		gs_summary_cells(c, &rows[i].g->s, all);

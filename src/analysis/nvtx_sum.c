@@ -74,13 +74,13 @@ static size_t select_top(uint32_t *order, size_t n, size_t top)
 static void nvtx_sum(const struct gs_model *m, const struct gs_filter *f, int spread, size_t top,
 		     int style, struct gs_table *out)
 {
+	static const char *const names[3][2] = {{"nvtx_sum", "NVTX Range Summary"},
+						 {"nvtx_pushpop_sum", "NVTX Push/Pop Range Summary"},
+						 {"nvtx_startend_sum", "NVTX Start/End Range Summary"}};
 	if (style < 0)
-		gs_table_init(out, "nvtx_sum", "NVTX Range Summary", cols, sizeof(cols) / sizeof(cols[0]));
-	else if (!style)
-		gs_table_init(out, "nvtx_pushpop_sum", "NVTX Push/Pop Range Summary", style_cols,
-			      sizeof(style_cols) / sizeof(style_cols[0]));
+		gs_table_init(out, names[0][0], names[0][1], cols, sizeof(cols) / sizeof(cols[0]));
 	else
-		gs_table_init(out, "nvtx_startend_sum", "NVTX Start/End Range Summary", style_cols,
+		gs_table_init(out, names[style + 1][0], names[style + 1][1], style_cols,
 			      sizeof(style_cols) / sizeof(style_cols[0]));
 	/* a range's group: by its name's string id (the first group of that name, + 1), then
 	 * along the few groups of the same name in other domains or styles */

@@ -50,6 +50,15 @@ int gs_cell_is_none(enum gs_cell_type type, const union gs_cell *c)
 	}
 }
 
+/* The columns gs_table_timeunit made, their names too. */
+static void free_own_cols(struct gs_table *t)
+{
+	if (t->own_cols)
+		for (size_t c = 0; c < t->ncols; c++)
+			free((char *)t->own_cols[c].name);
+	free(t->own_cols);
+}
+
 void gs_table_release(struct gs_table *t)
 {
 	for (size_t r = 0; r < t->nrows; r++)
@@ -58,10 +67,7 @@ void gs_table_release(struct gs_table *t)
 				free(t->cells[r * t->ncols + c].s);
 	free(t->cells);
 	free(t->note);
-	if (t->own_cols)
-		for (size_t c = 0; c < t->ncols; c++)
-			free((char *)t->own_cols[c].name);
-	free(t->own_cols);
+	free_own_cols(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -96,10 +102,7 @@ void gs_table_timeunit(struct gs_table *t, const char *unit, uint64_t per)
 				v->f /= (double)per;
 		}
 	}
-	if (t->own_cols)
-		for (size_t c = 0; c < t->ncols; c++)
-			free((char *)t->own_cols[c].name);
-	free(t->own_cols);
+	free_own_cols(t);
 	t->own_cols = cols;
 	t->cols = cols;
 }
