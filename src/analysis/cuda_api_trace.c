@@ -29,6 +29,7 @@ int gs_report_cuda_api_trace(const struct gs_model *m, const struct gs_filter *f
 {
 	(void)err;
 	gs_table_init(out, "cuda_api_trace", "CUDA API Trace", cols, C__N);
+	gs_table_stream(out, f->stream);
 	uint32_t *idx = gs_xmalloc((m->apis.n + 1) * sizeof(*idx));
 	size_t n = 0;
 	for (size_t i = 0; i < m->apis.n; i++)

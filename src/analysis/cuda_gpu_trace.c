@@ -53,6 +53,7 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 {
 	(void)err;
 	gs_table_init(out, "cuda_gpu_trace", "CUDA GPU Trace", cols, C__N);
+	gs_table_stream(out, f->stream);
 	size_t n;
 	struct gs_op *ops = gs_gpu_ops(m, f, 0, &n);
 	struct gs_strbuf name;

@@ -202,6 +202,7 @@ int gs_report_cuda_kern_exec_trace(const struct gs_model *m, const struct gs_fil
 	(void)err;
 	gs_table_init(out, "cuda_kern_exec_trace", "CUDA Kernel Launch & Exec Time Trace", tcols,
 		      X__N);
+	gs_table_stream(out, f->stream);
 	uint32_t *idx = gs_xmalloc((m->kernels.n + 1) * sizeof(*idx));
 	size_t n = 0;
 	uint64_t unlinked = 0;

@@ -219,6 +219,7 @@ int gs_report_kernel_metrics(const struct gs_model *m, const struct gs_filter *f
 {
 	(void)err;
 	gs_table_init(out, "kernel_metrics", "Kernel Hardware Metrics", cols, C__N);
+	gs_table_stream(out, f->stream);
 	for (size_t i = 0; i < m->kmetrics.n; i++) {
 		const struct gs_kmetric *k = &m->kmetrics.v[i];
 		if (!gs_filter_keep(m, f, k->pid, k->device, k->time))

@@ -250,6 +250,7 @@ int gs_report_nvtx_gpu_proj_trace(const struct gs_model *m, const struct gs_filt
 {
 	(void)err;
 	gs_table_init(out, "nvtx_gpu_proj_trace", "NVTX GPU Projection Trace", tcols, T__N);
+	gs_table_stream(out, f->stream);
 	struct gs_filter rf = *f;
 	rf.by_device = 0;
 	size_t nr = m->ranges.n, n = 0;

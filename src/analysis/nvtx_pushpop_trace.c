@@ -73,6 +73,7 @@ int gs_report_nvtx_pushpop_trace(const struct gs_model *m, const struct gs_filte
 {
 	(void)err;
 	gs_table_init(out, "nvtx_pushpop_trace", "NVTX Push/Pop Range Trace", cols, C__N);
+	gs_table_stream(out, f->stream);
 	size_t n = m->ranges.n;
 	struct gs_nvtx_node *t = gs_nvtx_tree(m);
 	uint64_t t0 = m->start_mono;

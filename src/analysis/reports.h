@@ -19,6 +19,10 @@ struct gs_filter {
 	/* not a filter: how the report names kernels, from its arguments (nsys's
 	 * REPORT:base, :mangled, :nvtx-name): kname GS_KNAME_*, nvtx_name 1: after their range */
 	uint8_t kname, nvtx_name;
+	/* not a filter either: where a report whose rows are final and in order as it makes them
+	 * (the trace reports) hands them out a window at a time (gs_table_stream); NULL: the
+	 * table holds them all */
+	const struct gs_table_stream *stream;
 };
 enum { GS_KNAME_DEMANGLED, GS_KNAME_BASE, GS_KNAME_MANGLED };
 

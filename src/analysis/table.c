@@ -19,8 +19,34 @@ void gs_table_init(struct gs_table *t, const char *name, const char *title,
 	t->ncols = ncols;
 }
 
+/* Frees the rows' strings and holds none (keeping the cells' memory). */
+static void drop_rows(struct gs_table *t)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			if (t->cols[c].type == GS_COL_STR)
+				free(t->cells[r * t->ncols + c].s);
+	t->nrows = 0;
+}
+
+void gs_table_stream(struct gs_table *t, const struct gs_table_stream *s)
+{
+	t->stream = s && s->flush && s->window ? s : NULL;
+}
+
+void gs_table_flush(struct gs_table *t)
+{
+	if (!t->stream)
+		return;
+	t->stream->flush(t, t->stream->ctx);
+	t->flushed += t->nrows;
+	drop_rows(t);
+}
+
 union gs_cell *gs_table_row(struct gs_table *t)
 {
+	if (t->stream && t->nrows >= t->stream->window)
+		gs_table_flush(t);
 	gs_grow((void **)&t->cells, &t->cap, (t->nrows + 1) * t->ncols, sizeof(*t->cells));
 	union gs_cell *row = t->cells + t->nrows * t->ncols;
 	memset(row, 0, t->ncols * sizeof(*row));
@@ -61,50 +87,60 @@ static void free_own_cols(struct gs_table *t)
 
 void gs_table_release(struct gs_table *t)
 {
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c < t->ncols; c++)
-			if (t->cols[c].type == GS_COL_STR)
-				free(t->cells[r * t->ncols + c].s);
+	drop_rows(t);
 	free(t->cells);
 	free(t->note);
 	free_own_cols(t);
 	memset(t, 0, sizeof(*t));
 }
 
+/* Whether gs_table_timeunit converts column col: a number named "... (ns)". */
+static int is_time(const struct gs_column *col)
+{
+	size_t n = strlen(col->name);
+	return n > 5 && !strcmp(col->name + n - 5, " (ns)") && col->type != GS_COL_STR &&
+	       col->type != GS_COL_PCT;
+}
+
 void gs_table_timeunit(struct gs_table *t, const char *unit, uint64_t per)
 {
 	if (per <= 1)
 		return;
-	enum gs_cell_type to = per <= 1000 ? GS_COL_FLOAT3 : per <= 1000000 ? GS_COL_FLOAT6 : GS_COL_FLOAT9;
-	struct gs_column *cols = gs_xmalloc(t->ncols * sizeof(*cols));
-	for (size_t c = 0; c < t->ncols; c++) {
-		const char *name = t->cols[c].name;
-		size_t n = strlen(name);
-		int time = n > 5 && !strcmp(name + n - 5, " (ns)") && t->cols[c].type != GS_COL_STR &&
-			   t->cols[c].type != GS_COL_PCT;
-		cols[c].type = time ? to : t->cols[c].type;
-		if (!time) {
-			cols[c].name = gs_xstrdup(name);
-			continue;
+	if (!t->own_cols) { /* the first call: the columns renamed */
+		enum gs_cell_type to = per <= 1000 ? GS_COL_FLOAT3 : per <= 1000000 ? GS_COL_FLOAT6 : GS_COL_FLOAT9;
+		struct gs_column *cols = gs_xmalloc(t->ncols * sizeof(*cols));
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *name = t->cols[c].name;
+			int time = is_time(&t->cols[c]);
+			cols[c].type = time ? to : t->cols[c].type;
+			if (!time) {
+				cols[c].name = gs_xstrdup(name);
+				continue;
+			}
+			struct gs_strbuf sb;
+			gs_strbuf_init(&sb);
+			gs_strbuf_add(&sb, name, strlen(name) - 5);
+			gs_strbuf_addf(&sb, " (%s)", unit);
+			cols[c].name = sb.buf;
 		}
-		struct gs_strbuf sb;
-		gs_strbuf_init(&sb);
-		gs_strbuf_add(&sb, name, n - 5);
-		gs_strbuf_addf(&sb, " (%s)", unit);
-		cols[c].name = sb.buf;
+		t->base_cols = t->cols;
+		t->own_cols = cols;
+		t->cols = cols;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		const struct gs_column *base = &t->base_cols[c];
+		if (!is_time(base))
+			continue;
 		for (size_t r = 0; r < t->nrows; r++) {
 			union gs_cell *v = &t->cells[r * t->ncols + c];
-			if (gs_cell_is_none(t->cols[c].type, v))
+			if (gs_cell_is_none(base->type, v))
 				v->f = NAN;
-			else if (t->cols[c].type == GS_COL_INT || t->cols[c].type == GS_COL_NS)
+			else if (base->type == GS_COL_INT || base->type == GS_COL_NS)
 				v->f = (double)v->i / (double)per;
 			else
 				v->f /= (double)per;
 		}
 	}
-	free_own_cols(t);
-	t->own_cols = cols;
-	t->cols = cols;
 }
 
 void gs_summarize(uint64_t *v, size_t n, struct gs_summary *s)

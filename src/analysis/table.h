@@ -32,6 +32,17 @@ union gs_cell {
 	char *s;
 };
 
+/* Where a table's rows go as they are made (gs_table_stream), for reports whose rows are final
+ * and in order once added (the trace reports): every `window` rows gs_table_row hands the rows
+ * held to flush, which renders them, then empties the table, so that a report of millions of
+ * rows holds a window of them. flushed counts the rows handed out before those held. */
+struct gs_table;
+struct gs_table_stream {
+	size_t window;
+	void (*flush)(struct gs_table *t, void *ctx);
+	void *ctx;
+};
+
 struct gs_table {
 	const char *name;  /* report name, e.g. nvtx_sum */
 	const char *title; /* e.g. NVTX Range Summary */
@@ -41,12 +52,22 @@ struct gs_table {
 	size_t nrows, cap;
 	char *note;        /* a line shown under the table (lost records, damage), or NULL */
 	struct gs_column *own_cols; /* cols when the table's own (gs_table_timeunit), else NULL */
+	const struct gs_column *base_cols; /* the report's columns, when own_cols replaced them */
+	const struct gs_table_stream *stream; /* NULL: the table holds all its rows */
+	uint64_t flushed;  /* rows handed to stream->flush so far */
 };
 
 void gs_table_init(struct gs_table *t, const char *name, const char *title,
 		   const struct gs_column *cols, size_t ncols);
-/* Appends a row and returns its cells (zeroed). */
+/* Appends a row and returns its cells (zeroed). A streamed table first hands out its rows
+ * when it holds a window of them: a row's cells are valid until the next gs_table_row. */
 union gs_cell *gs_table_row(struct gs_table *t);
+/* Rows of t to go to s as they are made (s NULL: none), from a report whose rows are final
+ * and in order once added; after the report, gs_table_flush hands out the rest. */
+void gs_table_stream(struct gs_table *t, const struct gs_table_stream *s);
+/* A streamed table's rows held to its flush (also none: the flush renders what comes before
+ * the rows once), then none held. */
+void gs_table_flush(struct gs_table *t);
 /* Empty cells: set cell c of row to empty, as its column's type marks it; test for it. */
 #define GS_CELL_NONE INT64_MIN
 void gs_cell_set_none(const struct gs_table *t, union gs_cell *row, size_t c);
@@ -54,7 +75,8 @@ int gs_cell_is_none(enum gs_cell_type type, const union gs_cell *c);
 void gs_table_release(struct gs_table *t);
 /* The table's times in another unit, as nsys stats --timeunit: every column named "... (ns)"
  * is renamed "... (UNIT)" and its cells divided by per (ns per unit: 1000 for "us"), kept
- * exact in 3, 6 or 9 decimals (us, ms, s); empty cells stay empty. per 1 changes nothing. */
+ * exact in 3, 6 or 9 decimals (us, ms, s); empty cells stay empty. per 1 changes nothing.
+ * It converts the rows the table holds: a streamed table calls it on each window. */
 void gs_table_timeunit(struct gs_table *t, const char *unit, uint64_t per);
 
 /* Summary statistics of a sample, as the nsys summary reports show them. */

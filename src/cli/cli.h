@@ -35,6 +35,17 @@ void gs_command_help(const struct gs_command *cmd, FILE *f);
 void gs_help_item(FILE *f, const char *name, const char *text);
 /* Write sb to path ("-" or NULL: stdout). Returns 0, or 1 after printing an error. */
 int gs_emit(const char *path, const struct gs_strbuf *sb);
+/* Output written as it is made, to path ("-" or NULL: stdout), created at the first write:
+ * gs_emit_part writes what sb holds and empties it; gs_emit_end writes the rest and closes,
+ * or with ok 0 writes nothing more and removes the regular file it wrote. Each returns 0, or 1
+ * once a write failed (said once); gs_emit_end with ok 0 returns 1. */
+struct gs_emitter {
+	const char *path;
+	FILE *f;
+	int failed;
+};
+int gs_emit_part(struct gs_emitter *e, struct gs_strbuf *sb);
+int gs_emit_end(struct gs_emitter *e, struct gs_strbuf *sb, int ok);
 int gs_usage_error(const struct gs_command *cmd, const char *fmt, ...) GS_PRINTF(2, 3);
 /* Expand %p %h %q{VAR} %% in an output name. Returns malloc'd string or NULL with why set. */
 char *gs_expand_name(const char *pattern, long pid, const char **why);

@@ -49,6 +49,34 @@ static const char *time_unit(const char *v, uint64_t *per)
 	return NULL;
 }
 
+/* A streamed report (gs_table_stream: csv or json, the reports whose rows are final as they
+ * are made) goes out a window of rows at a time: converted to --timeunit, rendered, and
+ * written once a MiB has gathered, so that a trace report of millions of rows never holds
+ * them all, nor their text. */
+struct stream_out {
+	enum gs_format fmt;
+	const char *unit;
+	uint64_t per;
+	struct gs_strbuf *sb;
+	struct gs_emitter *e;
+	int head; /* its head rendered */
+};
+#define STREAM_WINDOW 4096
+#define STREAM_WRITE (1u << 20)
+
+static void stream_flush(struct gs_table *t, void *ctx)
+{
+	struct stream_out *s = ctx;
+	gs_table_timeunit(t, s->unit, s->per);
+	if (!s->head) {
+		gs_render_head(t, s->fmt, s->sb);
+		s->head = 1;
+	}
+	gs_render_rows(t, s->fmt, t->flushed, s->sb);
+	if (s->sb->len >= STREAM_WRITE)
+		gs_emit_part(s->e, s->sb);
+}
+
 static void free_specs(char **spec, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -223,43 +251,60 @@ static int run(int argc, char **argv)
 	}
 	/* several reports as csv into a file: a file of each, nsys's <base>_<report>.csv */
 	int split = fmt == GS_FMT_CSV && n > 1 && out && strcmp(out, "-");
+	struct gs_emitter em = {.path = out};
+	struct stream_out so = {(enum gs_format)fmt, unit, per, &sb, &em, 0};
+	struct gs_table_stream ts = {STREAM_WINDOW, stream_flush, &so};
+	if (fmt == GS_FMT_CSV || fmt == GS_FMT_JSON)
+		f.stream = &ts;
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "{");
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct gs_table t;
+		char *path = split ? report_path(out, spec[i]) : NULL;
+		if (split)
+			em = (struct gs_emitter){.path = path};
 		f.kname = kname[i];
 		f.nvtx_name = nvtx_name[i];
+		so.head = 0;
+		if (fmt == GS_FMT_JSON && n > 1)
+			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", spec[i]);
 		if (defs[i]->fn(&m, &f, &t, &err) < 0) {
 			gs_cli_error("%s", err.msg);
+			free(path);
 			rc = 1;
 			break;
 		}
-		gs_table_timeunit(&t, unit, per);
-		if (fmt == GS_FMT_JSON && n > 1)
-			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", spec[i]);
-		if (fmt == GS_FMT_TABLE && i)
-			gs_strbuf_addc(&sb, '\n');
-		if (fmt == GS_FMT_TABLE && !t.nrows) {
-			gs_strbuf_addf(&sb, " ** %s (%s):\n\n", t.title, t.name);
-			gs_strbuf_addf(&sb, "%s holds no data for this report.\n", m.path);
+		if (t.stream) { /* its rows left, then its end */
+			gs_table_flush(&t);
+			gs_render_tail((enum gs_format)fmt, t.flushed, &sb);
 		} else {
-			gs_render_table_opts(&t, (enum gs_format)fmt, &ro, &sb);
+			gs_table_timeunit(&t, unit, per);
+			if (fmt == GS_FMT_TABLE && i)
+				gs_strbuf_addc(&sb, '\n');
+			if (fmt == GS_FMT_TABLE && !t.nrows) {
+				gs_strbuf_addf(&sb, " ** %s (%s):\n\n", t.title, t.name);
+				gs_strbuf_addf(&sb, "%s holds no data for this report.\n", m.path);
+			} else {
+				gs_render_table_opts(&t, (enum gs_format)fmt, &ro, &sb);
+			}
 		}
 		if (fmt == GS_FMT_JSON && n > 1 && sb.len && sb.buf[sb.len - 1] == '\n')
 			sb.buf[--sb.len] = '\0';
 		if (split) {
-			char *path = report_path(out, spec[i]);
-			if (!(rc = gs_emit(path, &sb)))
+			if (!(rc = gs_emit_end(&em, &sb, 1)))
 				fprintf(stderr, "gpuscope: wrote %s\n", path);
 			free(path);
-			gs_strbuf_reset(&sb);
+		} else if (sb.len >= STREAM_WRITE) {
+			gs_emit_part(&em, &sb);
 		}
 		gs_table_release(&t);
 	}
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "\n}\n");
-	if (!rc && !split)
-		rc = gs_emit(out, &sb);
+	if (!split)
+		rc = gs_emit_end(&em, &sb, !rc) || rc;
+	else if (rc)
+		gs_emit_end(&em, &sb, 0);
 	gs_strbuf_release(&sb);
 	free_specs(spec, n);
 	gs_model_steps_release(&m);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -132,26 +133,64 @@ int gs_getopt(const struct gs_command *cmd, int argc, char **argv, const char *s
 	return o;
 }
 
-int gs_emit(const char *path, const struct gs_strbuf *sb)
+/* e's file, created at its first write (standard output for "-" or NULL); 0, or 1 after
+ * printing why not */
+static int emit_open(struct gs_emitter *e)
 {
-	if (!path || !strcmp(path, "-")) {
-		fwrite(sb->buf, 1, sb->len, stdout);
+	if (e->f || e->failed)
+		return e->failed;
+	if (!e->path || !strcmp(e->path, "-")) {
+		e->f = stdout;
 		return 0;
 	}
-	FILE *f = fopen(path, "we");
-	if (!f) {
-		gs_cli_error("cannot create '%s': %s", path, strerror(errno));
-		return 1;
+	if (!(e->f = fopen(e->path, "we"))) {
+		gs_cli_error("cannot create '%s': %s", e->path, strerror(errno));
+		e->failed = 1;
 	}
-	size_t w = fwrite(sb->buf, 1, sb->len, f);
-	int bad = w != sb->len;
-	if (fclose(f) != 0)
-		bad = 1;
-	if (bad) {
-		gs_cli_error("cannot write '%s': %s", path, strerror(errno));
-		return 1;
+	return e->failed;
+}
+
+static void emit_write(struct gs_emitter *e, const char *buf, size_t n)
+{
+	if (!emit_open(e) && fwrite(buf, 1, n, e->f) != n && e->f != stdout) {
+		gs_cli_error("cannot write '%s': %s", e->path, strerror(errno));
+		e->failed = 1;
 	}
-	return 0;
+}
+
+int gs_emit_part(struct gs_emitter *e, struct gs_strbuf *sb)
+{
+	if (sb->len)
+		emit_write(e, sb->buf, sb->len);
+	gs_strbuf_reset(sb);
+	return e->failed;
+}
+
+int gs_emit_end(struct gs_emitter *e, struct gs_strbuf *sb, int ok)
+{
+	if (ok) {
+		emit_open(e); /* an empty output is a file too */
+		gs_emit_part(e, sb);
+	}
+	if (e->f && e->f != stdout) {
+		struct stat st;
+		int reg = fstat(fileno(e->f), &st) == 0 && S_ISREG(st.st_mode); /* never a device */
+		if (fclose(e->f) != 0 && ok && !e->failed) {
+			gs_cli_error("cannot write '%s': %s", e->path, strerror(errno));
+			e->failed = 1;
+		}
+		if (!ok && reg)
+			unlink(e->path); /* a part of the output is none */
+	}
+	e->f = NULL;
+	return ok ? e->failed : 1;
+}
+
+int gs_emit(const char *path, const struct gs_strbuf *sb)
+{
+	struct gs_emitter e = {.path = path};
+	emit_write(&e, sb->buf, sb->len);
+	return gs_emit_end(&e, &(struct gs_strbuf){0}, 1);
 }
 
 static int cmd_help(int argc, char **argv)

@@ -73,9 +73,9 @@ static int64_t rel_ns(const struct cx *x, uint64_t t)
 static void ev_where(struct cx *x, int64_t pid, int64_t tid, uint64_t ts)
 {
 	gs_strbuf_adds(x->b, ",\"pid\":");
-	gs_sink_i64(x->b, pid);
+	gs_strbuf_add_i64(x->b, pid);
 	gs_strbuf_adds(x->b, ",\"tid\":");
-	gs_sink_i64(x->b, tid);
+	gs_strbuf_add_i64(x->b, tid);
 	gs_strbuf_adds(x->b, ",\"ts\":");
 	gs_sink_us(x->b, rel_ns(x, ts));
 }
@@ -104,13 +104,13 @@ static void arg_key(struct cx *x, const char *key, int *first)
 static void arg_u(struct cx *x, const char *key, uint64_t v, int *first)
 {
 	arg_key(x, key, first);
-	gs_sink_u64(x->b, v);
+	gs_strbuf_add_u64(x->b, v);
 }
 
 static void arg_i(struct cx *x, const char *key, int64_t v, int *first)
 {
 	arg_key(x, key, first);
-	gs_sink_i64(x->b, v);
+	gs_strbuf_add_i64(x->b, v);
 }
 
 static void arg_s(struct cx *x, const char *key, const char *v, int *first)
@@ -309,12 +309,12 @@ static void flow(struct cx *x, int32_t api, uint32_t device, uint32_t stream, ui
 		return;
 	ev_begin(x, "s", "ac2g", "ac2g");
 	gs_strbuf_adds(x->b, ",\"id\":");
-	gs_sink_u64(x->b, a->correlation);
+	gs_strbuf_add_u64(x->b, a->correlation);
 	ev_where(x, a->pid, a->tid, a->start);
 	ev_end(x);
 	ev_begin(x, "f", "ac2g", "ac2g");
 	gs_strbuf_adds(x->b, ",\"id\":");
-	gs_sink_u64(x->b, a->correlation);
+	gs_strbuf_add_u64(x->b, a->correlation);
 	gs_strbuf_adds(x->b, ",\"bp\":\"e\"");
 	ev_where(x, device, (int32_t)stream, start);
 	ev_end(x);

@@ -50,31 +50,6 @@ int gs_sink_close(struct gs_sink *s, struct gs_err *err)
 	return rc;
 }
 
-/* v's digits end at end; returns where they start */
-static char *digits(char *end, uint64_t v)
-{
-	do
-		*--end = (char)('0' + v % 10);
-	while ((v /= 10));
-	return end;
-}
-
-void gs_sink_u64(struct gs_strbuf *b, uint64_t v)
-{
-	char buf[24], *e = buf + sizeof(buf);
-	char *p = digits(e, v);
-	gs_strbuf_add(b, p, (size_t)(e - p));
-}
-
-void gs_sink_i64(struct gs_strbuf *b, int64_t v)
-{
-	char buf[24], *e = buf + sizeof(buf);
-	char *p = digits(e, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
-	if (v < 0)
-		*--p = '-';
-	gs_strbuf_add(b, p, (size_t)(e - p));
-}
-
 void gs_sink_us(struct gs_strbuf *b, int64_t ns)
 {
 	uint64_t v = ns > 0 ? (uint64_t)ns : 0;
@@ -82,7 +57,7 @@ void gs_sink_us(struct gs_strbuf *b, int64_t ns)
 	unsigned f = (unsigned)(v % 1000);
 	*--e = (char)('0' + f % 10), *--e = (char)('0' + f / 10 % 10), *--e = (char)('0' + f / 100);
 	*--e = '.';
-	char *p = digits(e, v / 1000);
+	char *p = gs_digits(e, v / 1000);
 	gs_strbuf_add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 

@@ -32,9 +32,5 @@ int gs_sink_close(struct gs_sink *s, struct gs_err *err);
 void gs_sink_us(struct gs_strbuf *b, int64_t ns);
 /* s as a JSON string with its quotes. */
 void gs_sink_jstr(struct gs_strbuf *b, const char *s);
-/* Integers in decimal, as printf's %llu and %lld write them (without printf: the text
- * exporters spend most of their time on numbers). */
-void gs_sink_u64(struct gs_strbuf *b, uint64_t v);
-void gs_sink_i64(struct gs_strbuf *b, int64_t v);
 
 #endif

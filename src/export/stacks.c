@@ -107,7 +107,7 @@ static int folded_write(struct folded *fo, const char *out, struct gs_err *err)
 			gs_strbuf_add(&sk.b, gs_intern_str(&fo->stacks, (uint32_t)i),
 				      gs_intern_len(&fo->stacks, (uint32_t)i));
 			gs_strbuf_addc(&sk.b, ' ');
-			gs_sink_u64(&sk.b, fo->counts.v[i]);
+			gs_strbuf_add_u64(&sk.b, fo->counts.v[i]);
 			gs_strbuf_addc(&sk.b, '\n');
 			gs_sink_flush(&sk, 0);
 		}

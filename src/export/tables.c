@@ -95,8 +95,8 @@ static struct gs_strbuf *cell(struct tw *w)
 	return b;
 }
 
-static void c_u(struct tw *w, uint64_t v) { gs_sink_u64(cell(w), v); }
-static void c_i(struct tw *w, int64_t v) { gs_sink_i64(cell(w), v); }
+static void c_u(struct tw *w, uint64_t v) { gs_strbuf_add_u64(cell(w), v); }
+static void c_i(struct tw *w, int64_t v) { gs_strbuf_add_i64(cell(w), v); }
 static void c_null(struct tw *w)
 {
 	struct gs_strbuf *b = cell(w);

@@ -26,6 +26,13 @@ void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbu
 /* As gs_render_table; o NULL: no width limit, no colour. */
 void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const struct gs_render_opts *o,
 			 struct gs_strbuf *out);
+/* A csv or json table in parts, as gs_render_table writes it whole, for a streamed table
+ * (gs_table_stream): the head (csv's header line; json up to the rows), the rows the table
+ * holds (before: the rows rendered before them), and the end after total rows. */
+void gs_render_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out);
+void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
+		    struct gs_strbuf *out);
+void gs_render_tail(enum gs_format f, uint64_t total, struct gs_strbuf *out);
 /* The overview's sections: as a console text, compact tables under a title each ("Title:
  * none" for a section without rows); as csv, the tables one after another; as json, one object
  * that maps each section's name to {"title", "columns" (names in order), "rows" (as a

@@ -28,12 +28,12 @@ static void cell_text(const struct gs_column *col, const union gs_cell *c, struc
 	switch (col->type) {
 	case GS_COL_INT:
 	case GS_COL_NS:
-	case GS_COL_BYTES: gs_strbuf_addf(sb, "%lld", (long long)c->i); break;
+	case GS_COL_BYTES: gs_strbuf_add_i64(sb, c->i); break;
 	case GS_COL_FLOAT:
-	case GS_COL_PCT: gs_strbuf_addf(sb, "%.1f", c->f); break;
-	case GS_COL_FLOAT3: gs_strbuf_addf(sb, "%.3f", c->f); break;
-	case GS_COL_FLOAT6: gs_strbuf_addf(sb, "%.6f", c->f); break;
-	case GS_COL_FLOAT9: gs_strbuf_addf(sb, "%.9f", c->f); break;
+	case GS_COL_PCT: gs_strbuf_add_fixed(sb, c->f, 1); break;
+	case GS_COL_FLOAT3: gs_strbuf_add_fixed(sb, c->f, 3); break;
+	case GS_COL_FLOAT6: gs_strbuf_add_fixed(sb, c->f, 6); break;
+	case GS_COL_FLOAT9: gs_strbuf_add_fixed(sb, c->f, 9); break;
 	case GS_COL_STR: gs_strbuf_adds(sb, c->s ? c->s : ""); break;
 	}
 }
@@ -147,18 +147,19 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 		o = &plain;
 	size_t nc = t->ncols, indent = compact ? 2 : 0;
 	size_t *w = gs_xcalloc(nc, sizeof(*w));
-	char **txt = gs_xcalloc((t->nrows + 1) * nc + 1, sizeof(*txt)); /* row 0: the header */
-	struct gs_strbuf sb;
+	char **head = gs_xcalloc(nc + 1, sizeof(*head));
+	struct gs_strbuf sb, cell;
 	gs_strbuf_init(&sb);
+	gs_strbuf_init(&cell);
 	for (size_t c = 0; c < nc; c++) {
-		txt[c] = header_shown(&t->cols[c], compact);
-		w[c] = text_width(txt[c]);
+		head[c] = header_shown(&t->cols[c], compact);
+		w[c] = text_width(head[c]);
 	}
+	/* the widths: every cell's text made once here and again when written (no copy of each) */
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < nc; c++) {
 			gs_strbuf_reset(&sb);
 			cell_shown(&t->cols[c], &t->cells[r * nc + c], compact, &sb);
-			txt[(r + 1) * nc + c] = gs_xstrdup(sb.buf);
 			size_t tw = text_width(sb.buf);
 			if (tw > w[c])
 				w[c] = tw;
@@ -170,7 +171,7 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 		while (total > o->width) {
 			size_t best = nc;
 			for (size_t c = 0; c < nc; c++) {
-				size_t hw = text_width(txt[c]), min = hw > 8 ? hw : 8;
+				size_t hw = text_width(head[c]), min = hw > 8 ? hw : 8;
 				if (t->cols[c].type == GS_COL_STR && w[c] > min && (best == nc || w[c] > w[best]))
 					best = c;
 			}
@@ -186,7 +187,7 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 	}
 	for (size_t row = 0; row < 1 + t->nrows + !compact; row++) {
 		int rule = !compact && row == 1;
-		size_t r = row > 1 && !compact ? row - 1 : row; /* index into txt */
+		size_t r = row > 1 && !compact ? row - 1 : row; /* 0: the header, else row r - 1 */
 		for (size_t k = 0; k < indent; k++)
 			gs_strbuf_addc(out, ' ');
 		for (size_t c = 0; c < nc; c++) {
@@ -201,7 +202,12 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 					gs_strbuf_adds(out, RESET);
 				continue;
 			}
-			const char *s = txt[r * nc + c];
+			const char *s = head[c];
+			if (r > 0) {
+				gs_strbuf_reset(&cell);
+				cell_shown(&t->cols[c], &t->cells[(r - 1) * nc + c], compact, &cell);
+				s = cell.buf;
+			}
 			int left = t->cols[c].type == GS_COL_STR;
 			if (text_width(s) > w[c]) {
 				gs_strbuf_reset(&sb);
@@ -219,41 +225,52 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 	}
 	if (t->note)
 		gs_strbuf_addf(out, compact ? "  %s\n" : "\n%s\n", t->note);
-	for (size_t i = 0; i < (t->nrows + 1) * nc; i++)
-		free(txt[i]);
-	free(txt);
+	for (size_t c = 0; c < nc; c++)
+		free(head[c]);
+	free(head);
 	free(w);
 	gs_strbuf_release(&sb);
+	gs_strbuf_release(&cell);
 }
 
-static void render_csv(const struct gs_table *t, struct gs_strbuf *out)
+static void csv_head(const struct gs_table *t, struct gs_strbuf *out)
 {
-	struct gs_strbuf sb;
-	gs_strbuf_init(&sb);
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
 			gs_strbuf_addc(out, ',');
 		gs_strbuf_add_csv(out, t->cols[c].name);
 	}
 	gs_strbuf_addc(out, '\n');
+}
+
+static void csv_rows(const struct gs_table *t, struct gs_strbuf *out)
+{
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
+			const union gs_cell *v = &t->cells[r * t->ncols + c];
 			if (c)
 				gs_strbuf_addc(out, ',');
-			gs_strbuf_reset(&sb);
-			cell_text(&t->cols[c], &t->cells[r * t->ncols + c], &sb);
-			gs_strbuf_add_csv(out, sb.buf);
+			if (t->cols[c].type == GS_COL_STR)
+				gs_strbuf_add_csv(out, v->s ? v->s : "");
+			else
+				cell_text(&t->cols[c], v, out); /* a number: never quoted */
 		}
 		gs_strbuf_addc(out, '\n');
 	}
-	gs_strbuf_release(&sb);
 }
 
-static void render_json_rows(const struct gs_table *t, struct gs_strbuf *out)
+static void render_csv(const struct gs_table *t, struct gs_strbuf *out)
 {
-	gs_strbuf_addc(out, '[');
+	csv_head(t, out);
+	csv_rows(t, out);
+}
+
+/* The table's rows as JSON objects, before: how many rows came before them (a streamed
+ * table's earlier windows). */
+static void json_rows(const struct gs_table *t, uint64_t before, struct gs_strbuf *out)
+{
 	for (size_t r = 0; r < t->nrows; r++) {
-		gs_strbuf_adds(out, r ? ",\n {" : "\n {");
+		gs_strbuf_adds(out, before + r ? ",\n {" : "\n {");
 		for (size_t c = 0; c < t->ncols; c++) {
 			const union gs_cell *v = &t->cells[r * t->ncols + c];
 			if (c)
@@ -273,12 +290,12 @@ static void render_json_rows(const struct gs_table *t, struct gs_strbuf *out)
 		}
 		gs_strbuf_addc(out, '}');
 	}
-	gs_strbuf_adds(out, t->nrows ? "\n]" : "]");
 }
 
 /* One report as JSON: {"report", "title", "columns": [names in order], "rows": [objects keyed
- * by column name]}, no trailing newline. */
-static void render_json(const struct gs_table *t, struct gs_strbuf *out)
+ * by column name]}, no trailing newline: its head up to the rows' '[', and its end after the
+ * total rows. */
+static void json_head(const struct gs_table *t, struct gs_strbuf *out)
 {
 	gs_strbuf_adds(out, "{\"report\": \"");
 	gs_strbuf_add_json(out, t->name, strlen(t->name));
@@ -290,9 +307,44 @@ static void render_json(const struct gs_table *t, struct gs_strbuf *out)
 		gs_strbuf_add_json(out, t->cols[c].name, strlen(t->cols[c].name));
 		gs_strbuf_addc(out, '"');
 	}
-	gs_strbuf_adds(out, "], \"rows\": ");
-	render_json_rows(t, out);
-	gs_strbuf_addc(out, '}');
+	gs_strbuf_adds(out, "], \"rows\": [");
+}
+
+static void json_tail(uint64_t total, struct gs_strbuf *out)
+{
+	gs_strbuf_adds(out, total ? "\n]}" : "]}");
+}
+
+static void render_json(const struct gs_table *t, struct gs_strbuf *out)
+{
+	json_head(t, out);
+	json_rows(t, 0, out);
+	json_tail(t->nrows, out);
+}
+
+void gs_render_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out)
+{
+	if (f == GS_FMT_JSON)
+		json_head(t, out);
+	else
+		csv_head(t, out);
+}
+
+void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
+		    struct gs_strbuf *out)
+{
+	if (f == GS_FMT_JSON)
+		json_rows(t, before, out);
+	else
+		csv_rows(t, out);
+}
+
+void gs_render_tail(enum gs_format f, uint64_t total, struct gs_strbuf *out)
+{
+	if (f == GS_FMT_JSON) {
+		json_tail(total, out);
+		gs_strbuf_addc(out, '\n');
+	}
 }
 
 void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const struct gs_render_opts *o,

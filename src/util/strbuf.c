@@ -1,6 +1,7 @@
 /* strbuf.c: growable strings with JSON and CSV escaping, used by every renderer. */
 #include "strbuf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,55 @@ void gs_strbuf_add_csv(struct gs_strbuf *sb, const char *s)
 		gs_strbuf_addc(sb, *s);
 	}
 	gs_strbuf_addc(sb, '"');
+}
+
+char *gs_digits(char *end, uint64_t v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while ((v /= 10));
+	return end;
+}
+
+void gs_strbuf_add_u64(struct gs_strbuf *sb, uint64_t v)
+{
+	char buf[24], *e = buf + sizeof(buf);
+	char *p = gs_digits(e, v);
+	gs_strbuf_add(sb, p, (size_t)(e - p));
+}
+
+void gs_strbuf_add_i64(struct gs_strbuf *sb, int64_t v)
+{
+	char buf[24], *e = buf + sizeof(buf);
+	char *p = gs_digits(e, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	if (v < 0)
+		*--p = '-';
+	gs_strbuf_add(sb, p, (size_t)(e - p));
+}
+
+void gs_strbuf_add_fixed(struct gs_strbuf *sb, double v, int d)
+{
+	static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+	if (d < 0 || d > 9)
+		d = d < 0 ? 0 : 9;
+	double a = fabs(v), s = a * p10[d]; /* p10[d] is exact: s is a * 10^d within half an ulp */
+	double fl = floor(s), frac = s - fl;
+	/* below 2^51 an ulp of s is at most 1/4; frac is then exact, and the exact a * 10^d lies
+	 * within s * 2^-52 of s, so unless frac is that close to 1/2 it rounds as s does */
+	if (!(s < 0x1p51) || fabs(frac - 0.5) <= s * 0x1p-51 + 0x1p-60) {
+		gs_strbuf_addf(sb, "%.*f", d, v); /* nan, inf, huge, or a near tie */
+		return;
+	}
+	uint64_t r = (uint64_t)fl + (frac > 0.5);
+	char buf[48], *e = buf + sizeof(buf), *p = e;
+	for (int k = 0; k < d; k++, r /= 10)
+		*--p = (char)('0' + r % 10);
+	if (d)
+		*--p = '.';
+	p = gs_digits(p, r);
+	if (signbit(v))
+		*--p = '-';
+	gs_strbuf_add(sb, p, (size_t)(e - p));
 }
 
 char *gs_strbuf_detach(struct gs_strbuf *sb)

@@ -186,7 +186,7 @@ eq "export: a folder where a file goes: exit 1" 1 $?
 err=$($GS export -t chrome -o "$E/nodir/x.json" "$E/sp.gst" 2>&1)
 eq "export: cannot create: exit 1" 1 $?
 has "export: cannot create: names the file" "cannot create '$E/nodir/x.json'" "$err"
-if [ -w /dev/full ]; then
+if [ -c /dev/full ]; then # a device whose writes fail (ENOSPC), where there is one
 	err=$($GS export -t chrome -f -o /dev/full "$E/sp.gst" 2>&1)
 	eq "export: a failed write: exit 1" 1 $?
 	has "export: a failed write: says so" "cannot write '/dev/full'" "$err"

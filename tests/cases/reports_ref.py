@@ -4,6 +4,7 @@ written straight from their definitions (docs/gpuscope-stats.md) over the record
 `gpuscope dump --format jsonl`, compared with what `gpuscope stats -r REPORT --format json`
 printed. Prints "match", or what differs.
 usage: reports_ref.py REPORT DUMP.jsonl STATS.json"""
+import bisect
 import json
 import math
 import statistics
@@ -251,15 +252,24 @@ elif report == "nvtx_gpu_proj_sum":
 elif report == "nvtx_gpu_proj_trace":
     # push/pop ranges only (the fixtures' GPU work is launched inside push/pop ranges alone)
     pp = nvtx_tree()
-    proj = {}
+    calls = {}  # each thread's launching calls by start: (start, op)
     for o in ops:
         a = api_of.get((o["pid"], o["correlation"]))
-        if a is None:
+        if a is not None:
+            calls.setdefault((a["pid"], a["tid"]), []).append((a["start"], o))
+    for v in calls.values():
+        v.sort(key=lambda c: c[0])
+    starts = {k: [c[0] for c in v] for k, v in calls.items()}
+    proj = {}
+    for r in pp:  # the GPU work of every call on its thread from its start to its end
+        k = (r["pid"], r["tid"])
+        if k not in calls:
             continue
-        for r in pp:  # every push/pop range open on the thread at the call
-            if r["pid"] == a["pid"] and r["tid"] == a["tid"] and r["start"] <= a["start"] <= r["start"] + r["dur"]:
-                p = proj.setdefault(r["id"], [o["start"], o["end"], 0, r])
-                p[0], p[1], p[2] = min(p[0], o["start"]), max(p[1], o["end"]), p[2] + 1
+        lo = bisect.bisect_left(starts[k], r["start"])
+        hi = bisect.bisect_right(starts[k], r["start"] + r["dur"])
+        for _, o in calls[k][lo:hi]:
+            p = proj.setdefault(r["id"], [o["start"], o["end"], 0, r])
+            p[0], p[1], p[2] = min(p[0], o["start"]), max(p[1], o["end"]), p[2] + 1
     want = []
     for s_, e, n, r in sorted(proj.values(), key=lambda p: (p[0], p[3]["id"])):
         want.append(["%s:%s" % (r.get("domain", ""), r["name"]), s_ - start_mono, e - s_, r["start"] - start_mono,

@@ -93,3 +93,41 @@ $GS stats -r nvtx_kern_sum -f csv -o gnk.csv gen.gst 2>/dev/null
 eq "gen_trace: nvtx_kern_sum: forward kernels in ProfilerStep ranges" "$FW" "$(csv_sum gnk.csv 'NVTX Range' :ProfilerStep# 'Kern Inst' | cut -d' ' -f2)"
 eq "gen_trace: nvtx_kern_sum: forward kernels in aten:: ranges" "$FW" "$(csv_sum gnk.csv 'NVTX Range' :aten:: 'Kern Inst' | cut -d' ' -f2)"
 eq "gen_trace: nvtx_kern_sum: backward kernels in autograd ranges" "$((K - FW))" "$(csv_sum gnk.csv 'NVTX Range' :autograd:: 'Kern Inst' | cut -d' ' -f2)"
+
+# The trace reports go out a window of 4,096 rows at a time in csv and json (gs_table_stream):
+# on gen.gst's 66,445 kernels and calls and 67,110 ranges (17 windows) each is as its second
+# implementation over the dump's records (tests/cases/reports_ref.py), its csv holds its json's
+# rows, --timeunit converts every window, and a streamed report between others and into files of
+# each keeps the outputs' shapes.
+$GS dump --format jsonl gen.gst >gen.jsonl 2>/dev/null
+for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_trace nvtx_pushpop_trace nvtx_gpu_proj_trace; do
+	$GS stats -r $r -f json -o g_$r.json gen.gst 2>/dev/null
+	eq "streamed $r on gen_trace: as the reference implementation" match \
+		"$(python3 "$ROOT/tests/cases/reports_ref.py" $r gen.jsonl g_$r.json 2>&1 | grep -v '^totals')"
+done
+$GS stats -r cuda_gpu_trace -f csv -o g_trace.csv gen.gst 2>/dev/null
+$GS stats -r cuda_gpu_trace -f csv --timeunit usec -o g_trace_us.csv gen.gst 2>/dev/null
+eq "streamed cuda_gpu_trace: csv as json, every window in microseconds" "$K 0 0" "$(python3 - g_cuda_gpu_trace.json g_trace.csv g_trace_us.csv <<'PY'
+import csv, json, sys
+js = json.load(open(sys.argv[1]))["rows"]
+ns = list(csv.DictReader(open(sys.argv[2], newline='')))
+us = list(csv.DictReader(open(sys.argv[3], newline='')))
+def cell(v):
+    return "" if v is None else v if isinstance(v, str) else "%.3f" % v if isinstance(v, float) else str(v)
+differ = sum(1 for j, c in zip(js, ns) if [cell(j[k]) for k in j] != [c[k] for k in j]) + abs(len(js) - len(ns))
+badunit = sum(1 for n, u in zip(ns, us) if u["Start (us)"] != "%d.%03d" % divmod(int(n["Start (ns)"]), 1000)
+              or u["Duration (us)"] != "%d.%03d" % divmod(int(n["Duration (ns)"]), 1000)) + abs(len(ns) - len(us))
+print(len(js), differ, badunit)
+PY
+)"
+$GS stats -r cuda_api_sum,nvtx_pushpop_trace,cuda_gpu_kern_sum -f json -o g_three.json gen.gst 2>/dev/null
+eq "streamed report among others in one json: keys and rows" "cuda_api_sum 1 nvtx_pushpop_trace $RG cuda_gpu_kern_sum 200" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s %d" % (k, len(v["rows"])) for k, v in d.items()))' g_three.json)"
+$GS stats -r cuda_api_trace,cuda_api_sum -f csv -o g_split.csv gen.gst 2>/dev/null
+eq "streamed report into a file of its own: its rows, then the next report's" "$((K + 1)) 2" \
+	"$(wc -l <g_split_cuda_api_trace.csv) $(wc -l <g_split_cuda_api_sum.csv)"
+# a write that fails part-way (a file size limit of 1 MiB, SIGXFSZ ignored: EFBIG)
+err=$(ulimit -f 2048; trap '' XFSZ; $GS stats -r cuda_gpu_trace -f csv -o g_big.csv gen.gst 2>&1 >/dev/null)
+eq "streamed report, a failed write: exit 1" 1 $?
+has "streamed report, a failed write: says so" "cannot write 'g_big.csv'" "$err"
+eq "streamed report, a failed write: one message" 1 "$(printf '%s\n' "$err" | grep -c 'cannot write')"

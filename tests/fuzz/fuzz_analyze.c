@@ -19,6 +19,15 @@
 #include "../../src/render/html.h"
 #include "../../src/render/render.h"
 
+/* A streamed report's window, as stats renders it: in milliseconds, as json rows. */
+static void fuzz_flush(struct gs_table *t, void *ctx)
+{
+	gs_table_timeunit(t, "ms", 1000000);
+	if (!t->flushed)
+		gs_render_head(t, GS_FMT_JSON, ctx);
+	gs_render_rows(t, GS_FMT_JSON, t->flushed, ctx);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -71,23 +80,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < GS_OVERVIEW_SECTIONS; i++)
 			gs_table_release(&sec[i]);
 	}
-	/* every report; the kernel reports again with nsys's arguments :nvtx-name:base */
+	/* every report; then again as stats runs them into csv or json, the trace reports a
+	 * window of two rows at a time, the kernel reports with nsys's arguments :nvtx-name:base */
+	struct gs_table_stream ts = {2, fuzz_flush, &sb};
 	for (size_t i = 0; i < 2 * gs_nreports; i++) {
 		const struct gs_report_def *d = &gs_reports[i % gs_nreports];
-		int args = i >= gs_nreports;
-		if (args && !d->args)
+		int again = i >= gs_nreports;
+		f.kname = again && d->args ? GS_KNAME_BASE : GS_KNAME_DEMANGLED;
+		f.nvtx_name = (uint8_t)(again && d->args);
+		f.stream = again ? &ts : NULL;
+		gs_strbuf_reset(&sb);
+		if (d->fn(&m, &f, &t, &err) != 0)
 			continue;
-		f.kname = args ? GS_KNAME_BASE : GS_KNAME_DEMANGLED;
-		f.nvtx_name = (uint8_t)args;
-		if (d->fn(&m, &f, &t, &err) == 0) {
-			gs_strbuf_reset(&sb);
+		if (t.stream) {
+			gs_table_flush(&t);
+			gs_render_tail(GS_FMT_JSON, t.flushed, &sb);
+		} else if (!again) {
 			gs_render_table_opts(&t, GS_FMT_TABLE, &ro, &sb);
 			gs_render_table(&t, GS_FMT_JSON, &sb);
 			gs_table_timeunit(&t, "us", 1000); /* stats --timeunit */
 			gs_render_table(&t, GS_FMT_CSV, &sb);
-			gs_table_release(&t);
 		}
+		gs_table_release(&t);
 	}
+	f.stream = NULL;
 	gs_strbuf_release(&sb);
 	gs_model_steps_release(&m);
 	gs_model_release(&m);

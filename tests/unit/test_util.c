@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +272,80 @@ static void test_strbuf_json(void **state)
 	json_is("\xc3\xa9", 1, "\\ufffd");
 }
 
+/* gs_strbuf_add_fixed against printf's "%.*f": the same bytes for every value and count of
+ * decimals, ties, near ties, negative zero, huge values and non-numbers included. */
+static void fixed_is_printf(double v, int d)
+{
+	char want[512];
+	snprintf(want, sizeof(want), "%.*f", d, v);
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_add_fixed(&sb, v, d);
+	if (strcmp(sb.buf, want))
+		fail_msg("%%.%df of %.17g: got %s, printf %s", d, v, sb.buf, want);
+	gs_strbuf_release(&sb);
+}
+
+static void test_strbuf_numbers(void **state)
+{
+	(void)state;
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_strbuf_add_u64(&sb, 0);
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_u64(&sb, UINT64_MAX);
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_i64(&sb, INT64_MIN);
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_i64(&sb, -7);
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_i64(&sb, 1234567890123);
+	assert_string_equal(sb.buf, "0 18446744073709551615 -9223372036854775808 -7 1234567890123");
+	gs_strbuf_reset(&sb);
+	gs_strbuf_add_fixed(&sb, 0.0005, 3); /* 0.0005 is a little above the tie in binary */
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_fixed(&sb, 2.5, 0); /* an exact tie: to even, as printf */
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_fixed(&sb, -0.0001, 3);
+	gs_strbuf_addc(&sb, ' ');
+	gs_strbuf_add_fixed(&sb, 1532.0 / 1e6, 3);
+	assert_string_equal(sb.buf, "0.001 2 -0.000 0.002");
+	gs_strbuf_release(&sb);
+
+	static const double special[] = {0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.0625, 1e-10,
+					 0.15, 0.25, 0.35, 0.45, 1.005, 2.675, 1e15, 4503599627370495.5,
+					 9007199254740993.0, 1e300, -1e300, 123456.7895, 99.95, 9.995};
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		for (int d = 0; d <= 9; d++)
+			fixed_is_printf(special[i], d);
+	for (int d = 0; d <= 9; d++) {
+		fixed_is_printf(NAN, d);
+		fixed_is_printf(-NAN, d);
+		fixed_is_printf(INFINITY, d);
+		fixed_is_printf(-INFINITY, d);
+	}
+	/* values as the reports make them (ns / 10^k, bytes / 10^6, percentages), exact decimal
+	 * ties of every size (k + 0.5 at d decimals) and random bit patterns */
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int d = (int)(x % 10);
+		uint64_t n = x >> (x % 60);
+		fixed_is_printf((double)n / 1e3, d);
+		fixed_is_printf((double)n / 1e6, d);
+		fixed_is_printf((double)n / 1e9, d);
+		fixed_is_printf(100.0 * (double)(n % 1000003) / 1000003.0, d);
+		double tie = ((double)(n % 100000000) + 0.5);
+		for (int k = 0; k < d; k++)
+			tie /= 10;
+		fixed_is_printf(tie, d);
+		fixed_is_printf(-tie, d);
+		double r;
+		memcpy(&r, &x, sizeof(r));
+		fixed_is_printf(r, d);
+	}
+}
+
 static void csv_is(const char *in, const char *want)
 {
 	struct gs_strbuf sb;
@@ -489,6 +564,61 @@ static void test_u64map_oracle(void **state)
 
 /* ---- gs_summarize ---- */
 
+/* ---- a streamed table ---- */
+
+struct seen {
+	struct gs_strbuf text; /* each window: "flushed:rows|" then its cells */
+	int calls;
+};
+
+static void seen_flush(struct gs_table *t, void *ctx)
+{
+	struct seen *s = ctx;
+	s->calls++;
+	gs_table_timeunit(t, "us", 1000);
+	gs_strbuf_addf(&s->text, "[%llu:%zu %s]", (unsigned long long)t->flushed, t->nrows, t->cols[0].name);
+	gs_render_rows(t, GS_FMT_CSV, t->flushed, &s->text);
+}
+
+static void test_table_stream(void **state)
+{
+	(void)state;
+	static const struct gs_column cols[] = {{"Start (ns)", GS_COL_INT}, {"Name", GS_COL_STR}};
+	struct seen s = {.calls = 0};
+	gs_strbuf_init(&s.text);
+	struct gs_table_stream ts = {3, seen_flush, &s};
+	struct gs_table t;
+	gs_table_init(&t, "x", "X", cols, 2);
+	gs_table_stream(&t, &ts);
+	for (int i = 0; i < 8; i++) {
+		union gs_cell *c = gs_table_row(&t);
+		c[0].i = 1500 * i;
+		c[1].s = gs_xstrdup(i % 2 ? "odd" : "even,x");
+		assert_true(t.nrows <= 3); /* never more than a window held */
+	}
+	assert_int_equal(s.calls, 2);
+	gs_table_flush(&t); /* the two rows left */
+	assert_int_equal(s.calls, 3);
+	assert_int_equal(t.flushed, 8);
+	assert_int_equal(t.nrows, 0);
+	assert_string_equal(s.text.buf,
+			    "[0:3 Start (us)]0.000,\"even,x\"\n1.500,odd\n3.000,\"even,x\"\n"
+			    "[3:3 Start (us)]4.500,odd\n6.000,\"even,x\"\n7.500,odd\n"
+			    "[6:2 Start (us)]9.000,\"even,x\"\n10.500,odd\n");
+	gs_table_release(&t);
+	/* no stream (NULL, or a window of 0): the table holds every row, flush does nothing */
+	struct gs_table_stream none = {0, seen_flush, &s};
+	gs_table_init(&t, "x", "X", cols, 2);
+	gs_table_stream(&t, &none);
+	for (int i = 0; i < 5; i++)
+		gs_table_row(&t)[0].i = i;
+	gs_table_flush(&t);
+	assert_int_equal(t.nrows, 5);
+	assert_int_equal(s.calls, 3);
+	gs_table_release(&t);
+	gs_strbuf_release(&s.text);
+}
+
 static void test_summarize(void **state)
 {
 	(void)state;
@@ -628,10 +758,12 @@ int main(void)
 		cmocka_unit_test(test_strbuf_addf_growth),
 		cmocka_unit_test(test_strbuf_json),
 		cmocka_unit_test(test_strbuf_csv),
+		cmocka_unit_test(test_strbuf_numbers),
 		cmocka_unit_test(test_intern_basic),
 		cmocka_unit_test(test_intern_many),
 		cmocka_unit_test(test_u64map_basic),
 		cmocka_unit_test(test_u64map_oracle),
+		cmocka_unit_test(test_table_stream),
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_fmt_count),
 		cmocka_unit_test(test_fmt_bytes_duration),
