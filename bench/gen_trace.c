@@ -709,7 +709,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc < 2 || argc > 3) {
+	if (argc < 2 || argc > 3 || argv[1][0] == '-') { /* an option it does not know is no file name */
 		fprintf(stderr, "usage: gen_trace FILE [N=50000000] | gen_trace -r FILE | gen_trace -t IN OUT"
 				" | gen_trace -l FILE | gen_trace -k 0|1 FILE\n");
 		return 2;
