@@ -77,6 +77,12 @@ static void stream_flush(struct gs_table *t, void *ctx)
 		gs_emit_part(s->e, s->sb);
 }
 
+/* A console table's text so far, written (gs_render_opts.drain) */
+static void drain_table(struct gs_strbuf *out, void *ctx)
+{
+	gs_emit_part(ctx, out);
+}
+
 static void free_specs(char **spec, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -256,6 +262,8 @@ static int run(int argc, char **argv)
 	struct gs_table_stream ts = {STREAM_WINDOW, stream_flush, &so};
 	if (fmt == GS_FMT_CSV || fmt == GS_FMT_JSON)
 		f.stream = &ts;
+	ro.drain = drain_table;
+	ro.drain_ctx = &em;
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "{");
 	for (size_t i = 0; i < n && !rc; i++) {

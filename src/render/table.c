@@ -222,6 +222,8 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 			add_cell(out, s, w[c], left, c == nc - 1, style, dim_unit);
 		}
 		gs_strbuf_addc(out, '\n');
+		if (o->drain && out->len >= (1u << 20))
+			o->drain(out, o->drain_ctx);
 	}
 	if (t->note)
 		gs_strbuf_addf(out, compact ? "  %s\n" : "\n%s\n", t->note);
@@ -269,15 +271,21 @@ static void render_csv(const struct gs_table *t, struct gs_strbuf *out)
  * table's earlier windows). */
 static void json_rows(const struct gs_table *t, uint64_t before, struct gs_strbuf *out)
 {
+	struct gs_strbuf keys; /* each column's `"Name": ` (", " before all but the first) */
+	gs_strbuf_init(&keys);
+	size_t *at = gs_xmalloc((t->ncols + 1) * sizeof(*at));
+	for (size_t c = 0; c < t->ncols; c++) {
+		at[c] = keys.len;
+		gs_strbuf_adds(&keys, c ? ", \"" : "\"");
+		gs_strbuf_add_json(&keys, t->cols[c].name, strlen(t->cols[c].name));
+		gs_strbuf_adds(&keys, "\": ");
+	}
+	at[t->ncols] = keys.len;
 	for (size_t r = 0; r < t->nrows; r++) {
 		gs_strbuf_adds(out, before + r ? ",\n {" : "\n {");
 		for (size_t c = 0; c < t->ncols; c++) {
 			const union gs_cell *v = &t->cells[r * t->ncols + c];
-			if (c)
-				gs_strbuf_adds(out, ", ");
-			gs_strbuf_addc(out, '"');
-			gs_strbuf_add_json(out, t->cols[c].name, strlen(t->cols[c].name));
-			gs_strbuf_adds(out, "\": ");
+			gs_strbuf_add(out, keys.buf + at[c], at[c + 1] - at[c]);
 			if (t->cols[c].type == GS_COL_STR) {
 				gs_strbuf_addc(out, '"');
 				gs_strbuf_add_json(out, v->s ? v->s : "", v->s ? strlen(v->s) : 0);
@@ -290,6 +298,8 @@ static void json_rows(const struct gs_table *t, uint64_t before, struct gs_strbu
 		}
 		gs_strbuf_addc(out, '}');
 	}
+	free(at);
+	gs_strbuf_release(&keys);
 }
 
 /* One report as JSON: {"report", "title", "columns": [names in order], "rows": [objects keyed

@@ -117,6 +117,14 @@ void gs_strbuf_add_json(struct gs_strbuf *sb, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < n) {
+		size_t run = i; /* printable ASCII but the quote and the backslash: as it is, at once */
+		while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run > i) {
+			gs_strbuf_add(sb, p + i, run - i);
+			i = run;
+			continue;
+		}
 		unsigned c = p[i];
 		if (c == '"' || c == '\\') {
 			gs_strbuf_addc(sb, '\\');

@@ -131,3 +131,17 @@ err=$(ulimit -f 2048; trap '' XFSZ; $GS stats -r cuda_gpu_trace -f csv -o g_big.
 eq "streamed report, a failed write: exit 1" 1 $?
 has "streamed report, a failed write: says so" "cannot write 'g_big.csv'" "$err"
 eq "streamed report, a failed write: one message" 1 "$(printf '%s\n' "$err" | grep -c 'cannot write')"
+# a console table of 66K rows is written a MiB at a time (gs_render_opts.drain): cut at the
+# dashes' columns, every row holds the csv's cells
+$GS stats -r cuda_api_trace gen.gst >g_api.txt 2>/dev/null
+$GS stats -r cuda_api_trace -f csv gen.gst >g_api.csv 2>/dev/null
+eq "console table written in parts: every row, in its columns" "$K $K" "$(python3 - g_api.txt g_api.csv <<'PY'
+import csv, re, sys
+lines = open(sys.argv[1]).read().split("\n")
+spans = [m.span() for m in re.finditer(r"-+", lines[3])]
+spans[-1] = (spans[-1][0], None)  # the last column is not padded
+rows = [[l[a:b].strip() for a, b in spans] for l in lines[4:] if l]
+want = list(csv.reader(open(sys.argv[2], newline='')))[1:]
+print(len(rows), sum(1 for r, w in zip(rows, want) if r == w))
+PY
+)"

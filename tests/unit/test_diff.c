@@ -413,7 +413,7 @@ static void test_one_step(void **state)
 
 	struct gs_strbuf sb;
 	gs_strbuf_init(&sb);
-	struct gs_render_opts ro = {200, 0, 1};
+	struct gs_render_opts ro = {.width = 200, .color = 0, .ascii = 1};
 	gs_render_diff(&x.d, GS_DIFF_JSON, 10, &ro, &sb);
 	assert_non_null(strstr(sb.buf, "\"schema\": \"gpuscope.diff/1\""));
 	assert_non_null(strstr(sb.buf, "\"basis\": \"instances\""));
