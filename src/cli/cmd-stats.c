@@ -278,6 +278,8 @@ static int run(int argc, char **argv)
 			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", spec[i]);
 		if (defs[i]->fn(&m, &f, &t, &err) < 0) {
 			gs_cli_error("%s", err.msg);
+			if (split) /* its file, if a part was written, removed */
+				gs_emit_end(&em, &sb, 0);
 			free(path);
 			rc = 1;
 			break;
@@ -311,8 +313,6 @@ static int run(int argc, char **argv)
 		gs_strbuf_adds(&sb, "\n}\n");
 	if (!split)
 		rc = gs_emit_end(&em, &sb, !rc) || rc;
-	else if (rc)
-		gs_emit_end(&em, &sb, 0);
 	gs_strbuf_release(&sb);
 	free_specs(spec, n);
 	gs_model_steps_release(&m);
