@@ -59,7 +59,6 @@ struct stream_out {
 	uint64_t per;
 	struct gs_strbuf *sb;
 	struct gs_emitter *e;
-	int head; /* its head rendered */
 };
 #define STREAM_WINDOW 4096
 #define STREAM_WRITE (1u << 20)
@@ -68,19 +67,18 @@ static void stream_flush(struct gs_table *t, void *ctx)
 {
 	struct stream_out *s = ctx;
 	gs_table_timeunit(t, s->unit, s->per);
-	if (!s->head) {
+	if (!t->flushed) /* the first window (a window holds rows: only the last may be empty) */
 		gs_render_head(t, s->fmt, s->sb);
-		s->head = 1;
-	}
 	gs_render_rows(t, s->fmt, t->flushed, s->sb);
 	if (s->sb->len >= STREAM_WRITE)
 		gs_emit_part(s->e, s->sb);
 }
 
-/* A console table's text so far, written (gs_render_opts.drain) */
+/* A console table's text so far, written once a MiB has gathered (gs_render_opts.drain) */
 static void drain_table(struct gs_strbuf *out, void *ctx)
 {
-	gs_emit_part(ctx, out);
+	if (out->len >= STREAM_WRITE)
+		gs_emit_part(ctx, out);
 }
 
 static void free_specs(char **spec, size_t n)
@@ -258,7 +256,7 @@ static int run(int argc, char **argv)
 	/* several reports as csv into a file: a file of each, nsys's <base>_<report>.csv */
 	int split = fmt == GS_FMT_CSV && n > 1 && out && strcmp(out, "-");
 	struct gs_emitter em = {.path = out};
-	struct stream_out so = {(enum gs_format)fmt, unit, per, &sb, &em, 0};
+	struct stream_out so = {(enum gs_format)fmt, unit, per, &sb, &em};
 	struct gs_table_stream ts = {STREAM_WINDOW, stream_flush, &so};
 	if (fmt == GS_FMT_CSV || fmt == GS_FMT_JSON)
 		f.stream = &ts;
@@ -273,7 +271,6 @@ static int run(int argc, char **argv)
 			em = (struct gs_emitter){.path = path};
 		f.kname = kname[i];
 		f.nvtx_name = nvtx_name[i];
-		so.head = 0;
 		if (fmt == GS_FMT_JSON && n > 1)
 			gs_strbuf_addf(&sb, "%s\"%s\": ", i ? ",\n" : "\n", spec[i]);
 		if (defs[i]->fn(&m, &f, &t, &err) < 0) {

@@ -63,14 +63,7 @@ void gs_sink_us(struct gs_strbuf *b, int64_t ns)
 
 void gs_sink_jstr(struct gs_strbuf *b, const char *s)
 {
-	/* the plain ASCII head as it is (most names are all of it), the rest escaped */
-	size_t n = 0;
-	while ((unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x80 && s[n] != '"' &&
-	       s[n] != '\\')
-		n++;
 	gs_strbuf_addc(b, '"');
-	gs_strbuf_add(b, s, n);
-	if (s[n])
-		gs_strbuf_add_json(b, s + n, strlen(s + n));
+	gs_strbuf_add_json(b, s, strlen(s)); /* plain runs copied at once */
 	gs_strbuf_addc(b, '"');
 }

@@ -20,8 +20,8 @@ const char *gs_format_name(enum gs_format f);
 struct gs_render_opts {
 	unsigned width;
 	int color, ascii;
-	/* when set, called with out once a console table's rows have made a MiB of text in it, to
-	 * write and empty it: a table of millions of rows is then not held as text too */
+	/* when set, called with out after each row of a console table, which may write and empty
+	 * it: a table of millions of rows is then not held as text too */
 	void (*drain)(struct gs_strbuf *out, void *ctx);
 	void *drain_ctx;
 };

@@ -222,7 +222,7 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 			add_cell(out, s, w[c], left, c == nc - 1, style, dim_unit);
 		}
 		gs_strbuf_addc(out, '\n');
-		if (o->drain && out->len >= (1u << 20))
+		if (o->drain)
 			o->drain(out, o->drain_ctx);
 	}
 	if (t->note)
