@@ -2473,7 +2473,10 @@ int gs_an_idle_dominant(const struct gs_an_idle *id)
 	for (size_t i = 1; i < GS_ARRAY_SIZE(host); i++)
 		if (id->ns[host[i]] > id->ns[best])
 			best = host[i];
-	return 2 * id->ns[best] >= id->idle_ns && id->ns[best] ? best : -1;
+	uint64_t ns = id->ns[best];
+	if (best == GS_IDLE_PYTHON || best == GS_IDLE_NATIVE) /* code running, either kind */
+		ns = id->ns[GS_IDLE_PYTHON] + id->ns[GS_IDLE_NATIVE];
+	return 2 * ns >= id->idle_ns && id->ns[best] ? best : -1;
 }
 
 int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
@@ -2484,6 +2487,8 @@ int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
 	if (cls == GS_IDLE_OFF_CPU)
 		return snprintf(buf, n, "is off CPU, in no recorded call");
 	const char *what = cls == GS_IDLE_PYTHON ? "Python" : "native code";
+	if (t && id->top_thread[cls])
+		return snprintf(buf, n, "waits while thread %s runs %s (%s)", id->top_thread[cls], what, t);
 	return t ? snprintf(buf, n, "runs %s (%s)", what, t) : snprintf(buf, n, "runs %s", what);
 }
 
@@ -2539,6 +2544,8 @@ struct hostx {
 	GS_VEC(size_t) mo; /* its OS-runtime calls (indices into m->osrt, by start) */
 	GS_VEC(uint64_t) from; /* by index into ms: where the CPU time its sample stands for begins */
 	struct ulist wdl;  /* when another thread or process ran DataLoader code */
+	GS_VEC(size_t) hs; /* the samples of the process's other threads that launch GPU work */
+	uint64_t hspan;    /* the longest stretch of CPU time one of them stands for */
 };
 
 static uint8_t sample_flags(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s)
@@ -2684,7 +2691,9 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* The main thread of scope pid (0: every process): the thread with the most CUDA API calls,
- * else the one with the most CPU samples, else the most OS-runtime calls; 0 when none. */
+ * unless a process's first thread (tid = pid) makes at least an eighth as many (a PyTorch
+ * training loop's, whose backward pass the autograd thread launches), else the one with the
+ * most CPU samples, else the most OS-runtime calls; 0 when none. */
 static int main_thread(const struct ctx *x, int32_t pid, int32_t *mp, int32_t *mt)
 {
 	const struct gs_model *m = x->m;
@@ -2711,17 +2720,21 @@ static int main_thread(const struct ctx *x, int32_t pid, int32_t *mp, int32_t *m
 	if (!k.n)
 		return 0;
 	qsort(k.v, k.n, sizeof(*k.v), cmp_key);
-	uint64_t best = k.v[0];
-	size_t bn = 0;
+	uint64_t best = k.v[0], first = 0;
+	size_t bn = 0, fn = 0;
 	for (size_t i = 0; i < k.n;) {
 		size_t j = i;
 		while (j < k.n && k.v[j] == k.v[i])
 			j++;
 		if (j - i > bn)
 			bn = j - i, best = k.v[i];
+		if ((uint32_t)(k.v[i] >> 32) == (uint32_t)k.v[i] && j - i > fn)
+			fn = j - i, first = k.v[i];
 		i = j;
 	}
 	free(k.v);
+	if (fn && 8 * fn >= bn)
+		best = first;
 	*mp = (int32_t)(uint32_t)(best >> 32);
 	*mt = (int32_t)(uint32_t)best;
 	return 1;
@@ -2901,6 +2914,51 @@ static int omp_wait(const struct gs_model *m, const struct gs_cpu_sample *cs)
 	return mod && (!strncmp(mod, "libgomp", 7) || !strncmp(mod, "libomp", 6) || !strncmp(mod, "libiomp", 7));
 }
 
+/* The first of h->hs with ts > t; h->hs.n when none. */
+static size_t hs_after(const struct ctx *x, const struct hostx *h, uint64_t t)
+{
+	size_t lo = 0, hi = h->hs.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->m->samples.v[h->hs.v[mid]].ts <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The class of an instant t at which the main thread waits (blocked), is off CPU or has no
+ * samples around (cls): when another thread of its process that launches GPU work was on CPU
+ * then (a sample of it stands for CPU time over t), what that thread ran: its class, and in
+ * name what it ran and, after a tab, the thread (idle_tops splits them); else cls. */
+static int handoff(const struct ctx *x, const struct hostx *h, uint64_t t, int cls, char *name,
+		   size_t cap)
+{
+	const struct gs_model *m = x->m;
+	for (size_t j = hs_after(x, h, t); j < h->hs.n; j++) {
+		const struct gs_cpu_sample *cs = &m->samples.v[h->hs.v[j]];
+		if (cs->ts > t + h->hspan)
+			break;
+		if (sample_from(h, cs) > t)
+			continue;
+		uint8_t f = sample_flags(x, h, cs);
+		char what[400];
+		sample_label(x, h, cs, what, sizeof(what));
+		/* the thread by its name when it has one of its own (pt_autograd_0), not the
+		 * program's, the first thread's, that threads inherit */
+		const struct gs_thread *th = gs_model_thread(m, cs->pid, cs->tid);
+		const struct gs_thread *pt = gs_model_thread(m, cs->pid, cs->pid);
+		if (th && th->name && th->name[0] && cs->tid != cs->pid &&
+		    !(pt && pt->name && !strcmp(pt->name, th->name)))
+			snprintf(name, cap, "%s\t%s", what, th->name);
+		else
+			snprintf(name, cap, "%s\ttid %d", what, (int)cs->tid);
+		return f & FR_DL ? GS_IDLE_LOADER : f & FR_PY ? GS_IDLE_PYTHON : GS_IDLE_NATIVE;
+	}
+	return cls;
+}
+
 /* Split the idle time of scope sc's steps by host activity into x->a->idle (names into t,
  * workers' samples into w), and push the DataLoader time onto dl. Each step is cut at every
  * bound of the intervals that decide the class, and each piece is classed at its start. */
@@ -2930,6 +2988,13 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			push_bounds(&b, cs->ts, s, e);
 			if (cs->ts >= e) /* the later ones begin after it */
 				break;
+		}
+		for (size_t j = hs_after(x, h, s); j < h->hs.n; j++) {
+			const struct gs_cpu_sample *cs = &m->samples.v[h->hs.v[j]];
+			if (cs->ts >= e + h->hspan) /* neither it nor a later one begins before e */
+				break;
+			push_bounds(&b, sample_from(h, cs), s, e);
+			push_bounds(&b, cs->ts, s, e);
 		}
 		long c0 = mo_at(x, h, s);
 		if (c0 >= 0)
@@ -2977,6 +3042,8 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				cls = GS_IDLE_UNKNOWN;
 				name[0] = '\0';
 			}
+			if (cls == GS_IDLE_BLOCKED || cls == GS_IDLE_OFF_CPU || cls == GS_IDLE_UNKNOWN)
+				cls = handoff(x, h, a0, cls, name, sizeof(name));
 			id->ns[cls] += a1 - a0;
 			id->idle_ns += a1 - a0;
 			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
@@ -3046,6 +3113,11 @@ static void idle_tops(struct gs_an_idle *id, struct tops t[GS_IDLE__N], struct t
 		memset(&tmp, 0, sizeof(tmp));
 		tops_done(&t[c], &tmp, NULL);
 		if (tmp.ntop) {
+			char *tab = strchr(tmp.top[0].name, '\t'); /* another thread's (handoff) */
+			if (tab) {
+				*tab = '\0';
+				id->top_thread[c] = gs_xstrdup(tab + 1);
+			}
 			id->top[c] = tmp.top[0].name;
 			id->top_ns[c] = tmp.top[0].ns;
 		}
@@ -3098,6 +3170,57 @@ static int step_thread(const struct ctx *x, const struct scope *sc, int32_t *mp,
 	if (data)
 		*mp = p, *mt = t;
 	return data;
+}
+
+/* A call that puts work on the GPU: a launch (kernel, graph, host function), copy or memset. */
+static int launch_call(const struct gs_api *a)
+{
+	char buf[160];
+	const char *n = gs_api_base_name(a, buf, sizeof(buf));
+	return strstr(n, "Launch") || !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
+	       !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8);
+}
+
+/* h->hs: the CPU samples of the threads of the main thread's process, itself left out, that
+ * make launch calls (not a pool thread waiting for work); h->hspan the longest stretch of CPU
+ * time one stands for. None without a main thread. */
+static void helper_samples(const struct ctx *x, struct hostx *h, int have)
+{
+	const struct gs_model *m = x->m;
+	h->hs.n = 0;
+	h->hspan = 0;
+	if (!have)
+		return;
+	static const size_t NCB = 4096;
+	uint8_t *known = gs_xcalloc(2 * NCB, 1); /* by driver x cbid: 1 not a launch, 2 a launch */
+	u64_vec tids = {0};
+	for (size_t i = 0; i < m->apis.n; i++) {
+		const struct gs_api *a = &m->apis.v[i];
+		if (a->pid != h->mpid || a->tid == h->mtid)
+			continue;
+		uint8_t *k = a->cbid < NCB ? &known[a->driver * NCB + a->cbid] : NULL;
+		if (k && !*k)
+			*k = launch_call(a) ? 2 : 1;
+		if (!(k ? *k == 2 : launch_call(a)))
+			continue;
+		size_t j = tids.n; /* a few threads: the last one first */
+		while (j && tids.v[j - 1] != (uint64_t)(uint32_t)a->tid)
+			j--;
+		if (!j)
+			GS_VEC_PUSH(&tids, (uint64_t)(uint32_t)a->tid);
+	}
+	free(known);
+	qsort(tids.v, tids.n, sizeof(*tids.v), cmp_key);
+	for (size_t i = 0; tids.n && i < m->samples.n; i++) {
+		const struct gs_cpu_sample *cs = &m->samples.v[i];
+		uint64_t key = (uint32_t)cs->tid;
+		if (cs->pid != h->mpid || cs->tid == h->mtid || omp_wait(m, cs) ||
+		    !bsearch(&key, tids.v, tids.n, sizeof(*tids.v), cmp_key))
+			continue;
+		GS_VEC_PUSH(&h->hs, i);
+		h->hspan = GS_MAX(h->hspan, (uint64_t)cs->weight * h->period);
+	}
+	free(tids.v);
 }
 
 /* GPU idle by host activity, for every scope; DataLoader time moved into input_pipeline. */
@@ -3161,6 +3284,7 @@ static void idle_attribution(struct ctx *x)
 		}
 		ulist_build(&h.wdl, &wv);
 		free(wv.v);
+		helper_samples(x, &h, have);
 		for (size_t i = 0; have && i < m->osrt.n; i++)
 			if (m->osrt.v[i].pid == h.mpid && m->osrt.v[i].tid == h.mtid)
 				GS_VEC_PUSH(&h.mo, i);
@@ -3186,6 +3310,7 @@ static void idle_attribution(struct ctx *x)
 	x->a->gap_idle.main_tid = id->main_tid;
 	free(h.ms.v);
 	free(h.mo.v);
+	free(h.hs.v);
 	free(h.from.v);
 	free(h.fl);
 	free(h.sfl);
@@ -3480,6 +3605,8 @@ void gs_analysis_release(struct gs_analysis *a)
 	for (int c = 0; c < GS_IDLE__N; c++) {
 		free(a->idle.top[c]);
 		free(a->gap_idle.top[c]);
+		free(a->idle.top_thread[c]);
+		free(a->gap_idle.top_thread[c]);
 	}
 	for (size_t i = 0; i < a->idle.nothers; i++)
 		free(a->idle.others[i].name);

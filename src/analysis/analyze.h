@@ -112,12 +112,17 @@ struct gs_finding {
 
 /* GPU idle time by what the host did (docs/gpuscope-analyze.md, "GPU idle, by host activity"):
  * each idle instant of a step (step_sum's Idle: the classes input_pipeline, host_compute and
- * other) goes to the first that holds, for the process's main thread (the one with the most
- * CUDA API calls). The first three are DataLoader time and count as input_pipeline. */
+ * other) goes to the first that holds, for the process's main thread (the thread of the step
+ * ranges, else the process's first thread when it makes CUDA API calls, else the one with the
+ * most). Where the main thread waits or is off CPU while another thread of its process that
+ * launches GPU work runs (PyTorch's autograd thread in backward), that thread's sample classes
+ * the instant (loader_code, python or native). The first three are DataLoader time and count
+ * as input_pipeline. */
 enum gs_an_idle_class {
 	GS_IDLE_LOADER_RANGE, /* a data-loading range is open on a thread of the process */
 	GS_IDLE_LOADER_WAIT,  /* the main thread waits (in a call or off CPU) for the DataLoader */
-	GS_IDLE_LOADER,       /* the main thread runs DataLoader code (its samples) */
+	GS_IDLE_LOADER,       /* the main thread (or a launching thread while it waits) runs
+			       * DataLoader code (its samples) */
 	GS_IDLE_BLOCKED,      /* the main thread is in a recorded OS-runtime call */
 	GS_IDLE_OFF_CPU,      /* off CPU between two of its samples, no call recorded */
 	GS_IDLE_PYTHON,       /* it runs Python code (a sample with Python frames) */
@@ -134,6 +139,10 @@ struct gs_an_idle {
 	uint64_t ns[GS_IDLE__N];
 	char *top[GS_IDLE__N];      /* the name that took most of a class's time, or NULL */
 	uint64_t top_ns[GS_IDLE__N];
+	/* python, native, loader_code: the thread that ran top while the main thread waited or
+	 * was off CPU (PyTorch's autograd thread, pt_autograd_0, in backward), NULL when the
+	 * main thread ran it */
+	char *top_thread[GS_IDLE__N];
 	/* while the main thread was in DataLoader time (the first three classes): the samples of
 	 * the other threads and processes (DataLoader workers), by name */
 	uint64_t others_samples;    /* summed weights */
@@ -146,11 +155,14 @@ const char *gs_an_idle_name(int cls);
 int gs_an_idle_is_input(int cls);
 /* The host activity of the main thread (blocked, off_cpu, python or native) that took at least
  * half of the GPU's idle time, or -1 (none did, or the trace has no host data): what a verdict
- * of other (the GPU idle outside CUDA calls, syncs, data loading and host ranges) names. */
+ * of other (the GPU idle outside CUDA calls, syncs, data loading and host ranges) names. Code
+ * running counts as one activity: python or native, the larger, when the two together took
+ * half (their advice is the same). */
 int gs_an_idle_dominant(const struct gs_an_idle *id);
 /* What the main thread did in host activity cls (blocked, off_cpu, python, native), in words
- * after "the main thread": "waits in nanosleep", "runs Python (f)", ... (the HTML report's
- * idleWords says the same), as snprintf into buf of n bytes: returns the full length */
+ * after "the main thread": "waits in nanosleep", "runs Python (f)", "waits while thread
+ * pt_autograd_0 runs native code (f)" (top_thread), ... (the HTML report's idleDoing says the
+ * same), as snprintf into buf of n bytes: returns the full length */
 int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n);
 
 struct gs_an_opts {

@@ -251,11 +251,15 @@ static void text_idle(const struct gs_analysis *a, const struct gs_render_opts *
 		gs_strbuf_addf(sb, "; main thread pid %d tid %d", (int)id->main_pid, (int)id->main_tid);
 	gs_strbuf_adds(sb, "):\n");
 	for (int c = 0; c < GS_IDLE__N; c++)
-		if (id->ns[c])
-			gs_strbuf_addf(sb, "  %-13s %10.3f ms %5.1f%%  %s\n", gs_an_idle_name(c),
+		if (id->ns[c]) {
+			gs_strbuf_addf(sb, "  %-13s %10.3f ms %5.1f%%  %s", gs_an_idle_name(c),
 				       (double)id->ns[c] / 1e6 / (double)a->steps.n,
 				       100.0 * (double)id->ns[c] / (double)id->idle_ns,
 				       id->top[c] ? id->top[c] : "");
+			if (id->top_thread[c])
+				gs_strbuf_addf(sb, " (thread %s)", id->top_thread[c]);
+			gs_strbuf_adds(sb, "\n");
+		}
 	gs_strbuf_adds(sb, "  (loader_range, loader_wait and loader_code are input_pipeline)\n");
 	if (!id->nothers || !id->others_samples)
 		return;
@@ -431,6 +435,11 @@ static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
 			jstr(sb, id->top[c]);
 		else
 			gs_strbuf_adds(sb, "null");
+		gs_strbuf_adds(sb, ", \"top_thread\": ");
+		if (id->top_thread[c])
+			jstr(sb, id->top_thread[c]);
+		else
+			gs_strbuf_adds(sb, "null");
 		gs_strbuf_addf(sb, ", \"gaps_ns\": %llu, \"gaps_top\": ", (unsigned long long)a->gap_idle.ns[c]);
 		if (a->gap_idle.top[c])
 			jstr(sb, a->gap_idle.top[c]);
@@ -523,6 +532,11 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		gs_strbuf_addf(sb, "{\"class\": \"%s\", \"name\": ", gs_an_idle_name(ih));
 		if (a->idle.top[ih])
 			jstr(sb, a->idle.top[ih]);
+		else
+			gs_strbuf_adds(sb, "null");
+		gs_strbuf_adds(sb, ", \"thread\": ");
+		if (a->idle.top_thread[ih])
+			jstr(sb, a->idle.top_thread[ih]);
 		else
 			gs_strbuf_adds(sb, "null");
 		gs_strbuf_addf(sb, ", \"share\": %.9g}",

@@ -269,7 +269,9 @@
 			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];
 		var name = ih['class'] === 'blocked' ? ' ' + (ih.name || 'a recorded call') :
 			ih.name && ih['class'] !== 'off_cpu' ? ' (' + ih.name + ')' : '';
-		return 'for ' + fmtPct(100 * ih.share) + ' of ' + whose + ' idle time the main thread ' + what + name;
+		var wait = ih.thread && (ih['class'] === 'python' || ih['class'] === 'native') ?
+			'waits while thread ' + ih.thread + ' ' : '';
+		return 'for ' + fmtPct(100 * ih.share) + ' of ' + whose + ' idle time the main thread ' + wait + what + name;
 	}
 	function idleWords(ih) {
 		return 'Idle: the GPU idles outside CUDA calls, syncs, data loading and host ranges; ' + idleDoing(ih, 'its');

@@ -1266,6 +1266,97 @@ static void test_idle_bursts(void **state)
 	}
 }
 
+
+/* A thread of the process (pid 100, tid 100 its first) named t */
+static void hthread(struct gs_model *m, int32_t tid, const char *t)
+{
+	struct gs_thread th;
+	memset(&th, 0, sizeof(th));
+	th.pid = 100;
+	th.tid = tid;
+	th.name = gs_xstrdup(t);
+	GS_VEC_PUSH(&m->threads, th);
+}
+
+/* PyTorch's training step: the main thread (tid 100) runs forward in Python, then waits in
+ * backward while the autograd thread (101, pt_autograd_0, which launches kernels too: 5 calls
+ * against the main thread's 1) runs native code; a third thread (102, no launch calls) runs
+ * too. Sampling period 1 ms; a sample at t stands for [t - 1 ms, t). The step (a ProfilerStep
+ * range of tid 100, v = 0; the whole run, to a mark at 100 ms, v = 1) is [0, 100):
+ *   [0, 20)   two kernels                                                gpu_compute 20
+ *   [20, 40)  main samples in forward (Python)                           python 20
+ *   [40, 80)  main off CPU; pt_autograd_0's samples in the engine        native 40, its thread
+ *   [80, 90)  main off CPU; only thread 102 runs (it launches nothing)   off_cpu 10
+ *   [90, 100) main samples in forward                                    python 10
+ * The main thread is tid 100 either way: the step range's thread, or the process's first
+ * thread, which makes an eighth or more of the most calls any thread makes. Code running
+ * (python 30 + native 40) is most of the idle time: the verdict names native, the larger, run
+ * by pt_autograd_0 while the main thread waits. */
+static void test_idle_handoff(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = 100 * MS;
+		m.sample_period = MS;
+		if (!v) {
+			range(&m, 0, 100 * MS, S_P1, 100, 100);
+		} else { /* the run's last record, at 100 ms */
+			struct gs_mark mk;
+			memset(&mk, 0, sizeof(mk));
+			mk.ts = 100 * MS, mk.pid = 100, mk.tid = 100;
+			GS_VEC_PUSH(&m.marks, mk);
+		}
+		kernel(&m, 0, 20 * MS, 100, S_SMALL, api(&m, 0, 10000, 100, 100, RT_LAUNCH, 1));
+		for (uint32_t c = 2; c < 7; c++)
+			kernel(&m, 0, 20 * MS, 100, S_SMALL, api(&m, 0, 10000, 100, 101, RT_LAUNCH, c));
+		hthread(&m, 100, "python3");
+		hthread(&m, 101, "pt_autograd_0");
+		hthread(&m, 102, "python3");
+		uint32_t fwd[] = {hframe(&m, 100, "_PyEval_EvalFrameDefault"),
+				  hframe(&m, 100, "py::Block.forward:/x/train.py")};
+		uint32_t eng[] = {hframe(&m, 100, "torch::autograd::Engine::evaluate_function")};
+		uint32_t other[] = {hframe(&m, 100, "gzip_compress")};
+		hsamples(&m, 100, 100, 21 * MS, 41 * MS, fwd, 2);
+		hsamples(&m, 100, 101, 41 * MS, 81 * MS, eng, 1);
+		hsamples(&m, 100, 102, 81 * MS, 91 * MS, other, 1);
+		hsamples(&m, 100, 100, 91 * MS, 101 * MS, fwd, 2);
+		qsort(m.samples.v, m.samples.n, sizeof(*m.samples.v), cmp_ts);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		const struct gs_an_idle *id = &a.idle;
+		assert_int_equal(id->main_pid, 100);
+		assert_int_equal(id->main_tid, 100);
+		uint64_t want[GS_IDLE__N] = {0, 0, 0, 0, 10 * MS, 30 * MS, 40 * MS, 0};
+		for (int c = 0; c < GS_IDLE__N; c++)
+			assert_int_equal(id->ns[c], want[c]);
+		assert_string_equal(id->top[GS_IDLE_NATIVE], "torch::autograd::Engine::evaluate_function");
+		assert_string_equal(id->top_thread[GS_IDLE_NATIVE], "pt_autograd_0");
+		assert_string_equal(id->top[GS_IDLE_PYTHON], "Block.forward (train.py)");
+		assert_null(id->top_thread[GS_IDLE_PYTHON]);
+		assert_int_equal(gs_an_idle_dominant(id), GS_IDLE_NATIVE);
+		char doing[200];
+		gs_an_idle_doing(id, GS_IDLE_NATIVE, doing, sizeof(doing));
+		assert_string_equal(doing, "waits while thread pt_autograd_0 runs native code "
+					   "(torch::autograd::Engine::evaluate_function)");
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
+		assert_non_null(strstr(sb.buf, "  native            40.000 ms  50.0%  "
+					       "torch::autograd::Engine::evaluate_function (thread pt_autograd_0)\n"));
+		gs_strbuf_reset(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_JSON, NULL, &sb);
+		assert_non_null(strstr(sb.buf, "\"top\": \"torch::autograd::Engine::evaluate_function\", "
+					       "\"top_thread\": \"pt_autograd_0\""));
+		assert_non_null(strstr(sb.buf, "\"idle_host\": {\"class\": \"native\", \"name\": "
+					       "\"torch::autograd::Engine::evaluate_function\", \"thread\": \"pt_autograd_0\""));
+		gs_strbuf_release(&sb);
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 /* num_workers=0 (examples/input_bound.py): one 100 ms step of thread 100, which loads the batch
  * itself in a DataLoader range [0, 60) (its samples at 1..59 ms in Images.__getitem__), then
  * launches a kernel [60, 100); PyTorch's autograd thread 101 makes more CUDA calls than it;
@@ -1504,6 +1595,7 @@ int main(void)
 		cmocka_unit_test(test_idle_no_samples),
 		cmocka_unit_test(test_idle_bursts),
 		cmocka_unit_test(test_idle_own_loading),
+		cmocka_unit_test(test_idle_handoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
