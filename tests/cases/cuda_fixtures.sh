@@ -48,6 +48,40 @@ a = json.load(open(sys.argv[1])); i = a["idle_attribution"]; c = i["classes"]; n
 print(a["verdict"]["idle_host"]["class"], c["off_cpu"]["ns"] > 0.9 * i["idle_ns"], c["python"]["ns"] / n < 300000,
       c["python"]["top"])' "$T/item.json")"
 
+# An eager PyTorch training loop (tests/gpu/autograd_train.py, recorded on an H100): forward
+# launches from Python on the main thread, backward from C++ on pt_autograd_0 while the main
+# thread waits in loss.backward(). In the steps after the first (a 327 ms warm-up, left out with
+# --time), the GPU's idle time while the main thread waits goes to what pt_autograd_0 ran: the
+# build before this attribution said off_cpu 60.8% (python 39.2%, no native); now off CPU is
+# under a third, native over a quarter and run by pt_autograd_0, and the verdict names code
+# running. With -t osrt the wait is a call, pthread_cond_wait from _engine_run_backward
+# (graph.py): 46% before, now under 30% (pt_autograd_0's native code takes the rest).
+ag() { # TRACE TIME PYTHON-EXPR over a (analyze's JSON), c (its idle classes)
+	$GS analyze --step step --time "$2" --format json "$D/$1.gst" | python3 -c "import json,sys
+a = json.load(sys.stdin); i = a['idle_attribution']; c = i['classes']; sh = lambda k: c[k]['ns'] / i['idle_ns']
+print($3)"
+}
+eq "autograd: the main thread is the loop's (tid = pid), off CPU < 1/3, native > 1/4 on pt_autograd_0" \
+	"760 760 True True pt_autograd_0 None" \
+	"$(ag autograd_train 7.3s: "i['main_pid'], i['main_tid'], sh('off_cpu') < 1 / 3, sh('native') > 0.25, c['native']['top_thread'], c['python']['top_thread']")"
+eq "autograd: the verdict names code running (python + native over half of the idle time)" \
+	"True True" "$(ag autograd_train 7.3s: "a['verdict']['idle_host']['class'] in ('python', 'native'), sh('python') + sh('native') > 0.5")"
+has "autograd: the idle table names the thread" "[libcuda.so.580.159.04] (thread pt_autograd_0)" \
+	"$($GS analyze --step step --time 7.3s: "$D/autograd_train.gst" | sed -n '/^GPU idle, by host activity/,/^$/p')"
+eq "autograd -t osrt: the wait in backward under 30%, pt_autograd_0's native code over 20%" \
+	"pthread_cond_wait from _engine_run_backward (graph.py) True True pt_autograd_0" \
+	"$(ag autograd_osrt 7.4s: "c['blocked']['top'], sh('blocked') < 0.3, sh('native') > 0.2, c['native']['top_thread']")"
+# the whole run (no --step): the main thread is still the loop's, not pt_autograd_0 (which makes
+# more CUDA calls), and the run's idle time is not unknown: it is mostly importing modules
+eq "autograd, the whole run: main thread 760, python (importing modules) most of the idle time" \
+	"760 python importing modules True" \
+	"$($GS analyze --format json "$D/autograd_train.gst" | python3 -c "import json,sys
+i = json.load(sys.stdin)['idle_attribution']; c = i['classes']
+print(i['main_tid'], max(c, key=lambda k: c[k]['ns']), c['python']['top'], c['unknown']['ns'] == 0)")"
+eq "autograd: stats -r idle_host_sum's Top Thread" "python: native:pt_autograd_0" \
+	"$($GS stats -r idle_host_sum --step step --time 7.3s: --format csv "$D/autograd_train.gst" | python3 -c "import csv,sys
+print(' '.join('%s:%s' % (r['Class'], r['Top Thread']) for r in csv.DictReader(sys.stdin) if r['Class'] in ('python', 'native')))")"
+
 # replay DIR LABEL: every trace of tests/data/DIR, with the program's own output beside it
 # (CASE.out), decodes to what the program did; the dumps are $T/DIR_CASE.jsonl
 replay() {
