@@ -3210,8 +3210,10 @@ static void helper_samples(const struct ctx *x, struct hostx *h, int have)
 			GS_VEC_PUSH(&tids, (uint64_t)(uint32_t)a->tid);
 	}
 	free(known);
+	if (!tids.n)
+		return;
 	qsort(tids.v, tids.n, sizeof(*tids.v), cmp_key);
-	for (size_t i = 0; tids.n && i < m->samples.n; i++) {
+	for (size_t i = 0; i < m->samples.n; i++) {
 		const struct gs_cpu_sample *cs = &m->samples.v[i];
 		uint64_t key = (uint32_t)cs->tid;
 		if (cs->pid != h->mpid || cs->tid == h->mtid || omp_wait(m, cs) ||
