@@ -2740,18 +2740,24 @@ static int main_thread(const struct ctx *x, int32_t pid, int32_t *mp, int32_t *m
 	return 1;
 }
 
-/* The first main-thread sample (index into h->ms) with ts > t; h->ms.n when none. */
-static size_t ms_after(const struct ctx *x, const struct hostx *h, uint64_t t)
+/* The first of the n samples v (indices into m->samples, by time) with ts > t; n when none. */
+static size_t samples_after(const struct gs_model *m, const size_t *v, size_t n, uint64_t t)
 {
-	size_t lo = 0, hi = h->ms.n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (x->m->samples.v[h->ms.v[mid]].ts <= t)
+		if (m->samples.v[v[mid]].ts <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The first main-thread sample (index into h->ms) with ts > t; h->ms.n when none. */
+static size_t ms_after(const struct ctx *x, const struct hostx *h, uint64_t t)
+{
+	return samples_after(x->m, h->ms.v, h->ms.n, t);
 }
 
 /* The main thread's call covering t (index into m->osrt), or -1. */
@@ -2917,15 +2923,7 @@ static int omp_wait(const struct gs_model *m, const struct gs_cpu_sample *cs)
 /* The first of h->hs with ts > t; h->hs.n when none. */
 static size_t hs_after(const struct ctx *x, const struct hostx *h, uint64_t t)
 {
-	size_t lo = 0, hi = h->hs.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->m->samples.v[h->hs.v[mid]].ts <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return samples_after(x->m, h->hs.v, h->hs.n, t);
 }
 
 /* The class of an instant t at which the main thread waits (blocked), is off CPU or has no
