@@ -486,6 +486,41 @@ static void take_steps(struct ctx *x)
 	}
 }
 
+/* a->warmup_ns and warmup_from (analyze.h): the steps are in start order */
+static void warmup(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	a->warmup_ns = a->warmup_from = 0;
+	if (a->steps.n < 5 || a->steps.v[0].whole_run)
+		return;
+	const struct gs_an_step *s0 = &a->steps.v[0], *s1 = &a->steps.v[1];
+	uint64_t d0 = s0->end - s0->start, base = x->m->start_mono;
+	if (d0 <= 3 * a->median_ns || 4 * (d0 - a->median_ns) < a->total || s1->start <= s0->start ||
+	    s0->start < base)
+		return;
+	uint64_t t0 = s0->start - base, t1 = s1->start - base;
+	uint64_t from = t1 / 1000000 * 1000000; /* the first step starts before it */
+	if (from <= t0)
+		from = t1 / 1000 * 1000;
+	if (from <= t0)
+		from = t1;
+	a->warmup_ns = d0;
+	a->warmup_from = from;
+}
+
+const char *gs_an_warmup_from(const struct gs_analysis *a, char *buf, size_t n)
+{
+	uint64_t t = a->warmup_from;
+	if (t % 1000000 == 0)
+		snprintf(buf, n, "%llu.%03llus", (unsigned long long)(t / 1000000000),
+			 (unsigned long long)(t / 1000000 % 1000));
+	else if (t % 1000 == 0)
+		snprintf(buf, n, "%lluus", (unsigned long long)(t / 1000));
+	else
+		snprintf(buf, n, "%lluns", (unsigned long long)t);
+	return buf;
+}
+
 static void verdict(struct ctx *x)
 {
 	struct gs_analysis *a = x->a;
@@ -508,6 +543,7 @@ static void verdict(struct ctx *x)
 	a->median_ns = a->steps.n ? (uint64_t)llround(gs_median_u64(durs, a->steps.n)) : 0;
 	a->mean_ns = a->steps.n ? (uint64_t)llround((double)a->total / (double)a->steps.n) : 0;
 	free(durs);
+	warmup(x);
 	int best = GS_AN_GPU_COMPUTE;
 	for (int c = 0; c < GS_AN__N; c++) {
 		a->breakdown[c] = a->total ? (double)a->part[c] / (double)a->total : 0.0;

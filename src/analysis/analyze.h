@@ -177,6 +177,13 @@ struct gs_analysis {
 	double breakdown[GS_AN__N];   /* part / total */
 	uint64_t median_ns;           /* median step duration (mean of the middle two) */
 	uint64_t mean_ns;             /* mean step duration: total / the number of steps */
+	/* a first step that weighs on the means (verdict.warmup): of 5 steps or more, the first
+	 * took over 3x the median and its excess over the median is a quarter of the steps' time
+	 * or more (a warm-up: CUDA loading code, cuDNN and cuBLAS set up, JIT compiling). Its
+	 * duration, and a --time start, in ns after the session's start, that keeps the steps
+	 * after it and leaves it out (the next step's start, rounded down to the millisecond or
+	 * microsecond); 0, 0 when none */
+	uint64_t warmup_ns, warmup_from;
 	int primary;                  /* enum gs_an_class */
 	uint8_t steps_by;             /* enum gs_steps_by */
 	GS_VEC(struct gs_finding) findings;
@@ -209,6 +216,9 @@ struct gs_analysis {
 	size_t nstep_hints;
 };
 
+/* a->warmup_from as --time's start, "7.386s" (whole milliseconds), "7386225us" or "...ns",
+ * into buf */
+const char *gs_an_warmup_from(const struct gs_analysis *a, char *buf, size_t n);
 /* The share of the step time of class cls (GS_AN_GPU_COMM included; gpu_compute less the
  * communication when the trace has some): what renderers show. */
 double gs_an_share(const struct gs_analysis *a, int cls);

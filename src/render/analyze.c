@@ -139,6 +139,21 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 		wrap(sb, 7, 7, o->width, h.buf);
 		gs_strbuf_release(&h);
 	}
+	if (a->warmup_ns) {
+		struct gs_strbuf w;
+		char from[40];
+		gs_strbuf_init(&w);
+		gs_strbuf_adds(&w, "the first step took ");
+		gs_fmt_duration(&w, a->warmup_ns);
+		gs_strbuf_addf(&w, " (%.0fx the median), %.1f%% of the steps' time: a warm-up that weighs "
+				   "on every mean below; --time %s: leaves it out",
+			       (double)a->warmup_ns / (double)a->median_ns,
+			       100.0 * (double)a->warmup_ns / (double)a->total,
+			       gs_an_warmup_from(a, from, sizeof(from)));
+		gs_strbuf_adds(sb, "       ");
+		wrap(sb, 7, 7, o->width, w.buf);
+		gs_strbuf_release(&w);
+	}
 	if (a->no_gpu_work) {
 		gs_strbuf_adds(sb, "Note:  ");
 		wrap(sb, 7, 7, o->width, a->no_gpu_work == 2 ?
@@ -547,6 +562,18 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		gs_strbuf_adds(sb, "{\"name\": ");
 		jstr(sb, a->host_ranges[0].name);
 		gs_strbuf_addf(sb, ", \"share\": %.9g}", gs_an_host_range_share(a));
+	} else {
+		gs_strbuf_adds(sb, "null");
+	}
+	gs_strbuf_adds(sb, ",\n  \"warmup\": ");
+	if (a->warmup_ns) {
+		char from[40];
+		gs_strbuf_addf(sb, "{\"step_ms\": %.6f, \"times_median\": %.6g, \"share\": %.9g, "
+				   "\"time_from\": ",
+			       (double)a->warmup_ns / 1e6, (double)a->warmup_ns / (double)a->median_ns,
+			       (double)a->warmup_ns / (double)a->total);
+		jstr(sb, gs_an_warmup_from(a, from, sizeof(from)));
+		gs_strbuf_adds(sb, "}");
 	} else {
 		gs_strbuf_adds(sb, "null");
 	}

@@ -296,6 +296,11 @@
 		p.appendChild(document.createTextNode(fmtCount(v.steps) + ' step' + (v.steps === 1 ? '' : 's') +
 			(v.steps_by === 'profiler' ? ' (ProfilerStep#N ranges)' : v.steps_by === 'named' ? ' (--step ranges)' :
 				' (the whole run)') + ', median step ' + fmtMs(v.step_time_ms) + '.'));
+		if (v.warmup) /* a first step that weighs on the means (analyze's line under Steps) */
+			p.appendChild(document.createTextNode(' The first step took ' + fmtMs(v.warmup.step_ms) + ' (' +
+				Math.round(v.warmup.times_median) + 'x the median), ' + fmtPct(100 * v.warmup.share) +
+				' of the steps\' time: a warm-up that weighs on every mean; analyze --time ' +
+				v.warmup.time_from + ': leaves it out.'));
 		if (v.step_hints && v.step_hints.length) /* no steps marked: the ranges that could be */
 			p.appendChild(document.createTextNode(' No steps marked; ranges that repeat, for --step NAME: ' +
 				v.step_hints.map(function (h) { return h.name + ' (' + fmtCount(h.count) + 'x)'; }).join(', ') + '.'));

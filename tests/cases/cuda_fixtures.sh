@@ -78,6 +78,18 @@ eq "autograd, the whole run: main thread 760, python (importing modules) most of
 	"$($GS analyze --format json "$D/autograd_train.gst" | python3 -c "import json,sys
 i = json.load(sys.stdin)['idle_attribution']; c = i['classes']
 print(i['main_tid'], max(c, key=lambda k: c[k]['ns']), c['python']['top'], c['unknown']['ns'] == 0)")"
+# --step step over all 40 steps: the first (326.6 ms of a 4.1 ms median) is named as the warm-up
+# that it is, with the --time start that leaves it out (the 39 steps after it); item_cold's too
+has "autograd: the warm-up step named, with the --time that leaves it out" \
+	"the first step took 326.6 ms (79x the median), 63.8% of the steps' time" \
+	"$(COLUMNS=200 $GS analyze --step step "$D/autograd_train.gst" | sed -n 3p)"
+eq "autograd: verdict.warmup's --time keeps the 39 steps after it" "7.386s 39 None" \
+	"$(t=$($GS analyze --step step --format json "$D/autograd_train.gst" | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['warmup']['time_from'])")
+	$GS analyze --step step --time "$t:" --format json "$D/autograd_train.gst" | python3 -c "import json,sys
+v = json.load(sys.stdin)['verdict']; print(sys.argv[1], v['steps'], v['warmup'])" "$t")"
+eq "item_cold: its cold first step is a warm-up (11x the median)" "3.161s 11" \
+	"$($GS analyze --step step --format json "$D/item_cold.gst" | python3 -c "import json,sys
+w = json.load(sys.stdin)['verdict']['warmup']; print(w['time_from'], round(w['times_median']))")"
 eq "autograd: stats -r idle_host_sum's Top Thread" "python: native:pt_autograd_0" \
 	"$($GS stats -r idle_host_sum --step step --time 7.3s: --format csv "$D/autograd_train.gst" | python3 -c "import csv,sys
 print(' '.join('%s:%s' % (r['Class'], r['Top Thread']) for r in csv.DictReader(sys.stdin) if r['Class'] in ('python', 'native')))")"

@@ -191,6 +191,12 @@ def check_report(page, trace, util_sum):
           ('Yet for ' in text) == (ih is not None and prim != 'other') and
           (ih is None or ((other if prim == 'other' else yet) in text and
                           (ih['name'] is None or ih['name'] in text))))
+    check('verdict: the thread that ran it named as analyze names it (%s)' % ih,
+          ih is None or not ih.get('thread') or 'waits while thread %s ' % ih['thread'] in text)
+    wu = a['verdict'].get('warmup', 'missing')
+    check('verdict: the warm-up note shown as analyze has it (%s)' % (wu,),
+          wu != 'missing' and ('a warm-up that weighs' in text) == (wu is not None) and
+          (wu is None or 'analyze --time %s: leaves it out' % wu['time_from'] in text))
     hr = a['verdict'].get('host_range', 'missing')
     check('verdict: the host range named as analyze names it (%s)' % (hr,),
           hr != 'missing' and ((' of it inside ' in text) == (hr is not None)) and

@@ -1568,6 +1568,69 @@ static void test_render(void **state)
 	model_free(&m);
 }
 
+/* A first step that weighs on the means (warm-up): n ProfilerStep ranges of 10 ms back to back,
+ * the first first_ms long. 6 steps, the first 100 ms: over 3x the median (10) and its excess
+ * (90) over a quarter of the 150 ms: a warm-up, --time from the second step's start, 100 ms.
+ * The first 25 ms: not over 3x. 10 steps, the first 40 ms: over 3x, but its excess (30) is under
+ * a quarter of 130. */
+static void test_warmup(void **state)
+{
+	(void)state;
+	static const uint32_t names[] = {S_P1, S_P2, S_P3, S_P4, S_P5, S_P6, S_P7, S_P8, S_P9, S_P10};
+	const struct {
+		size_t n;
+		uint64_t first_ms, want_ns;
+	} cases[] = {{6, 100, 100 * MS}, {6, 25, 0}, {10, 40, 0}};
+	for (size_t k = 0; k < GS_ARRAY_SIZE(cases); k++) {
+		struct gs_model m;
+		model_init(&m);
+		uint64_t t = 0;
+		for (size_t i = 0; i < cases[k].n; i++) {
+			uint64_t d = (i ? 10 : cases[k].first_ms) * MS;
+			range(&m, t, t + d, names[i], 1, 1);
+			t += d;
+		}
+		m.end_mono = t;
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.steps.n, cases[k].n);
+		assert_int_equal(a.warmup_ns, cases[k].want_ns);
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
+		if (cases[k].want_ns) {
+			char from[40];
+			assert_int_equal(a.warmup_from, 100 * MS);
+			assert_string_equal(gs_an_warmup_from(&a, from, sizeof(from)), "0.100s");
+			assert_non_null(strstr(sb.buf, "median step 10.0 ms\n       the first step took 100.0 ms "
+						       "(10x the median), 66.7% of the steps' time: a warm-up that\n"
+						       "       weighs on every mean below; --time 0.100s: leaves it out\n"));
+			gs_strbuf_reset(&sb);
+			gs_render_analysis(&m, &a, GS_FMT_JSON, NULL, &sb);
+			assert_non_null(strstr(sb.buf, "\"warmup\": {\"step_ms\": 100.000000, \"times_median\": 10, "
+						       "\"share\": 0.666666667, \"time_from\": \"0.100s\"}"));
+		} else {
+			assert_null(strstr(sb.buf, "the first step took"));
+			gs_strbuf_reset(&sb);
+			gs_render_analysis(&m, &a, GS_FMT_JSON, NULL, &sb);
+			assert_non_null(strstr(sb.buf, "\"warmup\": null"));
+		}
+		gs_strbuf_release(&sb);
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+	/* the form of --time's start: whole milliseconds, else microseconds, else ns */
+	struct gs_analysis a;
+	memset(&a, 0, sizeof(a));
+	char b[40];
+	a.warmup_from = 7386000000ull;
+	assert_string_equal(gs_an_warmup_from(&a, b, sizeof(b)), "7.386s");
+	a.warmup_from = 7386225000ull;
+	assert_string_equal(gs_an_warmup_from(&a, b, sizeof(b)), "7386225us");
+	a.warmup_from = 1500;
+	assert_string_equal(gs_an_warmup_from(&a, b, sizeof(b)), "1500ns");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1596,6 +1659,7 @@ int main(void)
 		cmocka_unit_test(test_idle_bursts),
 		cmocka_unit_test(test_idle_own_loading),
 		cmocka_unit_test(test_idle_handoff),
+		cmocka_unit_test(test_warmup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
