@@ -486,7 +486,8 @@ static void take_steps(struct ctx *x)
 	}
 }
 
-/* a->warmup_ns and warmup_from (analyze.h): the steps are in start order */
+/* a->warmup_ns and warmup_from (analyze.h): the steps are in start order; none when the
+ * second starts before the first ended (the first steps of several processes side by side) */
 static void warmup(struct ctx *x)
 {
 	struct gs_analysis *a = x->a;
@@ -495,7 +496,8 @@ static void warmup(struct ctx *x)
 		return;
 	const struct gs_an_step *s0 = &a->steps.v[0], *s1 = &a->steps.v[1];
 	uint64_t d0 = s0->end - s0->start, base = x->m->start_mono;
-	if (d0 <= 3 * a->median_ns || 4 * (d0 - a->median_ns) < a->total || s1->start <= s0->start ||
+	/* the next step after it ended (not another process's first step beside it) */
+	if (d0 <= 3 * a->median_ns || 4 * (d0 - a->median_ns) < a->total || s1->start < s0->end ||
 	    s0->start < base)
 		return;
 	uint64_t t0 = s0->start - base, t1 = s1->start - base;

@@ -1572,7 +1572,8 @@ static void test_render(void **state)
  * the first first_ms long. 6 steps, the first 100 ms: over 3x the median (10) and its excess
  * (90) over a quarter of the 150 ms: a warm-up, --time from the second step's start, 100 ms.
  * The first 25 ms: not over 3x. 10 steps, the first 40 ms: over 3x, but its excess (30) is under
- * a quarter of 130. */
+ * a quarter of 130. Two processes' steps side by side: the second step (the other process's
+ * first) starts before the first ended, no --time leaves the warm-up out: none. */
 static void test_warmup(void **state)
 {
 	(void)state;
@@ -1580,20 +1581,24 @@ static void test_warmup(void **state)
 	const struct {
 		size_t n;
 		uint64_t first_ms, want_ns;
-	} cases[] = {{6, 100, 100 * MS}, {6, 25, 0}, {10, 40, 0}};
+		int ranks; /* 2: a second process's steps too, 1 ms later: its first beside the first */
+	} cases[] = {{6, 100, 100 * MS, 1}, {6, 25, 0, 1}, {10, 40, 0, 1}, {6, 100, 0, 2}};
 	for (size_t k = 0; k < GS_ARRAY_SIZE(cases); k++) {
 		struct gs_model m;
 		model_init(&m);
 		uint64_t t = 0;
-		for (size_t i = 0; i < cases[k].n; i++) {
-			uint64_t d = (i ? 10 : cases[k].first_ms) * MS;
-			range(&m, t, t + d, names[i], 1, 1);
-			t += d;
+		for (int32_t p = 1; p <= cases[k].ranks; p++) {
+			t = (uint64_t)(p - 1) * MS;
+			for (size_t i = 0; i < cases[k].n; i++) {
+				uint64_t d = (i ? 10 : cases[k].first_ms) * MS;
+				range(&m, t, t + d, names[i], p, p);
+				t += d;
+			}
 		}
 		m.end_mono = t;
 		struct gs_analysis a;
 		run(&m, &a, NULL, 0);
-		assert_int_equal(a.steps.n, cases[k].n);
+		assert_int_equal(a.steps.n, cases[k].n * (size_t)cases[k].ranks);
 		assert_int_equal(a.warmup_ns, cases[k].want_ns);
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
