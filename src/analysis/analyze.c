@@ -2572,6 +2572,13 @@ static void frame_label(const char *n, char *buf, size_t cap)
 	snprintf(buf, cap, "%.*s (%s)", (int)(file - q), q, base);
 }
 
+/* A thread of the main thread's process, not it, whose calls put work on the GPU: its name when
+ * it has one of its own (pt_autograd_0), NULL when it has the program's, which threads inherit */
+struct launcher {
+	int32_t tid;
+	const char *name;
+};
+
 /* What one idle pass needs: the frames' flags and the main thread's samples and calls. */
 struct hostx {
 	uint8_t *fl;   /* by frame index: FR_PY, FR_DL */
@@ -2584,6 +2591,7 @@ struct hostx {
 	struct ulist wdl;  /* when another thread or process ran DataLoader code */
 	GS_VEC(size_t) hs; /* the samples of the process's other threads that launch GPU work */
 	uint64_t hspan;    /* the longest stretch of CPU time one of them stands for */
+	GS_VEC(struct launcher) ht; /* those threads, by tid */
 };
 
 static uint8_t sample_flags(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s)
@@ -2958,6 +2966,12 @@ static int omp_wait(const struct gs_model *m, const struct gs_cpu_sample *cs)
 	return mod && (!strncmp(mod, "libgomp", 7) || !strncmp(mod, "libomp", 6) || !strncmp(mod, "libiomp", 7));
 }
 
+static int cmp_launcher(const void *a, const void *b)
+{
+	const struct launcher *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 /* The first of h->hs with ts > t; h->hs.n when none. */
 static size_t hs_after(const struct ctx *x, const struct hostx *h, uint64_t t)
 {
@@ -2981,13 +2995,10 @@ static int handoff(const struct ctx *x, const struct hostx *h, uint64_t t, int c
 		uint8_t f = sample_flags(x, h, cs);
 		char what[400];
 		sample_label(x, h, cs, what, sizeof(what));
-		/* the thread by its name when it has one of its own (pt_autograd_0), not the
-		 * program's, the first thread's, that threads inherit */
-		const struct gs_thread *th = gs_model_thread(m, cs->pid, cs->tid);
-		const struct gs_thread *pt = gs_model_thread(m, cs->pid, cs->pid);
-		if (th && th->name && th->name[0] && cs->tid != cs->pid &&
-		    !(pt && pt->name && !strcmp(pt->name, th->name)))
-			snprintf(name, cap, "%s\t%s", what, th->name);
+		struct launcher key = {.tid = cs->tid};
+		const struct launcher *l = bsearch(&key, h->ht.v, h->ht.n, sizeof(key), cmp_launcher);
+		if (l && l->name)
+			snprintf(name, cap, "%s\t%s", what, l->name);
 		else
 			snprintf(name, cap, "%s\ttid %d", what, (int)cs->tid);
 		return f & FR_DL ? GS_IDLE_LOADER : f & FR_PY ? GS_IDLE_PYTHON : GS_IDLE_NATIVE;
@@ -3208,57 +3219,62 @@ static int step_thread(const struct ctx *x, const struct scope *sc, int32_t *mp,
 	return data;
 }
 
-/* A call that puts work on the GPU: a launch (kernel, graph, host function), copy or memset. */
-static int launch_call(const struct gs_api *a)
+/* The thread of API call api (index into m->apis, -1: none) into h->ht when it is of the main
+ * thread's process and not the main thread, and not there yet (a few threads: the last first) */
+static void note_launcher(const struct gs_model *m, struct hostx *h, int32_t api)
 {
-	char buf[160];
-	const char *n = gs_api_base_name(a, buf, sizeof(buf));
-	return strstr(n, "Launch") || !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
-	       !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8);
+	if (api < 0 || (size_t)api >= m->apis.n)
+		return;
+	const struct gs_api *a = &m->apis.v[api];
+	if (a->pid != h->mpid || a->tid == h->mtid)
+		return;
+	size_t j = h->ht.n;
+	while (j && h->ht.v[j - 1].tid != a->tid)
+		j--;
+	if (!j) {
+		struct launcher l = {.tid = a->tid};
+		GS_VEC_PUSH(&h->ht, l);
+	}
 }
 
-/* h->hs: the CPU samples of the threads of the main thread's process, itself left out, that
- * make launch calls (not a pool thread waiting for work); h->hspan the longest stretch of CPU
- * time one stands for. None without a main thread. */
+/* h->ht: the threads of the main thread's process, itself left out, whose calls put work on the
+ * GPU (the calls the model joined kernels, copies, memsets and graph launches to), each named
+ * once; h->hs: their CPU samples (not a pool thread waiting for work); h->hspan the longest
+ * stretch of CPU time one stands for. None without a main thread. */
 static void helper_samples(const struct ctx *x, struct hostx *h, int have)
 {
 	const struct gs_model *m = x->m;
-	h->hs.n = 0;
+	h->hs.n = h->ht.n = 0;
 	h->hspan = 0;
 	if (!have)
 		return;
-	static const size_t NCB = 4096;
-	uint8_t *known = gs_xcalloc(2 * NCB, 1); /* by driver x cbid: 1 not a launch, 2 a launch */
-	u64_vec tids = {0};
-	for (size_t i = 0; i < m->apis.n; i++) {
-		const struct gs_api *a = &m->apis.v[i];
-		if (a->pid != h->mpid || a->tid == h->mtid)
-			continue;
-		uint8_t *k = a->cbid < NCB ? &known[a->driver * NCB + a->cbid] : NULL;
-		if (k && !*k)
-			*k = launch_call(a) ? 2 : 1;
-		if (!(k ? *k == 2 : launch_call(a)))
-			continue;
-		size_t j = tids.n; /* a few threads: the last one first */
-		while (j && tids.v[j - 1] != (uint64_t)(uint32_t)a->tid)
-			j--;
-		if (!j)
-			GS_VEC_PUSH(&tids, (uint64_t)(uint32_t)a->tid);
-	}
-	free(known);
-	if (!tids.n)
+	for (size_t i = 0; i < m->kernels.n; i++)
+		note_launcher(m, h, m->kernels.v[i].api);
+	for (size_t i = 0; i < m->copies.n; i++)
+		note_launcher(m, h, m->copies.v[i].api);
+	for (size_t i = 0; i < m->memsets.n; i++)
+		note_launcher(m, h, m->memsets.v[i].api);
+	for (size_t i = 0; i < m->graphs.n; i++)
+		note_launcher(m, h, m->graphs.v[i].api);
+	if (!h->ht.n)
 		return;
-	qsort(tids.v, tids.n, sizeof(*tids.v), cmp_key);
+	qsort(h->ht.v, h->ht.n, sizeof(*h->ht.v), cmp_launcher);
+	const struct gs_thread *pt = gs_model_thread(m, h->mpid, h->mpid); /* the program's name */
+	for (size_t i = 0; i < h->ht.n; i++) {
+		const struct gs_thread *th = gs_model_thread(m, h->mpid, h->ht.v[i].tid);
+		if (th && th->name && th->name[0] && h->ht.v[i].tid != h->mpid &&
+		    !(pt && pt->name && !strcmp(pt->name, th->name)))
+			h->ht.v[i].name = th->name;
+	}
 	for (size_t i = 0; i < m->samples.n; i++) {
 		const struct gs_cpu_sample *cs = &m->samples.v[i];
-		uint64_t key = (uint32_t)cs->tid;
+		struct launcher key = {.tid = cs->tid};
 		if (cs->pid != h->mpid || cs->tid == h->mtid || omp_wait(m, cs) ||
-		    !bsearch(&key, tids.v, tids.n, sizeof(*tids.v), cmp_key))
+		    !bsearch(&key, h->ht.v, h->ht.n, sizeof(key), cmp_launcher))
 			continue;
 		GS_VEC_PUSH(&h->hs, i);
 		h->hspan = GS_MAX(h->hspan, (uint64_t)cs->weight * h->period);
 	}
-	free(tids.v);
 }
 
 /* GPU idle by host activity, for every scope; DataLoader time moved into input_pipeline. */
@@ -3349,6 +3365,7 @@ static void idle_attribution(struct ctx *x)
 	free(h.ms.v);
 	free(h.mo.v);
 	free(h.hs.v);
+	free(h.ht.v);
 	free(h.from.v);
 	free(h.fl);
 	free(h.sfl);
