@@ -378,8 +378,13 @@ static void render_text(const struct gs_model *m, const struct gs_analysis *a,
 
 /* ---- json ---- */
 
+/* s as a JSON string; NULL as null */
 static void jstr(struct gs_strbuf *sb, const char *s)
 {
+	if (!s) {
+		gs_strbuf_adds(sb, "null");
+		return;
+	}
 	gs_strbuf_addc(sb, '"');
 	gs_strbuf_add_json(sb, s, strlen(s));
 	gs_strbuf_addc(sb, '"');
@@ -446,20 +451,11 @@ static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
 			       (double)id->ns[c] / per,
 			       id->idle_ns ? (double)id->ns[c] / (double)id->idle_ns : 0.0,
 			       gs_an_idle_is_input(c) ? "true" : "false");
-		if (id->top[c])
-			jstr(sb, id->top[c]);
-		else
-			gs_strbuf_adds(sb, "null");
+		jstr(sb, id->top[c]);
 		gs_strbuf_adds(sb, ", \"top_thread\": ");
-		if (id->top_thread[c])
-			jstr(sb, id->top_thread[c]);
-		else
-			gs_strbuf_adds(sb, "null");
+		jstr(sb, id->top_thread[c]);
 		gs_strbuf_addf(sb, ", \"gaps_ns\": %llu, \"gaps_top\": ", (unsigned long long)a->gap_idle.ns[c]);
-		if (a->gap_idle.top[c])
-			jstr(sb, a->gap_idle.top[c]);
-		else
-			gs_strbuf_adds(sb, "null");
+		jstr(sb, a->gap_idle.top[c]);
 		gs_strbuf_adds(sb, "}");
 	}
 	gs_strbuf_addf(sb, "},\n  \"others_while_loading\": {\"samples\": %llu, \"top\": [",
@@ -498,10 +494,7 @@ static void json_finding(const struct gs_finding *f, struct gs_strbuf *sb)
 			       (unsigned long long)f->top[k].count);
 	}
 	gs_strbuf_adds(sb, "], \"top_of\": ");
-	if (f->top_what)
-		jstr(sb, f->top_what);
-	else
-		gs_strbuf_adds(sb, "null");
+	jstr(sb, f->top_what);
 	gs_strbuf_adds(sb, ",\n       \"examples\": [");
 	for (size_t k = 0; k < f->nex; k++) {
 		const struct gs_an_example *e = &f->ex[k];
@@ -545,15 +538,9 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		gs_strbuf_adds(sb, "null");
 	else {
 		gs_strbuf_addf(sb, "{\"class\": \"%s\", \"name\": ", gs_an_idle_name(ih));
-		if (a->idle.top[ih])
-			jstr(sb, a->idle.top[ih]);
-		else
-			gs_strbuf_adds(sb, "null");
+		jstr(sb, a->idle.top[ih]);
 		gs_strbuf_adds(sb, ", \"thread\": ");
-		if (a->idle.top_thread[ih])
-			jstr(sb, a->idle.top_thread[ih]);
-		else
-			gs_strbuf_adds(sb, "null");
+		jstr(sb, a->idle.top_thread[ih]);
 		gs_strbuf_addf(sb, ", \"share\": %.9g}",
 			       (double)a->idle.ns[ih] / (double)a->idle.idle_ns);
 	}
