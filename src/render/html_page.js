@@ -269,8 +269,7 @@
 			python: 'runs Python', native: 'runs native code'}[ih['class']] || ih['class'];
 		var name = ih['class'] === 'blocked' ? ' ' + (ih.name || 'a recorded call') :
 			ih.name && ih['class'] !== 'off_cpu' ? ' (' + ih.name + ')' : '';
-		var wait = ih.thread && (ih['class'] === 'python' || ih['class'] === 'native') ?
-			'waits while thread ' + ih.thread + ' ' : '';
+		var wait = ih.thread ? 'waits while thread ' + ih.thread + ' ' : ''; /* python, native */
 		return 'for ' + fmtPct(100 * ih.share) + ' of ' + whose + ' idle time the main thread ' + wait + what + name;
 	}
 	function idleWords(ih) {
