@@ -2530,7 +2530,7 @@ int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
 	return t ? snprintf(buf, n, "runs %s (%s)", what, t) : snprintf(buf, n, "runs %s", what);
 }
 
-enum { FR_PY = 1, FR_DL = 2 };
+enum { FR_PY = 1, FR_DL = 2, FR_IMPORT = 4 };
 
 /* A frame named through CPython's perf map: "py::QUALNAME:FILENAME". */
 static int py_frame(const char *n)
@@ -2553,6 +2553,31 @@ static int loader_frame(const char *n)
 	char q[256];
 	snprintf(q, sizeof(q), "%.*s", (int)GS_MIN(ql, sizeof(q) - 1), n + 4);
 	return strcasestr(q, "dataloader") != NULL;
+}
+
+/* The import system's own frames (<frozen importlib._bootstrap...>): what they call runs a
+ * module's body */
+static int import_frame(const char *n)
+{
+	const char *file = py_frame(n) ? strchr(n + 4, ':') : NULL;
+	return file && !strncmp(file + 1, "<frozen importlib.", 18);
+}
+
+/* FR_DL of a stack (frames fr[0 .. n), leaf first): a DataLoader frame that no import runs. A
+ * module of torch/utils/data being imported (its body, its classes' bodies, a DataLoader
+ * subclass defined at import) is no data loading: seen in a torch.compile start-up, where each
+ * compile worker's `import torch` ran dataloader.py's body while the main thread waited. An
+ * import made by data-loading code (a dataset importing lazily) stays data loading: its
+ * DataLoader frames are outside the import. */
+static uint8_t stack_loader(const uint8_t *fl, const uint32_t *fr, uint32_t n)
+{
+	for (uint32_t i = n; i-- > 0;) { /* from the root */
+		if (fl[fr[i]] & FR_IMPORT)
+			return 0;
+		if (fl[fr[i]] & FR_DL)
+			return FR_DL;
+	}
+	return 0;
 }
 
 /* "QUALNAME (FILE)" of a Python frame, the file without its directory; other names as they are */
@@ -2613,8 +2638,8 @@ static void sample_label(const struct ctx *x, const struct hostx *h, const struc
 {
 	for (uint32_t i = 0; i < s->nframes; i++)
 		if (h->fl[x->m->sample_frames.v[s->stack + i]] & FR_PY) {
-			const char *n = frame_name(x, s, i), *file = strchr(n + 4, ':');
-			if (file && !strncmp(file + 1, "<frozen importlib.", 18))
+			const char *n = frame_name(x, s, i);
+			if (import_frame(n))
 				snprintf(buf, cap, "importing modules");
 			else
 				frame_label(n, buf, cap);
@@ -2838,10 +2863,8 @@ static int wait_in_loader(const struct ctx *x, const struct hostx *h, uint64_t s
  * (--osrt-backtrace-threshold), else the main thread's samples around it (wait_in_loader) */
 static int call_in_loader(const struct ctx *x, const struct hostx *h, const struct gs_osrt *o)
 {
-	const uint32_t *fr = gs_model_stack(x->m, o->stack, o->nframes);
-	for (uint32_t i = 0; i < o->nframes; i++)
-		if (h->fl[fr[i]] & FR_DL)
-			return 1;
+	if (stack_loader(h->fl, gs_model_stack(x->m, o->stack, o->nframes), o->nframes))
+		return 1;
 	return wait_in_loader(x, h, o->start, o->end);
 }
 
@@ -3291,13 +3314,19 @@ static void idle_attribution(struct ctx *x)
 	h.fl = gs_xcalloc(m->frames.n + 1, 1);
 	for (size_t i = 0; i < m->frames.n; i++) {
 		const char *n = gs_model_str(m, m->frames.v[i].func);
-		h.fl[i] = (uint8_t)((py_frame(n) ? FR_PY : 0) | (loader_frame(n) ? FR_DL : 0));
+		/* a DataLoader module's body runs only when it is imported: an import as well
+		 * (the frames of the import system may be past a deep stack's last frame) */
+		int dl = loader_frame(n), body = dl && !strncmp(n + 4, "<module>:", 9);
+		h.fl[i] = (uint8_t)((py_frame(n) ? FR_PY : 0) | (dl && !body ? FR_DL : 0) |
+				    (body || import_frame(n) ? FR_IMPORT : 0));
 	}
 	h.sfl = gs_xcalloc(m->samples.n + 1, 1);
 	for (size_t i = 0; i < m->samples.n; i++) {
 		const struct gs_cpu_sample *s = &m->samples.v[i];
+		const uint32_t *fr = gs_model_stack(m, s->stack, s->nframes);
 		for (uint32_t k = 0; k < s->nframes; k++)
-			h.sfl[i] |= h.fl[m->sample_frames.v[s->stack + k]];
+			h.sfl[i] |= h.fl[fr[k]] & FR_PY;
+		h.sfl[i] |= stack_loader(h.fl, fr, s->nframes);
 	}
 	struct tops t[GS_IDLE__N], tg[GS_IDLE__N], w, wg;
 	for (int c = 0; c < GS_IDLE__N; c++) {

@@ -250,6 +250,12 @@ eq "analyze launch_bound --step step: no hints" "[]" \
 eq "analyze compile (the whole run): the main thread runs Python, importing modules; the hint" \
 	"other python importing modules iteration 3x" \
 	"$(analyze_field "$D/compile.gst" "' '.join([a['verdict']['primary'], a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']] + ['%s %dx' % (h['name'], h['count']) for h in a['verdict']['step_hints']])")"
+# its compile workers' `import torch` runs torch/utils/data's modules (their bodies, the
+# classes and dataclasses they define) while the main thread waits: no data loading; nor the
+# main thread's own import of them (convt_big.gst, a cold `import torch`: 128 ms of it taken
+# for DataLoader code before)
+eq "analyze compile and convt_big: imports of torch.utils.data are no input pipeline" "0 0 0 0" \
+	"$(for f in "$D/compile.gst" "$D/kmetrics/convt_big.gst"; do analyze_field "$f" "sum(s['parts_ns']['input_pipeline'] for s in a['steps']), a['idle_attribution']['classes']['loader_code']['ns'] + a['idle_attribution']['classes']['loader_wait']['ns']"; done | tr -d "(),'" | tr '\n' ' ' | sed 's/ $//')"
 eq "analyze compile --step iteration: GPU-bound, fp32 GEMMs, 3 steps" "gpu_compute 3 True" \
 	"$(analyze_field "$D/compile.gst" "a['verdict']['primary'], a['verdict']['steps'], 'fp32-gemm' in [f['id'] for f in a['findings']]" --step iteration | tr -d "(),'")"
 out=$(python3 "$CHECK" "$GS" "$D/compile.gst" --step iteration 2>&1)

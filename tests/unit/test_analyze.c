@@ -893,7 +893,7 @@ static int cmp_ts(const void *p, const void *q)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-enum { IDLE_POLL = 1, IDLE_DL_BEFORE = 2 };
+enum { IDLE_POLL = 1, IDLE_DL_BEFORE = 2, IDLE_IMPORT = 4 };
 
 /* One 100 ms step of pid 100 (main thread 100, which launches the kernel); a DataLoader worker,
  * pid 200. Sampling period 1 ms; a sample at t stands for [t - 1 ms, t).
@@ -908,7 +908,11 @@ enum { IDLE_POLL = 1, IDLE_DL_BEFORE = 2 };
  *   [97, 98)  main sample in train_step                                   python 1
  *   [98, 100) after its last sample                                       unknown 2
  * The worker: samples 41..80 ms in Images.__getitem__ > decode under fetch.py, 81..90 ms in
- * ForkingPickler.dumps under worker.py's _worker_loop. */
+ * ForkingPickler.dumps under worker.py's _worker_loop. With IDLE_IMPORT, imports: the samples
+ * at 41..80 in a module that Images.__getitem__ imports (data loading still); those at 81..85
+ * ms in a dataclass made by dataloader.py's body (a stack cut before the import system's
+ * frames), those at 86..90 in the body of a class DataLoader under an import (no data loading:
+ * an `import torch`). */
 static void idle_model(struct gs_model *m, int flags)
 {
 	model_init(m);
@@ -940,8 +944,27 @@ static void idle_model(struct gs_model *m, int flags)
 	uint32_t w_pk = hframe(m, 200, "py::ForkingPickler.dumps:/usr/lib/python3.12/multiprocessing/reduction.py");
 	uint32_t s_get[] = {w_np, w_dec, w_get, w_fetch, w_loop}, s_put[] = {eval, w_pk, w_loop};
 	s_put[0] = hframe(m, 200, "_pickle_dumps");
+	uint32_t s_dc[2], s_cls[3];
+	if (flags & IDLE_IMPORT) {
+		char body[200], cls[200];
+		snprintf(body, sizeof(body), "py::<module>:%sdataloader.py", lib);
+		snprintf(cls, sizeof(cls), "py::DataLoader:%sdataloader.py", lib);
+		uint32_t boot = hframe(m, 200, "py::_find_and_load:<frozen importlib._bootstrap>");
+		s_get[0] = hframe(m, 200, "py::<module>:/usr/lib/python3/dist-packages/PIL/Image.py");
+		s_get[1] = boot;
+		s_dc[0] = hframe(m, 200, "py::_create_fn:/usr/lib/python3.12/dataclasses.py");
+		s_dc[1] = hframe(m, 200, body);
+		s_cls[0] = hframe(m, 200, cls);
+		s_cls[1] = boot;
+		s_cls[2] = hframe(m, 200, "py::<module>:/x/train.py");
+	}
 	hsamples(m, 200, 200, 41 * MS, 81 * MS, s_get, 5);
-	hsamples(m, 200, 200, 81 * MS, 91 * MS, s_put, 3);
+	if (flags & IDLE_IMPORT) {
+		hsamples(m, 200, 200, 81 * MS, 86 * MS, s_dc, 2);
+		hsamples(m, 200, 200, 86 * MS, 91 * MS, s_cls, 3);
+	} else {
+		hsamples(m, 200, 200, 81 * MS, 91 * MS, s_put, 3);
+	}
 	qsort(m->samples.v, m->samples.n, sizeof(*m->samples.v), cmp_ts);
 	if (flags & IDLE_POLL) {
 		struct gs_osrt o = {.start = 40 * MS, .end = 90 * MS, .pid = 100, .tid = 100, .call = GS_OSRT_POLL};
@@ -1172,6 +1195,36 @@ static void test_idle_attribution(void **state)
 		gs_analysis_release(&a);
 		model_free(&m);
 	}
+}
+
+/* Imports in another process: a DataLoader worker's import made by the dataset's
+ * __getitem__ is data loading, dataloader.py's body (and what it runs) in an `import torch` is
+ * none. The main
+ * thread's poll at 40..90 ms is loader_wait while the worker is in __getitem__ (its samples at
+ * 41..80 ms stand for 40..80), then blocked. */
+static void test_idle_imports(void **state)
+{
+	(void)state;
+	struct gs_model m;
+	idle_model(&m, IDLE_POLL | IDLE_IMPORT);
+	struct gs_analysis a;
+	run(&m, &a, NULL, 0);
+	const struct gs_an_idle *id = &a.idle;
+	assert_int_equal(id->ns[GS_IDLE_LOADER_WAIT], 40 * MS);
+	assert_int_equal(id->ns[GS_IDLE_BLOCKED], 10 * MS);
+	assert_string_equal(id->top[GS_IDLE_BLOCKED], "poll");
+	assert_int_equal(id->ns[GS_IDLE_LOADER], 0);
+	assert_int_equal(id->ns[GS_IDLE_PYTHON], 11 * MS);
+	assert_int_equal(id->idle_ns, 70 * MS);
+	assert_int_equal(a.steps.v[0].part[GS_AN_INPUT], 40 * MS);
+	/* the worker's samples in that time (41..79 ms; the one at 80 is past it): __getitem__
+	 * running the body of the module it imports */
+	assert_int_equal(id->nothers, 1);
+	assert_int_equal(id->others[0].count, 39);
+	assert_string_equal(id->others[0].name, "Images.__getitem__ (train.py) > <module> (Image.py)");
+	assert_sums(&a);
+	gs_analysis_release(&a);
+	model_free(&m);
 }
 
 /* Without samples, a blocked call is named but is no DataLoader time; with no host data at all
@@ -1660,6 +1713,7 @@ int main(void)
 		cmocka_unit_test(test_idle_osrt_stack),
 		cmocka_unit_test(test_rule_sync_stack),
 		cmocka_unit_test(test_rule_sync_kineto_stack),
+		cmocka_unit_test(test_idle_imports),
 		cmocka_unit_test(test_idle_no_samples),
 		cmocka_unit_test(test_idle_bursts),
 		cmocka_unit_test(test_idle_own_loading),
