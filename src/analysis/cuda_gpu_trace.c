@@ -67,8 +67,11 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 		c[C_DUR].i = (int64_t)(op->end - op->start);
 		c[C_DEV].s = device_label(m, op->pid, op->device);
 		c[C_STRM].i = op->stream;
+		char gname[40];
 		c[C_NAME].s = gs_xstrdup(op->kind == GS_OP_KERNEL
 						 ? gs_kernel_label(m, f, &m->kernels.v[op->index], &name)
+					 : op->kind == GS_OP_GRAPH
+						 ? gs_graph_name(m->graphs.v[op->index].graph_id, gname, sizeof(gname))
 						 : gs_op_name(m, op));
 		if (op->kind == GS_OP_KERNEL) {
 			const struct gs_kernel *k = &m->kernels.v[op->index];
@@ -91,6 +94,10 @@ int gs_report_cuda_gpu_trace(const struct gs_model *m, const struct gs_filter *f
 			c[C_SRC].s = gs_xstrdup(gs_mem_kind_name(cp->src_kind));
 			c[C_DST].s = gs_xstrdup(gs_mem_kind_name(cp->dst_kind));
 			c[C_CTX].i = cp->context;
+		} else if (op->kind == GS_OP_GRAPH) {
+			const struct gs_graph_launch *g = &m->graphs.v[op->index];
+			c[C_CORR].i = g->correlation;
+			c[C_CTX].i = g->context;
 		} else {
 			const struct gs_memset *s = &m->memsets.v[op->index];
 			c[C_CORR].i = s->correlation;

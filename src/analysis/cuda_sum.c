@@ -3,8 +3,12 @@
  *   cuda_api_sum           CUDA API call time by function (CUPTI's _vNNNN suffix dropped);
  *   cuda_gpu_mem_time_sum  memcpy/memset time by operation ("[CUDA memcpy HtoD]", ...);
  *   cuda_gpu_mem_size_sum  memcpy/memset bytes by operation, in MB (10^6 bytes);
- *   cuda_gpu_sum           kernels and memcpy/memset operations in one table, by time, each
- *                          row with its category (CUDA_KERNEL, MEMORY_OPER);
+ *   cuda_gpu_graph_sum     CUDA graph launch time by graph ("[CUDA graph ID]"), the launches
+ *                          recorded one record each (--cuda-graph-trace=graph, the default):
+ *                          their kernels are in no other table;
+ *   cuda_gpu_sum           kernels, memcpy/memset operations and graph launches in one table,
+ *                          by time, each row with its category (CUDA_KERNEL, MEMORY_OPER,
+ *                          CUDA_GRAPH);
  *   cuda_api_gpu_sum       the same with the API calls too (category CUDA_API).
  * Time (%) is a share of the listed rows' total, as in every nsys summary. */
 #include <stdio.h>
@@ -285,6 +289,45 @@ int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_fi
 	return 0;
 }
 
+/* The graph launches' groups, by graph id. */
+static void graph_groups(const struct gs_model *m, const struct gs_filter *f, struct gs_groups *g)
+{
+	gs_groups_init(g);
+	struct gs_u64map ids; /* graph id -> group */
+	gs_u64map_init(&ids);
+	char name[40];
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->graphs.n; i++) {
+			const struct gs_graph_launch *l = &m->graphs.v[i];
+			if (!gs_filter_keep(m, f, l->pid, l->device, l->start))
+				continue;
+			uint32_t *id = gs_u64map_get(&ids, l->graph_id);
+			if (!id) {
+				gs_u64map_put(&ids, l->graph_id,
+					      gs_groups_label(g, gs_graph_name(l->graph_id, name, sizeof(name))));
+				id = gs_u64map_get(&ids, l->graph_id);
+			}
+			gs_groups_add(g, *id, l->end - l->start);
+		}
+		if (!pass)
+			gs_groups_place(g);
+	}
+	gs_u64map_release(&ids);
+	gs_groups_finish(g);
+	gs_groups_sort(g);
+}
+
+int gs_report_cuda_gpu_graph_sum(const struct gs_model *m, const struct gs_filter *f,
+				 struct gs_table *out, struct gs_err *err)
+{
+	(void)err;
+	struct gs_groups g;
+	graph_groups(m, f, &g);
+	gs_groups_time_table(&g, out, "cuda_gpu_graph_sum", "CUDA GPU Graph Launch Summary", kern_cols);
+	gs_groups_release(&g);
+	return 0;
+}
+
 /* cuda_gpu_sum's and cuda_api_gpu_sum's rows: a group of cuda_gpu_kern_sum,
  * cuda_gpu_mem_time_sum or cuda_api_sum, and its category. */
 struct gpu_row {
@@ -303,22 +346,23 @@ static int cmp_gpu_row(const void *a, const void *b)
 	return c ? c : strcmp(x->g->label, y->g->label);
 }
 
-/* The kernel, memop and (with_api) API groups in one table, by total time. */
+/* The kernel, memop, graph launch and (with_api) API groups in one table, by total time. */
 static void gpu_sum(const struct gs_model *m, const struct gs_filter *f, int with_api,
 		    struct gs_table *out)
 {
-	static const char *const cat[3] = {"CUDA_KERNEL", "MEMORY_OPER", "CUDA_API"};
-	struct gs_groups g[3];
+	static const char *const cat[4] = {"CUDA_KERNEL", "MEMORY_OPER", "CUDA_GRAPH", "CUDA_API"};
+	struct gs_groups g[4];
 	kernel_groups(m, f, 0, 1, &g[0]);
 	mem_groups(m, f, 0, &g[1]);
+	graph_groups(m, f, &g[2]);
 	if (with_api)
-		api_groups(m, f, &g[2]);
+		api_groups(m, f, &g[3]);
 	else
-		gs_groups_init(&g[2]);
-	size_t n = g[0].v.n + g[1].v.n + g[2].v.n, r = 0;
+		gs_groups_init(&g[3]);
+	size_t n = g[0].v.n + g[1].v.n + g[2].v.n + g[3].v.n, r = 0;
 	struct gpu_row *rows = gs_xmalloc((n + 1) * sizeof(*rows));
 	uint64_t all = 0;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		for (size_t i = 0; i < g[k].v.n; i++, r++) {
 			rows[r].g = &g[k].v.v[i];
 			rows[r].category = cat[k];
@@ -335,7 +379,7 @@ static void gpu_sum(const struct gs_model *m, const struct gs_filter *f, int wit
 		c[9].s = gs_xstrdup(rows[i].g->label);
 	}
 	free(rows);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		gs_groups_release(&g[k]);
 }
 

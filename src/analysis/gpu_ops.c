@@ -1,4 +1,5 @@
-/* gpu_ops.c: kernels, copies and memsets gathered into one sorted list of GPU operations, and
+/* gpu_ops.c: kernels, copies, memsets and graph launches gathered into one sorted list of GPU
+ * operations, and
  * the names nsys prints for operations, memory kinds and API calls. */
 #include "gpu_ops.h"
 #include "order.h"
@@ -36,18 +37,19 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 	struct gs_filter who = *f; /* pid and device only: the window clips */
 	who.t0 = who.t1 = 0;
 	GS_VEC(struct gs_op) v = {0};
-	/* The three tables merged by start (ties: kernels, copies, memsets), each walked in its
-	 * order, which is (start, index) in the model: the list comes out sorted, also by the
-	 * start cut to the window (max with w0), which keeps each table's order. A table built
-	 * out of order is found so as it is walked, and then the list is sorted. */
-	struct gs_cursor cur[3];
+	/* The four tables merged by start (ties: kernels, copies, memsets, graph launches), each
+	 * walked in its order, which is (start, index) in the model: the list comes out sorted,
+	 * also by the start cut to the window (max with w0), which keeps each table's order. A
+	 * table built out of order is found so as it is walked, and then the list is sorted. */
+	struct gs_cursor cur[GS_OP__N];
 	GS_CURSOR_INIT(&cur[GS_OP_KERNEL], m->kernels);
 	GS_CURSOR_INIT(&cur[GS_OP_COPY], m->copies);
 	GS_CURSOR_INIT(&cur[GS_OP_MEMSET], m->memsets);
+	GS_CURSOR_INIT(&cur[GS_OP_GRAPH], m->graphs);
 	for (;;) {
 		int t = -1;
 		uint64_t best = 0;
-		for (int u = 0; u < 3; u++) {
+		for (int u = 0; u < GS_OP__N; u++) {
 			if (cur[u].i >= cur[u].n)
 				continue;
 			uint64_t h = gs_cursor_start(&cur[u]);
@@ -71,8 +73,10 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 			GET(kernels)
 		else if (t == GS_OP_COPY)
 			GET(copies)
-		else
+		else if (t == GS_OP_MEMSET)
 			GET(memsets)
+		else
+			GET(graphs)
 #undef GET
 		if (clip) {
 			if (x.end <= w0 || x.start >= w1 ||
@@ -86,7 +90,7 @@ struct gs_op *gs_gpu_ops(const struct gs_model *m, const struct gs_filter *f, in
 		GS_VEC_PUSH(&v, x);
 	}
 	int unsorted = 0;
-	for (int u = 0; u < 3; u++) {
+	for (int u = 0; u < GS_OP__N; u++) {
 		unsorted |= !gs_cursor_check(&cur[u]);
 		gs_cursor_release(&cur[u]);
 	}
@@ -112,8 +116,15 @@ const char *gs_op_name(const struct gs_model *m, const struct gs_op *op)
 	switch (op->kind) {
 	case GS_OP_KERNEL: return gs_model_str(m, gs_kshape(m, &m->kernels.v[op->index])->dname);
 	case GS_OP_COPY: return gs_copy_op_name(m->copies.v[op->index].kind);
+	case GS_OP_GRAPH: return "[CUDA graph]";
 	default: return "[CUDA memset]";
 	}
+}
+
+const char *gs_graph_name(uint32_t graph_id, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "[CUDA graph %u]", graph_id);
+	return buf;
 }
 
 const char *gs_mem_kind_name(unsigned kind)

@@ -1,4 +1,5 @@
-/* gpu_ops.h: the model's kernels, copies and memsets as one list of GPU operations, for the
+/* gpu_ops.h: the model's kernels, copies, memsets and graph launches as one list of GPU
+ * operations, for the
  * reports that treat them alike (cuda_gpu_trace, stream_sum, nvtx_gpu_proj_sum), and the
  * names nsys gives them.
  * Invariants: a list from gs_gpu_ops is sorted by (start, kind, index) and owned by the caller;
@@ -8,14 +9,16 @@
 
 #include "reports.h"
 
-enum gs_op_kind { GS_OP_KERNEL, GS_OP_COPY, GS_OP_MEMSET };
+/* GS_OP_GRAPH: a CUDA graph launch recorded as one (graph-level tracing, the default): its
+ * kernels are not recorded one by one, the launch is the GPU work. */
+enum gs_op_kind { GS_OP_KERNEL, GS_OP_COPY, GS_OP_MEMSET, GS_OP_GRAPH, GS_OP__N };
 
 struct gs_op {
 	uint64_t start, end;
 	int32_t pid;
 	uint32_t device, stream;
 	int32_t api;    /* the launching API call, -1: not recorded */
-	uint32_t index; /* into m->kernels, m->copies or m->memsets, by kind */
+	uint32_t index; /* into m->kernels, m->copies, m->memsets or m->graphs, by kind */
 	uint8_t kind;   /* enum gs_op_kind */
 };
 
@@ -29,8 +32,11 @@ int gs_op_cmp_stream(const void *a, const void *b);
 
 /* "[CUDA memcpy HtoD]" and the other copy kinds, as nsys names memcpy operations. */
 const char *gs_copy_op_name(unsigned kind);
-/* "[CUDA memset]" for memsets, the copy's name for copies, the demangled name for kernels. */
+/* "[CUDA memset]" for memsets, the copy's name for copies, the demangled name for kernels,
+ * "[CUDA graph]" for graph launches (gs_graph_name names the graph). */
 const char *gs_op_name(const struct gs_model *m, const struct gs_op *op);
+/* "[CUDA graph ID]", in buf: a graph launch's name in the reports, by its graph's id. */
+const char *gs_graph_name(uint32_t graph_id, char *buf, size_t cap);
 /* "Pageable", "Pinned", "Device", ... for a CUpti_ActivityMemoryKind (nsys's labels). */
 const char *gs_mem_kind_name(unsigned kind);
 /* The string id of a device's name (0: not recorded); the process's record first. */

@@ -1,7 +1,8 @@
 /* overview.c: the one-screen overview of `gpuscope stats TRACE`. Each section is a small table
  * cut from a report's result (step_sum's summary rows, gpu_util, the top rows of
  * cuda_gpu_kern_sum and nvtx_sum, cuda_gpu_mem_time_sum joined with cuda_gpu_mem_size_sum), so
- * the overview and the reports can never disagree. Of step_sum, cuda_gpu_kern_sum and nvtx_sum
+ * the overview and the reports can never disagree (the top kernels take in cuda_gpu_graph_sum's
+ * rows, when the trace has graph launches recorded as one). Of step_sum, cuda_gpu_kern_sum and nvtx_sum
  * it takes the variants that leave out columns it does not show, and the work only those need:
  * step_sum_gpu sweeps the GPU tables without the API calls, the *_totals make one pass over
  * their table (no medians, no deviations); and step_sum_gpu, gpu_util and the kernel totals
@@ -230,17 +231,53 @@ static void comm_note(const struct gs_model *m, const struct gs_filter *f, const
 	free(c);
 }
 
-static void kernel_section(const struct gs_table *k, struct gs_table *t)
+/* A row of the top-kernel section: a row of cuda_gpu_kern_sum_totals or cuda_gpu_graph_sum */
+struct top_row {
+	const struct gs_table *t;
+	size_t r;
+	int64_t total;
+};
+
+static int cmp_top_row(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+	return (x->total < y->total) - (x->total > y->total);
+}
+
+/* The kernels' top rows; with CUDA graph launches recorded as one (cuda_gpu_graph_sum: their
+ * kernels are in no kernel table), the graphs' rows among them, each row's Time (%) then a
+ * share of the kernels' and graphs' time together: a program that replays graphs shows them. */
+static int kernel_section(const struct gs_model *m, const struct gs_filter *f,
+			  const struct gs_table *k, struct gs_table *t, struct gs_err *err)
 {
 	INIT(t, "kernels", "Top kernels by GPU time", kern_cols);
-	for (size_t r = 0; r < k->nrows && r < GS_OVERVIEW_TOP; r++) {
-		union gs_cell *c = gs_table_row(t);
-		c[0].f = cell(k, r, "Time (%)")->f;
-		c[1].i = cell(k, r, "Total Time (ns)")->i;
-		c[2].i = cell(k, r, "Instances")->i;
-		c[3].i = ns_of(cell(k, r, "Avg (ns)")->f);
-		c[4].s = gs_xstrdup(cell(k, r, "Name")->s);
+	struct gs_table g;
+	if (gs_report_cuda_gpu_graph_sum(m, f, &g, err) < 0)
+		return -1;
+	size_t n = k->nrows + g.nrows;
+	struct top_row *v = gs_xmalloc((n + 1) * sizeof(*v));
+	int64_t all = 0;
+	for (size_t r = 0; r < n; r++) {
+		const struct gs_table *s = r < k->nrows ? k : &g;
+		size_t i = r < k->nrows ? r : r - k->nrows;
+		v[r] = (struct top_row){s, i, cell(s, i, "Total Time (ns)")->i};
+		all += v[r].total;
 	}
+	if (g.nrows) /* stable enough: totals tie rarely, and the kernels' order holds within */
+		qsort(v, n, sizeof(*v), cmp_top_row);
+	for (size_t r = 0; r < n && r < GS_OVERVIEW_TOP; r++) {
+		union gs_cell *c = gs_table_row(t);
+		const struct gs_table *s = v[r].t;
+		c[0].f = g.nrows ? (all ? 100.0 * (double)v[r].total / (double)all : 0.0)
+				 : cell(s, v[r].r, "Time (%)")->f;
+		c[1].i = v[r].total;
+		c[2].i = cell(s, v[r].r, "Instances")->i;
+		c[3].i = ns_of(cell(s, v[r].r, "Avg (ns)")->f);
+		c[4].s = gs_xstrdup(cell(s, v[r].r, "Name")->s);
+	}
+	free(v);
+	gs_table_release(&g);
+	return 0;
 }
 
 static int mem_section(const struct gs_model *m, const struct gs_filter *f, struct gs_table *t,
@@ -327,11 +364,11 @@ int gs_overview(const struct gs_model *m, const struct gs_filter *f,
 	gpu_section(&ut, &sec[2]);
 	counters_note(m, f, &sec[2]);
 	comm_note(m, f, &ut, &sec[2]);
-	kernel_section(&kt, &sec[3]);
+	int rc = kernel_section(m, f, &kt, &sec[3], err);
 	gs_table_release(&st);
 	gs_table_release(&ut);
 	gs_table_release(&kt);
-	if (mem_section(m, f, &sec[4], err) < 0 || nvtx_section(m, f, &sec[5], err) < 0) {
+	if (rc < 0 || mem_section(m, f, &sec[4], err) < 0 || nvtx_section(m, f, &sec[5], err) < 0) {
 		for (int i = 0; i < GS_OVERVIEW_SECTIONS; i++)
 			gs_table_release(&sec[i]);
 		return -1;

@@ -69,6 +69,8 @@ int gs_report_cuda_gpu_kern_gb_sum(const struct gs_model *m, const struct gs_fil
 				   struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_api_sum(const struct gs_model *m, const struct gs_filter *f,
 			   struct gs_table *out, struct gs_err *err);
+int gs_report_cuda_gpu_graph_sum(const struct gs_model *m, const struct gs_filter *f,
+				 struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_mem_time_sum(const struct gs_model *m, const struct gs_filter *f,
 				    struct gs_table *out, struct gs_err *err);
 int gs_report_cuda_gpu_mem_size_sum(const struct gs_model *m, const struct gs_filter *f,

@@ -1,6 +1,7 @@
 /* stream_sum.c: GPU work per CUDA stream, and how much of it ran alongside other streams.
  * One row per process, device and stream:
- *   Kernels, Memcpys, Memsets  the operations on the stream;
+ *   Kernels, Memcpys, Memsets, Graphs  the operations on the stream (Graphs: CUDA graph
+ *                    launches recorded one record per launch, --cuda-graph-trace=graph);
  *   Busy (ns)        the length of the union of their intervals (overlapping operations of the
  *                    stream count once);
  *   Wall (ns), Busy (%)  the session (from the start of `gpuscope profile` to the program's
@@ -20,14 +21,14 @@
 static const struct gs_column cols[] = {
 	{"PID", GS_COL_INT},           {"Device", GS_COL_INT},         {"Stream", GS_COL_INT},
 	{"Kernels", GS_COL_INT},       {"Memcpys", GS_COL_INT},        {"Memsets", GS_COL_INT},
-	{"Busy (ns)", GS_COL_INT},     {"Wall (ns)", GS_COL_INT},      {"Busy (%)", GS_COL_PCT},
+	{"Graphs", GS_COL_INT},        {"Busy (ns)", GS_COL_INT},     {"Wall (ns)", GS_COL_INT},      {"Busy (%)", GS_COL_PCT},
 	{"Concurrent (ns)", GS_COL_INT}, {"Concurrent (%)", GS_COL_PCT},
 };
 
 struct stream {
 	int32_t pid;
 	uint32_t device, stream;
-	uint64_t n[3]; /* by enum gs_op_kind */
+	uint64_t n[GS_OP__N]; /* by enum gs_op_kind */
 	uint64_t busy, conc, snap, last_end;
 };
 
@@ -143,11 +144,12 @@ int gs_report_stream_sum(const struct gs_model *m, const struct gs_filter *f, st
 			c[3].i = (int64_t)x->n[GS_OP_KERNEL];
 			c[4].i = (int64_t)x->n[GS_OP_COPY];
 			c[5].i = (int64_t)x->n[GS_OP_MEMSET];
-			c[6].i = (int64_t)x->busy;
-			c[7].i = (int64_t)wall;
-			c[8].f = wall ? 100.0 * (double)x->busy / (double)wall : 0.0;
-			c[9].i = (int64_t)x->conc;
-			c[10].f = x->busy ? 100.0 * (double)x->conc / (double)x->busy : 0.0;
+			c[6].i = (int64_t)x->n[GS_OP_GRAPH];
+			c[7].i = (int64_t)x->busy;
+			c[8].i = (int64_t)wall;
+			c[9].f = wall ? 100.0 * (double)x->busy / (double)wall : 0.0;
+			c[10].i = (int64_t)x->conc;
+			c[11].f = x->busy ? 100.0 * (double)x->conc / (double)x->busy : 0.0;
 		}
 	}
 	free(st.v);

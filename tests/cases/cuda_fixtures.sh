@@ -220,10 +220,13 @@ eq "kern_gb_sum: shape columns" "5,1 1 1,1 1 1,spin_kernel(unsigned long long)" 
 # cuda_gpu_trace, cuda_api_trace, cuda_kern_exec_sum, cuda_kern_exec_trace, nvtx_gpu_proj_sum and _trace, launch_sum, stream_sum,
 # memory_sum and memory_timeline on the three fixtures, against a second implementation of each
 # (in Python, from the reports' definitions) over the dump's records
-for c in copies spin resnet50; do
-	$GS dump --format jsonl "$D/cuda_$c.gst" >"$T/rr_$c.jsonl" 2>/dev/null
+# (graph: CUDA graph launches recorded as one, in cuda_gpu_trace and stream_sum)
+for c in copies spin resnet50 graph; do
+	f=$D/cuda_$c.gst
+	[ $c = graph ] && f=$D/cuda/graph.gst
+	$GS dump --format jsonl "$f" >"$T/rr_$c.jsonl" 2>/dev/null
 	for r in cuda_gpu_trace cuda_api_trace cuda_kern_exec_sum cuda_kern_exec_trace nvtx_gpu_proj_sum nvtx_gpu_proj_trace launch_sum stream_sum memory_sum memory_timeline; do
-		$GS stats -r $r --format json -o "$T/rr_$c.$r.json" "$D/cuda_$c.gst" 2>/dev/null
+		$GS stats -r $r --format json -o "$T/rr_$c.$r.json" "$f" 2>/dev/null
 		out=$(python3 "$ROOT/tests/cases/reports_ref.py" $r "$T/rr_$c.jsonl" "$T/rr_$c.$r.json" 2>&1)
 		eq "$r on $c: as the reference implementation" match "$(printf '%s\n' "$out" | grep -v '^totals')"
 	done
@@ -318,8 +321,8 @@ eq "nvtx_gpu_proj_sum: :measure 1 instance, :iteration 3, 720 GPU ops each" ":me
 eq "nvtx_gpu_proj_sum --device 0: both ranges projected" ":measure :iteration" \
 	"$($GS stats -r nvtx_gpu_proj_sum --format csv --device 0 "$D/cuda_resnet50.gst" | tail -n +2 | cut -d, -f1 | sort -r | tr '\n' ' ' | sed 's/ $//')"
 has "launch_sum: totals in the note" "1763 launches: 1191 short kernels" "$($GS stats -r launch_sum "$D/cuda_resnet50.gst")"
-eq "stream_sum --time clips as gpu_util" "2,0,0,2785378,3000000,92.8" \
-	"$($GS stats -r stream_sum --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f4-9)"
+eq "stream_sum --time clips as gpu_util" "2,0,0,0,2785378,3000000,92.8" \
+	"$($GS stats -r stream_sum --format csv --time 234ms:237ms "$D/cuda_spin.gst" | tail -1 | cut -d, -f4-10)"
 eq "memory_sum: pinned and device memory, all freed" "736,0,Pinned,3,3,12.000,12.000,380900373,0.000|736,0,Device,2,2,13.000,13.000,374353745,0.000" \
 	"$($GS stats -r memory_sum --format csv "$D/cuda_copies.gst" | tail -n +2 | paste -sd'|')"
 eq "memory_sum --time: the level in use when the window opens counts" "736,0,Pinned,1,0,6.000,12.000,380900373,12.000|736,0,Device,0,0,0.000,13.000,380000000,13.000" \
@@ -561,3 +564,29 @@ for bad in nvtx_sum:base cuda_gpu_kern_sum:foo cuda_gpu_kern_sum:base:mangled nv
 	$GS stats -r "$bad" "$D/cuda_spin.gst" >/dev/null 2>"$T/ra.err"
 	eq "-r $bad: a usage error naming the report" "2 1" "$? $(grep -c "report ${bad%%:*}" "$T/ra.err")"
 done
+
+# CUDA graph launches recorded as one (--cuda-graph-trace=graph, the default): their kernels are
+# in no kernel table, so the graphs are GPU work of their own in the reports. graph.gst: 100
+# launches of graph 2 (268,129 ns); decode_graph.gst: an LLM decode loop replaying its step's
+# CUDA graph once a token (tests/gpu/decode_llm.py graph, on an H100), 576 replays, 96% of the
+# GPU time, which the overview's top list must show
+eq "cuda_gpu_graph_sum on graph.gst: one row per graph, total and count" "268129,100,[CUDA graph 2]" \
+	"$($GS stats -r cuda_gpu_graph_sum --format csv "$D/cuda/graph.gst" | tail -1 | cut -d, -f3,2,9)"
+eq "cuda_gpu_sum on graph.gst: the graph in category CUDA_GRAPH, the copy beside it" \
+	"CUDA_GRAPH [CUDA graph 2] 100|MEMORY_OPER [CUDA memcpy DtoH] 1" \
+	"$($GS stats -r cuda_gpu_sum --format json "$D/cuda/graph.gst" | python3 -c '
+import json, sys
+print("|".join("%s %s %d" % (r["Category"], r["Operation"], r["Instances"]) for r in json.load(sys.stdin)["rows"]))')"
+eq "stats overview of decode_graph.gst: the graph replays top the GPU work, a share of kernels and graphs" \
+	"[CUDA graph 2] 576 301117846 96.4 96.4" \
+	"$($GS stats --format json "$D/decode_graph.gst" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["kernels"]["rows"][0]
+print(r["Name"], r["Instances"], r["Total Time (ns)"], r["Time (%)"], end=" ")')$($GS stats -r cuda_gpu_kern_sum,cuda_gpu_graph_sum --format json "$D/decode_graph.gst" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t = [sum(r["Total Time (ns)"] for r in d[k]["rows"]) for k in ("cuda_gpu_kern_sum", "cuda_gpu_graph_sum")]
+print("%.1f" % (100.0 * d["cuda_gpu_graph_sum"]["rows"][0]["Total Time (ns)"] / sum(t)))')"
+eq "stats overview without graphs: Time (%) as cuda_gpu_kern_sum's" \
+	"$($GS stats -r cuda_gpu_kern_sum --format csv "$D/cuda_resnet50.gst" | sed -n 2p | cut -d, -f1)" \
+	"$($GS stats --format json "$D/cuda_resnet50.gst" | python3 -c 'import json, sys; print(json.load(sys.stdin)["kernels"]["rows"][0]["Time (%)"])')"

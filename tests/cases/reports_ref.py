@@ -14,7 +14,7 @@ report, dump_path, stats_path = sys.argv[1:4]
 got = json.load(open(stats_path))["rows"]
 
 # --- the records, each with its process (a cupti_raw chunk names the pid of what follows)
-kernels, copies, sets, apis, memops, ranges = [], [], [], [], [], []
+kernels, copies, sets, graphs, apis, memops, ranges = [], [], [], [], [], [], []
 start_mono = end_mono = None
 pid = None
 for line in open(dump_path):
@@ -32,10 +32,10 @@ for line in open(dump_path):
         k = r["cuda"]
         if "dur" in r:
             r["end"] = r["start"] + r["dur"]
-        {"kernel": kernels, "memcpy": copies, "memset": sets, "runtime_api": apis,
+        {"kernel": kernels, "memcpy": copies, "memset": sets, "graph": graphs, "runtime_api": apis,
          "driver_api": apis, "alloc": memops, "free": memops}.get(k, []).append(r)
 api_of = {(a["pid"], a["correlation"]): a for a in apis}
-ops = kernels + copies + sets
+ops = kernels + copies + sets + graphs  # graphs: launches recorded as one
 
 
 def kind_label(s):  # "device_static" -> "Device Static"
@@ -47,6 +47,8 @@ def op_name(o):
         return "[CUDA memcpy %s]" % o["kind"]
     if o["cuda"] == "memset":
         return "[CUDA memset]"
+    if o["cuda"] == "graph":
+        return "[CUDA graph %d]" % o["graph"]
     return None  # kernels: demangled by gpuscope; compared without their names
 
 
@@ -104,12 +106,14 @@ def expect(name, want, have):
 
 if report == "cuda_gpu_trace":
     want = []
-    for o in sorted(ops, key=lambda o: (o["start"], ["kernel", "memcpy", "memset"].index(o["cuda"]))):
+    for o in sorted(ops, key=lambda o: (o["start"], ["kernel", "memcpy", "memset", "graph"].index(o["cuda"]))):
         row = [o["start"] - start_mono, o["dur"], o["correlation"], o["stream"], op_name(o)]
         if o["cuda"] == "kernel":
             row += o["grid"] + o["block"] + [o["registers"], None, None, None]
         elif o["cuda"] == "memcpy":
             row += [None] * 7 + ["%.3f" % (o["bytes"] / 1e6), kind_label(o["src"]), kind_label(o["dst"])]
+        elif o["cuda"] == "graph":
+            row += [None] * 10
         else:
             row += [None] * 7 + ["%.3f" % (o["bytes"] / 1e6), None, kind_label(o["memory"])]
         want.append(row)
@@ -339,9 +343,9 @@ elif report == "stream_sum":
                 busy += b - a
                 if any(x <= a and b <= y for x, y in others):
                     conc += b - a
-        n = [sum(1 for o in per[s] if o["cuda"] == k) for k in ("kernel", "memcpy", "memset")]
+        n = [sum(1 for o in per[s] if o["cuda"] == k) for k in ("kernel", "memcpy", "memset", "graph")]
         want.append([*s, *n, busy, wall, conc])
-    have = [[g[c] for c in ("PID", "Device", "Stream", "Kernels", "Memcpys", "Memsets", "Busy (ns)",
+    have = [[g[c] for c in ("PID", "Device", "Stream", "Kernels", "Memcpys", "Memsets", "Graphs", "Busy (ns)",
                             "Wall (ns)", "Concurrent (ns)")] for g in got]
     expect("rows", want, have)
 
