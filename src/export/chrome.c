@@ -9,6 +9,9 @@
  *   kernels, copies,  -> X on pid = device, tid = stream, cat kernel / gpu_memcpy / gpu_memset,
  *   memsets              Kineto's names and args; an ac2g flow (s at the call, f with bp e at
  *                        the operation, id = correlation) for each one whose call was recorded
+ *   graph launches    -> as kernels (the GPU work of a graph recorded as one launch, whose own
+ *                        kernels are not recorded), named "[CUDA graph ID]", args graph id and
+ *                        "graph launch": 1 (gpuscope's importer reads them back as launches)
  *   synchronizations  -> X, cat cuda_sync, on the stream's row
  *   memory operations -> "[memory]" instants, cat cpu_instant_event
  *   marks             -> instants, cat cpu_instant_event
@@ -406,6 +409,28 @@ static void kernels(struct cx *x)
 	free(km);
 }
 
+static void graphs(struct cx *x)
+{
+	const struct gs_model *m = x->m;
+	char name[40];
+	for (size_t i = 0; i < m->graphs.n; i++) {
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		if (!gs_filter_keep(m, x->f, g->pid, g->device, g->start))
+			continue;
+		note_row(x, g->device, g->stream);
+		ev_begin(x, "X", "kernel", gs_graph_name(g->graph_id, name, sizeof(name)));
+		ev_where(x, g->device, (int32_t)g->stream, g->start);
+		ev_dur(x, g->start, g->end);
+		int first = 1;
+		gpu_head(x, g->api, g->device, g->context, g->stream, g->correlation, &first);
+		arg_u(x, "graph id", g->graph_id, &first);
+		arg_u(x, "graph launch", 1, &first);
+		args_end(x, first);
+		ev_end(x);
+		flow(x, g->api, g->device, g->stream, g->start);
+	}
+}
+
 static const char *const copy_dirs[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
 					"AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
 
@@ -704,6 +729,7 @@ int gs_export_chrome(const struct gs_model *m, const struct gs_filter *f, const 
 	ranges(&x);
 	apis(&x);
 	kernels(&x);
+	graphs(&x);
 	copies(&x);
 	memsets(&x);
 	syncs(&x);

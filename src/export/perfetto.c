@@ -6,8 +6,9 @@
  * - per process a process track; per CPU thread a thread track under it holding the thread's
  *   push/pop ranges and CUDA API calls as nested slices; start/end ranges on lanes under the
  *   process (they may overlap);
- * - per device a track, under it a track per (process, stream) holding kernels, copies and
- *   memsets as slices with debug annotations (grid, block, bytes, correlation); a kernel
+ * - per device a track, under it a track per (process, stream) holding kernels, copies,
+ *   memsets and graph launches recorded as one ("[CUDA graph ID]") as slices with debug
+ *   annotations (grid, block, bytes, correlation); a kernel
  *   launch measured by --kernel-metrics also carries the pairs of gs_kmetrics_args (the
  *   Chrome export's args), named inline, numbers as doubles;
  * - OS runtime calls (--trace osrt) as slices on their thread's track, with its ranges and calls;
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/gpu_ops.h"
 #include "../analysis/kmetrics.h"
 #include "../analysis/order.h"
 #include "../format/gst.h"
@@ -202,7 +204,8 @@ struct px {
 };
 
 /* The interning keys of names that are not model strings. */
-enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3, NAME_OSRT = 4, NAME_OVERHEAD = 5 };
+enum { NAME_STR = 0, NAME_API = 1, NAME_COPY = 2, NAME_MEMSET = 3, NAME_OSRT = 4, NAME_OVERHEAD = 5,
+       NAME_GRAPH = 6 };
 
 static void begin_packet(struct px *x, uint64_t ts)
 {
@@ -911,7 +914,8 @@ static void samples_side(struct px *x)
 	gs_u64map_release(&st.cs);
 }
 
-/* ---- GPU side: kernels, copies, memsets merged by start; busy and memory counters ---- */
+/* ---- GPU side: kernels, copies, memsets, graph launches merged by start; busy and memory
+ * counters ---- */
 
 static char *put_dec(char *p, int32_t v)
 {
@@ -999,6 +1003,7 @@ static void put_op(struct px *x, int kind, size_t i)
 	int32_t pid, api;
 	uint32_t device, stream;
 	const char *name;
+	char gname[40];
 	const uint8_t *pre = NULL;
 	size_t npre = 0;
 	if (kind == 0) {
@@ -1037,6 +1042,14 @@ static void put_op(struct px *x, int kind, size_t i)
 		name = c->kind < sizeof(n) / sizeof(n[0]) ? n[c->kind] : n[0];
 		an[nan++] = (struct annot){AN_BYTES, NULL, c->bytes};
 		an[nan++] = (struct annot){AN_CORRELATION, NULL, c->correlation};
+	} else if (kind == 3) { /* a graph launch recorded as one: its kernels are not recorded */
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		start = g->start, end = g->end, pid = g->pid;
+		device = g->device, stream = g->stream;
+		api = g->api;
+		key = (uint64_t)NAME_GRAPH << 32 | g->graph_id;
+		name = gs_graph_name(g->graph_id, gname, sizeof(gname));
+		an[nan++] = (struct annot){AN_CORRELATION, NULL, g->correlation};
 	} else {
 		const struct gs_memset *s = &m->memsets.v[i];
 		start = s->start, end = s->end, pid = s->pid;
@@ -1068,17 +1081,18 @@ static void put_op(struct px *x, int kind, size_t i)
 static void gpu_side(struct px *x)
 {
 	const struct gs_model *m = x->m;
-	struct gs_cursor cur[3];
+	struct gs_cursor cur[4];
 	GS_CURSOR_INIT(&cur[0], m->kernels);
 	GS_CURSOR_INIT(&cur[1], m->copies);
 	GS_CURSOR_INIT(&cur[2], m->memsets);
-	for (int u = 0; u < 3; u++)
+	GS_CURSOR_INIT(&cur[3], m->graphs);
+	for (int u = 0; u < 4; u++)
 		if (!gs_cursor_check(&cur[u]))
 			gs_cursor_sort(&cur[u]);
 	for (;;) {
 		int t = -1;
 		uint64_t best = 0;
-		for (int u = 0; u < 3; u++) {
+		for (int u = 0; u < 4; u++) {
 			if (cur[u].i >= cur[u].n)
 				continue;
 			uint64_t h = gs_cursor_start(&cur[u]);
@@ -1091,7 +1105,7 @@ static void gpu_side(struct px *x)
 		gs_cursor_next(&cur[t]);
 		put_op(x, t, i);
 	}
-	for (int u = 0; u < 3; u++)
+	for (int u = 0; u < 4; u++)
 		gs_cursor_release(&cur[u]);
 	for (int d = 0; d < 256; d++)
 		if (x->busy_until[d])
@@ -1185,6 +1199,7 @@ static void mark_launches(struct px *x)
 	MARK(kernels)
 	MARK(copies)
 	MARK(memsets)
+	MARK(graphs)
 #undef MARK
 }
 

@@ -1,6 +1,6 @@
 /* sqlite.c: the model as an SQLite database in nsys's export schema (gpuscope export --type
  * sqlite), so that queries written for `nsys export --type sqlite` run on it: StringIds,
- * CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _RUNTIME, NVTX_EVENTS, OSRT_API, CPU samples
+ * CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE, _RUNTIME, NVTX_EVENTS, OSRT_API, CPU samples
  * (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS), PROFILER_OVERHEAD (CUPTI's overhead records), TARGET_INFO_GPU, ThreadNames, META_DATA_EXPORT and the ENUM_* tables those reference, with nsys's column
  * names and enum values (a subset of each table's columns: those the model has; the others
  * NULL).
@@ -44,6 +44,7 @@ enum {
 	T_CUPTI_ACTIVITY_KIND_KERNEL,
 	T_CUPTI_ACTIVITY_KIND_MEMCPY,
 	T_CUPTI_ACTIVITY_KIND_MEMSET,
+	T_CUPTI_ACTIVITY_KIND_GRAPH_TRACE,
 	T_CUPTI_ACTIVITY_KIND_RUNTIME,
 	T_NVTX_EVENTS,
 	T_OSRT_API,
@@ -117,6 +118,11 @@ static const char *const create[T__N] = {
 		"greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, "
 		"globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId "
 		"INTEGER, memKind INTEGER)",
+	[T_CUPTI_ACTIVITY_KIND_GRAPH_TRACE] =
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER "
+		"NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, "
+		"greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, "
+		"globalPid INTEGER, graphId INTEGER NOT NULL, graphExecId INTEGER)",
 	[T_CUPTI_ACTIVITY_KIND_RUNTIME] =
 		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER "
 		"NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId "
@@ -414,6 +420,25 @@ static void memsets(struct sx *x)
 	}
 }
 
+/* CUPTI_ACTIVITY_KIND_GRAPH_TRACE: a CUDA graph launch recorded as one (its kernels are in no
+ * kernel row), as nsys writes graph-level tracing; graphExecId is not recorded */
+static void graphs(struct sx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_sqlf_table *t = x->t[T_CUPTI_ACTIVITY_KIND_GRAPH_TRACE];
+	for (size_t i = 0; i < m->graphs.n; i++) {
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		if (!gs_filter_keep(m, x->f, g->pid, g->device, g->start))
+			continue;
+		gs_sqlf_row(t);
+		/* start, end, deviceId, contextId, greenContextId, streamId, correlationId,
+		 * globalPid, graphId, graphExecId */
+		I(g->start), I(g->end), I(g->device), I(g->context), N(), I(g->stream);
+		I(g->correlation), I(gpid(g->pid)), I(g->graph_id), N();
+		row(x, T_CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+	}
+}
+
 static void chain_frame(struct sx *x, int tab, int64_t id, uint32_t frame, uint32_t depth);
 
 /* CUPTI_ACTIVITY_KIND_RUNTIME, one row per recorded call; a call recorded with its stack
@@ -700,6 +725,8 @@ static void fill(struct sx *x)
 	for (int i = 0; i < T__N; i++) {
 		if (i == T_KERNEL_METRICS && !m->kmetrics.n)
 			continue; /* gpuscope's own table: only in the export of a trace that has them */
+		if (i == T_CUPTI_ACTIVITY_KIND_GRAPH_TRACE && !m->graphs.n)
+			continue; /* as nsys: only where graph launches were recorded as one */
 		const char *name = create[i] + strlen("CREATE TABLE ");
 		char buf[64];
 		size_t n = (size_t)(strchr(name, ' ') - name);
@@ -738,6 +765,7 @@ static void fill(struct sx *x)
 	kmetrics(x);
 	copies(x);
 	memsets(x);
+	graphs(x);
 	apis(x);
 	nvtx(x);
 	osrt(x);

@@ -20,7 +20,7 @@
 
 const char *const gs_export_tables[] = {
 	"processes", "threads",  "devices", "streams",	   "ranges",	 "api_calls",
-	"kernels",   "copies",	 "memsets", "syncs",	   "memory_ops", "marks",
+	"kernels",   "copies",	 "memsets", "graph_launches", "syncs", "memory_ops", "marks",
 	"gpu_metrics", "overheads",
 };
 const size_t gs_export_ntables = sizeof(gs_export_tables) / sizeof(gs_export_tables[0]);
@@ -397,6 +397,32 @@ static const char *const memsets_cols[] = {
 	"index", "pid", "device", "context", "stream", "correlation", "mem_kind", "bytes", "value",
 	"async", SPAN_COLS, "api", NULL};
 
+/* CUDA graph launches recorded as one (--cuda-graph-trace=graph): their kernels are in no
+ * row of kernels */
+static void t_graphs(struct tw *w)
+{
+	const struct gs_model *m = w->m;
+	for (size_t i = 0; i < m->graphs.n; i++) {
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		if (!gs_filter_keep(m, w->f, g->pid, g->device, g->start))
+			continue;
+		row(w);
+		c_u(w, i);
+		c_i(w, g->pid);
+		c_u(w, g->device);
+		c_u(w, g->context);
+		c_u(w, g->stream);
+		c_u(w, g->correlation);
+		c_u(w, g->graph_id);
+		c_span(w, g->start, g->end);
+		c_link(w, g->api);
+		row_end(w);
+	}
+}
+static const char *const graphs_cols[] = {
+	"index", "pid", "device", "context", "stream", "correlation", "graph_id", SPAN_COLS, "api",
+	NULL};
+
 /* The device of a synchronization: its context's (the record names no device). */
 static int64_t sync_device(const struct gs_model *m, const struct gs_sync *s)
 {
@@ -541,7 +567,7 @@ static const struct {
 	{t_processes, processes_cols}, {t_threads, threads_cols}, {t_devices, devices_cols},
 	{t_streams, streams_cols},     {t_ranges, ranges_cols},   {t_apis, apis_cols},
 	{t_kernels, kernels_cols},     {t_copies, copies_cols},   {t_memsets, memsets_cols},
-	{t_syncs, syncs_cols},	       {t_memops, memops_cols},   {t_marks, marks_cols},
+	{t_graphs, graphs_cols},       {t_syncs, syncs_cols},	       {t_memops, memops_cols},   {t_marks, marks_cols},
 	{t_gpu_metrics, gpu_metrics_cols}, {t_overheads, overheads_cols},
 };
 _Static_assert(sizeof(tables) / sizeof(tables[0]) == sizeof(gs_export_tables) / sizeof(gs_export_tables[0]),

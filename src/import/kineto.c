@@ -61,7 +61,7 @@ static const struct name_tab cats[] = {
 /* args keys read; the rest are skipped */
 enum arg {
 	A_CORR, A_DEVICE, A_CONTEXT, A_STREAM, A_REGS, A_SMEM, A_BYTES, A_CBID, A_MBYTES, A_ADDR,
-	A_DEVID, A_DEVTYPE, A_GRAPH, A_FROMDEV, A_TODEV, A_EVENT, A__N,
+	A_DEVID, A_DEVTYPE, A_GRAPH, A_FROMDEV, A_TODEV, A_EVENT, A_GLAUNCH, A__N,
 	A_GRID = 32, A_BLOCK, A_NAME,
 };
 static const struct name_tab args[] = {
@@ -70,7 +70,7 @@ static const struct name_tab args[] = {
 	{"cbid", A_CBID}, {"Bytes", A_MBYTES}, {"Addr", A_ADDR}, {"Device Id", A_DEVID},
 	{"Device Type", A_DEVTYPE}, {"graph id", A_GRAPH}, {"fromDevice", A_FROMDEV},
 	{"toDevice", A_TODEV}, {"wait_on_cuda_event_id", A_EVENT}, {"grid", A_GRID},
-	{"block", A_BLOCK}, {"name", A_NAME},
+	{"block", A_BLOCK}, {"name", A_NAME}, {"graph launch", A_GLAUNCH},
 };
 
 struct ev {
@@ -621,6 +621,16 @@ static void complete(struct imp *k, const struct ev *e, uint64_t off)
 		break;
 	}
 	case C_KERNEL: {
+		if (u32(e, A_GLAUNCH, 0)) { /* gpuscope's export of a graph launch recorded as one */
+			struct gs_graph_launch g = {.start = start, .end = end, .pid = pid,
+						    .device = u32(e, A_DEVICE, (uint32_t)pid) & 0xFF,
+						    .context = u32(e, A_CONTEXT, 0) & 0xFFFFFF,
+						    .stream = u32(e, A_STREAM, (uint32_t)tid),
+						    .correlation = corr, .graph_id = u32(e, A_GRAPH, 0),
+						    .api = -1};
+			GS_VEC_PUSH(&m->graphs, g);
+			break;
+		}
 		struct gs_kshape s = {.name = e->name, .dname = e->name,
 				      .registers = u32(e, A_REGS, 0), .static_smem = u32(e, A_SMEM, 0),
 				      .graph_id = u32(e, A_GRAPH, 0)};
@@ -1060,6 +1070,8 @@ static void gpu_pids(struct imp *k)
 		OWNER(m->copies.v[i]);
 	for (size_t i = 0; i < m->memsets.n; i++)
 		OWNER(m->memsets.v[i]);
+	for (size_t i = 0; i < m->graphs.n; i++)
+		OWNER(m->graphs.v[i]);
 	for (size_t i = 0; i < m->syncs.n; i++)
 		OWNER(m->syncs.v[i]);
 #undef OWNER

@@ -7,7 +7,7 @@ E=$T/export # a folder of its own: other cases write into $T too
 mkdir -p "$E"
 K=$ROOT/tests/data/kineto
 D=$ROOT/tests/data
-R=cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum,cuda_gpu_mem_size_sum
+R=cuda_gpu_kern_sum,cuda_gpu_graph_sum,cuda_api_sum,nvtx_sum,cuda_gpu_mem_size_sum
 
 # Round trip: the reports of the export equal those of the trace (exact, every row). What the
 # Kineto layout cannot say is not in these traces' reports: NVTX domains other than the
@@ -99,7 +99,7 @@ $GS export -t csv -o "$E/hand-dev1" --device 1 "$K/hand.json" 2>/dev/null; eq "e
 eq "export --device 1: nothing written" no "$([ -e "$E/hand-dev1" ] && echo yes || echo no)"
 
 # csv and json tables: a row per record (gpuscope info's counts) and exact values
-for f in "$D/cuda/copies.gst" "$D/cuda/streams.gst" "$K/hand.json"; do
+for f in "$D/cuda/copies.gst" "$D/cuda/streams.gst" "$D/cuda/graph.gst" "$K/hand.json"; do
 	b=$(basename "$f")
 	$GS export -t csv -o "$E/$b-csv" "$f"
 	eq "export $b: csv exit 0" 0 $?
@@ -111,6 +111,7 @@ c, j, info = sys.argv[1], sys.argv[2], sys.argv[3]
 def count(label):
     return int(re.search(r"^  %s +(\d+)" % re.escape(label), info, re.M).group(1))
 want = {"kernels": count("cuda kernels"), "copies": count("cuda memcpy"), "memsets": count("cuda memset"),
+        "graph_launches": count("cuda graph launches"),
         "api_calls": count("cuda api calls"), "syncs": count("cuda synchronizations"),
         "memory_ops": count("device memory operations"), "marks": count("nvtx marks"),
         "ranges": count("nvtx ranges (push/pop)") + count("nvtx ranges (start/end)") + count("nvtx ranges never ended")}

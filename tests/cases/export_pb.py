@@ -2,7 +2,8 @@
 """export_pb.py GS TRACE OUT.pftrace: read a Perfetto trace written by gpuscope back by hand
 (the protobuf wire format: varints and length-delimited fields, Perfetto's field numbers) and
 check its slices against `gpuscope stats` on the same trace: per name, the count and summed
-duration of kernels (cuda_gpu_kern_sum), copies and memsets (cuda_gpu_mem_time_sum), CUDA API
+duration of kernels (cuda_gpu_kern_sum), graph launches (cuda_gpu_graph_sum), copies and
+memsets (cuda_gpu_mem_time_sum), CUDA API
 calls (cuda_api_sum), ranges (nvtx_sum) and CUPTI's overhead records (gpuscope dump). Every SLICE_END must close an open slice of its
 track, but for ranges never ended (left open). Prints the number of checks and of ranges left
 open; exit 1 on the first mismatch.
@@ -130,12 +131,12 @@ def read(path):
 def main():
     gs, trace, out = sys.argv[1:4]
     got, never_ended, self_, total, begins = read(out)
-    st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,'
+    st = json.loads(subprocess.run([gs, 'stats', '-r', 'cuda_gpu_kern_sum,cuda_gpu_graph_sum,cuda_gpu_mem_time_sum,'
                                     'cuda_api_sum,nvtx_sum,osrt_sum,osrt_stack_sum,cuda_api_stack_sum,cpu_sample_sum', '--format',
                                     'json', trace],
                                    check=True, capture_output=True, text=True).stdout)
     want = collections.defaultdict(lambda: [0, 0])
-    for r in st['cuda_gpu_kern_sum']['rows']:
+    for r in st['cuda_gpu_kern_sum']['rows'] + st['cuda_gpu_graph_sum']['rows']:
         want[(True, r['Name'])] = [r['Instances'], r['Total Time (ns)']]
     for r in st['cuda_gpu_mem_time_sum']['rows']:
         want[(True, r['Operation'])] = [r['Count'], r['Total Time (ns)']]

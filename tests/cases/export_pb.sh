@@ -38,7 +38,7 @@ if command -v protoc >/dev/null 2>&1; then
 	has "export perfetto train: memory counter" 'name: "GPU 0 memory in use (bytes)"' "$d"
 fi
 for f in "$K" "$ROOT"/tests/data/cuda/*.gst "$ROOT"/tests/data/crash_segv.gst "$ROOT"/tests/data/host_*.gst \
-	"$ROOT"/tests/data/item_sync.gst "$ROOT"/tests/data/examples/input_bound.gst; do
+	"$ROOT"/tests/data/item_sync.gst "$ROOT"/tests/data/examples/input_bound.gst "$ROOT"/tests/data/decode_graph.gst; do
 	c=$(basename "$f")
 	if ! "$X" perfetto "$f" "$T/x.pftrace" 2>"$T/x.err"; then
 		bad "export perfetto $c" "$(cat "$T/x.err")"; continue

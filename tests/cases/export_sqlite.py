@@ -2,7 +2,8 @@
 """export_sqlite.py GS TRACE OUT.sqlite: run nsys-style queries on a database written by
 gpuscope's SQLite exporter and compare them with `gpuscope stats` on the same trace: the kernel
 summary (COUNT and SUM of durations per shortName and per demangledName, names through
-StringIds) against cuda_gpu_kern_sum, and memory operations by size (copies by copyKind joined
+StringIds) against cuda_gpu_kern_sum, graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE, per
+graphId) against cuda_gpu_graph_sum, and memory operations by size (copies by copyKind joined
 to ENUM_CUDA_MEMCPY_OPER, and memsets) against cuda_gpu_mem_size_sum; first, SQLite's own
 PRAGMA integrity_check on the file (gpuscope writes the file format itself) and the column
 names of every table. Prints the number of checks; exit 1 on the first mismatch."""
@@ -10,7 +11,7 @@ import collections, json, re, sqlite3, subprocess, sys
 
 gs, trace, out = sys.argv[1:4]
 st = json.loads(subprocess.run([gs, 'stats', '-r',
-                                'cuda_gpu_kern_sum,cuda_gpu_mem_size_sum,osrt_sum,osrt_stack_sum,cuda_api_stack_sum,'
+                                'cuda_gpu_kern_sum,cuda_gpu_graph_sum,cuda_gpu_mem_size_sum,osrt_sum,osrt_stack_sum,cuda_api_stack_sum,'
                                 'cpu_sample_sum',
                                 '--format', 'json', trace],
                                check=True, capture_output=True, text=True).stdout)
@@ -36,8 +37,19 @@ same('tables', sorted(['StringIds', 'META_DATA_EXPORT', 'ENUM_CUDA_MEMCPY_OPER',
                        'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
                        'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS',
                        'OSRT_API', 'OSRT_CALLCHAINS', 'COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS',
-                       'CUDA_CALLCHAINS', 'TARGET_INFO_GPU_METRICS', 'GPU_METRICS']),
+                       'CUDA_CALLCHAINS', 'TARGET_INFO_GPU_METRICS', 'GPU_METRICS'] +
+                      # as nsys: only where graph launches were recorded as one
+                      ['CUPTI_ACTIVITY_KIND_GRAPH_TRACE'] * bool(st['cuda_gpu_graph_sum']['rows'])),
      sorted(cols))
+graphs = st['cuda_gpu_graph_sum']['rows']
+if graphs:
+    same('graph trace columns', 'start end deviceId contextId greenContextId streamId correlationId '
+         'globalPid graphId graphExecId', ' '.join(cols['CUPTI_ACTIVITY_KIND_GRAPH_TRACE']))
+    same('graph launches per graph',
+         sorted((r['Name'], r['Instances'], r['Total Time (ns)']) for r in graphs),
+         sorted(('[CUDA graph %d]' % g, n, t) for g, n, t in db.execute(
+             'SELECT graphId, COUNT(*), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE '
+             'GROUP BY graphId')))
 same('kernel columns', 'start end deviceId contextId greenContextId streamId correlationId '
      'globalPid demangledName shortName mangledName launchType cacheConfig registersPerThread '
      'gridX gridY gridZ blockX blockY blockZ staticSharedMemory dynamicSharedMemory '
