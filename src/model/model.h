@@ -594,8 +594,10 @@ struct gs_repeat {
 	uint64_t ns, count;
 };
 /* The names whose ended ranges (of process pid; of every process when pid is 0) number two or
- * more, all on one thread, none overlapping another, leaving out PyTorch operators (aten::...),
- * its autograd engine's ranges (autograd::...) and Python functions (domain "python"): an
+ * more, all on one thread, none overlapping another, leaving out names qualified C++-style
+ * (PyTorch's operators aten::..., its autograd engine's autograd::..., c10d::..., the ranges
+ * that CUB and Thrust open in domain CCCL, cub::DeviceScan::InclusiveScan: a library's calls,
+ * which a user's iteration range never is) and Python functions (domain "python"): an
  * iteration's range, what `--step NAME` could take.
  * One pass, in the ranges' order, sorted or in chunk order (GS_LOAD_RANGES_UNSORTED): ranges
  * of one name that do not overlap are in start order either way. Returns how many; *out

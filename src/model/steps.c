@@ -178,8 +178,8 @@ size_t gs_model_repeats(const struct gs_model *m, int32_t pid, struct gs_repeat 
 	for (size_t i = 0; i < v.n; i++) {
 		const struct name_state *s = &v.v[i];
 		const char *name = gs_model_str(m, s->r.name);
-		if (s->bad || s->r.count < 2 || !strncmp(name, "aten::", 6) ||
-		    !strncmp(name, "autograd::", 10) || !strcmp(gs_model_str(m, s->domain), "python"))
+		if (s->bad || s->r.count < 2 || strstr(name, "::") ||
+		    !strcmp(gs_model_str(m, s->domain), "python"))
 			continue;
 		if (!r)
 			r = gs_xmalloc((v.n - i) * sizeof(*r));

@@ -260,10 +260,11 @@ static void test_steps_chunk_order(void **state)
 
 /* gs_model_repeats: what a range must be to be named a step hint. */
 enum { R_STEP = 1, R_FWD, R_NEST, R_TWO, R_ONCE, R_ATEN, R_PYF, R_PY, R_OPEN, R_OTHERP, R_ZERO,
-       R_AUTOGRAD };
+       R_AUTOGRAD, R_CUB, R_CCCL };
 static const char *const rep_strs[] = {"",     "step",   "fwd",  "nest",   "two",  "once",
 				       "aten::mm", "f", "python", "open", "otherp", "zero",
-				       "autograd::engine::evaluate_function: AddBackward0"};
+				       "autograd::engine::evaluate_function: AddBackward0",
+				       "cub::DeviceScan::InclusiveScan", "CCCL"};
 
 static size_t repeats(const struct gs_model *m, int32_t pid, char *out, size_t len)
 {
@@ -299,6 +300,7 @@ static void test_step_repeats(void **state)
 	range(&m, 1070, 1080, R_OPEN, 0, 10, 10, GS_RANGE_OPEN);
 	range(&m, 1080, 1080, R_ZERO, 0, 10, 10, 0);
 	range(&m, 1090, 1095, R_OTHERP, 0, 20, 20, 0);
+	range(&m, 1096, 1098, R_CUB, R_CCCL, 10, 10, 0); /* a library's call (CUB, in CCCL) */
 	range(&m, 1200, 1300, R_STEP, 0, 10, 10, 0);
 	range(&m, 1210, 1250, R_FWD, 0, 10, 10, 0);
 	range(&m, 1220, 1230, R_NEST, 0, 10, 10, 0);
@@ -309,6 +311,7 @@ static void test_step_repeats(void **state)
 	range(&m, 1270, 1280, R_OPEN, 0, 10, 10, GS_RANGE_OPEN);
 	range(&m, 1280, 1280, R_ZERO, 0, 10, 10, 0);
 	range(&m, 1290, 1295, R_OTHERP, 0, 20, 20, 0);
+	range(&m, 1296, 1298, R_CUB, R_CCCL, 10, 10, 0);
 	range(&m, 1300, 1400, R_STEP, 0, 10, 10, 0); /* starts where the one before ends */
 	assert_int_equal(repeats(&m, 0, got, sizeof(got)), 3);
 	assert_string_equal(got, "step:3:300 fwd:2:80 otherp:2:10");
