@@ -3,8 +3,9 @@
  *
  * Each trace's steps and their seven-class split come from gs_analyze (the caller runs it), so
  * diff's breakdown is analyze's by construction. This file adds what analyze does not keep:
- * every kernel (by demangled name), range, API function and copy kind's time in each step, and
- * the counts per step (kernels launched, synchronizing calls, copies, bytes copied). GPU work
+ * every kernel (by demangled name; a CUDA graph launch recorded as one by its graph,
+ * "[CUDA graph ID]"), range, API function and copy kind's time in each step, and the counts per
+ * step (kernels and graphs launched, synchronizing calls, copies, bytes copied). GPU work
  * belongs to the step in which its launching call started (the work's own start when the call
  * is not recorded), calls and ranges to the step in which they start: analyze's rule.
  *
@@ -429,6 +430,20 @@ static void collect(struct ctx *x, int side)
 		s->count[GS_DIFF_LAUNCHES][st] += 1;
 	}
 	gs_u64map_release(&cache);
+	/* CUDA graph launches recorded as one: a kernel-like row each ("[CUDA graph ID]"), one
+	 * launch each (an eager step against its CUDA-graph capture: kernels and launches vanish,
+	 * the graph appears with their time) */
+	for (size_t i = 0; i < m->graphs.n; i++) {
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		if (f->by_device && g->device != f->device)
+			continue;
+		long st = step_of(s, g->pid, issued(m, g->api, g->start));
+		if (st < 0)
+			continue;
+		acc_add(x, side, acc_id(x, GS_DIFF_KERNEL, gs_graph_name(g->graph_id, buf, sizeof(buf))),
+			st, g->end - g->start, 0, 0);
+		s->count[GS_DIFF_LAUNCHES][st] += 1;
+	}
 	gs_u64map_init(&cache);
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];

@@ -255,3 +255,11 @@ has "diff syncs -> syncs_gpu: the text says the after trace has no API calls" "t
 	"$($GS diff "$D/cuda/syncs.gst" "$D/cuda/syncs_gpu.gst" | tr '\n' ' ')"
 hasnt "diff syncs -> syncs_activity: no such note" "no CUDA API calls" \
 	"$($GS diff "$D/cuda/syncs.gst" "$D/cuda/syncs_activity.gst")"
+# the launch-bound example before and after its CUDA-graph capture (graph launches recorded as
+# one): the graph appears as a kernel row with the replays' time, each replay one launch
+eq "diff launch_bound -> launch_bound_fixed: the CUDA graph appears, 190 replays, 16.2 ms per step" \
+	"[CUDA graph 2] appeared 190 16.2" \
+	"$($GS diff --format json "$ROOT/tests/data/examples/launch_bound.gst" "$ROOT/tests/data/examples/launch_bound_fixed.gst" 2>/dev/null | python3 -c '
+import json, sys
+k = [r for r in json.load(sys.stdin)["kernels"] if r["name"].startswith("[CUDA graph")]
+print(" ".join("%s %s %d %.1f" % (r["name"], r["presence"], r["count_per_step_after"], r["ms_per_step_after"]) for r in k))')"
