@@ -1,5 +1,6 @@
 /* nvtx_kern_sum.c: nsys's NVTX range kernel summary: GPU time of the kernels launched inside
- * each NVTX push/pop range, by range and kernel name. A kernel counts for every range that
+ * each NVTX push/pop range, by range and kernel name (a CUDA graph launch recorded as one by
+ * its graph, "[CUDA graph ID]", as a kernel). A kernel counts for every range that
  * enclosed the API call launching it on the launching thread (the model's joins: kernel ->
  * API call by correlation -> innermost range -> parents), as nsys counts it. */
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "../util/intern.h"
 #include "../util/strbuf.h"
 #include "../util/u64map.h"
+#include "gpu_ops.h"
 #include "reports.h"
 
 static const struct gs_column cols[] = {
@@ -54,13 +56,24 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 	struct gs_u64map seen; /* (group, range) pairs already counted as an instance */
 	gs_u64map_init(&seen);
 	GS_VEC(struct group) g = {0};
-	char key[64];
-	for (size_t i = 0; i < m->kernels.n; i++) {
-		const struct gs_kernel *k = &m->kernels.v[i];
-		if (k->api < 0 || !gs_filter_keep(m, f, k->pid, k->device, k->start))
+	char key[64], gname[40];
+	for (size_t i = 0; i < m->kernels.n + m->graphs.n; i++) {
+		/* the kernels, then the CUDA graph launches recorded as one ("[CUDA graph ID]") */
+		const struct gs_kernel *k = i < m->kernels.n ? &m->kernels.v[i] : NULL;
+		const struct gs_graph_launch *gl = k ? NULL : &m->graphs.v[i - m->kernels.n];
+		int32_t api = k ? k->api : gl->api;
+		if (api < 0 || !gs_filter_keep(m, f, k ? k->pid : gl->pid, k ? k->device : gl->device,
+					       k ? k->start : gl->start))
 			continue;
-		uint32_t kname = gs_knames_id(&kn, m, f, k);
-		for (int32_t r = m->apis.v[k->api].range; r >= 0; r = m->ranges.v[r].parent) {
+		uint32_t kname;
+		if (k) {
+			kname = gs_knames_id(&kn, m, f, k);
+		} else {
+			gs_graph_name(gl->graph_id, gname, sizeof(gname));
+			kname = gs_intern(&kn.names, gname, strlen(gname));
+		}
+		uint64_t dur = k ? k->end - k->start : gl->end - gl->start;
+		for (int32_t r = m->apis.v[api].range; r >= 0; r = m->ranges.v[r].parent) {
 			const struct gs_range *rg = &m->ranges.v[r];
 			int n = snprintf(key, sizeof(key), "%u/%u/%d/%d/%u", rg->name, rg->domain, rg->pid,
 					 rg->tid, kname);
@@ -70,7 +83,7 @@ int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 						   .kernel = kname, .pid = rg->pid, .tid = rg->tid};
 				GS_VEC_PUSH(&g, ng);
 			}
-			GS_VEC_PUSH(&g.v[id].durs, k->end - k->start);
+			GS_VEC_PUSH(&g.v[id].durs, dur);
 			uint64_t pair = ((uint64_t)id << 32 | (uint32_t)r) + 1;
 			if (!gs_u64map_get(&seen, pair)) {
 				gs_u64map_put(&seen, pair, 1);

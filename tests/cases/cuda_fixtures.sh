@@ -590,3 +590,6 @@ print("%.1f" % (100.0 * d["cuda_gpu_graph_sum"]["rows"][0]["Total Time (ns)"] / 
 eq "stats overview without graphs: Time (%) as cuda_gpu_kern_sum's" \
 	"$($GS stats -r cuda_gpu_kern_sum --format csv "$D/cuda_resnet50.gst" | sed -n 2p | cut -d, -f1)" \
 	"$($GS stats --format json "$D/cuda_resnet50.gst" | python3 -c 'import json, sys; print(json.load(sys.stdin)["kernels"]["rows"][0]["Time (%)"])')"
+eq "nvtx_kern_sum on launch_bound_fixed.gst: the graph replayed in each step range, as a kernel" \
+	":step 30 150 12786305 [CUDA graph 2]" \
+	"$($GS stats -r nvtx_kern_sum --format csv "$D/examples/launch_bound_fixed.gst" | awk -F, 'NR == 2 { print $1, $5, $6, $7, $13 }')"
