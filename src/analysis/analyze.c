@@ -2164,6 +2164,15 @@ static void rule_dominant(struct ctx *x)
 		ns += k->end - k->start;
 		tops_add(&t, kernel_name(m, k), k->end - k->start);
 	}
+	char gname[40];
+	for (size_t i = 0; i < m->graphs.n; i++) { /* launches recorded as one: their kernels' time */
+		const struct gs_graph_launch *g = &m->graphs.v[i];
+		if (!gpu_keep(x, g->device) || step_of(x, g->pid, issued(m, g->api, g->start)) < 0)
+			continue;
+		n++;
+		ns += g->end - g->start;
+		tops_add(&t, gs_graph_name(g->graph_id, gname, sizeof(gname)), g->end - g->start);
+	}
 	if (!n) {
 		struct gs_finding tmp;
 		memset(&tmp, 0, sizeof(tmp));
@@ -2185,6 +2194,15 @@ static void rule_dominant(struct ctx *x)
 		  "limits; use tensor cores, fuse memory-bound kernels.";
 	f->pytorch = "Use bf16 autocast, torch.compile for fusion, and fused/flash attention "
 		     "(F.scaled_dot_product_attention); profile the top kernels with ncu.";
+	if (!strncmp(f->top[0].name, "[CUDA graph ", 12)) { /* its kernels are not in the trace */
+		f->cuda = "The top is a CUDA graph, recorded as one launch: record its kernels one by "
+			  "one (gpuscope profile --cuda-graph-trace=node) to see which dominate, then "
+			  "profile those with Nsight Compute (ncu --graph-profiling node).";
+		f->pytorch = "The top is a CUDA graph (torch.compile mode=\"reduce-overhead\", "
+			     "torch.cuda.graphs): record its kernels one by one (gpuscope profile "
+			     "--cuda-graph-trace=node), then use bf16 autocast, fusion and fused "
+			     "attention on the largest.";
+	}
 }
 
 

@@ -593,3 +593,12 @@ eq "stats overview without graphs: Time (%) as cuda_gpu_kern_sum's" \
 eq "nvtx_kern_sum on launch_bound_fixed.gst: the graph replayed in each step range, as a kernel" \
 	":step 30 150 12786305 [CUDA graph 2]" \
 	"$($GS stats -r nvtx_kern_sum --format csv "$D/examples/launch_bound_fixed.gst" | awk -F, 'NR == 2 { print $1, $5, $6, $7, $13 }')"
+# analyze over decode_graph.gst's requests (from 5.3 s): GPU-bound, the graph the top "kernel",
+# and the advice to record its kernels one by one
+eq "analyze decode_graph.gst --time 5.3s: GPU-bound, dominant-kernels led by the graph, advice for it" \
+	"gpu_compute [CUDA graph 2] True True" \
+	"$($GS analyze --format json --time 5.3s: "$D/decode_graph.gst" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+f = [f for f in a["findings"] if f["id"] == "dominant-kernels"][0]
+print(a["verdict"]["primary"], f["evidence"]["top"][0]["name"], "--cuda-graph-trace=node" in f["recommendation"]["cuda"], "--cuda-graph-trace=node" in f["recommendation"]["pytorch"])')"
