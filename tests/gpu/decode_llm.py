@@ -4,10 +4,11 @@ first: a GPT-like decoder (8 layers, d=1024, bf16) with a key/value cache, each 
 end-of-text token that the loop tests with .item() after every token. No NVTX ranges: what
 gpuscope analyze finds must come from the trace alone.
 MODE: eager (every decode step launches its ~100 kernels from Python), graph (the decode step
-captured once into a CUDA graph on static buffers and replayed: one launch a token), torch (eager
-under torch.profiler, CPU+CUDA; the Chrome trace written to OUT), hf (the same sizes as a
-transformers LlamaForCausalLM of random weights, model.generate() greedy, as most users call it).
-Prints tokens per second over the requests after the first."""
+captured once into a CUDA graph on static buffers and replayed: one launch a token), hf (the same
+sizes as a transformers LlamaForCausalLM of random weights, model.generate() greedy, as most
+users call it); torch (eager), torch-graph or torch-hf: that mode with the requests after the
+first under torch.profiler (CPU+CUDA), the Chrome trace written to OUT when given.
+Prints tokens per second over the requests after the first (bench/decode.sh compares them)."""
 import sys
 import time
 
@@ -57,9 +58,11 @@ class GPT(torch.nn.Module):
 def main():
     mode = sys.argv[1]
     reqs = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+    out = sys.argv[3] if len(sys.argv) > 3 else None
     torch.manual_seed(0)
-    if mode == "hf":
-        return hf(reqs)
+    base = {"torch": "eager", "torch-graph": "graph", "torch-hf": "hf"}.get(mode, mode)
+    if base == "hf":
+        return hf(reqs, mode, out)
     model = GPT().cuda().to(torch.bfloat16).eval()
     cache = [(torch.zeros(1, H, MAXT, D // H, device="cuda", dtype=torch.bfloat16),
               torch.zeros(1, H, MAXT, D // H, device="cuda", dtype=torch.bfloat16)) for _ in range(L)]
@@ -67,7 +70,7 @@ def main():
     tok1 = torch.zeros(1, 1, dtype=torch.long, device="cuda")
     pos1 = torch.zeros((), dtype=torch.long, device="cuda")
     graph = None
-    if mode == "graph":
+    if base == "graph":
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
         with torch.no_grad(), torch.cuda.stream(s):
@@ -99,23 +102,32 @@ def main():
         return made
 
     request(0)
-    torch.cuda.synchronize()
-    prof = None
-    if mode == "torch":
-        prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
-                                                  torch.profiler.ProfilerActivity.CUDA])
-        prof.__enter__()
-    t0 = time.perf_counter()
-    made = sum(request(r) for r in range(1, reqs))
-    torch.cuda.synchronize()
-    dt = time.perf_counter() - t0
-    if prof is not None:
-        prof.__exit__(None, None, None)
-        prof.export_chrome_trace(sys.argv[3])
+    timed(lambda: sum(request(r) for r in range(1, reqs)), mode, out)
+
+
+def timed(run, mode, out):
+    """run() (the requests after the first) and its tokens per second; under torch.profiler
+    (CPU+CUDA) when mode asks for it, the trace written to out after the timing"""
+
+    def go():
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        made = run()
+        torch.cuda.synchronize()
+        return made, time.perf_counter() - t0
+
+    if mode.startswith("torch"):
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=acts) as prof:
+            made, dt = go()
+        if out:
+            prof.export_chrome_trace(out)
+    else:
+        made, dt = go()
     print("%s: %d tokens in %.3f s, %.1f tokens/s" % (mode, made, dt, made / dt))
 
 
-def hf(reqs):
+def hf(reqs, mode, out):
     import transformers
     cfg = transformers.LlamaConfig(vocab_size=V, hidden_size=D, intermediate_size=4 * D,
                                    num_hidden_layers=L, num_attention_heads=H,
@@ -129,12 +141,7 @@ def hf(reqs):
         return out.shape[1] - P
 
     request()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    made = sum(request() for _ in range(1, reqs))
-    torch.cuda.synchronize()
-    dt = time.perf_counter() - t0
-    print("hf: %d tokens in %.3f s, %.1f tokens/s" % (made, dt, made / dt))
+    timed(lambda: sum(request() for _ in range(1, reqs)), mode, out)
 
 
 if __name__ == "__main__":
