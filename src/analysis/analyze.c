@@ -953,6 +953,16 @@ static void rule_api(struct ctx *x)
 		     "autotuning and compilation); keep allocations and tensor shapes steady.";
 }
 
+/* Whether the session recorded the stacks of waiting calls above a threshold (its
+ * --cudabacktrace, "KINDS:NS": sync or all with NS > 0), so that short waits have none. */
+static int stacks_below_threshold(const struct gs_model *m)
+{
+	const char *bt = m->cuda_bt, *colon = bt ? strrchr(bt, ':') : NULL;
+	if (!colon || strtoull(colon + 1, NULL, 10) == 0)
+		return 0;
+	return (strstr(bt, "sync") && strstr(bt, "sync") < colon) || !strncmp(bt, "all", 3);
+}
+
 /* The span a wait [s, e) of pid in step st costs the GPU: from s until GPU work of pid next
  * starts after e, cut at the step's end. */
 static void wait_span(const struct ctx *x, pivl_vec *spans, int32_t pid, uint64_t s, uint64_t e,
@@ -1019,13 +1029,17 @@ static void rule_sync(struct ctx *x)
 	tops_done(&t, f, "blocking calls");
 	/* the code that makes most of the waiting, where the stacks tell (api_label) */
 	const char *most = f->ntop && strstr(f->top[0].name, " from ") ? f->top[0].name : NULL;
-	snprintf(f->title, sizeof(f->title),
+	char title[1024]; /* all of it; the finding's title may cut it */
+	snprintf(title, sizeof(title),
 		 "Sync-bound: %.1f blocking calls per step%s%.90s; the GPU idles %.1f%% of the step from "
 		 "their start until the host has launched work again%s",
 		 (double)calls / (double)a->steps.n, most ? ", most of their time " : "", most ? most : "",
 		 100.0 * (double)idle / (double)a->total,
 		 host_bound ? " (an upper bound: the host is the bottleneck besides the syncs, and "
 			      "without them the GPU would still wait for it)" : "");
+	size_t tn = GS_MIN(strlen(title), sizeof(f->title) - 1);
+	memcpy(f->title, title, tn);
+	f->title[tn] = '\0';
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
 	f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order work "
@@ -1034,6 +1048,18 @@ static void rule_sync(struct ctx *x)
 	f->pytorch = "Remove .item(), .cpu(), .tolist(), print(tensor) and torch.cuda.synchronize() "
 		     "from the step; accumulate metrics on the GPU and read them every N steps; "
 		     "torch.cuda.set_sync_debug_mode(\"warn\") shows where syncs happen.";
+	if (!most && stacks_below_threshold(x->m)) { /* short waits: recorded without stacks */
+		f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order "
+			  "work with events (cudaStreamWaitEvent), read results a step later. The "
+			  "waits were shorter than --cudabacktrace's threshold, so their call stacks "
+			  "were not recorded: profile with --cudabacktrace=sync:0 and analyze names "
+			  "the code that makes them.";
+		f->pytorch = "Remove .item(), .cpu(), .tolist(), print(tensor) and "
+			     "torch.cuda.synchronize() from the step; read results every N steps. The "
+			     "waits were shorter than --cudabacktrace's threshold, so their call stacks "
+			     "were not recorded: profile with --cudabacktrace=sync:0 and analyze names "
+			     "the Python function that makes them.";
+	}
 }
 
 static void rule_input(struct ctx *x)

@@ -511,6 +511,20 @@ static void test_rule_sync(void **state)
 	assert_int_equal(f->top[0].ns, 3000);
 	assert_int_equal(f->ex[0].start, 500);
 	assert_int_equal(f->ex[0].end, 3000);
+	assert_null(strstr(f->pytorch, "--cudabacktrace"));
+	gs_analysis_release(&a);
+	/* recorded with --cudabacktrace's default (waits of 80 us or more get stacks): these
+	 * 2.5 us waits have none, and the advice says how to get them */
+	m.cuda_bt = gs_xstrdup("sync:80000");
+	run(&m, &a, NULL, 0);
+	f = find(&a, "sync-bound");
+	assert_non_null(strstr(f->pytorch, "profile with --cudabacktrace=sync:0"));
+	assert_non_null(strstr(f->cuda, "profile with --cudabacktrace=sync:0"));
+	gs_analysis_release(&a);
+	free(m.cuda_bt);
+	m.cuda_bt = gs_xstrdup("sync:0"); /* every wait had its stack taken: nothing to add */
+	run(&m, &a, NULL, 0);
+	assert_null(strstr(find(&a, "sync-bound")->pytorch, "--cudabacktrace"));
 	gs_analysis_release(&a);
 	model_free(&m);
 
