@@ -1288,7 +1288,7 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 }
 
 /* The advice for the main thread's activity ih (gs_an_idle_dominant) while the GPU idles. */
-static void idle_advice(struct gs_finding *f, int ih)
+static void idle_advice(struct gs_finding *f, const struct gs_an_idle *id, int ih)
 {
 	switch (ih) {
 	case GS_IDLE_BLOCKED:
@@ -1317,6 +1317,13 @@ static void idle_advice(struct gs_finding *f, int ih)
 			     "it into tensor operations, or capture the step with torch.compile / CUDA "
 			     "graphs; larger batches amortize it. gpuscope stats -r cpu_sample_sum names "
 			     "the functions.";
+		if (id->hf_generate) /* the loop is transformers' generate(): its own switch */
+			f->pytorch = "Hugging Face generate() runs each token's forward pass eagerly, "
+				     "kernel by kernel from Python: give it a static key/value cache and "
+				     "compile the forward into CUDA graphs "
+				     "(model.generation_config.cache_implementation = \"static\"; "
+				     "model.forward = torch.compile(model.forward, "
+				     "mode=\"reduce-overhead\")), or batch more requests per step.";
 	}
 }
 
@@ -1339,7 +1346,7 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 		 "time the main thread ",
 		 100.0 * util, 100.0 * sh);
 	title_doing(f, id, ih);
-	idle_advice(f, ih);
+	idle_advice(f, id, ih);
 }
 
 /* 1 when t lies in an interval of u */
@@ -1627,7 +1634,7 @@ static void rule_gaps(struct ctx *x)
 		snprintf(f->title + k, sizeof(f->title) - k,
 			 "; for %.1f%% of their idle time the main thread ", 100.0 * sh);
 		title_doing(f, &a->gap_idle, ih);
-		idle_advice(f, ih);
+		idle_advice(f, &a->gap_idle, ih);
 	}
 }
 
@@ -2574,7 +2581,7 @@ int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
 	return t ? snprintf(buf, n, "runs %s (%s)", what, t) : snprintf(buf, n, "runs %s", what);
 }
 
-enum { FR_PY = 1, FR_DL = 2, FR_IMPORT = 4 };
+enum { FR_PY = 1, FR_DL = 2, FR_IMPORT = 4, FR_HF = 8 };
 
 /* A frame named through CPython's perf map: "py::QUALNAME:FILENAME". */
 static int py_frame(const char *n)
@@ -2597,6 +2604,15 @@ static int loader_frame(const char *n)
 	char q[256];
 	snprintf(q, sizeof(q), "%.*s", (int)GS_MIN(ql, sizeof(q) - 1), n + 4);
 	return strcasestr(q, "dataloader") != NULL;
+}
+
+/* Hugging Face transformers' text generation (GenerationMixin.generate and the decoding loops
+ * it runs: transformers/generation/utils.py) */
+static int hf_generate_frame(const char *n)
+{
+	const char *file = py_frame(n) ? strchr(n + 4, ':') : NULL;
+	return file && (strstr(file, "/transformers/generation/") ||
+			strstr(file, "\\transformers\\generation\\"));
 }
 
 /* The import system's own frames (<frozen importlib._bootstrap...>): what they call runs a
@@ -3362,14 +3378,15 @@ static void idle_attribution(struct ctx *x)
 		 * (the frames of the import system may be past a deep stack's last frame) */
 		int dl = loader_frame(n), body = dl && !strncmp(n + 4, "<module>:", 9);
 		h.fl[i] = (uint8_t)((py_frame(n) ? FR_PY : 0) | (dl && !body ? FR_DL : 0) |
-				    (body || import_frame(n) ? FR_IMPORT : 0));
+				    (body || import_frame(n) ? FR_IMPORT : 0) |
+				    (hf_generate_frame(n) ? FR_HF : 0));
 	}
 	h.sfl = gs_xcalloc(m->samples.n + 1, 1);
 	for (size_t i = 0; i < m->samples.n; i++) {
 		const struct gs_cpu_sample *s = &m->samples.v[i];
 		const uint32_t *fr = gs_model_stack(m, s->stack, s->nframes);
 		for (uint32_t k = 0; k < s->nframes; k++)
-			h.sfl[i] |= h.fl[fr[k]] & FR_PY;
+			h.sfl[i] |= h.fl[fr[k]] & (FR_PY | FR_HF);
 		h.sfl[i] |= stack_loader(h.fl, fr, s->nframes);
 	}
 	struct tops t[GS_IDLE__N], tg[GS_IDLE__N], w, wg;
@@ -3404,9 +3421,11 @@ static void idle_attribution(struct ctx *x)
 		ivl_vec wv = {0};
 		for (size_t i = 0; i < m->samples.n; i++) {
 			const struct gs_cpu_sample *cs = &m->samples.v[i];
-			if (have && cs->pid == h.mpid && cs->tid == h.mtid)
+			if (have && cs->pid == h.mpid && cs->tid == h.mtid) {
 				GS_VEC_PUSH(&h.ms, i);
-			else if (sample_flags(x, &h, cs) & FR_DL)
+				if (sample_flags(x, &h, cs) & FR_HF)
+					id->hf_generate = x->a->gap_idle.hf_generate = 1;
+			} else if (sample_flags(x, &h, cs) & FR_DL)
 				push(&wv, sample_from(&h, cs), cs->ts);
 		}
 		ulist_build(&h.wdl, &wv);

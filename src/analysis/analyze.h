@@ -143,6 +143,8 @@ struct gs_an_idle {
 	 * was off CPU (PyTorch's autograd thread, pt_autograd_0, in backward), NULL when the
 	 * main thread ran it */
 	char *top_thread[GS_IDLE__N];
+	int hf_generate;            /* the main thread's samples show Hugging Face transformers'
+				     * generate() (frames of transformers/generation/) */
 	/* while the main thread was in DataLoader time (the first three classes): the samples of
 	 * the other threads and processes (DataLoader workers), by name */
 	uint64_t others_samples;    /* summed weights */

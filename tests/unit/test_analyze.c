@@ -1334,6 +1334,40 @@ static void test_idle_bursts(void **state)
 }
 
 
+/* A step of 100 ms whose GPU works 10 ms while the main thread runs Python the rest: with
+ * transformers' generate() on its stack (hf 1) the advice is Hugging Face's switch (a static
+ * cache, the forward compiled into CUDA graphs), else the generic one. */
+static void test_idle_hf_generate(void **state)
+{
+	(void)state;
+	for (int hf = 0; hf < 2; hf++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = 100 * MS;
+		m.sample_period = MS;
+		range(&m, 0, 100 * MS, S_P1, 100, 100);
+		int32_t k = api(&m, 0, 10000, 100, 100, RT_LAUNCH, 1);
+		kernel(&m, 0, 10 * MS, 100, S_SMALL, k);
+		uint32_t fr[] = {hframe(&m, 100, "_PyEval_EvalFrameDefault"),
+				 hframe(&m, 100, "py::LlamaAttention.forward:/x/transformers/models/llama/modeling_llama.py"),
+				 hframe(&m, 100, hf ? "py::GenerationMixin._sample:/usr/lib/python3/dist-packages/transformers/generation/utils.py"
+						    : "py::decode:/x/serve.py"),
+				 hframe(&m, 100, "py::<module>:/x/serve.py")};
+		hsamples(&m, 100, 100, 11 * MS, 101 * MS, fr, 4);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.idle.hf_generate, hf);
+		const struct gs_finding *f = find(&a, "low-gpu-utilization");
+		assert_non_null(f);
+		char title[sizeof(f->title)];
+		memcpy(title, f->title, sizeof(title));
+		assert_non_null(strstr(title, "runs Python (LlamaAttention.forward (modeling_llama.py))"));
+		assert_true(!strstr(f->pytorch, "cache_implementation = \"static\"") == !hf);
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 /* A thread of the process (pid 100, tid 100 its first) named t */
 static void hthread(struct gs_model *m, int32_t tid, const char *t)
 {
@@ -1732,6 +1766,7 @@ int main(void)
 		cmocka_unit_test(test_idle_bursts),
 		cmocka_unit_test(test_idle_own_loading),
 		cmocka_unit_test(test_idle_handoff),
+		cmocka_unit_test(test_idle_hf_generate),
 		cmocka_unit_test(test_warmup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
