@@ -2220,14 +2220,16 @@ static void rule_dominant(struct ctx *x)
 	num(f, "distinct_kernels", (double)t.v.n, 1);
 	num(f, "kernel_time_ms", ms(ns), 0);
 	tops_done(&t, f, "kernels");
+	int graph_top = !strncmp(f->top[0].name, "[CUDA graph ", 12);
 	snprintf(f->title, sizeof(f->title),
-		 "GPU-bound: kernels run %.1f%% of the step; the top kernel takes %.1f%% of kernel time",
-		 compute, ns ? 100.0 * (double)f->top[0].ns / (double)ns : 0.0);
+		 "GPU-bound: kernels run %.1f%% of the step; the top %s takes %.1f%% of kernel time",
+		 compute, graph_top ? "one, a CUDA graph," : "kernel",
+		 ns ? 100.0 * (double)f->top[0].ns / (double)ns : 0.0);
 	f->cuda = "Profile the top kernels with Nsight Compute (ncu --set full) for memory vs compute "
 		  "limits; use tensor cores, fuse memory-bound kernels.";
 	f->pytorch = "Use bf16 autocast, torch.compile for fusion, and fused/flash attention "
 		     "(F.scaled_dot_product_attention); profile the top kernels with ncu.";
-	if (!strncmp(f->top[0].name, "[CUDA graph ", 12)) { /* its kernels are not in the trace */
+	if (graph_top) { /* its kernels are not in the trace */
 		f->cuda = "The top is a CUDA graph, recorded as one launch: record its kernels one by "
 			  "one (gpuscope profile --cuda-graph-trace=node) to see which dominate, then "
 			  "profile those with Nsight Compute (ncu --graph-profiling node).";

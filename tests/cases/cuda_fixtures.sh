@@ -601,4 +601,4 @@ eq "analyze decode_graph.gst --time 5.3s: GPU-bound, dominant-kernels led by the
 import json, sys
 a = json.load(sys.stdin)
 f = [f for f in a["findings"] if f["id"] == "dominant-kernels"][0]
-print(a["verdict"]["primary"], f["evidence"]["top"][0]["name"], "--cuda-graph-trace=node" in f["recommendation"]["cuda"], "--cuda-graph-trace=node" in f["recommendation"]["pytorch"])')"
+print(a["verdict"]["primary"], f["evidence"]["top"][0]["name"], "the top one, a CUDA graph, takes" in f["title"] and "--cuda-graph-trace=node" in f["recommendation"]["cuda"], "--cuda-graph-trace=node" in f["recommendation"]["pytorch"])')"
