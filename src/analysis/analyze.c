@@ -1042,24 +1042,23 @@ static void rule_sync(struct ctx *x)
 	f->title[tn] = '\0';
 	memcpy(f->ex, tmp.ex, sizeof(f->ex));
 	f->nex = tmp.nex;
-	f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order work "
-		  "with events (cudaStreamWaitEvent), use cudaMemcpyAsync into pinned memory and read "
-		  "results a step later.";
-	f->pytorch = "Remove .item(), .cpu(), .tolist(), print(tensor) and torch.cuda.synchronize() "
-		     "from the step; accumulate metrics on the GPU and read them every N steps; "
-		     "torch.cuda.set_sync_debug_mode(\"warn\") shows where syncs happen.";
-	if (!most && stacks_below_threshold(x->m)) { /* short waits: recorded without stacks */
-		f->cuda = "Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order "
-			  "work with events (cudaStreamWaitEvent), read results a step later. The "
-			  "waits were shorter than --cudabacktrace's threshold, so their call stacks "
-			  "were not recorded: profile with --cudabacktrace=sync:0 and analyze names "
-			  "the code that makes them.";
-		f->pytorch = "Remove .item(), .cpu(), .tolist(), print(tensor) and "
-			     "torch.cuda.synchronize() from the step; read results every N steps. The "
-			     "waits were shorter than --cudabacktrace's threshold, so their call stacks "
-			     "were not recorded: profile with --cudabacktrace=sync:0 and analyze names "
-			     "the Python function that makes them.";
-	}
+#define SYNC_CUDA                                                                            \
+	"Remove cudaDeviceSynchronize / cudaStreamSynchronize from the step; order work with "      \
+	"events (cudaStreamWaitEvent), use cudaMemcpyAsync into pinned memory and read results a " \
+	"step later."
+#define SYNC_TORCH                                                                           \
+	"Remove .item(), .cpu(), .tolist(), print(tensor) and torch.cuda.synchronize() from the "  \
+	"step; accumulate metrics on the GPU and read them every N steps; "                        \
+	"torch.cuda.set_sync_debug_mode(\"warn\") shows where syncs happen."
+#define SYNC_NO_STACKS                                                                       \
+	" The waits were shorter than --cudabacktrace's threshold, so their call stacks were not " \
+	"recorded: profile with --cudabacktrace=sync:0 and analyze names the code that makes them."
+	int short_waits = !most && stacks_below_threshold(x->m); /* recorded without stacks */
+	f->cuda = short_waits ? SYNC_CUDA SYNC_NO_STACKS : SYNC_CUDA;
+	f->pytorch = short_waits ? SYNC_TORCH SYNC_NO_STACKS : SYNC_TORCH;
+#undef SYNC_CUDA
+#undef SYNC_TORCH
+#undef SYNC_NO_STACKS
 }
 
 static void rule_input(struct ctx *x)
