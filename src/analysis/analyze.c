@@ -960,7 +960,8 @@ static int stacks_below_threshold(const struct gs_model *m)
 	const char *bt = m->cuda_bt, *colon = bt ? strrchr(bt, ':') : NULL;
 	if (!colon || strtoull(colon + 1, NULL, 10) == 0)
 		return 0;
-	return (strstr(bt, "sync") && strstr(bt, "sync") < colon) || !strncmp(bt, "all", 3);
+	const char *sync = strstr(bt, "sync"), *all = strstr(bt, "all");
+	return (sync && sync < colon) || (all && all < colon);
 }
 
 /* The span a wait [s, e) of pid in step st costs the GPU: from s until GPU work of pid next

@@ -432,7 +432,8 @@ static void collect(struct ctx *x, int side)
 	gs_u64map_release(&cache);
 	/* CUDA graph launches recorded as one: a kernel-like row each ("[CUDA graph ID]"), one
 	 * launch each (an eager step against its CUDA-graph capture: kernels and launches vanish,
-	 * the graph appears with their time) */
+	 * the graph appears with their time), named once per graph */
+	gs_u64map_init(&cache);
 	for (size_t i = 0; i < m->graphs.n; i++) {
 		const struct gs_graph_launch *g = &m->graphs.v[i];
 		if (f->by_device && g->device != f->device)
@@ -440,10 +441,15 @@ static void collect(struct ctx *x, int side)
 		long st = step_of(s, g->pid, issued(m, g->api, g->start));
 		if (st < 0)
 			continue;
-		acc_add(x, side, acc_id(x, GS_DIFF_KERNEL, gs_graph_name(g->graph_id, buf, sizeof(buf))),
-			st, g->end - g->start, 0, 0);
+		uint32_t id = cached(&cache, g->graph_id);
+		if (!id) {
+			id = acc_id(x, GS_DIFF_KERNEL, gs_graph_name(g->graph_id, buf, sizeof(buf))) + 1;
+			gs_u64map_put(&cache, (uint64_t)g->graph_id + 1, id);
+		}
+		acc_add(x, side, id - 1, st, g->end - g->start, 0, 0);
 		s->count[GS_DIFF_LAUNCHES][st] += 1;
 	}
+	gs_u64map_release(&cache);
 	gs_u64map_init(&cache);
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];

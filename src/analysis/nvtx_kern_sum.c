@@ -43,56 +43,67 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(gs_knames_str(sort_kn, x->kernel), gs_knames_str(sort_kn, y->kernel));
 }
 
+typedef GS_VEC(struct group) group_vec;
+
+/* The groups being made: by (range name, domain, pid, tid, kernel name) */
+struct groups {
+	struct gs_intern keys;
+	struct gs_u64map seen; /* (group, range) pairs already counted as an instance */
+	group_vec g;
+};
+
+/* A GPU operation of duration dur, named kname, launched by API call api: counted for each
+ * range around the call */
+static void add_op(struct groups *gs, const struct gs_model *m, int32_t api, uint32_t kname,
+		   uint64_t dur)
+{
+	char key[64];
+	for (int32_t r = m->apis.v[api].range; r >= 0; r = m->ranges.v[r].parent) {
+		const struct gs_range *rg = &m->ranges.v[r];
+		int n = snprintf(key, sizeof(key), "%u/%u/%d/%d/%u", rg->name, rg->domain, rg->pid,
+				 rg->tid, kname);
+		uint32_t id = gs_intern(&gs->keys, key, (size_t)n);
+		if (id == gs->g.n) {
+			struct group ng = {.range_name = rg->name, .domain = rg->domain,
+					   .kernel = kname, .pid = rg->pid, .tid = rg->tid};
+			GS_VEC_PUSH(&gs->g, ng);
+		}
+		GS_VEC_PUSH(&gs->g.v[id].durs, dur);
+		uint64_t pair = ((uint64_t)id << 32 | (uint32_t)r) + 1;
+		if (!gs_u64map_get(&gs->seen, pair)) {
+			gs_u64map_put(&gs->seen, pair, 1);
+			gs->g.v[id].instances++;
+		}
+	}
+}
+
 int gs_report_nvtx_kern_sum(const struct gs_model *m, const struct gs_filter *f,
 			    struct gs_table *out, struct gs_err *err)
 {
 	(void)err;
 	gs_table_init(out, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols,
 		      sizeof(cols) / sizeof(cols[0]));
-	struct gs_intern keys;
-	gs_intern_init(&keys);
+	struct groups gs = {.g = {0}};
+	gs_intern_init(&gs.keys);
+	gs_u64map_init(&gs.seen);
 	struct gs_knames kn; /* kernel names as the report's arguments ask */
 	gs_knames_init(&kn);
-	struct gs_u64map seen; /* (group, range) pairs already counted as an instance */
-	gs_u64map_init(&seen);
-	GS_VEC(struct group) g = {0};
-	char key[64], gname[40];
-	for (size_t i = 0; i < m->kernels.n + m->graphs.n; i++) {
-		/* the kernels, then the CUDA graph launches recorded as one ("[CUDA graph ID]") */
-		const struct gs_kernel *k = i < m->kernels.n ? &m->kernels.v[i] : NULL;
-		const struct gs_graph_launch *gl = k ? NULL : &m->graphs.v[i - m->kernels.n];
-		int32_t api = k ? k->api : gl->api;
-		if (api < 0 || !gs_filter_keep(m, f, k ? k->pid : gl->pid, k ? k->device : gl->device,
-					       k ? k->start : gl->start))
-			continue;
-		uint32_t kname;
-		if (k) {
-			kname = gs_knames_id(&kn, m, f, k);
-		} else {
-			gs_graph_name(gl->graph_id, gname, sizeof(gname));
-			kname = gs_intern(&kn.names, gname, strlen(gname));
-		}
-		uint64_t dur = k ? k->end - k->start : gl->end - gl->start;
-		for (int32_t r = m->apis.v[api].range; r >= 0; r = m->ranges.v[r].parent) {
-			const struct gs_range *rg = &m->ranges.v[r];
-			int n = snprintf(key, sizeof(key), "%u/%u/%d/%d/%u", rg->name, rg->domain, rg->pid,
-					 rg->tid, kname);
-			uint32_t id = gs_intern(&keys, key, (size_t)n);
-			if (id == g.n) {
-				struct group ng = {.range_name = rg->name, .domain = rg->domain,
-						   .kernel = kname, .pid = rg->pid, .tid = rg->tid};
-				GS_VEC_PUSH(&g, ng);
-			}
-			GS_VEC_PUSH(&g.v[id].durs, dur);
-			uint64_t pair = ((uint64_t)id << 32 | (uint32_t)r) + 1;
-			if (!gs_u64map_get(&seen, pair)) {
-				gs_u64map_put(&seen, pair, 1);
-				g.v[id].instances++;
-			}
-		}
+	for (size_t i = 0; i < m->kernels.n; i++) {
+		const struct gs_kernel *k = &m->kernels.v[i];
+		if (k->api >= 0 && gs_filter_keep(m, f, k->pid, k->device, k->start))
+			add_op(&gs, m, k->api, gs_knames_id(&kn, m, f, k), k->end - k->start);
 	}
-	gs_u64map_release(&seen);
-	gs_intern_release(&keys);
+	char gname[40];
+	for (size_t i = 0; i < m->graphs.n; i++) { /* launches recorded as one, by their graph */
+		const struct gs_graph_launch *l = &m->graphs.v[i];
+		if (l->api < 0 || !gs_filter_keep(m, f, l->pid, l->device, l->start))
+			continue;
+		gs_graph_name(l->graph_id, gname, sizeof(gname));
+		add_op(&gs, m, l->api, gs_intern(&kn.names, gname, strlen(gname)), l->end - l->start);
+	}
+	gs_u64map_release(&gs.seen);
+	gs_intern_release(&gs.keys);
+	group_vec g = gs.g;
 	for (size_t i = 0; i < g.n; i++)
 		gs_summarize(g.v[i].durs.v, g.v[i].durs.n, &g.v[i].s);
 	sort_m = m;

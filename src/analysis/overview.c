@@ -234,14 +234,16 @@ static void comm_note(const struct gs_model *m, const struct gs_filter *f, const
 /* A row of the top-kernel section: a row of cuda_gpu_kern_sum_totals or cuda_gpu_graph_sum */
 struct top_row {
 	const struct gs_table *t;
-	size_t r;
+	size_t r, at; /* the row in t; its place in the kernels' rows, then the graphs' */
 	int64_t total;
 };
 
-static int cmp_top_row(const void *a, const void *b)
+static int cmp_top_row(const void *a, const void *b) /* by total, ties in their tables' order */
 {
 	const struct top_row *x = a, *y = b;
-	return (x->total < y->total) - (x->total > y->total);
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return (x->at > y->at) - (x->at < y->at);
 }
 
 /* The kernels' top rows; with CUDA graph launches recorded as one (cuda_gpu_graph_sum: their
@@ -260,10 +262,10 @@ static int kernel_section(const struct gs_model *m, const struct gs_filter *f,
 	for (size_t r = 0; r < n; r++) {
 		const struct gs_table *s = r < k->nrows ? k : &g;
 		size_t i = r < k->nrows ? r : r - k->nrows;
-		v[r] = (struct top_row){s, i, cell(s, i, "Total Time (ns)")->i};
+		v[r] = (struct top_row){s, i, r, cell(s, i, "Total Time (ns)")->i};
 		all += v[r].total;
 	}
-	if (g.nrows) /* stable enough: totals tie rarely, and the kernels' order holds within */
+	if (g.nrows)
 		qsort(v, n, sizeof(*v), cmp_top_row);
 	for (size_t r = 0; r < n && r < GS_OVERVIEW_TOP; r++) {
 		union gs_cell *c = gs_table_row(t);

@@ -1006,7 +1006,7 @@ static void put_op(struct px *x, int kind, size_t i)
 	char gname[40];
 	const uint8_t *pre = NULL;
 	size_t npre = 0;
-	if (kind == 0) {
+	if (kind == GS_OP_KERNEL) {
 		const struct gs_kernel *k = &m->kernels.v[i];
 		const struct gs_kshape *s = gs_kshape(m, k);
 		start = k->start, end = k->end, pid = k->pid;
@@ -1027,22 +1027,16 @@ static void put_op(struct px *x, int kind, size_t i)
 			pre = x->km.buf, npre = x->km.len;
 		}
 		an[nan++] = (struct annot){AN_CORRELATION, NULL, k->correlation};
-	} else if (kind == 1) {
+	} else if (kind == GS_OP_COPY) {
 		const struct gs_copy *c = &m->copies.v[i];
 		start = c->start, end = c->end, pid = c->pid;
 		device = c->device, stream = c->stream;
 		api = c->api;
 		key = (uint64_t)NAME_COPY << 32 | c->kind;
-		static const char *const n[] = {
-			"[CUDA memcpy Unknown]", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]",
-			"[CUDA memcpy HtoA]",    "[CUDA memcpy AtoH]", "[CUDA memcpy AtoA]",
-			"[CUDA memcpy AtoD]",    "[CUDA memcpy DtoA]", "[CUDA memcpy DtoD]",
-			"[CUDA memcpy HtoH]",    "[CUDA memcpy PtoP]",
-		};
-		name = c->kind < sizeof(n) / sizeof(n[0]) ? n[c->kind] : n[0];
+		name = gs_copy_op_name(c->kind);
 		an[nan++] = (struct annot){AN_BYTES, NULL, c->bytes};
 		an[nan++] = (struct annot){AN_CORRELATION, NULL, c->correlation};
-	} else if (kind == 3) { /* a graph launch recorded as one: its kernels are not recorded */
+	} else if (kind == GS_OP_GRAPH) { /* a graph launch recorded as one: its kernels are not recorded */
 		const struct gs_graph_launch *g = &m->graphs.v[i];
 		start = g->start, end = g->end, pid = g->pid;
 		device = g->device, stream = g->stream;
@@ -1081,18 +1075,18 @@ static void put_op(struct px *x, int kind, size_t i)
 static void gpu_side(struct px *x)
 {
 	const struct gs_model *m = x->m;
-	struct gs_cursor cur[4];
-	GS_CURSOR_INIT(&cur[0], m->kernels);
-	GS_CURSOR_INIT(&cur[1], m->copies);
-	GS_CURSOR_INIT(&cur[2], m->memsets);
-	GS_CURSOR_INIT(&cur[3], m->graphs);
-	for (int u = 0; u < 4; u++)
+	struct gs_cursor cur[GS_OP__N]; /* by kind */
+	GS_CURSOR_INIT(&cur[GS_OP_KERNEL], m->kernels);
+	GS_CURSOR_INIT(&cur[GS_OP_COPY], m->copies);
+	GS_CURSOR_INIT(&cur[GS_OP_MEMSET], m->memsets);
+	GS_CURSOR_INIT(&cur[GS_OP_GRAPH], m->graphs);
+	for (int u = 0; u < GS_OP__N; u++)
 		if (!gs_cursor_check(&cur[u]))
 			gs_cursor_sort(&cur[u]);
 	for (;;) {
 		int t = -1;
 		uint64_t best = 0;
-		for (int u = 0; u < 4; u++) {
+		for (int u = 0; u < GS_OP__N; u++) {
 			if (cur[u].i >= cur[u].n)
 				continue;
 			uint64_t h = gs_cursor_start(&cur[u]);
@@ -1105,7 +1099,7 @@ static void gpu_side(struct px *x)
 		gs_cursor_next(&cur[t]);
 		put_op(x, t, i);
 	}
-	for (int u = 0; u < 4; u++)
+	for (int u = 0; u < GS_OP__N; u++)
 		gs_cursor_release(&cur[u]);
 	for (int d = 0; d < 256; d++)
 		if (x->busy_until[d])
