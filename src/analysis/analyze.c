@@ -268,6 +268,9 @@ struct scope {
 	struct ulist lv[NLEVELS];
 	struct ulist comp; /* P_0 less the communication kernels: computation */
 	struct ulist gaps; /* gpu-gaps' gaps in the scope's steps (step_gaps) */
+	/* the main thread's start-up work while the GPU idled (idle_scope: importing modules,
+	 * torch.compile compiling): what a blocking call before it does not cost (wait_span) */
+	struct ulist su;
 	GS_VEC(size_t) steps; /* indices into a->steps, by start */
 };
 
@@ -965,12 +968,15 @@ static int stacks_below_threshold(const struct gs_model *m)
 }
 
 /* The span a wait [s, e) of pid in step st costs the GPU: from s until GPU work of pid next
- * starts after e, cut at the step's end. */
+ * starts after e, cut at the step's end and where the main thread's start-up work begins
+ * after e (an import after a warm-up's sync is not the sync's cost). */
 static void wait_span(const struct ctx *x, pivl_vec *spans, int32_t pid, uint64_t s, uint64_t e,
 		      long st)
 {
 	const struct scope *sc = scope_of_pid(x, pid);
 	uint64_t next = sc ? ulist_next(&sc->lv[GS_AN_GPU_TRANSFER], e) : UINT64_MAX;
+	if (sc)
+		next = GS_MIN(next, GS_MAX(ulist_next(&sc->su, e), e));
 	struct pivl sp = {pid, s, GS_MIN(next, x->a->steps.v[st].end)};
 	if (sp.e > sp.s)
 		GS_VEC_PUSH(spans, sp);
@@ -1287,9 +1293,44 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 			       ".item() and .numpy() on CUDA tensors inside the step.";
 }
 
+/* The advice when start-up work (importing modules, torch.compile compiling) took half of id's
+ * idle time or more, 1; else 0. */
+static int startup_advice(struct gs_finding *f, const struct gs_an_idle *id)
+{
+	if (2 * (id->import_ns + id->compile_ns) < id->idle_ns || !id->idle_ns)
+		return 0;
+	f->cuda = "Most of this idle time is the program's start-up, paid once per run and not in "
+		  "each step: analyze the loop alone (--step NAME on a range around each step, or "
+		  "--time A:B after the start-up), or record only it (gpuscope profile --delay S, "
+		  "--capture-range=cudaProfilerApi or nvtx:NAME).";
+	if (id->compile_ns > id->import_ns)
+		f->pytorch = "torch.compile compiles the model (Dynamo tracing, Inductor code "
+			     "generation and autotuning) once per process unless a guard fails: check "
+			     "recompiles (TORCH_LOGS=recompiles), keep Inductor's caches on a disk that "
+			     "persists (TORCHINDUCTOR_CACHE_DIR) or carry them with "
+			     "torch.compiler.save_cache_artifacts() / load_cache_artifacts(); "
+			     "mode=\"max-autotune\" compiles far longer. Analyze the loop after it.";
+	else if (2 * id->pyc_ns >= id->import_ns)
+		f->pytorch = "Importing modules byte-compiles their sources at every start: no usable "
+			     ".pyc files (site-packages installed without them, as uv does by "
+			     "default, and __pycache__ not writable, or PYTHONDONTWRITEBYTECODE set). "
+			     "Compile them once (python -m compileall on the environment, uv "
+			     "--compile-bytecode) or point PYTHONPYCACHEPREFIX at a writable "
+			     "directory. Analyze the loop after the start-up.";
+	else
+		f->pytorch = "Importing modules (torch and its dependencies) is start-up: python -X "
+			     "importtime names the slow imports; import what the loop does not use "
+			     "lazily. Analyze the loop alone, or record only it: "
+			     "torch.cuda.profiler.start()/stop() around it and gpuscope profile "
+			     "--capture-range=cudaProfilerApi.";
+	return 1;
+}
+
 /* The advice for the main thread's activity ih (gs_an_idle_dominant) while the GPU idles. */
 static void idle_advice(struct gs_finding *f, const struct gs_an_idle *id, int ih)
 {
+	if (startup_advice(f, id))
+		return;
 	switch (ih) {
 	case GS_IDLE_BLOCKED:
 		f->cuda = "The main thread blocks in a libc call while the GPU idles: find what it "
@@ -1635,6 +1676,8 @@ static void rule_gaps(struct ctx *x)
 			 "; for %.1f%% of their idle time the main thread ", 100.0 * sh);
 		title_doing(f, &a->gap_idle, ih);
 		idle_advice(f, &a->gap_idle, ih);
+	} else if (cls == GS_AN_OTHER) {
+		startup_advice(f, &a->gap_idle);
 	}
 }
 
@@ -1710,6 +1753,8 @@ static void rule_util(struct ctx *x)
 	int ih = cls == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
 	if (ih >= 0) {
 		util_host(a, f, ih, util);
+	} else if (cls == GS_AN_OTHER && startup_advice(f, &a->idle)) {
+		/* start-up work without one host activity holding half the idle time */
 	} else if (x->startup_loads) {
 		f->cuda = "The run holds its start-up (CUDA loaded code in it) and no steps are marked: "
 			  "measure the steps after warm-up (NVTX ranges and analyze --step NAME, or "
@@ -2555,6 +2600,13 @@ int gs_an_idle_is_input(int cls)
 	return cls == GS_IDLE_LOADER_RANGE || cls == GS_IDLE_LOADER_WAIT || cls == GS_IDLE_LOADER;
 }
 
+double gs_an_startup_share(const struct gs_analysis *a)
+{
+	if (a->steps_by != GS_STEPS_RUN || !a->total)
+		return 0;
+	return (double)(a->idle.import_ns + a->idle.compile_ns) / (double)a->total;
+}
+
 int gs_an_idle_dominant(const struct gs_an_idle *id)
 {
 	static const int host[] = {GS_IDLE_BLOCKED, GS_IDLE_OFF_CPU, GS_IDLE_PYTHON, GS_IDLE_NATIVE};
@@ -2583,7 +2635,7 @@ int gs_an_idle_doing(const struct gs_an_idle *id, int cls, char *buf, size_t n)
 	return t ? snprintf(buf, n, "runs %s (%s)", what, t) : snprintf(buf, n, "runs %s", what);
 }
 
-enum { FR_PY = 1, FR_DL = 2, FR_IMPORT = 4, FR_HF = 8 };
+enum { FR_PY = 1, FR_DL = 2, FR_IMPORT = 4, FR_HF = 8, FR_COMPILE = 16, FR_PYC = 32 };
 
 /* A frame named through CPython's perf map: "py::QUALNAME:FILENAME". */
 static int py_frame(const char *n)
@@ -2623,6 +2675,45 @@ static int import_frame(const char *n)
 {
 	const char *file = py_frame(n) ? strchr(n + 4, ':') : NULL;
 	return file && !strncmp(file + 1, "<frozen importlib.", 18);
+}
+
+/* The import system compiling a module's source to bytecode (no usable .pyc in __pycache__) */
+static int pyc_frame(const char *n)
+{
+	return !strcmp(n, "py::SourceLoader.source_to_code:<frozen importlib._bootstrap_external>");
+}
+
+/* torch.compile compiling: Dynamo's entry on a cache miss (torch/_dynamo/convert_frame.py's
+ * _compile and what it defines, compile_frame) or Inductor's compilers (torch/_inductor/
+ * compile_fx.py's compile_fx*, _compile_fx*: the forward at the first call, AOTAutograd's lazy
+ * backward at the first backward). Not the frames a compiled model runs each step (eval_frame.py's
+ * wrappers, Inductor's runtime launchers): they are no compiling. */
+static int compile_frame(const char *n)
+{
+	const char *q = n + 4, *file = py_frame(n) ? strchr(q, ':') : NULL;
+	if (!file)
+		return 0;
+	size_t fl = strlen(file);
+	static const char dyn[] = "/torch/_dynamo/convert_frame.py", ind[] = "/torch/_inductor/compile_fx.py";
+	if (fl >= sizeof(dyn) - 1 && !strcmp(file + fl - (sizeof(dyn) - 1), dyn))
+		return !strncmp(q, "_compile:", 9) || !strncmp(q, "_compile.", 9) ||
+		       !strncmp(q, "compile_frame", 13);
+	if (fl >= sizeof(ind) - 1 && !strcmp(file + fl - (sizeof(ind) - 1), ind))
+		return !strncmp(q, "compile_fx", 10) || !strncmp(q, "_compile_fx", 11);
+	return 0;
+}
+
+/* What start-up work a stack (frames fr[0 .. n), leaf first) is in: FR_IMPORT under an import,
+ * FR_COMPILE under torch.compile's compiling, the outer of the two when both (an import that
+ * compiling makes is compiling); 0 when neither. */
+static uint8_t stack_startup(const uint8_t *fl, const uint32_t *fr, uint32_t n)
+{
+	for (uint32_t i = n; i-- > 0;) { /* from the root */
+		uint8_t f = fl[fr[i]] & (FR_IMPORT | FR_COMPILE);
+		if (f)
+			return f & FR_IMPORT ? FR_IMPORT : FR_COMPILE;
+	}
+	return 0;
 }
 
 /* FR_DL of a stack (frames fr[0 .. n), leaf first): a DataLoader frame that no import runs. A
@@ -2692,16 +2783,42 @@ static const char *frame_name(const struct ctx *x, const struct gs_cpu_sample *s
 	return gs_model_str(m, m->frames.v[m->sample_frames.v[s->stack + i]].func);
 }
 
-/* The name of what a sample shows running: its innermost Python function ("importing modules"
- * when that is the import system's, <frozen importlib._bootstrap...>: a module's byte-compiling
- * or loading), else its leaf. */
+/* The start-up work a sample of the main thread shows (FR_IMPORT, with FR_PYC when it
+ * byte-compiles, or FR_COMPILE), 0 when none or when it runs DataLoader code (a dataset's lazy
+ * import is data loading) */
+static uint8_t sample_startup(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s)
+{
+	uint8_t f = sample_flags(x, h, s);
+	return f & FR_DL ? 0 : f & FR_IMPORT ? f & (FR_IMPORT | FR_PYC) : f & FR_COMPILE;
+}
+
+/* idle time d of start-up work su (sample_startup) into id */
+static void startup_add(struct gs_an_idle *id, uint8_t su, uint64_t d)
+{
+	if (su & FR_IMPORT)
+		id->import_ns += d;
+	if (su & FR_PYC)
+		id->pyc_ns += d;
+	if (su & FR_COMPILE)
+		id->compile_ns += d;
+}
+
+/* The name of what a sample shows running: "importing modules" under an import (a module's
+ * body, its byte-compiling or loading: <frozen importlib._bootstrap...> frames), "compiling
+ * (torch.compile)" under its compile frames, else its innermost Python function, else its
+ * leaf. */
 static void sample_label(const struct ctx *x, const struct hostx *h, const struct gs_cpu_sample *s,
 			 char *buf, size_t cap)
 {
+	uint8_t su = sample_startup(x, h, s);
+	if (su) {
+		snprintf(buf, cap, su & FR_IMPORT ? "importing modules" : "compiling (torch.compile)");
+		return;
+	}
 	for (uint32_t i = 0; i < s->nframes; i++)
 		if (h->fl[x->m->sample_frames.v[s->stack + i]] & FR_PY) {
 			const char *n = frame_name(x, s, i);
-			if (import_frame(n))
+			if (import_frame(n)) /* in DataLoader code */
 				snprintf(buf, cap, "importing modules");
 			else
 				frame_label(n, buf, cap);
@@ -3100,6 +3217,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 	const struct gs_model *m = x->m;
 	struct gs_an_idle *id = &x->a->idle, *gi = &x->a->gap_idle;
 	u64_vec b = {0};
+	ivl_vec suv = {0};
 	char name[440];
 	for (size_t k = 0; k < sc->steps.n; k++) {
 		const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[k]];
@@ -3151,6 +3269,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			int cls;
 			long c;
 			size_t j;
+			uint8_t su = 0; /* start-up work: FR_IMPORT, FR_COMPILE */
 			if (ulist_covers(&sc->lv[GS_AN_INPUT], a0)) {
 				cls = GS_IDLE_LOADER_RANGE;
 				snprintf(name, sizeof(name), "data-loading range");
@@ -3164,25 +3283,38 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				uint8_t f = sample_flags(x, h, cs);
 				cls = f & FR_DL ? GS_IDLE_LOADER : f & FR_PY ? GS_IDLE_PYTHON : GS_IDLE_NATIVE;
 				sample_label(x, h, cs, name, sizeof(name));
+				su = sample_startup(x, h, cs);
 			} else if (j < h->ms.n && j > 0) { /* between two samples: off CPU */
 				uint64_t ws = m->samples.v[h->ms.v[j - 1]].ts;
 				uint64_t we = h->from.v[j];
 				cls = wait_in_loader(x, h, ws, we) || ulist_covers(&h->wdl, a0)
 					      ? GS_IDLE_LOADER_WAIT : GS_IDLE_OFF_CPU;
 				snprintf(name, sizeof(name), "off CPU");
+				/* between two samples of the same start-up work (torch.compile waiting
+				 * for its compile workers, an import reading files): that work's */
+				su = sample_startup(x, h, &m->samples.v[h->ms.v[j - 1]]) &
+				     sample_startup(x, h, &m->samples.v[h->ms.v[j]]);
 			} else {
 				cls = GS_IDLE_UNKNOWN;
 				name[0] = '\0';
 			}
-			if (cls == GS_IDLE_BLOCKED || cls == GS_IDLE_OFF_CPU || cls == GS_IDLE_UNKNOWN)
+			if (cls == GS_IDLE_BLOCKED || cls == GS_IDLE_OFF_CPU || cls == GS_IDLE_UNKNOWN) {
+				int c0 = cls;
 				cls = handoff(x, h, a0, cls, name, sizeof(name));
+				if (cls != c0) /* another thread's work */
+					su = 0;
+			}
 			id->ns[cls] += a1 - a0;
 			id->idle_ns += a1 - a0;
+			startup_add(id, su, a1 - a0);
+			if (su)
+				push(&suv, a0, a1);
 			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
 				tops_add(&t[cls], name, a1 - a0);
 			if (ulist_covers(&sc->gaps, a0)) {
 				gi->ns[cls] += a1 - a0;
 				gi->idle_ns += a1 - a0;
+				startup_add(gi, su, a1 - a0);
 				if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
 					tops_add(&tg[cls], name, a1 - a0);
 			}
@@ -3216,6 +3348,9 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 		}
 	}
 	free(b.v);
+	ulist_free(&sc->su);
+	ulist_build(&sc->su, &suv);
+	free(suv.v);
 }
 
 /* The data-loading ranges' names, by the idle time they hold in the steps */
@@ -3381,15 +3516,16 @@ static void idle_attribution(struct ctx *x)
 		int dl = loader_frame(n), body = dl && !strncmp(n + 4, "<module>:", 9);
 		h.fl[i] = (uint8_t)((py_frame(n) ? FR_PY : 0) | (dl && !body ? FR_DL : 0) |
 				    (body || import_frame(n) ? FR_IMPORT : 0) |
-				    (hf_generate_frame(n) ? FR_HF : 0));
+				    (hf_generate_frame(n) ? FR_HF : 0) | (compile_frame(n) ? FR_COMPILE : 0) |
+				    (pyc_frame(n) ? FR_PYC : 0));
 	}
 	h.sfl = gs_xcalloc(m->samples.n + 1, 1);
 	for (size_t i = 0; i < m->samples.n; i++) {
 		const struct gs_cpu_sample *s = &m->samples.v[i];
 		const uint32_t *fr = gs_model_stack(m, s->stack, s->nframes);
 		for (uint32_t k = 0; k < s->nframes; k++)
-			h.sfl[i] |= h.fl[fr[k]] & (FR_PY | FR_HF);
-		h.sfl[i] |= stack_loader(h.fl, fr, s->nframes);
+			h.sfl[i] |= h.fl[fr[k]] & (FR_PY | FR_HF | FR_PYC);
+		h.sfl[i] |= stack_loader(h.fl, fr, s->nframes) | stack_startup(h.fl, fr, s->nframes);
 	}
 	struct tops t[GS_IDLE__N], tg[GS_IDLE__N], w, wg;
 	for (int c = 0; c < GS_IDLE__N; c++) {
@@ -3734,6 +3870,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 			ulist_free(&x.sc.v[k].lv[l]);
 		ulist_free(&x.sc.v[k].comp);
 		ulist_free(&x.sc.v[k].gaps);
+		ulist_free(&x.sc.v[k].su);
 		free(x.sc.v[k].steps.v);
 	}
 	free(x.sc.v);

@@ -143,6 +143,11 @@ struct gs_an_idle {
 	 * was off CPU (PyTorch's autograd thread, pt_autograd_0, in backward), NULL when the
 	 * main thread ran it */
 	char *top_thread[GS_IDLE__N];
+	/* of idle_ns, the program's start-up on the main thread: importing modules (its samples
+	 * under the import system's frames), of which byte-compiling sources (no usable .pyc:
+	 * SourceLoader.source_to_code), and torch.compile compiling (under Dynamo's or Inductor's
+	 * compile frames); each with the main thread's off-CPU time between two such samples */
+	uint64_t import_ns, pyc_ns, compile_ns;
 	int hf_generate;            /* the main thread's samples show Hugging Face transformers'
 				     * generate() (frames of transformers/generation/) */
 	/* while the main thread was in DataLoader time (the first three classes): the samples of
@@ -241,6 +246,10 @@ size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_a
 			struct gs_an_top out[GS_AN_TOPS]);
 /* The hints' line, as analyze and the stats overview print it: "no steps marked; ranges that
  * repeat, for --step NAME: step (30x)". */
+/* The share of the steps' time that the main thread spent in start-up work (importing modules,
+ * torch.compile compiling: gs_an_idle's import_ns and compile_ns) while the GPU idled, when the
+ * step is the whole run (no steps marked); 0 otherwise */
+double gs_an_startup_share(const struct gs_analysis *a);
 void gs_an_step_hints_line(const struct gs_an_top *h, size_t n, struct gs_strbuf *sb);
 
 /* When the steps are the whole run and the host range the verdict host_compute names is one of

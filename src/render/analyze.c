@@ -103,6 +103,25 @@ static void idle_verdict(struct gs_strbuf *line, const struct gs_analysis *a)
 	idle_doing(line, id, c);
 }
 
+/* "importing modules 12.9 s (byte-compiling sources 9.35 s of it), torch.compile compiling
+ * 3.03 s": the start-up work of id, each time divided by per */
+static void startup_parts(struct gs_strbuf *sb, const struct gs_an_idle *id, double per)
+{
+	if (id->import_ns) {
+		gs_strbuf_adds(sb, "importing modules ");
+		gs_fmt_duration(sb, (uint64_t)((double)id->import_ns / per));
+		if (id->pyc_ns) {
+			gs_strbuf_adds(sb, " (byte-compiling sources ");
+			gs_fmt_duration(sb, (uint64_t)((double)id->pyc_ns / per));
+			gs_strbuf_adds(sb, " of it)");
+		}
+	}
+	if (id->compile_ns) {
+		gs_strbuf_adds(sb, id->import_ns ? ", torch.compile compiling " : "torch.compile compiling ");
+		gs_fmt_duration(sb, (uint64_t)((double)id->compile_ns / per));
+	}
+}
+
 static const char *steps_by_name(uint8_t by)
 {
 	return by == GS_STEPS_PROFILER ? "profiler" : by == GS_STEPS_NAMED ? "named" : "run";
@@ -150,6 +169,22 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 			       (double)a->warmup_ns / (double)a->median_ns,
 			       100.0 * (double)a->warmup_ns / (double)a->total,
 			       gs_an_warmup_from(a, from, sizeof(from)));
+		gs_strbuf_adds(sb, "       ");
+		wrap(sb, 7, 7, o->width, w.buf);
+		gs_strbuf_release(&w);
+	}
+	if (gs_an_startup_share(a) >= 0.25) {
+		struct gs_strbuf w;
+		gs_strbuf_init(&w);
+		gs_strbuf_addf(&w, "start-up takes %.1f%% of the run while the GPU idles: ",
+			       100.0 * gs_an_startup_share(a));
+		startup_parts(&w, &a->idle, 1.0);
+		gs_strbuf_adds(&w, "; a one-time cost that weighs on every figure below: ");
+		if (a->nstep_hints)
+			gs_strbuf_addf(&w, "--step %s analyzes the loop alone", a->step_hints[0].name);
+		else
+			gs_strbuf_adds(&w, "--time A:B after it, or a range around each step (NVTX, "
+					   "record_function) and --step NAME, analyzes the loop alone");
 		gs_strbuf_adds(sb, "       ");
 		wrap(sb, 7, 7, o->width, w.buf);
 		gs_strbuf_release(&w);
@@ -276,6 +311,14 @@ static void text_idle(const struct gs_analysis *a, const struct gs_render_opts *
 			gs_strbuf_adds(sb, "\n");
 		}
 	gs_strbuf_adds(sb, "  (loader_range, loader_wait and loader_code are input_pipeline)\n");
+	if (id->import_ns || id->compile_ns) {
+		struct gs_strbuf l;
+		gs_strbuf_init(&l);
+		startup_parts(&l, id, (double)a->steps.n);
+		gs_strbuf_adds(sb, "  start-up in it: ");
+		wrap(sb, 18, 4, o->width, l.buf);
+		gs_strbuf_release(&l);
+	}
 	if (!id->nothers || !id->others_samples)
 		return;
 	gs_strbuf_addf(sb, "  while the GPU waited for data, the other threads and processes (and the main "
@@ -458,7 +501,10 @@ static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
 		jstr(sb, a->gap_idle.top[c]);
 		gs_strbuf_adds(sb, "}");
 	}
-	gs_strbuf_addf(sb, "},\n  \"others_while_loading\": {\"samples\": %llu, \"top\": [",
+	gs_strbuf_addf(sb, "},\n  \"startup\": {\"import_ns\": %llu, \"pyc_ns\": %llu, \"compile_ns\": %llu}",
+		       (unsigned long long)id->import_ns, (unsigned long long)id->pyc_ns,
+		       (unsigned long long)id->compile_ns);
+	gs_strbuf_addf(sb, ",\n  \"others_while_loading\": {\"samples\": %llu, \"top\": [",
 		       (unsigned long long)id->others_samples);
 	for (size_t k = 0; k < id->nothers; k++) {
 		gs_strbuf_adds(sb, k ? ", {\"name\": " : "{\"name\": ");
@@ -564,6 +610,14 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 	} else {
 		gs_strbuf_adds(sb, "null");
 	}
+	gs_strbuf_adds(sb, ",\n  \"startup\": "); /* the note under Steps */
+	if (gs_an_startup_share(a) >= 0.25)
+		gs_strbuf_addf(sb, "{\"share\": %.9g, \"import_ms\": %.6f, \"pyc_ms\": %.6f, "
+				   "\"compile_ms\": %.6f}",
+			       gs_an_startup_share(a), (double)a->idle.import_ns / 1e6,
+			       (double)a->idle.pyc_ns / 1e6, (double)a->idle.compile_ns / 1e6);
+	else
+		gs_strbuf_adds(sb, "null");
 	gs_strbuf_adds(sb, ",\n  \"step_hints\": [");
 	for (size_t i = 0; i < a->nstep_hints; i++) {
 		gs_strbuf_adds(sb, i ? ", {\"name\": " : "{\"name\": ");

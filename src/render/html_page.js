@@ -300,6 +300,17 @@
 				Math.round(v.warmup.times_median) + 'x the median), ' + fmtPct(100 * v.warmup.share) +
 				' of the steps\' time: a warm-up that weighs on every mean; analyze --time ' +
 				v.warmup.time_from + ': leaves it out.'));
+		if (v.startup) { /* start-up work in a whole run (analyze's line under Steps) */
+			var parts = [];
+			if (v.startup.import_ms)
+				parts.push('importing modules ' + fmtMs(v.startup.import_ms) + (v.startup.pyc_ms ?
+					' (byte-compiling sources ' + fmtMs(v.startup.pyc_ms) + ' of it)' : ''));
+			if (v.startup.compile_ms)
+				parts.push('torch.compile compiling ' + fmtMs(v.startup.compile_ms));
+			p.appendChild(document.createTextNode(' Start-up takes ' + fmtPct(100 * v.startup.share) +
+				' of the run while the GPU idles: ' + parts.join(', ') + '; a one-time cost that weighs ' +
+				'on every figure.'));
+		}
 		if (v.step_hints && v.step_hints.length) /* no steps marked: the ranges that could be */
 			p.appendChild(document.createTextNode(' No steps marked; ranges that repeat, for --step NAME: ' +
 				v.step_hints.map(function (h) { return h.name + ' (' + fmtCount(h.count) + 'x)'; }).join(', ') + '.'));

@@ -250,6 +250,25 @@ eq "analyze launch_bound --step step: no hints" "[]" \
 eq "analyze compile (the whole run): the main thread runs Python, importing modules; the hint" \
 	"other python importing modules iteration 3x" \
 	"$(analyze_field "$D/compile.gst" "' '.join([a['verdict']['primary'], a['verdict']['idle_host']['class'], a['verdict']['idle_host']['name']] + ['%s %dx' % (h['name'], h['count']) for h in a['verdict']['step_hints']])")"
+# start-up work named (verdict.startup, the note under Steps): compile.gst's cold start imports
+# for 9.9 s, 7.2 s of it byte-compiling sources (the environment has no .pyc files), and
+# torch.compile compiles for 4.5 s (Dynamo's _compile, Inductor's compile_fx*, the main thread
+# off CPU between two such samples); the findings' advice is start-up's, not the step's
+eq "analyze compile (the whole run): start-up, imports (byte-compiling) and compiling, ms" \
+	"0.944 9900.9 7205.8 4538.1 True True" \
+	"$(analyze_field "$D/compile.gst" "'%.3f %.1f %.1f %.1f' % tuple(a['verdict']['startup'][k] for k in ('share', 'import_ms', 'pyc_ms', 'compile_ms')), all('paid once per run' in f['recommendation']['cuda'] for f in a['findings'] if f['id'] in ('gpu-gaps', 'low-gpu-utilization')), all('byte-compiles their sources' in f['recommendation']['pytorch'] for f in a['findings'] if f['id'] in ('gpu-gaps', 'low-gpu-utilization'))" | tr -d "(),'")"
+has "analyze compile: the note under Steps" \
+	"start-up takes 94.4% of the run while the GPU idles: importing modules 9900.9 ms" \
+	"$($GS analyze "$D/compile.gst" | tr '\n' ' ' | tr -s ' ')"
+# a sync followed by start-up work is not charged with it: autograd_train's and autograd_osrt's
+# warm-up syncs before `import` of 3.6 s were sync-bound for 3.6 s; input_bound's 9.0 s -> 3.0 s
+eq "analyze autograd_train, autograd_osrt (whole runs): no sync-bound across the imports" "False False" \
+	"$(for f in autograd_train autograd_osrt; do analyze_field "$D/$f.gst" "'sync-bound' in [f['id'] for f in a['findings']]"; done | tr '\n' ' ' | sed 's/ $//')"
+between "analyze input_bound (whole run): sync-bound's saving stops at the imports, ms" 2900 3100 \
+	"$(analyze_field "$D/examples/input_bound.gst" "int(sum(f['saving_ms_per_step'] for f in a['findings'] if f['id'] == 'sync-bound'))")"
+# with the steps marked, no note: start-up before the loop is outside the steps
+eq "analyze autograd_train --step step: no start-up note" "None" \
+	"$(analyze_field "$D/autograd_train.gst" "a['verdict']['startup']" --step step)"
 # its compile workers' `import torch` runs torch/utils/data's modules (their bodies, the
 # classes and dataclasses they define) while the main thread waits: no data loading; nor the
 # main thread's own import of them (convt_big.gst, a cold `import torch`: 128 ms of it taken

@@ -112,6 +112,23 @@ else:
             ih["class"] != want or ih["name"] != ia["classes"][want]["top"] or
             abs(ih["share"] - ia["classes"][want]["ns"] / ia["idle_ns"]) > 1e-6)):
         bad.append("verdict.idle_host %r, expected class %r" % (ih, want))
+# start-up work (importing modules, of it byte-compiling, torch.compile compiling): the main
+# thread's code running or off CPU, so within python + native + off_cpu; the note under Steps
+# (verdict.startup) only for a whole run where it is a quarter of the time or more
+su = ia.get("startup")
+if not su or not 0 <= su["pyc_ns"] <= su["import_ns"] or (ia.get("classes") and su["import_ns"] + su["compile_ns"] >
+                                                         sum(ia["classes"][c]["ns"] for c in ("python", "native", "off_cpu"))):
+    bad.append("idle_attribution.startup %r" % (su,))
+elif "startup" not in v:
+    bad.append("verdict.startup missing")
+else:
+    total = sum(s["duration_ns"] for s in a["steps"])
+    share = (su["import_ns"] + su["compile_ns"]) / total if total and v["steps_by"] == "run" else 0
+    vs = v["startup"]
+    if (vs is None) != (share < 0.25) or (vs is not None and (
+            abs(vs["share"] - share) > 1e-6 or abs(vs["import_ms"] * 1e6 - su["import_ns"]) > 1 or
+            abs(vs["pyc_ms"] * 1e6 - su["pyc_ns"]) > 1 or abs(vs["compile_ms"] * 1e6 - su["compile_ns"]) > 1)):
+        bad.append("verdict.startup %r against %r (share %.6f)" % (vs, su, share))
 # the verdict host_compute names the host range that held most of it: low-gpu-utilization's first
 hr = v.get("host_range", "missing")
 lu = [f for f in a["findings"] if f["id"] == "low-gpu-utilization" and f["class"] == "host_compute"]

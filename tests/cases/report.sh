@@ -219,6 +219,8 @@ else
 	browse "host-bound in a repeating range, main thread off CPU item_sync.gst" report "$R/item_sync.html" "$D/item_sync.gst"
 	$GS report --step step -o "$R/autograd.html" "$D/autograd_train.gst"
 	browse "a warm-up step, backward on pt_autograd_0 autograd_train.gst" report "$R/autograd.html" "$D/autograd_train.gst" --step=step
+	$GS report -o "$R/compile.html" "$D/compile.gst"
+	browse "a cold start: imports and torch.compile compiling compile.gst" report "$R/compile.html" "$D/compile.gst"
 	browse "imported kineto train" report "$R/train.pt.trace.html" "$R/train.pt.trace.json.gz"
 	$GS report -o "$R/loading.html" "$D/kineto/loading.json"
 	browse "CUDA loading code, CUPTI's own time (kineto loading.json)" report "$R/loading.html" "$D/kineto/loading.json"
@@ -234,5 +236,5 @@ else
 	between "browser: a screenshot in dark mode (bytes)" 20000 100000000 "$(stat -c %s "$R/shots/dark.png" 2>/dev/null)"
 	eq "browser: light mode: a light background" "255 255 255" "$(python3 "$CHECK" pixel "$R/shots/train.pt.trace.html.png" 2>&1)"
 	eq "browser: dark mode: a dark background" "21 24 29" "$(python3 "$CHECK" pixel "$R/shots/dark.png" 2>&1)"
-	eq "browser: screenshots of every page" 17 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
+	eq "browser: screenshots of every page" 18 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
 fi

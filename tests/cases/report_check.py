@@ -197,6 +197,12 @@ def check_report(page, trace, util_sum):
     check('verdict: the warm-up note shown as analyze has it (%s)' % (wu,),
           wu != 'missing' and ('a warm-up that weighs' in text) == (wu is not None) and
           (wu is None or 'analyze --time %s: leaves it out' % wu['time_from'] in text))
+    su = a['verdict'].get('startup', 'missing')
+    check('verdict: the start-up note shown as analyze has it (%s)' % (su,),
+          su != 'missing' and ('Start-up takes ' in text) == (su is not None) and
+          (su is None or ('Start-up takes %.1f%% of the run' % (100 * su['share']) in text and
+                          ('byte-compiling sources' in text) == (su['pyc_ms'] > 0) and
+                          ('torch.compile compiling' in text) == (su['compile_ms'] > 0))))
     hr = a['verdict'].get('host_range', 'missing')
     check('verdict: the host range named as analyze names it (%s)' % (hr,),
           hr != 'missing' and ((' of it inside ' in text) == (hr is not None)) and

@@ -1368,6 +1368,146 @@ static void test_idle_hf_generate(void **state)
 	}
 }
 
+/* A whole run of 100 ms (no steps marked) that starts up, pid 100 (main thread 100); sampling
+ * period 1 ms, a sample at t stands for [t - 1 ms, t):
+ *   [0, 10)   a kernel; a cudaStreamSynchronize [10, 13) after it              host_sync 3
+ *   [13, 40)  main samples importing a module whose source it byte-compiles   import 27, pyc 27
+ *   [40, 50)  main samples in an imported module's body                       import 10
+ *   [50, 60)  main samples in torch.compile's compile_fx (Inductor)           compile 10
+ *   [60, 70)  off CPU between two such samples (its compile workers)          compile 10
+ *   [70, 80)  main samples under Dynamo's _compile, importing on the way      compile 10
+ *   [80, 90)  main samples in a DataLoader's __getitem__ importing lazily     loader_code 10
+ *   [90, 100) a kernel
+ * The sync is followed by start-up work: it costs the GPU its own 3 ms only. With pyc 0 the
+ * first import finds its .pyc files (no byte-compiling). */
+static void startup_model(struct gs_model *m, int pyc)
+{
+	model_init(m);
+	m->end_mono = 100 * MS;
+	m->sample_period = MS;
+	int32_t k = api(m, 0, 10000, 100, 100, RT_LAUNCH, 1);
+	kernel(m, 0, 10 * MS, 100, S_SMALL, k);
+	api(m, 10 * MS, 13 * MS, 100, 100, RT_STREAM_SYNC, 2);
+	k = api(m, 90 * MS, 90 * MS + 10000, 100, 100, RT_LAUNCH, 3);
+	kernel(m, 90 * MS + 10000, 100 * MS, 100, S_SMALL, k);
+	const char *site = "/usr/lib/python3/dist-packages/torch/";
+	char ind[200], dyn[200], dl[200];
+	snprintf(ind, sizeof(ind), "py::compile_fx_inner:%s_inductor/compile_fx.py", site);
+	snprintf(dyn, sizeof(dyn), "py::_compile.<locals>.compile_inner:%s_dynamo/convert_frame.py", site);
+	snprintf(dl, sizeof(dl), "py::_SingleProcessDataLoaderIter._next_data:%sutils/data/dataloader.py", site);
+	uint32_t eval = hframe(m, 100, "_PyEval_EvalFrameDefault");
+	uint32_t main_ = hframe(m, 100, "py::<module>:/x/train.py");
+	uint32_t load = hframe(m, 100, "py::_find_and_load:<frozen importlib._bootstrap>");
+	uint32_t src = hframe(m, 100, pyc ? "py::SourceLoader.source_to_code:<frozen importlib._bootstrap_external>"
+					  : "py::SourceLoader.get_code:<frozen importlib._bootstrap_external>");
+	uint32_t body = hframe(m, 100, "py::<module>:/usr/lib/python3/dist-packages/sympy/core/basic.py");
+	uint32_t run_ = hframe(m, 100, "py::run:/x/train.py");
+	uint32_t s_pyc[] = {eval, src, load, main_}, s_body[] = {eval, body, load, main_};
+	uint32_t s_ind[] = {eval, hframe(m, 100, "py::GraphLowering.codegen:/usr/lib/python3/dist-packages/torch/_inductor/graph.py"),
+			    hframe(m, 100, ind), run_, main_};
+	uint32_t s_dyn[] = {eval, body, load, hframe(m, 100, dyn), run_, main_};
+	uint32_t s_dl[] = {eval, hframe(m, 100, "py::<module>:/usr/lib/python3/dist-packages/PIL/Image.py"), load,
+			   hframe(m, 100, "py::Images.__getitem__:/x/train.py"), hframe(m, 100, dl), run_, main_};
+	hsamples(m, 100, 100, 14 * MS, 41 * MS, s_pyc, 4);
+	hsamples(m, 100, 100, 41 * MS, 51 * MS, s_body, 4);
+	hsamples(m, 100, 100, 51 * MS, 61 * MS, s_ind, 5);
+	hsamples(m, 100, 100, 71 * MS, 81 * MS, s_dyn, 6);
+	hsamples(m, 100, 100, 81 * MS, 91 * MS, s_dl, 7);
+}
+
+/* Start-up work in a whole run: imports (and their byte-compiling) and torch.compile's compiling
+ * counted apart, named in the idle attribution, the note's share, the advice; a sync before it
+ * is not charged with it; a DataLoader's lazy import is data loading. */
+static void test_idle_startup(void **state)
+{
+	(void)state;
+	for (int pyc = 0; pyc < 2; pyc++) {
+		struct gs_model m;
+		startup_model(&m, pyc);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		const struct gs_an_idle *id = &a.idle;
+		assert_int_equal(a.steps.n, 1);
+		assert_int_equal(id->import_ns, 37 * MS);
+		assert_int_equal(id->pyc_ns, pyc ? 27 * MS : 0);
+		assert_int_equal(id->compile_ns, 30 * MS);
+		assert_int_equal(id->ns[GS_IDLE_PYTHON], 57 * MS);
+		assert_int_equal(id->ns[GS_IDLE_OFF_CPU], 10 * MS);
+		assert_int_equal(id->ns[GS_IDLE_LOADER], 10 * MS);
+		assert_string_equal(id->top[GS_IDLE_PYTHON], "importing modules");
+		assert_string_equal(id->top[GS_IDLE_LOADER], "<module> (Image.py)");
+		assert_true(fabs(gs_an_startup_share(&a) - 0.67) < 1e-9);
+		const struct gs_finding *f = find(&a, "sync-bound");
+		assert_non_null(f);
+		assert_int_equal(f->saving_ns, 3 * MS); /* the sync itself, not the start-up after it */
+		f = find(&a, "low-gpu-utilization");
+		assert_non_null(f);
+		assert_non_null(strstr(f->cuda, "start-up, paid once per run"));
+		assert_true((strstr(f->pytorch, "byte-compiles their sources") != NULL) == pyc);
+		assert_true((strstr(f->pytorch, "python -X importtime") == NULL) == pyc);
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
+		assert_non_null(strstr(sb.buf, "\n       start-up takes 67.0% of the run while the GPU idles: "
+					       "importing modules 37.0 ms"));
+		assert_true((strstr(sb.buf, "(byte-compiling") != NULL) == pyc);
+		gs_strbuf_release(&sb);
+		gs_analysis_release(&a);
+		/* marked steps: no note (start-up is then the first step's, a warm-up) */
+		range(&m, 0, 100 * MS, S_P1, 100, 100);
+		gs_model_steps_release(&m);
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.steps_by, GS_STEPS_PROFILER);
+		assert_true(gs_an_startup_share(&a) == 0.0);
+		assert_int_equal(a.idle.compile_ns, 30 * MS);
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+	/* off CPU inside the byte-compiling import (the samples at 15..40 ms gone): no host
+	 * activity holds half the idle time, start-up does: its advice still */
+	{
+		struct gs_model m;
+		startup_model(&m, 1);
+		size_t n = 0;
+		for (size_t i = 0; i < m.samples.n; i++)
+			if (m.samples.v[i].ts <= 14 * MS || m.samples.v[i].ts > 40 * MS)
+				m.samples.v[n++] = m.samples.v[i];
+		m.samples.n = n;
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.idle.ns[GS_IDLE_OFF_CPU], 36 * MS);
+		assert_int_equal(a.idle.import_ns, 37 * MS);
+		assert_int_equal(gs_an_idle_dominant(&a.idle), -1);
+		const struct gs_finding *f = find(&a, "low-gpu-utilization");
+		assert_non_null(f);
+		assert_non_null(strstr(f->cuda, "start-up, paid once per run"));
+		f = find(&a, "gpu-gaps");
+		assert_non_null(f);
+		assert_non_null(strstr(f->cuda, "start-up, paid once per run"));
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+	/* torch.compile's compiling ahead of the imports: its advice */
+	struct gs_model m;
+	startup_model(&m, 0);
+	const struct gs_cpu_sample ind = m.samples.v[37]; /* at 51 ms, in compile_fx_inner */
+	assert_int_equal(ind.ts, 51 * MS);
+	for (size_t i = 0; i < m.samples.n; i++)
+		if (m.samples.v[i].ts < 41 * MS) { /* the byte-compiling samples become Inductor's */
+			m.samples.v[i].stack = ind.stack;
+			m.samples.v[i].nframes = ind.nframes;
+		}
+	struct gs_analysis a;
+	run(&m, &a, NULL, 0);
+	assert_int_equal(a.idle.import_ns, 10 * MS);
+	assert_int_equal(a.idle.compile_ns, 57 * MS);
+	const struct gs_finding *f = find(&a, "low-gpu-utilization");
+	assert_non_null(f);
+	assert_non_null(strstr(f->pytorch, "TORCH_LOGS=recompiles"));
+	gs_analysis_release(&a);
+	model_free(&m);
+}
+
 /* A thread of the process (pid 100, tid 100 its first) named t */
 static void hthread(struct gs_model *m, int32_t tid, const char *t)
 {
@@ -1767,6 +1907,7 @@ int main(void)
 		cmocka_unit_test(test_idle_own_loading),
 		cmocka_unit_test(test_idle_handoff),
 		cmocka_unit_test(test_idle_hf_generate),
+		cmocka_unit_test(test_idle_startup),
 		cmocka_unit_test(test_warmup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
