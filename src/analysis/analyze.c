@@ -291,6 +291,9 @@ struct ctx {
 	/* the DataLoader time found by the idle attribution, merged per scope: input-bound's
 	 * examples */
 	GS_VEC(struct dl_ex) dlx;
+	/* torch.compile's compiling in steps after the first of their scope (idle_scope), the
+	 * span from its first to its last piece per step: torch-recompiles' examples */
+	GS_VEC(struct dl_ex) rcx;
 	int has_comm; /* a kernel shape of the model is communication */
 	uint64_t *load_ns; /* by step: CUDA's loading of code in it (rule_loading), NULL: none */
 	int startup_loads; /* cuda-module-loading fired in a run without steps (rule_loading) */
@@ -1679,6 +1682,44 @@ static void rule_gaps(struct ctx *x)
 	} else if (cls == GS_AN_OTHER) {
 		startup_advice(f, &a->gap_idle);
 	}
+}
+
+/* torch.compile compiling in steps after the first of their process (the main thread's
+ * samples under Dynamo's or Inductor's compile frames while the GPU idled, gs_an_idle's
+ * recompile_ns): a guard failed and the model was compiled again. Its saving is that time. */
+static void rule_recompile(struct ctx *x)
+{
+	struct gs_analysis *a = x->a;
+	const struct gs_an_idle *id = &a->idle;
+	if (!id->recompile_steps || (double)id->recompile_ns < 0.02 * (double)a->total)
+		return;
+	pivl_vec spans = {0};
+	for (size_t i = 0; i < x->rcx.n; i++) {
+		struct pivl sp = {x->rcx.v[i].pid, x->rcx.v[i].s, x->rcx.v[i].e};
+		GS_VEC_PUSH(&spans, sp);
+	}
+	int cls = spans_class(x, &spans);
+	free(spans.v);
+	struct gs_finding *f = finding(x, "torch-recompiles", cls == GS_AN_HOST_COMPUTE ? cls : GS_AN_OTHER,
+				       id->recompile_ns);
+	snprintf(f->title, sizeof(f->title),
+		 "torch.compile compiles again in %u of the %zu steps after the first: %.1f ms of "
+		 "compiling while the GPU idled, %.2f ms per step",
+		 (unsigned)id->recompile_steps, a->steps.n - x->sc.n, ms(id->recompile_ns),
+		 ms(id->recompile_ns) / (double)a->steps.n);
+	num(f, "recompile_steps", (double)id->recompile_steps, 1);
+	num(f, "compile_ms", ms(id->recompile_ns), 0);
+	for (size_t i = 0; i < x->rcx.n; i++)
+		ex_offer(x, f, x->rcx.v[i].s, x->rcx.v[i].e, x->rcx.v[i].pid, x->rcx.v[i].tid, -1, -1);
+	f->cuda = "The program's Python side compiles its model again during the loop (PyTorch's "
+		  "torch.compile): see the PyTorch advice.";
+	f->pytorch = "A guard of the compiled code failed and Dynamo compiled again: "
+		     "TORCH_LOGS=recompiles names the guard. Usual causes: input shapes that change "
+		     "(a last, smaller batch: drop_last=True; variable lengths: pad or bucket them, or "
+		     "torch._dynamo.mark_dynamic / dynamic=True), Python numbers that change passed "
+		     "to the model (pass tensors), switching train()/eval() or requires_grad, and "
+		     "module attributes changed in the loop. After "
+		     "torch._dynamo.config.recompile_limit recompiles a frame runs eagerly.";
 }
 
 size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_an_opts *o,
@@ -3262,6 +3303,8 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			push_bounds(&b, m->osrt.v[h->mo.v[j]].end, s, e);
 		}
 		qsort(b.v, b.n, sizeof(*b.v), cmp_key);
+		struct dl_ex rc = {h->mpid, h->mtid, 0, 0}; /* this step's compiling */
+		uint64_t rc_ns = 0;
 		for (size_t i = 0; i + 1 < b.n; i++) {
 			uint64_t a0 = b.v[i], a1 = b.v[i + 1];
 			if (a1 <= a0 || ulist_covers(&sc->lv[GS_AN_HOST_LAUNCH], a0))
@@ -3309,6 +3352,11 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			startup_add(id, su, a1 - a0);
 			if (su)
 				push(&suv, a0, a1);
+			if (su & FR_COMPILE) {
+				rc.s = rc_ns ? rc.s : a0;
+				rc.e = a1;
+				rc_ns += a1 - a0;
+			}
 			if (cls != GS_IDLE_LOADER_RANGE && cls != GS_IDLE_UNKNOWN)
 				tops_add(&t[cls], name, a1 - a0);
 			if (ulist_covers(&sc->gaps, a0)) {
@@ -3345,6 +3393,11 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				w->v.v[wi].count += cs->weight;
 				id->others_samples += cs->weight;
 			}
+		}
+		if (k > 0 && rc_ns) { /* compiling again after the scope's first step */
+			id->recompile_steps++;
+			id->recompile_ns += rc_ns;
+			GS_VEC_PUSH(&x->rcx, rc);
 		}
 	}
 	free(b.v);
@@ -3854,6 +3907,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		rule_sync_ops(&x, 0);
 		rule_sync_ops(&x, 1);
 		rule_gaps(&x);
+		rule_recompile(&x);
 		rule_loading(&x); /* before rule_util: x.startup_loads */
 		rule_util(&x);
 		rule_fp32(&x);
@@ -3875,6 +3929,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	}
 	free(x.sc.v);
 	free(x.dlx.v);
+	free(x.rcx.v);
 	free(x.is_step);
 	free(x.sync_corr);
 	free(x.load_ns);

@@ -501,9 +501,11 @@ static void json_idle(const struct gs_analysis *a, struct gs_strbuf *sb)
 		jstr(sb, a->gap_idle.top[c]);
 		gs_strbuf_adds(sb, "}");
 	}
-	gs_strbuf_addf(sb, "},\n  \"startup\": {\"import_ns\": %llu, \"pyc_ns\": %llu, \"compile_ns\": %llu}",
+	gs_strbuf_addf(sb, "},\n  \"startup\": {\"import_ns\": %llu, \"pyc_ns\": %llu, \"compile_ns\": %llu, "
+			   "\"recompile_ns\": %llu, \"recompile_steps\": %u}",
 		       (unsigned long long)id->import_ns, (unsigned long long)id->pyc_ns,
-		       (unsigned long long)id->compile_ns);
+		       (unsigned long long)id->compile_ns, (unsigned long long)id->recompile_ns,
+		       (unsigned)id->recompile_steps);
 	gs_strbuf_addf(sb, ",\n  \"others_while_loading\": {\"samples\": %llu, \"top\": [",
 		       (unsigned long long)id->others_samples);
 	for (size_t k = 0; k < id->nothers; k++) {

@@ -3,10 +3,10 @@
 # device has no package registry, so the build is made here and carried), profiles PyTorch's
 # NVTX paths, and measures NVTX overhead on that host. Prints a short table last.
 #   usage: tests/gpu/run.sh [BUILD_DIR]
-#   env: SECTIONS="nvtx cuda resnet compile kineto pytorch loader memory autograd perm overhead" (which to run;
+#   env: SECTIONS="nvtx cuda resnet compile kineto pytorch loader memory autograd recompile perm overhead" (which to run;
 #        add "multi" on a machine with two GPUs: tests/gpu/multi.sh), OUT (where fixtures go)
 set -u
-SECTIONS=${SECTIONS:-nvtx cuda resnet compile kineto pytorch loader memory autograd perm overhead}
+SECTIONS=${SECTIONS:-nvtx cuda resnet compile kineto pytorch loader memory autograd recompile perm overhead}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -70,6 +70,13 @@ if on autograd; then
 echo "backward on pt_autograd_0, analyze's idle attribution (tests/gpu/autograd.sh):"
 PASS=0 FAIL=0 bash tests/gpu/autograd.sh "$BUILD" | tee "$T/autograd.txt"
 p=$(tail -1 "$T/autograd.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
+[ -n "$p" ] && { PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* })); } || FAIL=$((FAIL + 1))
+fi
+
+if on recompile; then
+echo "torch.compile recompiling in the loop (tests/gpu/recompile.sh):"
+PASS=0 FAIL=0 bash tests/gpu/recompile.sh "$BUILD" | tee "$T/recompile.txt"
+p=$(tail -1 "$T/recompile.txt" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1 \2/p')
 [ -n "$p" ] && { PASS=$((PASS + ${p% *})); FAIL=$((FAIL + ${p#* })); } || FAIL=$((FAIL + 1))
 fi
 

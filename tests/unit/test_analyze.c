@@ -1508,6 +1508,58 @@ static void test_idle_startup(void **state)
 	model_free(&m);
 }
 
+/* torch.compile in a loop of three 100 ms steps (ProfilerStep ranges of pid 100, tid 100), each
+ * a kernel in its first 10 ms then the main thread's samples (1 ms period): compiling at
+ * [10, 60) of the first step (its first call: a warm-up), Python in the second, compiling again
+ * at [220, 250) in the third (recompile), Python around it. torch-recompiles fires for the
+ * third step's 30 ms alone, 10 ms per step; without the third step's compiling, nothing. */
+static void test_rule_recompile(void **state)
+{
+	(void)state;
+	for (int again = 0; again < 2; again++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = 300 * MS;
+		m.sample_period = MS;
+		uint32_t eval = hframe(&m, 100, "_PyEval_EvalFrameDefault");
+		uint32_t main_ = hframe(&m, 100, "py::<module>:/x/train.py");
+		uint32_t step = hframe(&m, 100, "py::train_step:/x/train.py");
+		uint32_t dyn = hframe(&m, 100, "py::_compile:/usr/lib/python3/dist-packages/torch/_dynamo/convert_frame.py");
+		uint32_t s_py[] = {eval, step, main_}, s_c[] = {eval, dyn, step, main_};
+		for (uint32_t k = 0; k < 3; k++) {
+			uint64_t o = 100 * MS * k;
+			range(&m, o, o + 100 * MS, S_P1 + k, 100, 100);
+			int32_t l = api(&m, o, o + 10000, 100, 100, RT_LAUNCH, k + 1);
+			kernel(&m, o + 10000, o + 10 * MS, 100, S_SMALL, l);
+		}
+		hsamples(&m, 100, 100, 11 * MS, 61 * MS, s_c, 4);
+		hsamples(&m, 100, 100, 61 * MS, 221 * MS, s_py, 3);
+		hsamples(&m, 100, 100, 221 * MS, 251 * MS, again ? s_c : s_py, again ? 4 : 3);
+		hsamples(&m, 100, 100, 251 * MS, 301 * MS, s_py, 3);
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.steps.n, 3);
+		assert_int_equal(a.idle.compile_ns, again ? 80 * MS : 50 * MS);
+		assert_int_equal(a.idle.recompile_ns, again ? 30 * MS : 0);
+		assert_int_equal(a.idle.recompile_steps, again);
+		const struct gs_finding *f = find(&a, "torch-recompiles");
+		if (!again) {
+			assert_null(f);
+		} else {
+			assert_non_null(f);
+			assert_int_equal(f->saving_ns, 10 * MS);
+			assert_string_equal(f->title, "torch.compile compiles again in 1 of the 2 steps after the "
+						      "first: 30.0 ms of compiling while the GPU idled, 10.00 ms per step");
+			assert_int_equal(f->nex, 1);
+			assert_int_equal(f->ex[0].start, 220 * MS);
+			assert_int_equal(f->ex[0].end, 250 * MS);
+			assert_non_null(strstr(f->pytorch, "TORCH_LOGS=recompiles"));
+		}
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 /* A thread of the process (pid 100, tid 100 its first) named t */
 static void hthread(struct gs_model *m, int32_t tid, const char *t)
 {
@@ -1908,6 +1960,7 @@ int main(void)
 		cmocka_unit_test(test_idle_handoff),
 		cmocka_unit_test(test_idle_hf_generate),
 		cmocka_unit_test(test_idle_startup),
+		cmocka_unit_test(test_rule_recompile),
 		cmocka_unit_test(test_warmup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
