@@ -985,6 +985,85 @@ static void wait_span(const struct ctx *x, pivl_vec *spans, int32_t pid, uint64_
 		GS_VEC_PUSH(spans, sp);
 }
 
+/* The start of pid's first kernel or graph launch (its GPU work that computes), UINT64_MAX
+ * when none */
+static uint64_t first_kernel(const struct ctx *x, int32_t pid)
+{
+	const struct gs_model *m = x->m;
+	uint64_t t = UINT64_MAX;
+	for (size_t i = 0; i < m->kernels.n; i++)
+		if (m->kernels.v[i].pid == pid && gpu_keep(x, m->kernels.v[i].device)) {
+			t = GS_MIN(t, m->kernels.v[i].start);
+			break; /* kernels are by start */
+		}
+	for (size_t i = 0; i < m->graphs.n; i++)
+		if (m->graphs.v[i].pid == pid && gpu_keep(x, m->graphs.v[i].device)) {
+			t = GS_MIN(t, m->graphs.v[i].start);
+			break;
+		}
+	return t;
+}
+
+/* first_kernel of the last 16 processes looked up */
+struct fkcache {
+	struct {
+		int32_t pid;
+		uint64_t fk;
+	} v[16];
+	size_t n, next;
+};
+
+/* A host-to-device copy before its process's first kernel, in a whole run: the program
+ * loading its model's weights (or its first input) */
+static int load_copy(const struct ctx *x, struct fkcache *fc, const struct gs_copy *c)
+{
+	if (x->a->steps_by != GS_STEPS_RUN || c->kind != GS_COPY_HTOD)
+		return 0;
+	size_t k = 0;
+	while (k < fc->n && fc->v[k].pid != c->pid)
+		k++;
+	if (k == fc->n) {
+		k = fc->n < GS_ARRAY_SIZE(fc->v) ? fc->n++ : fc->next++ % GS_ARRAY_SIZE(fc->v);
+		fc->v[k].pid = c->pid;
+		fc->v[k].fk = first_kernel(x, c->pid);
+	}
+	return c->end <= fc->v[k].fk;
+}
+
+/* In finding f's title, the load copies among its copies (n of them, bytes): a whole run's
+ * weights copied in before the first kernel, once */
+static void load_note(struct gs_finding *f, uint64_t n, uint64_t bytes)
+{
+	size_t k = strlen(f->title);
+	if (n)
+		snprintf(f->title + k, sizeof(f->title) - k,
+			 "; %llu of them (%.1f MB) before the first kernel: loading the model, once "
+			 "per run", (unsigned long long)n, (double)bytes / 1e6);
+}
+
+/* a->load_copies, load_bytes, load_ns: the whole run's copies before the first kernel */
+static void load_copies(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	if (a->steps_by != GS_STEPS_RUN)
+		return;
+	pivl_vec spans = {0};
+	struct fkcache fc = {0};
+	for (size_t i = 0; i < m->copies.n; i++) {
+		const struct gs_copy *c = &m->copies.v[i];
+		long st;
+		if (!gpu_keep(x, c->device) || !load_copy(x, &fc, c) ||
+		    (st = step_of(x, c->pid, issued(m, c->api, c->start))) < 0)
+			continue;
+		a->load_copies++;
+		a->load_bytes += c->bytes;
+		span_in_step(x, &spans, c->pid, c->start, c->end, st);
+	}
+	a->load_ns = spans_time(x, &spans, GS_AN_GPU_COMPUTE);
+	free(spans.v);
+}
+
 /* A blocking call costs the GPU more than the wait itself: once the call returns, the GPU
  * has drained and idles until the host has launched the next work. The GPU time a blocking
  * call costs is the GPU's idle time from the call's start until GPU work next starts (cut at
@@ -1143,6 +1222,8 @@ static void rule_pageable(struct ctx *x)
 	memset(&tmp, 0, sizeof(tmp));
 	pivl_vec spans = {0};
 	char buf[160];
+	struct fkcache fc = {0};
+	uint64_t ln = 0, lb = 0; /* of them, load copies */
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
 		if (!gpu_keep(x, c->device) ||
@@ -1157,6 +1238,8 @@ static void rule_pageable(struct ctx *x)
 		n++;
 		bytes += c->bytes;
 		busy += c->end - c->start;
+		if (load_copy(x, &fc, c))
+			ln++, lb += c->bytes;
 		span_in_step(x, &spans, c->pid, c->start, c->end, st);
 		ex_offer(x, &tmp, c->start, c->end, c->pid, -1, c->device, c->stream);
 	}
@@ -1173,6 +1256,7 @@ static void rule_pageable(struct ctx *x)
 		 "%llu asynchronous copies use pageable host memory: they are staged by the driver and "
 		 "do not overlap with the host",
 		 (unsigned long long)n);
+	load_note(f, ln, lb);
 	num(f, "copies", (double)n, 1);
 	num(f, "bytes", (double)bytes, 1);
 	num(f, "copy_time_ms", ms(busy), 0);
@@ -1196,13 +1280,16 @@ static void rule_transfer(struct ctx *x)
 				       a->part[GS_AN_GPU_TRANSFER]);
 	struct tops t;
 	tops_init(&t);
-	uint64_t n = 0, bytes = 0;
+	uint64_t n = 0, bytes = 0, ln = 0, lb = 0;
+	struct fkcache fc = {0};
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
 		if (!gpu_keep(x, c->device) || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
 			continue;
 		n++;
 		bytes += c->bytes;
+		if (load_copy(x, &fc, c))
+			ln++, lb += c->bytes;
 		tops_add(&t, gs_copy_op_name(c->kind), c->end - c->start);
 		ex_offer(x, f, c->start, c->end, c->pid, -1, c->device, c->stream);
 	}
@@ -1217,6 +1304,7 @@ static void rule_transfer(struct ctx *x)
 	}
 	snprintf(f->title, sizeof(f->title),
 		 "Copies and memsets run %.1f%% of the step with no kernel beside them", share(a, GS_AN_GPU_TRANSFER));
+	load_note(f, ln, lb);
 	num(f, "gpu_transfer_share", a->breakdown[GS_AN_GPU_TRANSFER], 0);
 	num(f, "operations", (double)n, 1);
 	num(f, "bytes", (double)bytes, 1);
@@ -2645,7 +2733,7 @@ double gs_an_startup_share(const struct gs_analysis *a)
 {
 	if (a->steps_by != GS_STEPS_RUN || !a->total)
 		return 0;
-	return (double)(a->idle.import_ns + a->idle.compile_ns) / (double)a->total;
+	return (double)(a->idle.import_ns + a->idle.compile_ns + a->load_ns) / (double)a->total;
 }
 
 int gs_an_idle_dominant(const struct gs_an_idle *id)
@@ -3896,6 +3984,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	profiler_time(&x);
 	host_ranges(&x);
 	step_hints(&x);
+	load_copies(&x);
 	if (a->steps.n) {
 		rule_comm(&x);
 		rule_launch(&x);

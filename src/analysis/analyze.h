@@ -224,6 +224,10 @@ struct gs_analysis {
 	 * (names owned; count: instances) */
 	struct gs_an_top step_hints[GS_AN_TOPS];
 	size_t nstep_hints;
+	/* when the steps are the whole run: host-to-device copies of a process that end before
+	 * its first kernel or graph launch starts (loading the model's weights, the first input):
+	 * how many, their bytes, and their time with no kernel beside them (over their union) */
+	uint64_t load_copies, load_bytes, load_ns;
 };
 
 /* a->warmup_from as --time's start, "7.386s" (whole milliseconds), "7386225us" or "...ns",
@@ -249,9 +253,10 @@ size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_a
 			struct gs_an_top out[GS_AN_TOPS]);
 /* The hints' line, as analyze and the stats overview print it: "no steps marked; ranges that
  * repeat, for --step NAME: step (30x)". */
-/* The share of the steps' time that the main thread spent in start-up work (importing modules,
- * torch.compile compiling: gs_an_idle's import_ns and compile_ns) while the GPU idled, when the
- * step is the whole run (no steps marked); 0 otherwise */
+/* The share of the steps' time that start-up work took, when the step is the whole run (no
+ * steps marked): the main thread importing modules and torch.compile compiling while the GPU
+ * idled (gs_an_idle's import_ns and compile_ns), and the copies before the first kernel
+ * (load_ns); 0 otherwise */
 double gs_an_startup_share(const struct gs_analysis *a);
 void gs_an_step_hints_line(const struct gs_an_top *h, size_t n, struct gs_strbuf *sb);
 

@@ -176,9 +176,17 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 	if (gs_an_startup_share(a) >= 0.25) {
 		struct gs_strbuf w;
 		gs_strbuf_init(&w);
-		gs_strbuf_addf(&w, "start-up takes %.1f%% of the run while the GPU idles: ",
-			       100.0 * gs_an_startup_share(a));
-		startup_parts(&w, &a->idle, 1.0);
+		gs_strbuf_addf(&w, "start-up takes %.1f%% of the run", 100.0 * gs_an_startup_share(a));
+		if (a->idle.import_ns || a->idle.compile_ns) {
+			gs_strbuf_adds(&w, ": while the GPU idles, ");
+			startup_parts(&w, &a->idle, 1.0);
+		}
+		if (a->load_ns) {
+			gs_strbuf_addf(&w, "%s copying %.1f MB to the GPU before its first kernel, ",
+				       a->idle.import_ns || a->idle.compile_ns ? ";" : ":",
+				       (double)a->load_bytes / 1e6);
+			gs_fmt_duration(&w, a->load_ns);
+		}
 		gs_strbuf_adds(&w, "; a one-time cost that weighs on every figure below: ");
 		if (a->nstep_hints)
 			gs_strbuf_addf(&w, "--step %s analyzes the loop alone", a->step_hints[0].name);
@@ -615,9 +623,12 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 	gs_strbuf_adds(sb, ",\n  \"startup\": "); /* the note under Steps */
 	if (gs_an_startup_share(a) >= 0.25)
 		gs_strbuf_addf(sb, "{\"share\": %.9g, \"import_ms\": %.6f, \"pyc_ms\": %.6f, "
-				   "\"compile_ms\": %.6f}",
+				   "\"compile_ms\": %.6f, \"load_ms\": %.6f, \"load_copies\": %llu, "
+				   "\"load_bytes\": %llu}",
 			       gs_an_startup_share(a), (double)a->idle.import_ns / 1e6,
-			       (double)a->idle.pyc_ns / 1e6, (double)a->idle.compile_ns / 1e6);
+			       (double)a->idle.pyc_ns / 1e6, (double)a->idle.compile_ns / 1e6,
+			       (double)a->load_ns / 1e6, (unsigned long long)a->load_copies,
+			       (unsigned long long)a->load_bytes);
 	else
 		gs_strbuf_adds(sb, "null");
 	gs_strbuf_adds(sb, ",\n  \"step_hints\": [");

@@ -303,13 +303,15 @@
 		if (v.startup) { /* start-up work in a whole run (analyze's line under Steps) */
 			var parts = [];
 			if (v.startup.import_ms)
-				parts.push('importing modules ' + fmtMs(v.startup.import_ms) + (v.startup.pyc_ms ?
+				parts.push('while the GPU idles, importing modules ' + fmtMs(v.startup.import_ms) + (v.startup.pyc_ms ?
 					' (byte-compiling sources ' + fmtMs(v.startup.pyc_ms) + ' of it)' : ''));
 			if (v.startup.compile_ms)
-				parts.push('torch.compile compiling ' + fmtMs(v.startup.compile_ms));
+				parts.push((v.startup.import_ms ? '' : 'while the GPU idles, ') + 'torch.compile compiling ' + fmtMs(v.startup.compile_ms));
+			if (v.startup.load_ms)
+				parts.push('copying ' + (v.startup.load_bytes / 1e6).toFixed(1) +
+					' MB to the GPU before its first kernel ' + fmtMs(v.startup.load_ms));
 			p.appendChild(document.createTextNode(' Start-up takes ' + fmtPct(100 * v.startup.share) +
-				' of the run while the GPU idles: ' + parts.join(', ') + '; a one-time cost that weighs ' +
-				'on every figure.'));
+				' of the run: ' + parts.join(', ') + '; a one-time cost that weighs on every figure.'));
 		}
 		if (v.step_hints && v.step_hints.length) /* no steps marked: the ranges that could be */
 			p.appendChild(document.createTextNode(' No steps marked; ranges that repeat, for --step NAME: ' +

@@ -123,8 +123,9 @@ elif "startup" not in v:
     bad.append("verdict.startup missing")
 else:
     total = sum(s["duration_ns"] for s in a["steps"])
-    share = (su["import_ns"] + su["compile_ns"]) / total if total and v["steps_by"] == "run" else 0
     vs = v["startup"]
+    load = vs["load_ms"] * 1e6 if vs else 0
+    share = (su["import_ns"] + su["compile_ns"] + load) / total if total and v["steps_by"] == "run" else 0
     if (vs is None) != (share < 0.25) or (vs is not None and (
             abs(vs["share"] - share) > 1e-6 or abs(vs["import_ms"] * 1e6 - su["import_ns"]) > 1 or
             abs(vs["pyc_ms"] * 1e6 - su["pyc_ns"]) > 1 or abs(vs["compile_ms"] * 1e6 - su["compile_ns"]) > 1)):

@@ -202,7 +202,8 @@ def check_report(page, trace, util_sum):
           su != 'missing' and ('Start-up takes ' in text) == (su is not None) and
           (su is None or ('Start-up takes %.1f%% of the run' % (100 * su['share']) in text and
                           ('byte-compiling sources' in text) == (su['pyc_ms'] > 0) and
-                          ('torch.compile compiling' in text) == (su['compile_ms'] > 0))))
+                          ('torch.compile compiling' in text) == (su['compile_ms'] > 0) and
+                          ('MB to the GPU before its first kernel' in text) == (su['load_ms'] > 0))))
     hr = a['verdict'].get('host_range', 'missing')
     check('verdict: the host range named as analyze names it (%s)' % (hr,),
           hr != 'missing' and ((' of it inside ' in text) == (hr is not None)) and

@@ -1448,7 +1448,7 @@ static void test_idle_startup(void **state)
 		struct gs_strbuf sb;
 		gs_strbuf_init(&sb);
 		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
-		assert_non_null(strstr(sb.buf, "\n       start-up takes 67.0% of the run while the GPU idles: "
+		assert_non_null(strstr(sb.buf, "\n       start-up takes 67.0% of the run: while the GPU idles, "
 					       "importing modules 37.0 ms"));
 		assert_true((strstr(sb.buf, "(byte-compiling") != NULL) == pyc);
 		gs_strbuf_release(&sb);
@@ -1506,6 +1506,49 @@ static void test_idle_startup(void **state)
 	assert_non_null(strstr(f->pytorch, "TORCH_LOGS=recompiles"));
 	gs_analysis_release(&a);
 	model_free(&m);
+}
+
+/* A whole run of 100 ms: a pageable host-to-device copy [0, 40) of 100 MB (the weights), the
+ * first kernel [40, 50), another such copy [50, 55) of 1 MB (an input: after the first kernel),
+ * a kernel [55, 100). The first copy is start-up (40% of the run: the note); both are
+ * pageable-async-copy's, and its title says which; with a step range, none is. */
+static void test_load_copies(void **state)
+{
+	(void)state;
+	for (int steps = 0; steps < 2; steps++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = 100 * MS;
+		if (steps)
+			range(&m, 0, 100 * MS, S_P1, 1, 1);
+		copy(&m, 0, 40 * MS, 1, GS_COPY_HTOD, 100000000, GS_MEM_PAGEABLE, -1);
+		int32_t k = api(&m, 39 * MS, 40 * MS, 1, 1, RT_LAUNCH, 1);
+		kernel(&m, 40 * MS, 50 * MS, 1, S_SMALL, k);
+		copy(&m, 50 * MS, 55 * MS, 1, GS_COPY_HTOD, 1000000, GS_MEM_PAGEABLE, -1);
+		k = api(&m, 54 * MS, 55 * MS, 1, 1, RT_LAUNCH, 2);
+		kernel(&m, 55 * MS, 100 * MS, 1, S_SMALL, k);
+		for (size_t i = 0; i < m.copies.n; i++)
+			m.copies.v[i].async = 1;
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.load_copies, steps ? 0 : 1);
+		assert_int_equal(a.load_bytes, steps ? 0 : 100000000);
+		assert_int_equal(a.load_ns, steps ? 0 : 40 * MS);
+		assert_true(fabs(gs_an_startup_share(&a) - (steps ? 0.0 : 0.4)) < 1e-9);
+		const struct gs_finding *f = find(&a, "pageable-async-copy");
+		assert_non_null(f);
+		assert_true((strstr(f->title, "2 asynchronous copies use pageable host memory")) != NULL);
+		assert_true((strstr(f->title, "; 1 of them (100.0 MB) before the first kernel: loading the "
+					      "model, once per run") != NULL) == !steps);
+		struct gs_strbuf sb;
+		gs_strbuf_init(&sb);
+		gs_render_analysis(&m, &a, GS_FMT_TEXT, NULL, &sb);
+		assert_true((strstr(sb.buf, "start-up takes 40.0% of the run: copying 100.0 MB to the GPU") != NULL) ==
+			    !steps);
+		gs_strbuf_release(&sb);
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
 }
 
 /* torch.compile in a loop of three 100 ms steps (ProfilerStep ranges of pid 100, tid 100), each
@@ -1961,6 +2004,7 @@ int main(void)
 		cmocka_unit_test(test_idle_hf_generate),
 		cmocka_unit_test(test_idle_startup),
 		cmocka_unit_test(test_rule_recompile),
+		cmocka_unit_test(test_load_copies),
 		cmocka_unit_test(test_warmup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
