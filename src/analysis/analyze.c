@@ -2812,23 +2812,38 @@ static int pyc_frame(const char *n)
 	return !strcmp(n, "py::SourceLoader.source_to_code:<frozen importlib._bootstrap_external>");
 }
 
-/* torch.compile compiling: Dynamo's entry on a cache miss (torch/_dynamo/convert_frame.py's
- * _compile and what it defines, compile_frame) or Inductor's compilers (torch/_inductor/
- * compile_fx.py's compile_fx*, _compile_fx*: the forward at the first call, AOTAutograd's lazy
- * backward at the first backward). Not the frames a compiled model runs each step (eval_frame.py's
- * wrappers, Inductor's runtime launchers): they are no compiling. */
+/* torch.compile compiling: a function of the modules that only compile run (Dynamo's frame
+ * conversion and bytecode tracing, its guards' making; fake tensors and symbolic shapes;
+ * Inductor's lowering, scheduling, code generation, caches and autotuning; AOTAutograd's
+ * graph capture and partitioning), not their module bodies (imports). Dynamo's frame
+ * conversion runs only on a cache miss; the code a compiled model runs each step is elsewhere
+ * (eval_frame.py's wrappers, AOTAutograd's runtime wrappers, Inductor's output_code.py and
+ * runtime/, the generated modules). Dynamo's tracing recurses deeply, so a stack is often cut
+ * before its root's `_compile`: a module of the list is what tells. */
 static int compile_frame(const char *n)
 {
+	static const char *const mods[] = {
+		"/torch/_dynamo/convert_frame.py", "/torch/_dynamo/symbolic_convert.py",
+		"/torch/_dynamo/variables/", "/torch/_dynamo/output_graph.py", "/torch/_dynamo/guards.py",
+		"/torch/_dynamo/bytecode_transformation.py", "/torch/_dynamo/bytecode_analysis.py",
+		"/torch/_subclasses/fake_tensor.py", "/torch/_subclasses/meta_utils.py",
+		"/torch/fx/experimental/symbolic_shapes.py", "/torch/_inductor/compile_fx.py",
+		"/torch/_inductor/graph.py", "/torch/_inductor/lowering.py", "/torch/_inductor/scheduler.py",
+		"/torch/_inductor/ir.py", "/torch/_inductor/codegen/", "/torch/_inductor/fx_passes/",
+		"/torch/_inductor/pattern_matcher.py", "/torch/_inductor/select_algorithm.py",
+		"/torch/_inductor/codecache.py", "/torch/_inductor/async_compile.py",
+		"/torch/_inductor/autotune_process.py", "/torch/_inductor/sizevars.py",
+		"/torch/_functorch/partitioners.py", "/torch/_functorch/_aot_autograd/graph_capture.py",
+		"/torch/_functorch/_aot_autograd/collect_metadata_analysis.py",
+		"/torch/_functorch/_aot_autograd/dispatch_and_compile_graph.py",
+		"/torch/_functorch/_aot_autograd/jit_compile_runtime_wrappers.py",
+	};
 	const char *q = n + 4, *file = py_frame(n) ? strchr(q, ':') : NULL;
-	if (!file)
+	if (!file || !strncmp(q, "<module>:", 9))
 		return 0;
-	size_t fl = strlen(file);
-	static const char dyn[] = "/torch/_dynamo/convert_frame.py", ind[] = "/torch/_inductor/compile_fx.py";
-	if (fl >= sizeof(dyn) - 1 && !strcmp(file + fl - (sizeof(dyn) - 1), dyn))
-		return !strncmp(q, "_compile:", 9) || !strncmp(q, "_compile.", 9) ||
-		       !strncmp(q, "compile_frame", 13);
-	if (fl >= sizeof(ind) - 1 && !strcmp(file + fl - (sizeof(ind) - 1), ind))
-		return !strncmp(q, "compile_fx", 10) || !strncmp(q, "_compile_fx", 11);
+	for (size_t i = 0; i < GS_ARRAY_SIZE(mods); i++)
+		if (strstr(file, mods[i]))
+			return 1;
 	return 0;
 }
 
@@ -3401,6 +3416,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			long c;
 			size_t j;
 			uint8_t su = 0; /* start-up work: FR_IMPORT, FR_COMPILE */
+			int in_step = 0; /* the sample that tells su was taken in this step */
 			if (ulist_covers(&sc->lv[GS_AN_INPUT], a0)) {
 				cls = GS_IDLE_LOADER_RANGE;
 				snprintf(name, sizeof(name), "data-loading range");
@@ -3415,6 +3431,10 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				cls = f & FR_DL ? GS_IDLE_LOADER : f & FR_PY ? GS_IDLE_PYTHON : GS_IDLE_NATIVE;
 				sample_label(x, h, cs, name, sizeof(name));
 				su = sample_startup(x, h, cs);
+				/* a step compiles when a sample taken in it shows compiling: a sample
+				 * of weight w stands for the w periods of CPU time before it, which
+				 * may reach into short steps before that ran other code */
+				in_step = cs->ts >= s && cs->ts <= e;
 			} else if (j < h->ms.n && j > 0) { /* between two samples: off CPU */
 				uint64_t ws = m->samples.v[h->ms.v[j - 1]].ts;
 				uint64_t we = h->from.v[j];
@@ -3425,6 +3445,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 				 * for its compile workers, an import reading files): that work's */
 				su = sample_startup(x, h, &m->samples.v[h->ms.v[j - 1]]) &
 				     sample_startup(x, h, &m->samples.v[h->ms.v[j]]);
+				in_step = ws >= s && m->samples.v[h->ms.v[j]].ts <= e;
 			} else {
 				cls = GS_IDLE_UNKNOWN;
 				name[0] = '\0';
@@ -3440,7 +3461,7 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			startup_add(id, su, a1 - a0);
 			if (su)
 				push(&suv, a0, a1);
-			if (su & FR_COMPILE) {
+			if ((su & FR_COMPILE) && in_step) {
 				rc.s = rc_ns ? rc.s : a0;
 				rc.e = a1;
 				rc_ns += a1 - a0;

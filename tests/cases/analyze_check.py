@@ -93,9 +93,14 @@ else:
             (ia["host_data"] and abs(gsum - gidle) > 2 + 1e-8 * gidle) or (not ia["host_data"] and gsum):
         bad.append("idle_attribution: gaps_idle_ns %r, classes' gaps_ns sum %d, the gaps' idle time %d" % (
             ia.get("gaps_idle_ns"), gsum, gidle))
+    # (code running is one activity: python or native, the larger, holds when the two together
+    # took half)
+    def running(c, key):
+        return ia["classes"]["python"][key] + ia["classes"]["native"][key] if c in ("python", "native") \
+            else ia["classes"][c][key]
     gd = max(IDLE[3:7], key=lambda c: ia["classes"][c]["gaps_ns"]) if ia["host_data"] else None
     gwant = gd if gd and gf and gf[0]["class"] == "other" and gsum and \
-        2 * ia["classes"][gd]["gaps_ns"] >= gsum and ia["classes"][gd]["gaps_ns"] else None
+        2 * running(gd, "gaps_ns") >= gsum and ia["classes"][gd]["gaps_ns"] else None
     if gf and ((gwant is None) != ("idle_host_share" not in gf[0]["evidence"]) or (gwant is not None and (
             abs(gf[0]["evidence"]["idle_host_share"] - ia["classes"][gwant]["gaps_ns"] / gsum) > 1e-6 or
             "their idle time the main thread " not in gf[0]["title"] or
@@ -107,7 +112,7 @@ else:
     # (and host_compute names it too when the main thread then waited or was off CPU)
     want = dom if dom and (v["primary"] == "other" or (v["primary"] == "host_compute" and
                                                         dom in ("blocked", "off_cpu"))) and \
-        ia["idle_ns"] and 2 * ia["classes"][dom]["ns"] >= ia["idle_ns"] and ia["classes"][dom]["ns"] else None
+        ia["idle_ns"] and 2 * running(dom, "ns") >= ia["idle_ns"] and ia["classes"][dom]["ns"] else None
     if ih == "missing" or (ih is None) != (want is None) or (ih is not None and (
             ih["class"] != want or ih["name"] != ia["classes"][want]["top"] or
             abs(ih["share"] - ia["classes"][want]["ns"] / ia["idle_ns"]) > 1e-6)):

@@ -1555,11 +1555,15 @@ static void test_load_copies(void **state)
  * a kernel in its first 10 ms then the main thread's samples (1 ms period): compiling at
  * [10, 60) of the first step (its first call: a warm-up), Python in the second, compiling again
  * at [220, 250) in the third (recompile), Python around it. torch-recompiles fires for the
- * third step's 30 ms alone, 10 ms per step; without the third step's compiling, nothing. */
+ * third step's 30 ms alone, 10 ms per step; without the third step's compiling, nothing.
+ * again 2: the third step's first compiling sample, taken at 221 ms, has weight 30 (the timer
+ * signal came late): it stands for [191, 221), 9 ms of which lie in the second step, which
+ * compiles no more for it (the stack was seen in the third): compiling 50 + 9 + 40 ms (the
+ * third step's kernel holds [200, 210)), recompiling 40. */
 static void test_rule_recompile(void **state)
 {
 	(void)state;
-	for (int again = 0; again < 2; again++) {
+	for (int again = 0; again < 3; again++) {
 		struct gs_model m;
 		model_init(&m);
 		m.end_mono = 300 * MS;
@@ -1576,25 +1580,31 @@ static void test_rule_recompile(void **state)
 			kernel(&m, o + 10000, o + 10 * MS, 100, S_SMALL, l);
 		}
 		hsamples(&m, 100, 100, 11 * MS, 61 * MS, s_c, 4);
-		hsamples(&m, 100, 100, 61 * MS, 221 * MS, s_py, 3);
-		hsamples(&m, 100, 100, 221 * MS, 251 * MS, again ? s_c : s_py, again ? 4 : 3);
+		hsamples(&m, 100, 100, 61 * MS, again == 2 ? 191 * MS : 221 * MS, s_py, 3);
+		if (again == 2) {
+			hsamples(&m, 100, 100, 221 * MS, 222 * MS, s_c, 4);
+			m.samples.v[m.samples.n - 1].weight = 30;
+		}
+		hsamples(&m, 100, 100, again == 2 ? 222 * MS : 221 * MS, 251 * MS, again ? s_c : s_py, again ? 4 : 3);
 		hsamples(&m, 100, 100, 251 * MS, 301 * MS, s_py, 3);
 		struct gs_analysis a;
 		run(&m, &a, NULL, 0);
 		assert_int_equal(a.steps.n, 3);
-		assert_int_equal(a.idle.compile_ns, again ? 80 * MS : 50 * MS);
-		assert_int_equal(a.idle.recompile_ns, again ? 30 * MS : 0);
-		assert_int_equal(a.idle.recompile_steps, again);
+		assert_int_equal(a.idle.compile_ns, again == 2 ? 99 * MS : again ? 80 * MS : 50 * MS);
+		assert_int_equal(a.idle.recompile_ns, again == 2 ? 40 * MS : again ? 30 * MS : 0);
+		assert_int_equal(a.idle.recompile_steps, again ? 1 : 0);
 		const struct gs_finding *f = find(&a, "torch-recompiles");
 		if (!again) {
 			assert_null(f);
 		} else {
 			assert_non_null(f);
-			assert_int_equal(f->saving_ns, 10 * MS);
-			assert_string_equal(f->title, "torch.compile compiles again in 1 of the 2 steps after the "
-						      "first: 30.0 ms of compiling while the GPU idled, 10.00 ms per step");
+			assert_int_equal(f->saving_ns, again == 2 ? 40 * MS / 3 : 10 * MS);
+			if (again == 1)
+				assert_string_equal(f->title, "torch.compile compiles again in 1 of the 2 steps after "
+							      "the first: 30.0 ms of compiling while the GPU idled, "
+							      "10.00 ms per step");
 			assert_int_equal(f->nex, 1);
-			assert_int_equal(f->ex[0].start, 220 * MS);
+			assert_int_equal(f->ex[0].start, again == 2 ? 210 * MS : 220 * MS);
 			assert_int_equal(f->ex[0].end, 250 * MS);
 			assert_non_null(strstr(f->pytorch, "TORCH_LOGS=recompiles"));
 		}
