@@ -6,10 +6,12 @@ MODE: shapes -- the batch's sequence length changes at step 6 (128 -> 160 rows):
                 recompiles once, then with dynamic shapes (torch.compile's default dynamic=None),
                 and the later lengths (192, 224) reuse that code
       scalar -- a Python float that changes every step is passed to the compiled function:
-                each value is a guard, so it recompiles every step until
-                torch._dynamo.config.recompile_limit (8), then runs that frame eagerly
+                its first change fails a guard and Dynamo recompiles once (torch 2.x on the
+                GPU machine then treats the float as dynamic: no more recompiles)
       static -- the same shapes and values each step: compiled once, in the first step
-The model: the MLP block of tests/gpu/torch_measure.py twice, fp32, inference."""
+The model: the MLP block of tests/gpu/torch_measure.py twice, fp32, inference. Prints the steps
+in which Dynamo compiled a frame, by its own counter: the truth tests/gpu/recompile.sh checks
+analyze against."""
 import sys
 
 import torch

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/gpu/recompile.sh: torch.compile recompiling inside the loop (tests/gpu/recompile.py),
 # profiled with plain `gpuscope profile` (CPU sampling on): `analyze --step step` must find
-# torch-recompiles when the compiled code is compiled again in later steps (a shape change:
-# once; a Python float that changes each step: every step up to Dynamo's recompile limit), and
-# not when shapes and values stay (compiled in the first step only). As whole runs, the
+# torch-recompiles in the steps after the first in which Dynamo compiled again, by its own
+# counter (a shape change, a Python float that changes), and not when shapes and values stay
+# (compiled in the first step only). As whole runs, the
 # start-up note names the imports and the compiling. With OUT set, the scalar run's trace is
 # saved as $OUT/recompile.gst (a CI fixture).
 #   usage: tests/gpu/recompile.sh [BUILD_DIR]
