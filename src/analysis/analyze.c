@@ -1385,15 +1385,19 @@ static void rule_sync_ops(struct ctx *x, int memsets)
 }
 
 /* The advice when start-up work (importing modules, torch.compile compiling) took half of id's
- * idle time or more, 1; else 0. */
-static int startup_advice(struct gs_finding *f, const struct gs_an_idle *id)
+ * idle time or more, 1; else 0. whole: the step is the whole run (else the steps are marked,
+ * and the start-up is in them: the first step's, or torch-recompiles'). */
+static int startup_advice(struct gs_finding *f, const struct gs_an_idle *id, int whole)
 {
 	if (2 * (id->import_ns + id->compile_ns) < id->idle_ns || !id->idle_ns)
 		return 0;
-	f->cuda = "Most of this idle time is the program's start-up, paid once per run and not in "
-		  "each step: analyze the loop alone (--step NAME on a range around each step, or "
-		  "--time A:B after the start-up), or record only it (gpuscope profile --delay S, "
-		  "--capture-range=cudaProfilerApi or nvtx:NAME).";
+	f->cuda = whole ? "Most of this idle time is the program's start-up, paid once per run and "
+			  "not in each step: analyze the loop alone (--step NAME on a range around "
+			  "each step, or --time A:B after the start-up), or record only it (gpuscope "
+			  "profile --delay S, --capture-range=cudaProfilerApi or nvtx:NAME)." :
+			  "Most of this idle time is start-up work inside the steps: the first step's "
+			  "(a warm-up: analyze --time after it, as the line under Steps gives) or a "
+			  "later step's compiling (torch-recompiles).";
 	if (id->compile_ns > id->import_ns)
 		f->pytorch = "torch.compile compiles the model (Dynamo tracing, Inductor code "
 			     "generation and autotuning) once per process unless a guard fails: check "
@@ -1417,10 +1421,11 @@ static int startup_advice(struct gs_finding *f, const struct gs_an_idle *id)
 	return 1;
 }
 
-/* The advice for the main thread's activity ih (gs_an_idle_dominant) while the GPU idles. */
-static void idle_advice(struct gs_finding *f, const struct gs_an_idle *id, int ih)
+/* The advice for the main thread's activity ih (gs_an_idle_dominant) while the GPU idles (whole:
+ * the step is the whole run). */
+static void idle_advice(struct gs_finding *f, const struct gs_an_idle *id, int ih, int whole)
 {
-	if (startup_advice(f, id))
+	if (startup_advice(f, id, whole))
 		return;
 	switch (ih) {
 	case GS_IDLE_BLOCKED:
@@ -1478,7 +1483,7 @@ static void util_host(const struct gs_analysis *a, struct gs_finding *f, int ih,
 		 "time the main thread ",
 		 100.0 * util, 100.0 * sh);
 	title_doing(f, id, ih);
-	idle_advice(f, id, ih);
+	idle_advice(f, id, ih, a->steps_by == GS_STEPS_RUN);
 }
 
 /* 1 when t lies in an interval of u */
@@ -1766,9 +1771,9 @@ static void rule_gaps(struct ctx *x)
 		snprintf(f->title + k, sizeof(f->title) - k,
 			 "; for %.1f%% of their idle time the main thread ", 100.0 * sh);
 		title_doing(f, &a->gap_idle, ih);
-		idle_advice(f, &a->gap_idle, ih);
+		idle_advice(f, &a->gap_idle, ih, a->steps_by == GS_STEPS_RUN);
 	} else if (cls == GS_AN_OTHER) {
-		startup_advice(f, &a->gap_idle);
+		startup_advice(f, &a->gap_idle, a->steps_by == GS_STEPS_RUN);
 	}
 }
 
@@ -1882,7 +1887,7 @@ static void rule_util(struct ctx *x)
 	int ih = cls == GS_AN_OTHER ? gs_an_idle_dominant(&a->idle) : -1;
 	if (ih >= 0) {
 		util_host(a, f, ih, util);
-	} else if (cls == GS_AN_OTHER && startup_advice(f, &a->idle)) {
+	} else if (cls == GS_AN_OTHER && startup_advice(f, &a->idle, a->steps_by == GS_STEPS_RUN)) {
 		/* start-up work without one host activity holding half the idle time */
 	} else if (x->startup_loads) {
 		f->cuda = "The run holds its start-up (CUDA loaded code in it) and no steps are marked: "

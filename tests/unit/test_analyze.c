@@ -1460,6 +1460,9 @@ static void test_idle_startup(void **state)
 		assert_int_equal(a.steps_by, GS_STEPS_PROFILER);
 		assert_true(gs_an_startup_share(&a) == 0.0);
 		assert_int_equal(a.idle.compile_ns, 30 * MS);
+		f = find(&a, "low-gpu-utilization");
+		assert_non_null(f);
+		assert_non_null(strstr(f->cuda, "start-up work inside the steps: the first step's"));
 		gs_analysis_release(&a);
 		model_free(&m);
 	}
