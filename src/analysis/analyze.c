@@ -294,6 +294,9 @@ struct ctx {
 	/* torch.compile's compiling in steps after the first of their scope (idle_scope), the
 	 * span from its first to its last piece per step: torch-recompiles' examples */
 	GS_VEC(struct dl_ex) rcx;
+	/* by copy index, 1: a whole run's copy before its process's first kernel (load_copies);
+	 * NULL when the steps are marked */
+	uint8_t *is_load;
 	int has_comm; /* a kernel shape of the model is communication */
 	uint64_t *load_ns; /* by step: CUDA's loading of code in it (rule_loading), NULL: none */
 	int startup_loads; /* cuda-module-loading fired in a run without steps (rule_loading) */
@@ -1004,32 +1007,6 @@ static uint64_t first_kernel(const struct ctx *x, int32_t pid)
 	return t;
 }
 
-/* first_kernel of the last 16 processes looked up */
-struct fkcache {
-	struct {
-		int32_t pid;
-		uint64_t fk;
-	} v[16];
-	size_t n, next;
-};
-
-/* A host-to-device copy before its process's first kernel, in a whole run: the program
- * loading its model's weights (or its first input) */
-static int load_copy(const struct ctx *x, struct fkcache *fc, const struct gs_copy *c)
-{
-	if (x->a->steps_by != GS_STEPS_RUN || c->kind != GS_COPY_HTOD)
-		return 0;
-	size_t k = 0;
-	while (k < fc->n && fc->v[k].pid != c->pid)
-		k++;
-	if (k == fc->n) {
-		k = fc->n < GS_ARRAY_SIZE(fc->v) ? fc->n++ : fc->next++ % GS_ARRAY_SIZE(fc->v);
-		fc->v[k].pid = c->pid;
-		fc->v[k].fk = first_kernel(x, c->pid);
-	}
-	return c->end <= fc->v[k].fk;
-}
-
 /* In finding f's title, the load copies among its copies (n of them, bytes): a whole run's
  * weights copied in before the first kernel, once */
 static void load_note(struct gs_finding *f, uint64_t n, uint64_t bytes)
@@ -1041,27 +1018,44 @@ static void load_note(struct gs_finding *f, uint64_t n, uint64_t bytes)
 			 "per run", (unsigned long long)n, (double)bytes / 1e6);
 }
 
-/* a->load_copies, load_bytes, load_ns: the whole run's copies before the first kernel */
+/* A whole run's host-to-device copies that end before their process's first kernel (the
+ * program loading its model's weights, or its first input): x->is_load by copy index, and
+ * a->load_copies, load_bytes, load_ns (those in the step) */
 static void load_copies(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	if (a->steps_by != GS_STEPS_RUN)
+	if (a->steps_by != GS_STEPS_RUN || !m->copies.n)
 		return;
+	x->is_load = gs_xcalloc(m->copies.n, 1);
+	struct pid_fk {
+		int32_t pid;
+		uint64_t fk;
+	};
+	GS_VEC(struct pid_fk) fk = {0}; /* first_kernel by process, as met */
 	pivl_vec spans = {0};
-	struct fkcache fc = {0};
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
-		long st;
-		if (!gpu_keep(x, c->device) || !load_copy(x, &fc, c) ||
-		    (st = step_of(x, c->pid, issued(m, c->api, c->start))) < 0)
+		if (c->kind != GS_COPY_HTOD || !gpu_keep(x, c->device))
 			continue;
+		size_t k = 0;
+		while (k < fk.n && fk.v[k].pid != c->pid)
+			k++;
+		if (k == fk.n) {
+			struct pid_fk e = {c->pid, first_kernel(x, c->pid)};
+			GS_VEC_PUSH(&fk, e);
+		}
+		long st;
+		if (c->end > fk.v[k].fk || (st = step_of(x, c->pid, issued(m, c->api, c->start))) < 0)
+			continue;
+		x->is_load[i] = 1;
 		a->load_copies++;
 		a->load_bytes += c->bytes;
 		span_in_step(x, &spans, c->pid, c->start, c->end, st);
 	}
 	a->load_ns = spans_time(x, &spans, GS_AN_GPU_COMPUTE);
 	free(spans.v);
+	free(fk.v);
 }
 
 /* A blocking call costs the GPU more than the wait itself: once the call returns, the GPU
@@ -1222,7 +1216,6 @@ static void rule_pageable(struct ctx *x)
 	memset(&tmp, 0, sizeof(tmp));
 	pivl_vec spans = {0};
 	char buf[160];
-	struct fkcache fc = {0};
 	uint64_t ln = 0, lb = 0; /* of them, load copies */
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
@@ -1238,7 +1231,7 @@ static void rule_pageable(struct ctx *x)
 		n++;
 		bytes += c->bytes;
 		busy += c->end - c->start;
-		if (load_copy(x, &fc, c))
+		if (x->is_load && x->is_load[i])
 			ln++, lb += c->bytes;
 		span_in_step(x, &spans, c->pid, c->start, c->end, st);
 		ex_offer(x, &tmp, c->start, c->end, c->pid, -1, c->device, c->stream);
@@ -1281,14 +1274,13 @@ static void rule_transfer(struct ctx *x)
 	struct tops t;
 	tops_init(&t);
 	uint64_t n = 0, bytes = 0, ln = 0, lb = 0;
-	struct fkcache fc = {0};
 	for (size_t i = 0; i < m->copies.n; i++) {
 		const struct gs_copy *c = &m->copies.v[i];
 		if (!gpu_keep(x, c->device) || step_of(x, c->pid, issued(m, c->api, c->start)) < 0)
 			continue;
 		n++;
 		bytes += c->bytes;
-		if (load_copy(x, &fc, c))
+		if (x->is_load && x->is_load[i])
 			ln++, lb += c->bytes;
 		tops_add(&t, gs_copy_op_name(c->kind), c->end - c->start);
 		ex_offer(x, f, c->start, c->end, c->pid, -1, c->device, c->stream);
@@ -4045,6 +4037,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 	free(x.sc.v);
 	free(x.dlx.v);
 	free(x.rcx.v);
+	free(x.is_load);
 	free(x.is_step);
 	free(x.sync_corr);
 	free(x.load_ns);

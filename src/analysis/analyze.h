@@ -251,13 +251,15 @@ int gs_an_verdict_idle(const struct gs_analysis *a);
  * many. */
 size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_an_opts *o,
 			struct gs_an_top out[GS_AN_TOPS]);
-/* The hints' line, as analyze and the stats overview print it: "no steps marked; ranges that
- * repeat, for --step NAME: step (30x)". */
 /* The share of the steps' time that start-up work took, when the step is the whole run (no
  * steps marked): the main thread importing modules and torch.compile compiling while the GPU
  * idled (gs_an_idle's import_ns and compile_ns), and the copies before the first kernel
- * (load_ns); 0 otherwise */
+ * (load_ns); 0 otherwise. From GS_AN_STARTUP_NOTE on, analyze says so under "Steps:"
+ * (verdict.startup). */
 double gs_an_startup_share(const struct gs_analysis *a);
+#define GS_AN_STARTUP_NOTE 0.25
+/* The hints' line, as analyze and the stats overview print it: "no steps marked; ranges that
+ * repeat, for --step NAME: step (30x)". */
 void gs_an_step_hints_line(const struct gs_an_top *h, size_t n, struct gs_strbuf *sb);
 
 /* When the steps are the whole run and the host range the verdict host_compute names is one of

@@ -173,7 +173,7 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 		wrap(sb, 7, 7, o->width, w.buf);
 		gs_strbuf_release(&w);
 	}
-	if (gs_an_startup_share(a) >= 0.25) {
+	if (gs_an_startup_share(a) >= GS_AN_STARTUP_NOTE) {
 		struct gs_strbuf w;
 		gs_strbuf_init(&w);
 		gs_strbuf_addf(&w, "start-up takes %.1f%% of the run", 100.0 * gs_an_startup_share(a));
@@ -621,7 +621,7 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 		gs_strbuf_adds(sb, "null");
 	}
 	gs_strbuf_adds(sb, ",\n  \"startup\": "); /* the note under Steps */
-	if (gs_an_startup_share(a) >= 0.25)
+	if (gs_an_startup_share(a) >= GS_AN_STARTUP_NOTE)
 		gs_strbuf_addf(sb, "{\"share\": %.9g, \"import_ms\": %.6f, \"pyc_ms\": %.6f, "
 				   "\"compile_ms\": %.6f, \"load_ms\": %.6f, \"load_copies\": %llu, "
 				   "\"load_bytes\": %llu}",
