@@ -3512,6 +3512,62 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 	free(suv.v);
 }
 
+/* A range torch.compile opens around its compiling: PyTorch's dynamo_timed names a
+ * record_function "KEY (dynamo_timed)" (_compile.compile_inner, compile_fx_inner, ...), which a
+ * PyTorch profiler trace keeps as a user annotation and emit_nvtx as an NVTX range */
+static int compile_range(const char *n)
+{
+	size_t l = strlen(n), k = sizeof(" (dynamo_timed)") - 1;
+	return (l > k && !memcmp(n + l - k, " (dynamo_timed)", k)) || !strcmp(n, "entire_frame_compile");
+}
+
+/* Without host data (a PyTorch profiler trace, no CPU samples): torch.compile's compiling in
+ * the steps after the first of each scope, from its own ranges (compile_range) while the GPU
+ * idled outside CUDA calls, into the idle's recompile_ns and recompile_steps and x->rcx, as
+ * idle_scope finds it in samples. */
+static void range_recompiles(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_an_idle *id = &x->a->idle;
+	for (size_t k = 0; k < x->sc.n; k++) {
+		const struct scope *sc = &x->sc.v[k];
+		ivl_vec v = {0};
+		int32_t tid = -1, pid = sc->pid;
+		for (size_t i = 0; sc->steps.n > 1 && i < m->ranges.n; i++) {
+			const struct gs_range *r = &m->ranges.v[i];
+			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) ||
+			    !compile_range(gs_model_str(m, r->name)))
+				continue;
+			push(&v, r->start, r->end);
+			tid = r->tid, pid = r->pid;
+		}
+		struct ulist u;
+		ulist_build(&u, &v);
+		free(v.v);
+		for (size_t j = 1; j < sc->steps.n; j++) {
+			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[j]];
+			struct dl_ex rc = {pid, tid, 0, 0};
+			uint64_t ns = 0;
+			for (size_t i = ulist_ending_after(&u, st->start); i < u.n && u.s[i] < st->end; i++) {
+				uint64_t a0 = u.s[i] > st->start ? u.s[i] : st->start;
+				uint64_t a1 = u.e[i] < st->end ? u.e[i] : st->end;
+				uint64_t idle = (a1 - a0) - ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], a0, a1);
+				if (!idle)
+					continue;
+				rc.s = ns ? rc.s : a0;
+				rc.e = a1;
+				ns += idle;
+			}
+			if (ns) {
+				id->recompile_steps++;
+				id->recompile_ns += ns;
+				GS_VEC_PUSH(&x->rcx, rc);
+			}
+		}
+		ulist_free(&u);
+	}
+}
+
 /* The data-loading ranges' names, by the idle time they hold in the steps */
 static void idle_range_names(struct ctx *x, struct tops *t)
 {
@@ -3708,6 +3764,8 @@ static void idle_attribution(struct ctx *x)
 			id->idle_ns += idle;
 		}
 	}
+	if (!id->host_data)
+		range_recompiles(x);
 	for (size_t k = 0; k < x->sc.n && id->host_data; k++) {
 		struct scope *sc = &x->sc.v[k];
 		h.mpid = h.mtid = -1;

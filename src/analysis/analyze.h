@@ -148,7 +148,9 @@ struct gs_an_idle {
 	 * SourceLoader.source_to_code), and torch.compile compiling (under Dynamo's or Inductor's
 	 * compile frames); each with the main thread's off-CPU time between two such samples */
 	uint64_t import_ns, pyc_ns, compile_ns;
-	/* of compile_ns, that in steps after the first of their process: recompiles */
+	/* of compile_ns, that in steps after the first of their process: recompiles; in a
+	 * trace without host data (a PyTorch profiler trace), the time in torch.compile's own
+	 * ranges ("... (dynamo_timed)") there while the GPU idled, compile_ns left 0 */
 	uint64_t recompile_ns;
 	uint32_t recompile_steps;   /* those steps */
 	int hf_generate;            /* the main thread's samples show Hugging Face transformers'

@@ -16,6 +16,10 @@ Cases:
   cold        ResNet-18 batch 8 inference profiled from its first forward, no schedule: the
               first step's kernels are loaded by the driver on first use (CUPTI's overhead
               records); run first, before any other case has used those kernels
+  recompile   a torch.compile'd MLP (tests/gpu/recompile.py's model) whose batch grows from 128
+              to 160 rows in the second active step: Dynamo compiles again inside that step
+              (expect.json's "dynamo_compiled_in": the active steps, from 0, in which Dynamo's
+              own counter of compiled frames moved)
 """
 import glob
 import json
@@ -121,6 +125,33 @@ def case_stack_sync(step):
     return mlp_training(4096, True), dict(with_stack=True)
 
 
+def case_recompile(step):
+    from torch_measure import Block
+    model = torch.nn.Sequential(Block(), Block()).to(dev).eval()
+    run = torch.compile(lambda x: model(x))
+    calls = [0]
+
+    def one():
+        # 3 warm-up calls, wait and warm-up steps, then active steps 0, 1, 2: the 7th call (active
+        # step 1) is the first with 160 rows
+        rows = 128 if calls[0] < 6 else 160
+        calls[0] += 1
+        with torch.no_grad():
+            run(torch.randn(rows, 1024, device=dev)).sum().item()
+    return one, dict()
+
+
+def compiled_frames():
+    """Dynamo's own count of the frames it compiled; None before torch._dynamo is used"""
+    if "torch._dynamo" not in sys.modules:
+        return None
+    try:
+        from torch._dynamo.utils import counters
+        return counters["frames"]["ok"]
+    except Exception:
+        return None
+
+
 def gpu_rows(prof):
     rows = []
     for e in prof.key_averages():
@@ -140,7 +171,7 @@ def case_cold(step):
 
 
 cases = [("cold", case_cold), ("infer", case_infer), ("train", case_train), ("graphs", case_graphs),
-         ("stack", case_stack), ("stack_sync", case_stack_sync)]
+         ("stack", case_stack), ("stack_sync", case_stack_sync), ("recompile", case_recompile)]
 for name, make in cases:
     if sys.argv[2:] and name not in sys.argv[2:]:
         continue
@@ -154,11 +185,16 @@ for name, make in cases:
     shutil.rmtree(tmp, ignore_errors=True)
     # cold: every step recorded, the first included (no schedule: no warm-up steps)
     sched = None if cold else schedule(wait=1, warmup=1, active=3, repeat=1)
+    compiled_in = []  # the active steps (from 0) in which Dynamo compiled a frame
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=sched,
                  on_trace_ready=tensorboard_trace_handler(tmp, worker_name=name, use_gzip=True),
                  **opts) as prof:
-        for _ in range(3 if cold else 5):
+        for i in range(3 if cold else 5):
+            before = compiled_frames()
             one()
+            after = compiled_frames()
+            if after is not None and after != before:
+                compiled_in.append(i - (0 if cold else 2))
             prof.step()
     torch.cuda.synchronize()
     trace = glob.glob(os.path.join(tmp, "*.pt.trace.json.gz"))[0]
@@ -166,6 +202,6 @@ for name, make in cases:
     shutil.rmtree(tmp)
     with open(os.path.join(out, name + ".expect.json"), "w") as f:
         json.dump({"torch": torch.__version__, "case": name, "steps": 1 if cold else 3,
-                   "gpu": gpu_rows(prof)},
+                   "gpu": gpu_rows(prof), "dynamo_compiled_in": compiled_in},
                   f, indent=1)
     print(name, "rows", len(gpu_rows(prof)), flush=True)

@@ -1616,6 +1616,58 @@ static void test_rule_recompile(void **state)
 	}
 }
 
+/* A PyTorch profiler trace (no CPU samples) of three 100 ms ProfilerStep steps, each a launch
+ * and a 10 ms kernel: torch.compile's own ranges ("KEY (dynamo_timed)", nested) compile in step
+ * 0 [11, 61) and again in step 2 [221, 251), [230, 240) nested, where a kernel runs [240, 245):
+ * 25 ms of recompiling while the GPU idled in 1 step, and no start-up time (no samples). Ranges
+ * of another name (v = 1) or in the first step only (v = 2) are no recompile. */
+static void test_range_recompile(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 3; v++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = 300 * MS;
+		const char *outer = v == 1 ? "_compile.compile_inner" : "_compile.compile_inner (dynamo_timed)";
+		uint32_t cc = gs_model_add_string(&m, outer, strlen(outer));
+		uint32_t fx = gs_model_add_string(&m, "compile_fx_inner (dynamo_timed)", 31);
+		for (uint32_t k = 0; k < 3; k++) {
+			uint64_t o = 100 * MS * k;
+			range(&m, o, o + 100 * MS, S_P1 + k, 100, 100);
+			int32_t l = api(&m, o, o + 10000, 100, 100, RT_LAUNCH, k + 1);
+			kernel(&m, o + 10000, o + 10 * MS, 100, S_SMALL, l);
+		}
+		range(&m, 11 * MS, 61 * MS, cc, 100, 100);
+		if (v != 2) {
+			range(&m, 221 * MS, 251 * MS, cc, 100, 100);
+			if (!v)
+				range(&m, 230 * MS, 240 * MS, fx, 100, 100);
+			kernel(&m, 240 * MS, 245 * MS, 100, S_SMALL, -1);
+		}
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.steps.n, 3);
+		assert_false(a.idle.host_data);
+		assert_int_equal(a.idle.compile_ns, 0);
+		assert_int_equal(a.idle.recompile_ns, v ? 0 : 25 * MS);
+		assert_int_equal(a.idle.recompile_steps, v ? 0 : 1);
+		const struct gs_finding *f = find(&a, "torch-recompiles");
+		if (v) {
+			assert_null(f);
+		} else {
+			assert_non_null(f);
+			assert_int_equal(f->saving_ns, 25 * MS / 3);
+			assert_string_equal(f->title, "torch.compile compiles again in 1 of the 2 steps after the "
+						      "first: 25.0 ms of compiling while the GPU idled, 8.33 ms per step");
+			assert_int_equal(f->nex, 1);
+			assert_int_equal(f->ex[0].start, 221 * MS);
+			assert_int_equal(f->ex[0].end, 251 * MS);
+		}
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 /* A thread of the process (pid 100, tid 100 its first) named t */
 static void hthread(struct gs_model *m, int32_t tid, const char *t)
 {
@@ -2017,6 +2069,7 @@ int main(void)
 		cmocka_unit_test(test_idle_hf_generate),
 		cmocka_unit_test(test_idle_startup),
 		cmocka_unit_test(test_rule_recompile),
+		cmocka_unit_test(test_range_recompile),
 		cmocka_unit_test(test_load_copies),
 		cmocka_unit_test(test_warmup),
 	};
