@@ -215,6 +215,37 @@ has "analyze loading --time: advice for loads in steady steps" "New kernels keep
 eq "analyze kineto stack_sync: the sync named from train_step" \
 	"cudaStreamSynchronize from train_step (kineto_traces.py:116) x3" \
 	"$(analyze_field "$K/stack_sync.pt.trace.json.gz" "['%s x%d' % (t['name'], t['count']) for f in a['findings'] if f['id'] == 'sync-bound' for t in f['evidence']['top']][0]" 2>&1)"
+# torch.compile compiling again in a PyTorch profiler trace (no CPU samples): its own ranges,
+# record_function "KEY (dynamo_timed)" as PyTorch's dynamo_timed names them. Three 100 ms
+# ProfilerStep steps, each an aten::addmm launching a 10 ms kernel; compiling [11, 61) ms in the
+# first step (the first call's) and [21, 51) ms in the third, compile_fx_inner nested in it:
+# torch-recompiles in 1 step, 30 ms, its example the third step's compiling
+python3 - "$K/hand.json" "$T/recompile_k.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = [e for e in d["traceEvents"] if e.get("ph") == "M"]
+for k in range(3):
+    o = 1000.0 + 100000.0 * k
+    ev += [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": 100, "tid": 100,
+            "ts": o, "dur": 100000.0},
+           {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 100, "ts": o, "dur": 10.0},
+           {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": o + 1,
+            "dur": 5.0, "args": {"cbid": 211, "correlation": 10 + k}},
+           {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 7, "ts": o + 10,
+            "dur": 10000.0, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 10 + k}}]
+for s, e, n in ((11, 61, "_compile.compile_inner"), (221, 251, "_compile.compile_inner"),
+                (230, 240, "compile_fx_inner")):
+    ev.append({"ph": "X", "cat": "user_annotation", "name": n + " (dynamo_timed)", "pid": 100, "tid": 100,
+               "ts": 1000.0 + 1000.0 * s, "dur": 1000.0 * (e - s)})
+d["traceEvents"] = ev
+json.dump(d, open(sys.argv[2], "w"))
+PY
+eq "analyze kineto: torch-recompiles from torch.compile's dynamo_timed ranges" "1 30 [(221000000, 251000000)]" \
+	"$(analyze_field "$T/recompile_k.json" "' '.join(str(x) for f in a['findings'] if f['id'] == 'torch-recompiles' for x in (f['evidence']['recompile_steps'], f['evidence']['compile_ms'], [(e['start_ns'], e['end_ns']) for e in f['evidence']['examples']]))" 2>&1)"
+eq "analyze kineto: the dynamo_timed ranges are not start-up time without samples" "0 30000000 1" \
+	"$(analyze_field "$T/recompile_k.json" "' '.join(str(a['idle_attribution']['startup'][k]) for k in ('compile_ns', 'recompile_ns', 'recompile_steps'))" 2>&1)"
+out=$(python3 "$CHECK" "$GS" "$T/recompile_k.json" 2>&1)
+eq "analyze kineto recompile: schema, sums and step_sum agree ($out)" 0 $?
 has "analyze resnet50: a SIMT sgemm is fp32 without tensor cores" "cutlass_80_simt_sgemm_64x64_8x5_tn_align1" \
 	"$(analyze_field "$D/cuda_resnet50.gst" "[f['evidence']['top'][0]['name'] for f in a['findings'] if f['id'] == 'fp32-gemm']")"
 hasnt "analyze resnet50: TF32 tensor-core kernels are not" "tf32" \

@@ -20,6 +20,9 @@ Cases:
               to 160 rows in the second active step: Dynamo compiles again inside that step
               (expect.json's "dynamo_compiled_in": the active steps, from 0, in which Dynamo's
               own counter of compiled frames moved)
+  graphbreak  a torch.compile'd function of two MLP blocks with torch._dynamo.graph_break()
+              between them, compiled before the profile: two compiled regions a step
+              (expect.json's "dynamo_graph_breaks": Dynamo's own count of graph breaks)
 """
 import glob
 import json
@@ -141,6 +144,34 @@ def case_recompile(step):
     return one, dict()
 
 
+def case_graphbreak(step):
+    from torch_measure import Block
+    first, second = Block().to(dev).eval(), Block().to(dev).eval()
+
+    def f(x):
+        y = first(x)
+        torch._dynamo.graph_break()
+        return second(y)
+    run = torch.compile(f)
+    x = torch.randn(128, 1024, device=dev)
+
+    def one():
+        with torch.no_grad():
+            run(x).sum().item()
+    return one, dict()
+
+
+def graph_breaks():
+    """Dynamo's own count of graph breaks (its counters, by reason); None when it has none"""
+    if "torch._dynamo" not in sys.modules:
+        return None
+    try:
+        from torch._dynamo.utils import counters
+        return sum(counters["graph_break"].values())
+    except Exception:
+        return None
+
+
 def compiled_frames():
     """Dynamo's own count of the frames it compiled; None before torch._dynamo is used"""
     if "torch._dynamo" not in sys.modules:
@@ -171,7 +202,8 @@ def case_cold(step):
 
 
 cases = [("cold", case_cold), ("infer", case_infer), ("train", case_train), ("graphs", case_graphs),
-         ("stack", case_stack), ("stack_sync", case_stack_sync), ("recompile", case_recompile)]
+         ("stack", case_stack), ("stack_sync", case_stack_sync), ("recompile", case_recompile),
+         ("graphbreak", case_graphbreak)]
 for name, make in cases:
     if sys.argv[2:] and name not in sys.argv[2:]:
         continue
@@ -202,6 +234,7 @@ for name, make in cases:
     shutil.rmtree(tmp)
     with open(os.path.join(out, name + ".expect.json"), "w") as f:
         json.dump({"torch": torch.__version__, "case": name, "steps": 1 if cold else 3,
-                   "gpu": gpu_rows(prof), "dynamo_compiled_in": compiled_in},
+                   "gpu": gpu_rows(prof), "dynamo_compiled_in": compiled_in,
+                   "dynamo_graph_breaks": graph_breaks()},
                   f, indent=1)
     print(name, "rows", len(gpu_rows(prof)), flush=True)
