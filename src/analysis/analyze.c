@@ -3456,6 +3456,10 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 			id->ns[cls] += a1 - a0;
 			id->idle_ns += a1 - a0;
 			startup_add(id, su, a1 - a0);
+			if (su && sc->steps.v[k] == 0) { /* the first step's: a warm-up's (verdict) */
+				x->a->warmup_import_ns += su & FR_IMPORT ? a1 - a0 : 0;
+				x->a->warmup_compile_ns += su & FR_COMPILE ? a1 - a0 : 0;
+			}
 			if (su)
 				push(&suv, a0, a1);
 			if ((su & FR_COMPILE) && in_step) {
@@ -3524,7 +3528,7 @@ static int compile_range(const char *n)
 /* Without host data (a PyTorch profiler trace, no CPU samples): torch.compile's compiling in
  * the steps after the first of each scope, from its own ranges (compile_range) while the GPU
  * idled outside CUDA calls, into the idle's recompile_ns and recompile_steps and x->rcx, as
- * idle_scope finds it in samples. */
+ * idle_scope finds it in samples; in the first step, into warmup_compile_ns. */
 static void range_recompiles(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
@@ -3533,7 +3537,7 @@ static void range_recompiles(struct ctx *x)
 		const struct scope *sc = &x->sc.v[k];
 		ivl_vec v = {0};
 		int32_t tid = -1, pid = sc->pid;
-		for (size_t i = 0; sc->steps.n > 1 && i < m->ranges.n; i++) {
+		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
 			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) ||
 			    !compile_range(gs_model_str(m, r->name)))
@@ -3544,7 +3548,7 @@ static void range_recompiles(struct ctx *x)
 		struct ulist u;
 		ulist_build(&u, &v);
 		free(v.v);
-		for (size_t j = 1; j < sc->steps.n; j++) {
+		for (size_t j = 0; j < sc->steps.n; j++) {
 			const struct gs_an_step *st = &x->a->steps.v[sc->steps.v[j]];
 			struct dl_ex rc = {pid, tid, 0, 0};
 			uint64_t ns = 0;
@@ -3558,7 +3562,10 @@ static void range_recompiles(struct ctx *x)
 				rc.e = a1;
 				ns += idle;
 			}
-			if (ns) {
+			if (!j) {
+				if (sc->steps.v[0] == 0)
+					x->a->warmup_compile_ns += ns;
+			} else if (ns) {
 				id->recompile_steps++;
 				id->recompile_ns += ns;
 				GS_VEC_PUSH(&x->rcx, rc);

@@ -196,6 +196,10 @@ struct gs_analysis {
 	 * after it and leaves it out (the next step's start, rounded down to the millisecond or
 	 * microsecond); 0, 0 when none */
 	uint64_t warmup_ns, warmup_from;
+	/* of the first step (a warm-up's when warmup_ns), the GPU's idle time in which the main
+	 * thread imported modules or torch.compile compiled (idle_attribution.startup's parts;
+	 * without host data, torch.compile's own ranges) */
+	uint64_t warmup_import_ns, warmup_compile_ns;
 	int primary;                  /* enum gs_an_class */
 	uint8_t steps_by;             /* enum gs_steps_by */
 	GS_VEC(struct gs_finding) findings;

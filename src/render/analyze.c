@@ -164,10 +164,16 @@ static void text_verdict(const struct gs_model *m, const struct gs_analysis *a,
 		gs_strbuf_init(&w);
 		gs_strbuf_adds(&w, "the first step took ");
 		gs_fmt_duration(&w, a->warmup_ns);
-		gs_strbuf_addf(&w, " (%.0fx the median), %.1f%% of the steps' time: a warm-up that weighs "
-				   "on every mean below; --time %s: leaves it out",
+		gs_strbuf_addf(&w, " (%.0fx the median), %.1f%% of the steps' time",
 			       (double)a->warmup_ns / (double)a->median_ns,
-			       100.0 * (double)a->warmup_ns / (double)a->total,
+			       100.0 * (double)a->warmup_ns / (double)a->total);
+		if (a->warmup_compile_ns || a->warmup_import_ns) { /* "; of it, while the GPU idled, ..." */
+			struct gs_an_idle parts = {.import_ns = a->warmup_import_ns,
+						   .compile_ns = a->warmup_compile_ns};
+			gs_strbuf_adds(&w, "; of it, while the GPU idled, ");
+			startup_parts(&w, &parts, 1.0);
+		}
+		gs_strbuf_addf(&w, ": a warm-up that weighs on every mean below; --time %s: leaves it out",
 			       gs_an_warmup_from(a, from, sizeof(from)));
 		gs_strbuf_adds(sb, "       ");
 		wrap(sb, 7, 7, o->width, w.buf);
@@ -612,9 +618,10 @@ static void render_json(const struct gs_model *m, const struct gs_analysis *a, s
 	if (a->warmup_ns) {
 		char from[40];
 		gs_strbuf_addf(sb, "{\"step_ms\": %.6f, \"times_median\": %.6g, \"share\": %.9g, "
-				   "\"time_from\": ",
+				   "\"import_ms\": %.6f, \"compile_ms\": %.6f, \"time_from\": ",
 			       (double)a->warmup_ns / 1e6, (double)a->warmup_ns / (double)a->median_ns,
-			       (double)a->warmup_ns / (double)a->total);
+			       (double)a->warmup_ns / (double)a->total, (double)a->warmup_import_ns / 1e6,
+			       (double)a->warmup_compile_ns / 1e6);
 		jstr(sb, gs_an_warmup_from(a, from, sizeof(from)));
 		gs_strbuf_adds(sb, "}");
 	} else {

@@ -295,11 +295,17 @@
 		p.appendChild(document.createTextNode(fmtCount(v.steps) + ' step' + (v.steps === 1 ? '' : 's') +
 			(v.steps_by === 'profiler' ? ' (ProfilerStep#N ranges)' : v.steps_by === 'named' ? ' (--step ranges)' :
 				' (the whole run)') + ', median step ' + fmtMs(v.step_time_ms) + '.'));
-		if (v.warmup) /* a first step that weighs on the means (analyze's line under Steps) */
+		if (v.warmup) { /* a first step that weighs on the means (analyze's line under Steps) */
+			var wparts = [];
+			if (v.warmup.import_ms)
+				wparts.push('importing modules ' + fmtMs(v.warmup.import_ms));
+			if (v.warmup.compile_ms)
+				wparts.push('torch.compile compiling ' + fmtMs(v.warmup.compile_ms));
 			p.appendChild(document.createTextNode(' The first step took ' + fmtMs(v.warmup.step_ms) + ' (' +
 				Math.round(v.warmup.times_median) + 'x the median), ' + fmtPct(100 * v.warmup.share) +
-				' of the steps\' time: a warm-up that weighs on every mean; analyze --time ' +
-				v.warmup.time_from + ': leaves it out.'));
+				' of the steps\' time' + (wparts.length ? '; of it, while the GPU idled, ' + wparts.join(', ') : '') +
+				': a warm-up that weighs on every mean; analyze --time ' + v.warmup.time_from + ': leaves it out.'));
+		}
 		if (v.startup) { /* start-up work in a whole run (analyze's line under Steps) */
 			var parts = [];
 			if (v.startup.import_ms)

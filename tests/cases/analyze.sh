@@ -239,13 +239,35 @@ for s, e, n in ((11, 61, "_compile.compile_inner"), (221, 251, "_compile.compile
                "ts": 1000.0 + 1000.0 * s, "dur": 1000.0 * (e - s)})
 d["traceEvents"] = ev
 json.dump(d, open(sys.argv[2], "w"))
+# six steps, the first 500 ms (its kernel [0, 10) ms, compiling [20, 420) ms), then five of 10 ms
+ev = [e for e in ev if e.get("ph") == "M"]
+for k in range(6):
+    o = 1000.0 + (0 if k == 0 else 500000.0 + 10000.0 * (k - 1))
+    ev += [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": 100, "tid": 100,
+            "ts": o, "dur": 500000.0 if k == 0 else 10000.0},
+           {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": o + 1,
+            "dur": 5.0, "args": {"cbid": 211, "correlation": 10 + k}},
+           {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 7, "ts": o + 10,
+            "dur": 9000.0, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 10 + k}}]
+ev.append({"ph": "X", "cat": "user_annotation", "name": "_compile.compile_inner (dynamo_timed)", "pid": 100,
+           "tid": 100, "ts": 21000.0, "dur": 400000.0})
+d["traceEvents"] = ev
+json.dump(d, open(sys.argv[2].replace(".json", "_warm.json"), "w"))
 PY
 eq "analyze kineto: torch-recompiles from torch.compile's dynamo_timed ranges" "1 30 [(221000000, 251000000)]" \
 	"$(analyze_field "$T/recompile_k.json" "' '.join(str(x) for f in a['findings'] if f['id'] == 'torch-recompiles' for x in (f['evidence']['recompile_steps'], f['evidence']['compile_ms'], [(e['start_ns'], e['end_ns']) for e in f['evidence']['examples']]))" 2>&1)"
 eq "analyze kineto: the dynamo_timed ranges are not start-up time without samples" "0 30000000 1" \
 	"$(analyze_field "$T/recompile_k.json" "' '.join(str(a['idle_attribution']['startup'][k]) for k in ('compile_ns', 'recompile_ns', 'recompile_steps'))" 2>&1)"
-out=$(python3 "$CHECK" "$GS" "$T/recompile_k.json" 2>&1)
-eq "analyze kineto recompile: schema, sums and step_sum agree ($out)" 0 $?
+for f in recompile_k recompile_k_warm; do
+	out=$(python3 "$CHECK" "$GS" "$T/$f.json" 2>&1)
+	eq "analyze kineto $f: schema, sums and step_sum agree ($out)" 0 $?
+done
+# the first step's compiling named in the warm-up line: 400 ms of its 500, no recompiles
+eq "analyze kineto: the warm-up's compiling from the dynamo_timed ranges, none after it" "400.0 0.0 0" \
+	"$(analyze_field "$T/recompile_k_warm.json" "a['verdict']['warmup']['compile_ms'], a['verdict']['warmup']['import_ms'], a['idle_attribution']['startup']['recompile_steps']" | tr -d "(),")"
+has "analyze kineto: the warm-up line names its compiling" \
+	"500.0 ms (50x the median), 90.9% of the steps' time; of it, while the GPU idled, torch.compile compiling 400.0 ms: a warm-up" \
+	"$($GS analyze "$T/recompile_k_warm.json" | sed -n '3,4p' | tr -s ' \n' '  ')"
 has "analyze resnet50: a SIMT sgemm is fp32 without tensor cores" "cutlass_80_simt_sgemm_64x64_8x5_tn_align1" \
 	"$(analyze_field "$D/cuda_resnet50.gst" "[f['evidence']['top'][0]['name'] for f in a['findings'] if f['id'] == 'fp32-gemm']")"
 hasnt "analyze resnet50: TF32 tensor-core kernels are not" "tf32" \
@@ -305,6 +327,11 @@ between "analyze input_bound (whole run): sync-bound's saving stops at the impor
 eq "analyze recompile_shapes --step step: torch-recompiles in step 6 alone, compiling ms" \
 	"[6] 1 233.2 True" \
 	"$(analyze_field "$D/recompile_shapes.gst" "[i for i, s in enumerate(a['steps']) for f in a['findings'] if f['id'] == 'torch-recompiles' and s['start_ns'] <= f['evidence']['examples'][0]['start_ns'] < s['start_ns'] + s['duration_ns']], [f['evidence']['recompile_steps'] for f in a['findings'] if f['id'] == 'torch-recompiles'][0], round(a['idle_attribution']['startup']['recompile_ns'] / 1e6, 1), 'TORCH_LOGS=recompiles' in [f for f in a['findings'] if f['id'] == 'torch-recompiles'][0]['recommendation']['pytorch']" --step step | tr -d "(),'")"
+# its first step (1009.9 ms, Dynamo's first compile): the warm-up line names the compiling in it,
+# what the rest of compile_ns is besides step 6's
+has "analyze recompile_shapes --step step: the warm-up line names its compiling" \
+	"75.1% of the steps' time; of it, while the GPU idled, importing modules 32.0 ms, torch.compile compiling 870.5 ms: a warm-up" \
+	"$($GS analyze --step step "$D/recompile_shapes.gst" | sed -n '3,5p' | tr -s ' \n' '  ')"
 for o in "" "--step step"; do
 	out=$(python3 "$CHECK" "$GS" "$D/recompile_shapes.gst" $o 2>&1)
 	eq "analyze recompile_shapes $o: schema, sums, step_sum and start-up agree ($out)" 0 $?

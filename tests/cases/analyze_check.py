@@ -135,6 +135,13 @@ else:
             abs(vs["share"] - share) > 1e-6 or abs(vs["import_ms"] * 1e6 - su["import_ns"]) > 1 or
             abs(vs["pyc_ms"] * 1e6 - su["pyc_ns"]) > 1 or abs(vs["compile_ms"] * 1e6 - su["compile_ns"]) > 1)):
         bad.append("verdict.startup %r against %r (share %.6f)" % (vs, su, share))
+# the warm-up's parts: the first step's share of the start-up parts (with host data); without,
+# its compiling from torch.compile's ranges, no imports
+wu = v.get("warmup")
+if wu and su and (wu["import_ms"] * 1e6 > su["import_ns"] + 1 or (ia["host_data"] and (
+        wu["compile_ms"] * 1e6 + su["recompile_ns"] > su["compile_ns"] + 1)) or (not ia["host_data"] and wu["import_ms"]) or
+        (wu["import_ms"] + wu["compile_ms"]) * 1e6 > wu["step_ms"] * 1e6 + 1):
+    bad.append("verdict.warmup %r against %r" % (wu, su))
 # the verdict host_compute names the host range that held most of it: low-gpu-utilization's first
 hr = v.get("host_range", "missing")
 lu = [f for f in a["findings"] if f["id"] == "low-gpu-utilization" and f["class"] == "host_compute"]

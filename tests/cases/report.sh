@@ -221,6 +221,8 @@ else
 	browse "a warm-up step, backward on pt_autograd_0 autograd_train.gst" report "$R/autograd.html" "$D/autograd_train.gst" --step=step
 	$GS report -o "$R/compile.html" "$D/compile.gst"
 	browse "a cold start: imports and torch.compile compiling compile.gst" report "$R/compile.html" "$D/compile.gst"
+	$GS report --step step -o "$R/recompile.html" "$D/recompile_shapes.gst"
+	browse "a warm-up step of torch.compile compiling, and a recompile recompile_shapes.gst" report "$R/recompile.html" "$D/recompile_shapes.gst" --step=step
 	browse "imported kineto train" report "$R/train.pt.trace.html" "$R/train.pt.trace.json.gz"
 	$GS report -o "$R/loading.html" "$D/kineto/loading.json"
 	browse "CUDA loading code, CUPTI's own time (kineto loading.json)" report "$R/loading.html" "$D/kineto/loading.json"
@@ -236,5 +238,5 @@ else
 	between "browser: a screenshot in dark mode (bytes)" 20000 100000000 "$(stat -c %s "$R/shots/dark.png" 2>/dev/null)"
 	eq "browser: light mode: a light background" "255 255 255" "$(python3 "$CHECK" pixel "$R/shots/train.pt.trace.html.png" 2>&1)"
 	eq "browser: dark mode: a dark background" "21 24 29" "$(python3 "$CHECK" pixel "$R/shots/dark.png" 2>&1)"
-	eq "browser: screenshots of every page" 18 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
+	eq "browser: screenshots of every page" 19 "$(find "$R/shots" -name '*.png' -size +20k | wc -l)"
 fi

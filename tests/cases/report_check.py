@@ -196,7 +196,9 @@ def check_report(page, trace, util_sum):
     wu = a['verdict'].get('warmup', 'missing')
     check('verdict: the warm-up note shown as analyze has it (%s)' % (wu,),
           wu != 'missing' and ('a warm-up that weighs' in text) == (wu is not None) and
-          (wu is None or 'analyze --time %s: leaves it out' % wu['time_from'] in text))
+          (wu is None or ('analyze --time %s: leaves it out' % wu['time_from'] in text and
+                          ('; of it, while the GPU idled, ' in text) == (wu['import_ms'] + wu['compile_ms'] > 0) and
+                          ('torch.compile compiling ' in text) == (wu['compile_ms'] > 0))))
     su = a['verdict'].get('startup', 'missing')
     check('verdict: the start-up note shown as analyze has it (%s)' % (su,),
           su != 'missing' and ('Start-up takes ' in text) == (su is not None) and

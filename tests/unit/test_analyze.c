@@ -2014,7 +2014,8 @@ static void test_warmup(void **state)
 			gs_strbuf_reset(&sb);
 			gs_render_analysis(&m, &a, GS_FMT_JSON, NULL, &sb);
 			assert_non_null(strstr(sb.buf, "\"warmup\": {\"step_ms\": 100.000000, \"times_median\": 10, "
-						       "\"share\": 0.666666667, \"time_from\": \"0.100s\"}"));
+						       "\"share\": 0.666666667, \"import_ms\": 0.000000, "
+						       "\"compile_ms\": 0.000000, \"time_from\": \"0.100s\"}"));
 		} else {
 			assert_null(strstr(sb.buf, "the first step took"));
 			gs_strbuf_reset(&sb);
