@@ -3533,14 +3533,17 @@ static void range_recompiles(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_an_idle *id = &x->a->idle;
+	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 not compile_range, 2 it is */
 	for (size_t k = 0; k < x->sc.n; k++) {
 		const struct scope *sc = &x->sc.v[k];
 		ivl_vec v = {0};
 		int32_t tid = -1, pid = sc->pid;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
-			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) ||
-			    !compile_range(gs_model_str(m, r->name)))
+			uint32_t n = r->name < m->nstrings ? r->name : 0;
+			if (!is[n])
+				is[n] = 1 + (uint8_t)compile_range(gs_model_str(m, n));
+			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) || is[n] != 2)
 				continue;
 			push(&v, r->start, r->end);
 			tid = r->tid, pid = r->pid;
@@ -3573,6 +3576,7 @@ static void range_recompiles(struct ctx *x)
 		}
 		ulist_free(&u);
 	}
+	free(is);
 }
 
 /* The data-loading ranges' names, by the idle time they hold in the steps */
