@@ -151,6 +151,14 @@ for e in "$T"/kineto/*.expect.json; do
 	python3 tests/gpu/check_kineto.py "$GS" "$T/kineto/$c.pt.trace.json.gz" "$e" >"$T/kineto_$c.txt"
 	eq "kineto $c: gpuscope's reading agrees with key_averages()" 0 $?
 	grep -E "^(FAIL|ok   $c: [0-9]+/)" "$T/kineto_$c.txt" | head -8
+	# torch-recompiles from torch.compile's dynamo_timed ranges: the steps after the first in
+	# which Dynamo's own counter moved
+	eq "kineto $c: torch-recompiles in the steps Dynamo compiled again in" ok \
+		"$($GS analyze --format json "$T/kineto/$c.pt.trace.json.gz" | python3 -c "import json,sys
+a = json.load(sys.stdin); e = json.load(open(sys.argv[1]))
+want = len([i for i in e.get('dynamo_compiled_in', []) if i > 0])
+got = a['idle_attribution']['startup']['recompile_steps']
+print('ok' if got == want else 'analyze %d, Dynamo %d' % (got, want))" "$e")"
 done
 # more configurations (kineto_configs.py), written by export_chrome_trace: the second readings
 # (the fixtures tests/data/kineto/CASE.json.gz, packed into $OUT/kineto_configs.tar.gz)
