@@ -223,34 +223,40 @@ eq "analyze kineto stack_sync: the sync named from train_step" \
 python3 - "$K/hand.json" "$T/recompile_k.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-ev = [e for e in d["traceEvents"] if e.get("ph") == "M"]
+meta = [e for e in d["traceEvents"] if e.get("ph") == "M"]
+
+
+def step(k, o, dur, kdur):
+    """ProfilerStep#k+1 of dur us at o: a launch at its start, a kernel of kdur us after it"""
+    return [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": 100,
+             "tid": 100, "ts": o, "dur": dur},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+             "ts": o + 1, "dur": 5.0, "args": {"cbid": 211, "correlation": 10 + k}},
+            {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 7,
+             "ts": o + 10, "dur": kdur, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 10 + k}}]
+
+
+def compiling(s, e, n):
+    """torch.compile's range n from s to e ms after the trace's start"""
+    return {"ph": "X", "cat": "user_annotation", "name": n + " (dynamo_timed)", "pid": 100, "tid": 100,
+            "ts": 1000.0 + 1000.0 * s, "dur": 1000.0 * (e - s)}
+
+
+ev = list(meta)
 for k in range(3):
-    o = 1000.0 + 100000.0 * k
-    ev += [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": 100, "tid": 100,
-            "ts": o, "dur": 100000.0},
-           {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 100, "ts": o, "dur": 10.0},
-           {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": o + 1,
-            "dur": 5.0, "args": {"cbid": 211, "correlation": 10 + k}},
-           {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 7, "ts": o + 10,
-            "dur": 10000.0, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 10 + k}}]
-for s, e, n in ((11, 61, "_compile.compile_inner"), (221, 251, "_compile.compile_inner"),
-                (230, 240, "compile_fx_inner")):
-    ev.append({"ph": "X", "cat": "user_annotation", "name": n + " (dynamo_timed)", "pid": 100, "tid": 100,
-               "ts": 1000.0 + 1000.0 * s, "dur": 1000.0 * (e - s)})
+    ev += step(k, 1000.0 + 100000.0 * k, 100000.0, 10000.0)
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 100,
+               "ts": 1000.0 + 100000.0 * k, "dur": 10.0})
+ev += [compiling(11, 61, "_compile.compile_inner"), compiling(221, 251, "_compile.compile_inner"),
+       compiling(230, 240, "compile_fx_inner")]
 d["traceEvents"] = ev
 json.dump(d, open(sys.argv[2], "w"))
-# six steps, the first 500 ms (its kernel [0, 10) ms, compiling [20, 420) ms), then five of 10 ms
-ev = [e for e in ev if e.get("ph") == "M"]
+# six steps, the first 500 ms (its kernel [0, 9) ms, compiling [20, 420) ms), then five of 10 ms
+ev = list(meta)
 for k in range(6):
-    o = 1000.0 + (0 if k == 0 else 500000.0 + 10000.0 * (k - 1))
-    ev += [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": 100, "tid": 100,
-            "ts": o, "dur": 500000.0 if k == 0 else 10000.0},
-           {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": o + 1,
-            "dur": 5.0, "args": {"cbid": 211, "correlation": 10 + k}},
-           {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 7, "ts": o + 10,
-            "dur": 9000.0, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 10 + k}}]
-ev.append({"ph": "X", "cat": "user_annotation", "name": "_compile.compile_inner (dynamo_timed)", "pid": 100,
-           "tid": 100, "ts": 21000.0, "dur": 400000.0})
+    ev += step(k, 1000.0 + (0 if k == 0 else 500000.0 + 10000.0 * (k - 1)), 500000.0 if k == 0 else 10000.0,
+               9000.0)
+ev.append(compiling(20, 420, "_compile.compile_inner"))
 d["traceEvents"] = ev
 json.dump(d, open(sys.argv[2].replace(".json", "_warm.json"), "w"))
 PY

@@ -161,26 +161,28 @@ def case_graphbreak(step):
     return one, dict()
 
 
-def graph_breaks():
-    """Dynamo's own count of graph breaks (its counters, by reason); None when it has none"""
+def dynamo_counters():
+    """Dynamo's own counters (torch._dynamo.utils.counters); None before torch._dynamo is used
+    or where they moved"""
     if "torch._dynamo" not in sys.modules:
         return None
     try:
         from torch._dynamo.utils import counters
-        return sum(counters["graph_break"].values())
+        return counters
     except Exception:
         return None
 
 
 def compiled_frames():
-    """Dynamo's own count of the frames it compiled; None before torch._dynamo is used"""
-    if "torch._dynamo" not in sys.modules:
-        return None
-    try:
-        from torch._dynamo.utils import counters
-        return counters["frames"]["ok"]
-    except Exception:
-        return None
+    """Dynamo's own count of the frames it compiled; None without its counters"""
+    c = dynamo_counters()
+    return None if c is None else c["frames"]["ok"]
+
+
+def graph_breaks():
+    """Dynamo's own count of graph breaks (its counters, by reason); None without its counters"""
+    c = dynamo_counters()
+    return None if c is None else sum(c["graph_break"].values())
 
 
 def gpu_rows(prof):
