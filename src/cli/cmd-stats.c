@@ -14,18 +14,18 @@
 #include "cli.h"
 
 /* The file of report `name` (with its arguments, "cuda_gpu_kern_sum:base") when several go to
- * csv file `out`: out less a ".csv" ending, then "_NAME.csv", each ':' of NAME a '_', as nsys
- * names them (malloc'd) */
-static char *report_path(const char *out, const char *name)
+ * csv or tsv file `out`: out less its ".EXT" ending, then "_NAME.EXT" (ext "csv" or "tsv"),
+ * each ':' of NAME a '_', as nsys names them (malloc'd) */
+static char *report_path(const char *out, const char *name, const char *ext)
 {
 	size_t n = strlen(out);
-	if (n > 4 && !strcmp(out + n - 4, ".csv"))
+	if (n > 4 && out[n - 4] == '.' && !strcmp(out + n - 3, ext))
 		n -= 4;
 	struct gs_strbuf p;
 	gs_strbuf_init(&p);
 	gs_strbuf_add(&p, out, n);
 	size_t at = p.len + 1;
-	gs_strbuf_addf(&p, "_%s.csv", name);
+	gs_strbuf_addf(&p, "_%s.%s", name, ext);
 	for (char *c = p.buf + at; *c; c++) /* nsys's REPORT_ARG file names */
 		if (*c == ':')
 			*c = '_';
@@ -49,7 +49,7 @@ static const char *time_unit(const char *v, uint64_t *per)
 	return NULL;
 }
 
-/* A streamed report (gs_table_stream: csv or json, the reports whose rows are final as they
+/* A streamed report (gs_table_stream: csv, tsv or json, the reports whose rows are final as they
  * are made) goes out a window of rows at a time: converted to --timeunit, rendered, and
  * written once a MiB has gathered, so that a trace report of millions of rows never holds
  * them all, nor their text. */
@@ -164,9 +164,11 @@ static int run(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'f':
-			fmt = gs_format_parse(optarg, 1u << GS_FMT_TABLE | 1u << GS_FMT_CSV | 1u << GS_FMT_JSON);
+			fmt = gs_format_parse(optarg, 1u << GS_FMT_TABLE | 1u << GS_FMT_CSV | 1u << GS_FMT_TSV |
+							      1u << GS_FMT_JSON);
 			if (fmt < 0)
-				return gs_usage_error(&gs_cmd_stats, "unknown format '%s' (table, csv, json)", optarg);
+				return gs_usage_error(&gs_cmd_stats, "unknown format '%s' (table, csv, tsv, json)",
+						      optarg);
 			break;
 		case 'h': return 0;
 		default: return 2;
@@ -183,7 +185,7 @@ static int run(int argc, char **argv)
 	gs_strbuf_release(&rs);
 	const struct gs_report_def *defs[64];
 	uint8_t kname[64] = {0}, nvtx_name[64] = {0}; /* each report's arguments */
-	char *spec[64]; /* each as given, arguments and all: its json key, its csv file's name */
+	char *spec[64]; /* each as given, arguments and all: its json key, its csv/tsv file's name */
 	size_t n = 0;
 	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		if (n < GS_ARRAY_SIZE(defs))
@@ -253,12 +255,13 @@ static int run(int argc, char **argv)
 				gs_table_release(&sec[i]);
 		}
 	}
-	/* several reports as csv into a file: a file of each, nsys's <base>_<report>.csv */
-	int split = fmt == GS_FMT_CSV && n > 1 && out && strcmp(out, "-");
+	/* several reports as csv or tsv into a file: a file of each, nsys's <base>_<report>.csv */
+	int delimited = fmt == GS_FMT_CSV || fmt == GS_FMT_TSV;
+	int split = delimited && n > 1 && out && strcmp(out, "-");
 	struct gs_emitter em = {.path = out};
 	struct stream_out so = {(enum gs_format)fmt, unit, per, &sb, &em};
 	struct gs_table_stream ts = {STREAM_WINDOW, stream_flush, &so};
-	if (fmt == GS_FMT_CSV || fmt == GS_FMT_JSON)
+	if (delimited || fmt == GS_FMT_JSON)
 		f.stream = &ts;
 	ro.drain = drain_table;
 	ro.drain_ctx = &em;
@@ -266,7 +269,7 @@ static int run(int argc, char **argv)
 		gs_strbuf_adds(&sb, "{");
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct gs_table t;
-		char *path = split ? report_path(out, spec[i]) : NULL;
+		char *path = split ? report_path(out, spec[i], gs_format_name((enum gs_format)fmt)) : NULL;
 		if (split)
 			em = (struct gs_emitter){.path = path};
 		f.kname = kname[i];
@@ -332,7 +335,7 @@ const struct gs_command gs_cmd_stats = {
 	"                           trace); may be given again, as nsys's -r. The kernel\n"
 	"                           reports take nsys's arguments: R:base or R:mangled (kernel\n"
 	"                           names), R:nvtx-name (after their NVTX range)\n"
-	"  -f, --format F           table (default), csv or json\n"
+	"  -f, --format F           table (default; nsys's name: column), csv, tsv or json\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"
 	"                           (1.5s:2s, 200ms:, :3s; units s, ms, us, ns; default s)\n"
@@ -342,7 +345,8 @@ const struct gs_command gs_cmd_stats = {
 	"      --timeunit U         the reports' times in nsec (default), usec, msec or seconds\n"
 	"                           (or a prefix: us, ms, s), as nsys stats --timeunit\n"
 	"  -o, --output FILE        write to FILE instead of standard output; several reports as\n"
-	"                           csv: a file of each, FILE_REPORT.csv (FILE less .csv)\n"
+	"                           csv or tsv: a file of each, FILE_REPORT.csv (FILE less .csv;\n"
+	"                           .tsv likewise)\n"
 	"  -h, --help               show this help\n",
 	list_reports,
 };

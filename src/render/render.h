@@ -8,13 +8,14 @@
 #include "../analysis/table.h"
 #include "../util/strbuf.h"
 
-enum gs_format { GS_FMT_TABLE, GS_FMT_CSV, GS_FMT_JSON, GS_FMT_TEXT, GS_FMT_JSONL };
+enum gs_format { GS_FMT_TABLE, GS_FMT_CSV, GS_FMT_JSON, GS_FMT_TEXT, GS_FMT_JSONL, GS_FMT_TSV };
 
-/* Parse a --format value among the allowed ones (a mask of 1 << enum); -1 if not allowed. */
+/* Parse a --format value among the allowed ones (a mask of 1 << enum); -1 if not allowed.
+ * "column", nsys stats's name of its console format, is GS_FMT_TABLE. */
 int gs_format_parse(const char *s, unsigned allowed);
 const char *gs_format_name(enum gs_format f);
 
-/* How console tables are laid out (csv and json ignore it). width: the columns to fit in (0:
+/* How console tables are laid out (csv, tsv and json ignore it). width: the columns to fit in (0:
  * no limit): text columns are cut with an ellipsis, numbers never; color: ANSI bold headers and
  * dim units and rules; ascii: "..." as the ellipsis instead of U+2026. */
 struct gs_render_opts {
@@ -30,15 +31,15 @@ void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbu
 /* As gs_render_table; o NULL: no width limit, no colour. */
 void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const struct gs_render_opts *o,
 			 struct gs_strbuf *out);
-/* A csv or json table in parts, as gs_render_table writes it whole, for a streamed table
- * (gs_table_stream): the head (csv's header line; json up to the rows), the rows the table
+/* A csv, tsv or json table in parts, as gs_render_table writes it whole, for a streamed table
+ * (gs_table_stream): the head (csv's or tsv's header line; json up to the rows), the rows the table
  * holds (before: the rows rendered before them), and the end after total rows. */
 void gs_render_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out);
 void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
 		    struct gs_strbuf *out);
 void gs_render_tail(enum gs_format f, uint64_t total, struct gs_strbuf *out);
 /* The overview's sections: as a console text, compact tables under a title each ("Title:
- * none" for a section without rows); as csv, the tables one after another; as json, one object
+ * none" for a section without rows); as csv or tsv, the tables one after another; as json, one object
  * that maps each section's name to {"title", "columns" (names in order), "rows" (as a
  * report's)}. */
 void gs_render_overview(const struct gs_table *sec, size_t n, enum gs_format f,

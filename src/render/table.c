@@ -1,4 +1,4 @@
-/* table.c: render result tables as console columns, CSV or JSON. */
+/* table.c: render result tables as console columns, CSV, TSV or JSON. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +6,12 @@
 #include "../util/alloc.h"
 #include "render.h"
 
-static const char *const fmt_names[] = {"table", "csv", "json", "text", "jsonl"};
+static const char *const fmt_names[] = {"table", "csv", "json", "text", "jsonl", "tsv"};
 
 int gs_format_parse(const char *s, unsigned allowed)
 {
+	if ((allowed & 1u << GS_FMT_TABLE) && !strcmp(s, "column"))
+		return GS_FMT_TABLE;
 	for (int i = 0; i < (int)(sizeof(fmt_names) / sizeof(fmt_names[0])); i++)
 		if ((allowed & (1u << i)) && !strcmp(s, fmt_names[i]))
 			return i;
@@ -235,36 +237,49 @@ static void render_console(const struct gs_table *t, const struct gs_render_opts
 	gs_strbuf_release(&cell);
 }
 
-static void csv_head(const struct gs_table *t, struct gs_strbuf *out)
+/* A text cell of a tsv table: tabs and line ends, which no field may hold there, as spaces */
+static void add_tsv(struct gs_strbuf *out, const char *s)
+{
+	for (; *s; s++)
+		gs_strbuf_addc(out, *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+/* A delimited table's header line and rows: csv (RFC 4180 quoting of text) or tsv (tabs) */
+static void csv_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out)
 {
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
-			gs_strbuf_addc(out, ',');
-		gs_strbuf_add_csv(out, t->cols[c].name);
+			gs_strbuf_addc(out, f == GS_FMT_TSV ? '\t' : ',');
+		if (f == GS_FMT_TSV)
+			add_tsv(out, t->cols[c].name);
+		else
+			gs_strbuf_add_csv(out, t->cols[c].name);
 	}
 	gs_strbuf_addc(out, '\n');
 }
 
-static void csv_rows(const struct gs_table *t, struct gs_strbuf *out)
+static void csv_rows(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out)
 {
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
 			const union gs_cell *v = &t->cells[r * t->ncols + c];
 			if (c)
-				gs_strbuf_addc(out, ',');
-			if (t->cols[c].type == GS_COL_STR)
-				gs_strbuf_add_csv(out, v->s ? v->s : "");
-			else
+				gs_strbuf_addc(out, f == GS_FMT_TSV ? '\t' : ',');
+			if (t->cols[c].type != GS_COL_STR)
 				cell_text(&t->cols[c], v, out); /* a number: never quoted */
+			else if (f == GS_FMT_TSV)
+				add_tsv(out, v->s ? v->s : "");
+			else
+				gs_strbuf_add_csv(out, v->s ? v->s : "");
 		}
 		gs_strbuf_addc(out, '\n');
 	}
 }
 
-static void render_csv(const struct gs_table *t, struct gs_strbuf *out)
+static void render_csv(const struct gs_table *t, enum gs_format f, struct gs_strbuf *out)
 {
-	csv_head(t, out);
-	csv_rows(t, out);
+	csv_head(t, f, out);
+	csv_rows(t, f, out);
 }
 
 /* The table's rows as JSON objects, before: how many rows came before them (a streamed
@@ -337,7 +352,7 @@ void gs_render_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf
 	if (f == GS_FMT_JSON)
 		json_head(t, out);
 	else
-		csv_head(t, out);
+		csv_head(t, f, out);
 }
 
 void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
@@ -346,7 +361,7 @@ void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
 	if (f == GS_FMT_JSON)
 		json_rows(t, before, out);
 	else
-		csv_rows(t, out);
+		csv_rows(t, f, out);
 }
 
 void gs_render_tail(enum gs_format f, uint64_t total, struct gs_strbuf *out)
@@ -361,7 +376,8 @@ void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const stru
 			 struct gs_strbuf *out)
 {
 	switch (f) {
-	case GS_FMT_CSV: render_csv(t, out); break;
+	case GS_FMT_CSV:
+	case GS_FMT_TSV: render_csv(t, f, out); break;
 	case GS_FMT_JSON:
 		render_json(t, out);
 		gs_strbuf_addc(out, '\n');
@@ -378,9 +394,9 @@ void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbu
 void gs_render_overview(const struct gs_table *sec, size_t n, enum gs_format f,
 			const struct gs_render_opts *o, struct gs_strbuf *out)
 {
-	if (f == GS_FMT_CSV) {
+	if (f == GS_FMT_CSV || f == GS_FMT_TSV) {
 		for (size_t i = 0; i < n; i++)
-			render_csv(&sec[i], out);
+			render_csv(&sec[i], f, out);
 		return;
 	}
 	if (f == GS_FMT_JSON) {

@@ -43,6 +43,25 @@ err=$($GS stats -r nvtx_sum -r nope "$X" 2>&1); eq "stats -r a -r unknown: exit 
 has "stats -r a -r unknown: names it" "unknown report 'nope'" "$err"
 $GS stats -r nvtx_sum,cuda_gpu_kern_sum --format csv -o "$T/nodir/run.csv" "$X" >/dev/null 2>&1
 eq "stats -r a,b csv -o into a missing folder: exit 1" 1 $?
+# tsv (nsys stats -f tsv): the cells of csv, tab-separated and unquoted (ResNet-50's kernel
+# names hold commas and quotes); several reports into files BASE_REPORT.tsv; column
+# (nsys's console format's name) is table
+R=$ROOT/tests/data/cuda_resnet50.gst
+eq "stats tsv: csv's cells, tab-separated" "same 2" "$(python3 -c '
+import csv, subprocess, sys
+def rows(f, **k):
+    out = subprocess.run([sys.argv[1], "stats", "-r", "cuda_gpu_kern_sum,cuda_api_sum", "-f", f, sys.argv[2]],
+                         capture_output=True, text=True, check=True).stdout
+    return list(csv.reader(out.splitlines(), **k))
+c, t = rows("csv"), rows("tsv", delimiter="\t", quoting=csv.QUOTE_NONE)
+print("same" if c == t and len(c) > 30 else "differ", sum(r[0] == "Time (%)" for r in t))' "$GS" "$R")"
+err=$($GS stats -r nvtx_sum,cuda_gpu_kern_sum -f tsv -o "$T/two/run.tsv" "$X" 2>&1)
+eq "stats -r a,b tsv -o run.tsv: a file of each" "yes yes" \
+	"$([ -s "$T/two/run_nvtx_sum.tsv" ] && echo yes) $(cmp -s "$T/two/run_cuda_gpu_kern_sum.tsv" <($GS stats -r cuda_gpu_kern_sum -f tsv "$X") && echo yes)"
+has "stats -r a,b tsv -o: names the files" "gpuscope: wrote $T/two/run_nvtx_sum.tsv" "$err"
+eq "stats -f column: the table" "$($GS stats -r cuda_api_sum "$X")" "$($GS stats -r cuda_api_sum -f column "$X")"
+err=$($GS stats -f xml "$X" 2>&1); eq "stats -f unknown: exit 2" 2 $?
+has "stats -f unknown: lists the formats" "(table, csv, tsv, json)" "$err"
 err=$($GS info "$T/junk.gst" 2>&1); eq "junk exits 1" 1 $?; has "junk message" "not a gpuscope trace" "$err"
 # every collector variable is documented, and nothing else is
 env_names=$(sed -n 's/^GS_ENV(\([A-Z_0-9]*\),.*/\1/p' "$ROOT/src/collector/env.def" | sort)

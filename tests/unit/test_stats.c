@@ -141,6 +141,33 @@ static void test_nvtx_sum_csv(void **state)
 	gs_model_release(&m);
 }
 
+/* tsv (nsys stats -f tsv): tab-separated, nothing quoted; a tab or line end in a text cell
+ * becomes a space (no field may hold them), a comma or quote stays; empty cells empty */
+static void test_render_tsv(void **state)
+{
+	(void)state;
+	static const struct gs_column cols[] = {{"Total Time (ns)", GS_COL_NS}, {"Avg (ns)", GS_COL_FLOAT},
+						{"Name", GS_COL_STR}};
+	struct gs_table t;
+	gs_table_init(&t, "x", "X", cols, 3);
+	union gs_cell *c = gs_table_row(&t);
+	c[0].i = 1500;
+	c[1].f = 2.25;
+	c[2].s = gs_xstrdup("k<int, \"a\">\tb\r\nc");
+	c = gs_table_row(&t);
+	gs_cell_set_none(&t, c, 0);
+	gs_cell_set_none(&t, c, 1);
+	c[2].s = gs_xstrdup("plain");
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_render_table(&t, GS_FMT_TSV, &sb);
+	assert_string_equal(sb.buf, "Total Time (ns)\tAvg (ns)\tName\n"
+				    "1500\t2.2\tk<int, \"a\"> b  c\n"
+				    "\t\tplain\n");
+	gs_strbuf_release(&sb);
+	gs_table_release(&t);
+}
+
 /* A light JSON shape check: balanced brackets outside strings, strings closed, no raw control
  * bytes inside strings. */
 static void json_shape_ok(const char *s)
@@ -372,8 +399,11 @@ static void test_reports_registry(void **state)
 		for (size_t j = i + 1; j < gs_nreports; j++)
 			assert_string_not_equal(gs_reports[i].name, gs_reports[j].name);
 	}
-	unsigned all = (1u << GS_FMT_TABLE) | (1u << GS_FMT_CSV) | (1u << GS_FMT_JSON);
+	unsigned all = (1u << GS_FMT_TABLE) | (1u << GS_FMT_CSV) | (1u << GS_FMT_JSON) | (1u << GS_FMT_TSV);
 	assert_int_equal(gs_format_parse("csv", all), GS_FMT_CSV);
+	assert_int_equal(gs_format_parse("tsv", all), GS_FMT_TSV);
+	assert_int_equal(gs_format_parse("column", all), GS_FMT_TABLE); /* nsys's console format */
+	assert_int_equal(gs_format_parse("column", 1u << GS_FMT_CSV), -1);
 	assert_int_equal(gs_format_parse("json", all), GS_FMT_JSON);
 	assert_int_equal(gs_format_parse("table", all), GS_FMT_TABLE);
 	assert_int_equal(gs_format_parse("jsonl", all), -1); /* not allowed here */
@@ -386,6 +416,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nvtx_sum_values),
 		cmocka_unit_test(test_nvtx_sum_csv),
+		cmocka_unit_test(test_render_tsv),
 		cmocka_unit_test(test_nvtx_sum_json),
 		cmocka_unit_test(test_nvtx_sum_table_text),
 		cmocka_unit_test(test_nvtx_sum_filter),
