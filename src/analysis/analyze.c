@@ -271,6 +271,8 @@ struct scope {
 	/* the main thread's start-up work while the GPU idled (idle_scope: importing modules,
 	 * torch.compile compiling): what a blocking call before it does not cost (wait_span) */
 	struct ulist su;
+	/* torch.compile's code between its graphs in frames that broke (rule_graph_breaks) */
+	struct ulist glue;
 	GS_VEC(size_t) steps; /* indices into a->steps, by start */
 };
 
@@ -1545,12 +1547,16 @@ static void hr_pop(const struct gs_model *m, uint32_t *h, size_t *n)
 		h[i] = last;
 }
 
+/* Where host_range_tops counts: the whole steps, their gaps (scope.gaps) or torch.compile's
+ * code between its graphs (scope.glue) */
+enum hr_mask { HR_STEPS, HR_GAPS, HR_GLUE };
+
 /* host_compute's time by what the host was in: each instant of it (GPU idle, no CUDA call, no
- * data loading, a host range open; in a step; in one of its scope's gaps when gaps is set)
+ * data loading, a host range open; in a step; in its scope's list `mask` names)
  * goes to the innermost host range open then (of the ranges that make host_compute, the one
  * that started last: the innermost on its thread), ranges of one name together; count: the
  * range instances that got some. */
-static void host_range_tops(struct ctx *x, struct tops *t, int gaps)
+static void host_range_tops(struct ctx *x, struct tops *t, enum hr_mask mask)
 {
 	const struct gs_model *m = x->m;
 	GS_VEC(uint32_t) r = {0};
@@ -1559,7 +1565,7 @@ static void host_range_tops(struct ctx *x, struct tops *t, int gaps)
 	for (size_t k = 0; k < x->sc.n; k++) {
 		const struct scope *sc = &x->sc.v[k];
 		const struct ulist *in = &sc->lv[GS_AN_INPUT], *hc = &sc->lv[GS_AN_HOST_COMPUTE];
-		const struct ulist *mk = gaps ? &sc->gaps : NULL;
+		const struct ulist *mk = mask == HR_GAPS ? &sc->gaps : mask == HR_GLUE ? &sc->glue : NULL;
 		if (mk && !mk->n)
 			continue;
 		r.n = 0;
@@ -1643,7 +1649,7 @@ static void host_ranges(struct ctx *x)
 		return;
 	struct tops t;
 	tops_init(&t);
-	host_range_tops(x, &t, 0);
+	host_range_tops(x, &t, HR_STEPS);
 	a->nhost_ranges = tops_take(&t, a->host_ranges);
 }
 
@@ -1712,7 +1718,7 @@ static void rule_gaps(struct ctx *x)
 	struct tops t;
 	tops_init(&t);
 	if (by[GS_AN_HOST_COMPUTE])
-		host_range_tops(x, &t, 1);
+		host_range_tops(x, &t, HR_GAPS);
 	int cls = GS_AN_HOST_SYNC;
 	for (int c = GS_AN_HOST_SYNC; c < GS_AN__N; c++)
 		if (by[c] > by[cls])
@@ -1805,6 +1811,171 @@ static void rule_recompile(struct ctx *x)
 		     "to the model (pass tensors), switching train()/eval() or requires_grad, and "
 		     "module attributes changed in the loop. After "
 		     "torch._dynamo.config.recompile_limit recompiles a frame runs eagerly.";
+}
+
+/* PyTorch's profiler names each call of a frame compiled by torch.compile "Torch-Compiled
+ * Region: F/C" (frame F, its compile C) and each call of an Inductor graph "## Call
+ * CompiledFxGraph KEY ##"; emit_nvtx (profile --pytorch) gives them as NVTX ranges. */
+static int region_range(const char *n)
+{
+	return !strncmp(n, "Torch-Compiled Region: ", 23);
+}
+
+static int graph_call_range(const char *n)
+{
+	return !strncmp(n, "## Call CompiledFxGraph", 23);
+}
+
+struct region {
+	int32_t tid;
+	uint32_t i; /* range index */
+};
+
+static const struct gs_model *rg_m;
+
+static int cmp_region(const void *p, const void *q)
+{
+	const struct region *a = p, *b = q;
+	const struct gs_range *x = &rg_m->ranges.v[a->i], *y = &rg_m->ranges.v[b->i];
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end); /* the outer first */
+}
+
+/* A frame that broke, [s, e): its code outside the Inductor graphs' calls (graphs), into glue.
+ * Without a graph call inside (another backend than Inductor, an older PyTorch) nothing: its
+ * graphs cannot be told from the code between them. */
+static void frame_glue(const struct ulist *graphs, uint64_t s, uint64_t e, ivl_vec *glue)
+{
+	size_t j = ulist_ending_after(graphs, s);
+	if (j == graphs->n || graphs->s[j] >= e)
+		return;
+	for (uint64_t t = s; t < e; j++) {
+		uint64_t gs = j < graphs->n ? GS_MIN(GS_MAX(graphs->s[j], t), e) : e;
+		push(glue, t, gs);
+		t = j < graphs->n ? GS_MAX(t, graphs->e[j]) : e;
+	}
+}
+
+/* torch.compile's graph breaks. At code Dynamo cannot trace it ends the graph, runs that code
+ * eagerly and goes on in a resume function, a frame compiled on its own and called from inside
+ * the first: a compiled region inside another of its thread is a break. What a break costs that
+ * can be measured is the time the host spends in those frames outside the graphs' calls (the
+ * eager code, the guards, the frames' prologues) while the GPU idles: the saving. */
+static void rule_graph_breaks(struct ctx *x)
+{
+	const struct gs_model *m = x->m;
+	struct gs_analysis *a = x->a;
+	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 neither, 2 region, 3 graph call */
+	GS_VEC(struct region) rg = {0};
+	ivl_vec gv = {0}, glue = {0};
+	pivl_vec spans = {0};
+	uint64_t breaks = 0, idle = 0;
+	size_t in_steps = 0; /* steps with a break */
+	struct gs_finding tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	for (size_t k = 0; k < x->sc.n; k++) {
+		struct scope *sc = &x->sc.v[k];
+		rg.n = gv.n = glue.n = 0;
+		for (size_t i = 0; i < m->ranges.n; i++) {
+			const struct gs_range *r = &m->ranges.v[i];
+			uint32_t n = r->name < m->nstrings ? r->name : 0;
+			if (!is[n]) {
+				const char *nm = gs_model_str(m, n);
+				is[n] = region_range(nm) ? 2 : graph_call_range(nm) ? 3 : 1;
+			}
+			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) || is[n] == 1)
+				continue;
+			if (is[n] == 3) {
+				push(&gv, r->start, r->end);
+			} else {
+				struct region g = {r->tid, (uint32_t)i};
+				GS_VEC_PUSH(&rg, g);
+			}
+		}
+		if (rg.n < 2)
+			continue;
+		struct ulist graphs;
+		ulist_build(&graphs, &gv);
+		rg_m = m;
+		qsort(rg.v, rg.n, sizeof(*rg.v), cmp_region);
+		uint8_t *broke = gs_xcalloc(sc->steps.n + 1, 1);
+		for (size_t i = 0; i < rg.n;) { /* each outermost region and those inside it */
+			const struct gs_range *o = &m->ranges.v[rg.v[i].i];
+			size_t j = i + 1;
+			for (; j < rg.n && rg.v[j].tid == rg.v[i].tid && m->ranges.v[rg.v[j].i].start < o->end; j++) {
+				const struct gs_range *r = &m->ranges.v[rg.v[j].i];
+				long st = r->end <= o->end ? step_of(x, r->pid, r->start) : -1;
+				if (st < 0)
+					continue;
+				breaks++;
+				for (size_t q = 0; q < sc->steps.n; q++)
+					broke[q] |= sc->steps.v[q] == (size_t)st;
+			}
+			if (j > i + 1)
+				frame_glue(&graphs, o->start, o->end, &glue);
+			i = j;
+		}
+		ulist_free(&graphs);
+		ulist_build(&sc->glue, &glue);
+		for (size_t q = 0; q < sc->steps.n; q++) {
+			const struct gs_an_step *st = &a->steps.v[sc->steps.v[q]];
+			uint64_t s0 = 0, s1 = 0;
+			in_steps += broke[q];
+			for (size_t g = ulist_ending_after(&sc->glue, st->start); g < sc->glue.n && sc->glue.s[g] < st->end; g++) {
+				uint64_t a0 = GS_MAX(sc->glue.s[g], st->start), a1 = GS_MIN(sc->glue.e[g], st->end);
+				idle += (a1 - a0) - ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], a0, a1);
+				struct pivl sp = {sc->pid, a0, a1};
+				GS_VEC_PUSH(&spans, sp);
+				s0 = s1 ? s0 : a0;
+				s1 = a1;
+			}
+			if (s1)
+				ex_offer(x, &tmp, s0, s1, st->whole_run ? x->f->pid : st->pid, -1, -1, -1);
+		}
+		free(broke);
+	}
+	free(is);
+	free(rg.v);
+	free(gv.v);
+	free(glue.v);
+	if (!breaks || (double)idle < 0.02 * (double)a->total) {
+		free(spans.v);
+		return;
+	}
+	int cls = spans_class(x, &spans);
+	free(spans.v);
+	struct tops t;
+	tops_init(&t);
+	host_range_tops(x, &t, HR_GLUE);
+	struct gs_finding *f = finding(x, "torch-graph-breaks", cls == GS_AN_HOST_COMPUTE ? cls : GS_AN_OTHER,
+				       idle);
+	memcpy(f->ex, tmp.ex, sizeof(f->ex));
+	f->nex = tmp.nex;
+	snprintf(f->title, sizeof(f->title),
+		 "torch.compile graph breaks: %.1f compiled frames a step resume inside another (%zu "
+		 "of %zu steps); between the graphs the host runs Python and eager code while the GPU "
+		 "idles, %.2f ms a step",
+		 (double)breaks / (double)a->steps.n, in_steps, a->steps.n,
+		 ms(idle) / (double)a->steps.n);
+	num(f, "resumed_frames", (double)breaks, 1);
+	num(f, "resumed_per_step", (double)breaks / (double)a->steps.n, 0);
+	num(f, "between_graphs_ms", ms(idle), 0);
+	tops_done(&t, f, "host ranges between the graphs (innermost)");
+	f->cuda = "The program's Python side runs torch.compile'd code that breaks into several "
+		  "graphs: see the PyTorch advice.";
+	f->pytorch = "At code Dynamo cannot trace it ends the graph, runs that code eagerly and "
+		     "starts a new graph after it: each break adds guard checks and eager code "
+		     "between the graphs, and Inductor cannot fuse across it. TORCH_LOGS=graph_breaks "
+		     "prints each break with its reason and source line, "
+		     "torch._dynamo.explain(fn)(*inputs) counts them, and "
+		     "torch.compile(..., fullgraph=True) raises at the first. Usual causes: .item() or "
+		     ".tolist() in the model (torch._dynamo.config.capture_scalar_outputs = True), "
+		     "print or logging in forward, Python branches on tensor values (torch.cond), "
+		     "and calls Dynamo does not trace (torch.compiler.disable, C extensions: register "
+		     "them as custom ops).";
 }
 
 size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_an_opts *o,
@@ -4084,6 +4255,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		rule_sync_ops(&x, 1);
 		rule_gaps(&x);
 		rule_recompile(&x);
+		rule_graph_breaks(&x);
 		rule_loading(&x); /* before rule_util: x.startup_loads */
 		rule_util(&x);
 		rule_fp32(&x);
@@ -4101,6 +4273,7 @@ void gs_analyze(const struct gs_model *m, const struct gs_filter *f, const struc
 		ulist_free(&x.sc.v[k].comp);
 		ulist_free(&x.sc.v[k].gaps);
 		ulist_free(&x.sc.v[k].su);
+		ulist_free(&x.sc.v[k].glue);
 		free(x.sc.v[k].steps.v);
 	}
 	free(x.sc.v);

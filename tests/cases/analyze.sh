@@ -274,6 +274,36 @@ eq "analyze kineto: the warm-up's compiling from the dynamo_timed ranges, none a
 has "analyze kineto: the warm-up line names its compiling" \
 	"500.0 ms (50x the median), 90.9% of the steps' time; of it, while the GPU idled, torch.compile compiling 400.0 ms: a warm-up" \
 	"$($GS analyze "$T/recompile_k_warm.json" | sed -n '3,4p' | tr -s ' \n' '  ')"
+# torch.compile on the CPU alone (tests/tools/kineto_compile_cpu.py, torch 2.15): a graph break
+# in every step (the second block in a resume frame inside the first's region), and a
+# recompile in the second active step, each against Dynamo's own counters (CASE.expect.json)
+# and the trace's events worked out by graph_breaks_ref.py
+for c in cpu_graphbreak cpu_recompile; do
+	out=$(python3 "$CHECK" "$GS" "$K/$c.pt.trace.json.gz" 2>&1)
+	eq "analyze kineto $c: schema, sums and step_sum agree ($out)" 0 $?
+done
+gb=$($GS analyze --format json "$K/cpu_graphbreak.pt.trace.json.gz")
+eq "analyze cpu_graphbreak: resumed frames and the time between the graphs, as worked out" "3 0.401 3 0.401" \
+	"$(printf '%s' "$gb" | python3 "$ROOT/tests/cases/graph_breaks_ref.py" "$K/cpu_graphbreak.pt.trace.json.gz")"
+eq "analyze cpu_graphbreak: a resumed frame a step for Dynamo's one break, in every step" "1 1 Torch-Compiled Region: 1/0" \
+	"$(printf '%s' "$gb" | python3 -c "import json,sys
+a = json.load(sys.stdin); e = json.load(open(sys.argv[1]))
+f = [f for f in a['findings'] if f['id'] == 'torch-graph-breaks'][0]
+print(e['dynamo_graph_breaks'], f['evidence']['resumed_per_step'], *[t['name'] for t in f['evidence']['top'] if t['name'].endswith('1/0')])" "$K/cpu_graphbreak.expect.json" 2>&1)"
+has "analyze cpu_graphbreak: the title" \
+	"torch.compile graph breaks: 1.0 compiled frames a step resume inside another (3 of 3 steps); between the graphs the host runs Python and eager code while the GPU idles, 0.13 ms a step" \
+	"$($GS analyze "$K/cpu_graphbreak.pt.trace.json.gz" | tr -s ' \n' '  ')"
+has "analyze cpu_graphbreak: the advice names TORCH_LOGS=graph_breaks" "TORCH_LOGS=graph_breaks" \
+	"$($GS analyze "$K/cpu_graphbreak.pt.trace.json.gz" | tr -s ' \n' '  ')"
+eq "analyze cpu_recompile: torch-recompiles in the step Dynamo compiled again in, no graph break" "1 1 none" \
+	"$($GS analyze --format json "$K/cpu_recompile.pt.trace.json.gz" | python3 -c "import json,sys
+a = json.load(sys.stdin); e = json.load(open(sys.argv[1]))
+print(len([i for i in e['dynamo_compiled_in'] if i > 0]), a['idle_attribution']['startup']['recompile_steps'],
+      [f['id'] for f in a['findings'] if f['id'] == 'torch-graph-breaks'] or 'none')" "$K/cpu_recompile.expect.json" 2>&1)"
+for c in compiled_train compiled_graphs; do
+	eq "analyze kineto $c: one compiled region a step, no graph break" "0 0.000 none" \
+		"$($GS analyze --format json "$K/$c.json.gz" | python3 "$ROOT/tests/cases/graph_breaks_ref.py" "$K/$c.json.gz")"
+done
 has "analyze resnet50: a SIMT sgemm is fp32 without tensor cores" "cutlass_80_simt_sgemm_64x64_8x5_tn_align1" \
 	"$(analyze_field "$D/cuda_resnet50.gst" "[f['evidence']['top'][0]['name'] for f in a['findings'] if f['id'] == 'fp32-gemm']")"
 hasnt "analyze resnet50: TF32 tensor-core kernels are not" "tf32" \

@@ -1,8 +1,9 @@
 # kineto.sh: PyTorch profiler traces (Kineto JSON) through every command that reads a trace:
-# a hand-sized trace with numbers worked out by hand, the real traces recorded on an H200 by
-# tests/gpu/kineto_traces.py (tests/data/kineto/*.pt.trace.json.gz) checked against torch's
-# own key_averages() and against a second reading in Python (kineto_ref.py), gzip, and bad
-# files (cut short, not JSON, malformed).
+# a hand-sized trace with numbers worked out by hand, the real traces recorded on the GPU
+# machines by tests/gpu/kineto_traces.py and on the CPU by tests/tools/kineto_compile_cpu.py
+# (tests/data/kineto/*.pt.trace.json.gz) checked against torch's own key_averages() and
+# against a second reading in Python (kineto_ref.py), gzip, and bad files (cut short, not
+# JSON, malformed).
 echo "pytorch profiler traces:"
 K=$ROOT/tests/data/kineto
 i=$($GS info "$K/hand.json")
@@ -83,6 +84,11 @@ print(*[r["presence"] for r in json.load(sys.stdin)["ranges"] if "run_backward o
 # CUDA graphs, DDP over NCCL, two streams without a schedule): the second reading only
 for c in amp_all_options compiled_train compiled_graphs ddp_one_rank two_streams_repeat; do
 	out=$(python3 "$ROOT/tests/cases/kineto_ref.py" "$GS" "$K/$c.json.gz" 2>&1)
+	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
+done
+# tests/tools/kineto_compile_cpu.py's traces (CPU activities alone: no kernel, no CUDA call)
+for c in cpu_graphbreak cpu_recompile; do
+	out=$(python3 "$ROOT/tests/cases/kineto_ref.py" "$GS" "$K/$c.pt.trace.json.gz" 2>&1)
 	eq "kineto $c: reports agree with a second reading ($out)" 0 $?
 done
 

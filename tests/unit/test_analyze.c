@@ -1668,6 +1668,67 @@ static void test_range_recompile(void **state)
 	}
 }
 
+/* torch.compile with a graph break, as a PyTorch profiler trace shows it: three 100 ms steps,
+ * each the frame's region "Torch-Compiled Region: 0/0" [10, 60) on tid 100 calling graph A
+ * [15, 30), whose launch's kernel runs [30, 38), then the resume frame's region 1/0 [35, 58)
+ * inside it calling graph B [40, 55). Between the graphs: [10, 15), [30, 40), [55, 60), 20 ms
+ * of which the kernel holds 8: 12 ms a step while the GPU idles. v = 1: the second region on
+ * another thread (two frames, no break); v = 2: no graph calls (another backend than
+ * Inductor: the code between the graphs unknown, no saving, no finding). */
+static void test_graph_breaks(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 3; v++) {
+		struct gs_model m;
+		model_init(&m);
+		m.end_mono = 300 * MS;
+		uint32_t r0 = gs_model_add_string(&m, "Torch-Compiled Region: 0/0", 26);
+		uint32_t r1 = gs_model_add_string(&m, "Torch-Compiled Region: 1/0", 26);
+		const char *gn = "## Call CompiledFxGraph fabc ##";
+		uint32_t g = gs_model_add_string(&m, gn, strlen(gn));
+		for (uint32_t k = 0; k < 3; k++) {
+			uint64_t o = 100 * MS * k;
+			range(&m, o, o + 100 * MS, S_P1 + k, 100, 100);
+			range(&m, o + 10 * MS, o + 60 * MS, r0, 100, 100);
+			range(&m, o + 35 * MS, o + 58 * MS, r1, 100, v == 1 ? 101 : 100);
+			if (v != 2) {
+				range(&m, o + 15 * MS, o + 30 * MS, g, 100, 100);
+				range(&m, o + 40 * MS, o + 55 * MS, g, 100, v == 1 ? 101 : 100);
+			}
+			int32_t l = api(&m, o + 16 * MS, o + 17 * MS, 100, 100, RT_LAUNCH, k + 1);
+			kernel(&m, o + 30 * MS, o + 38 * MS, 100, S_SMALL, l);
+		}
+		struct gs_analysis a;
+		run(&m, &a, NULL, 0);
+		assert_int_equal(a.steps.n, 3);
+		const struct gs_finding *f = find(&a, "torch-graph-breaks");
+		if (v) {
+			assert_null(f);
+		} else {
+			assert_non_null(f);
+			assert_int_equal(f->cls, GS_AN_HOST_COMPUTE);
+			assert_int_equal(f->saving_ns, 12 * MS);
+			assert_string_equal(f->title, "torch.compile graph breaks: 1.0 compiled frames a step resume "
+						      "inside another (3 of 3 steps); between the graphs the host runs "
+						      "Python and eager code while the GPU idles, 12.00 ms a step");
+			assert_int_equal(f->nex, 3);
+			for (size_t i = 0; i < 3; i++) {
+				assert_int_equal(f->ex[i].start, (100 * i + 10) * MS);
+				assert_int_equal(f->ex[i].end, (100 * i + 60) * MS);
+			}
+			/* innermost in the idle host time between the graphs: 0/0 [10, 15), [58, 60);
+			 * 1/0 [38, 40), [55, 58) */
+			assert_int_equal(f->ntop, 2);
+			assert_string_equal(f->top[0].name, "Torch-Compiled Region: 0/0");
+			assert_int_equal(f->top[0].ns, 21 * MS);
+			assert_int_equal(f->top[1].ns, 15 * MS);
+			assert_non_null(strstr(f->pytorch, "TORCH_LOGS=graph_breaks"));
+		}
+		gs_analysis_release(&a);
+		model_free(&m);
+	}
+}
+
 /* A thread of the process (pid 100, tid 100 its first) named t */
 static void hthread(struct gs_model *m, int32_t tid, const char *t)
 {
@@ -2071,6 +2132,7 @@ int main(void)
 		cmocka_unit_test(test_idle_startup),
 		cmocka_unit_test(test_rule_recompile),
 		cmocka_unit_test(test_range_recompile),
+		cmocka_unit_test(test_graph_breaks),
 		cmocka_unit_test(test_load_copies),
 		cmocka_unit_test(test_warmup),
 	};
