@@ -487,8 +487,11 @@ fi
 # A fork child writes its parent's executable mappings into its own ring from the collector's
 # copy (no read of /proc/self/maps, a few ms in a process of thousands of mappings); a library
 # the parent loaded since its last read is added by the fork's prepare handler. The child here
-# lives for microseconds, so the CLI's own reads of /proc/PID/maps do not see it.
-child=$($GS profile -o hs_dlfork -t nvtx "$P/host_cpu" 1 dlfork "$P/libhost_hot.so" 2>/dev/null)
+# lives for milliseconds, so the CLI's own reads of /proc/PID/maps do not see it. Its sleep, an
+# OS runtime record, makes its ring: on a loaded machine a CPU-time timer can fire only after
+# tens of ms of CPU (signals of weight 22 to 85 seen on the dev VM beside two busy loops), so a
+# child of 8 ms of CPU may have no sample.
+child=$($GS profile -o hs_dlfork -t nvtx,osrt "$P/host_cpu" 1 dlfork "$P/libhost_hot.so" 2>/dev/null)
 eq "fork after dlopen: exit 6 kept" 6 $?
 $GS dump --format jsonl hs_dlfork.gst >hs_dlfork.jsonl 2>/dev/null
 between "fork after dlopen: the child's mappings (from the parent's copy)" 5 100000 \

@@ -159,6 +159,14 @@ a = json.load(sys.stdin); e = json.load(open(sys.argv[1]))
 want = len([i for i in e.get('dynamo_compiled_in', []) if i > 0])
 got = a['idle_attribution']['startup']['recompile_steps']
 print('ok' if got == want else 'analyze %d, Dynamo %d' % (got, want))" "$e")"
+	# torch-graph-breaks where Dynamo counted graph breaks, a resumed frame a step at least;
+	# none where it counted none
+	eq "kineto $c: torch-graph-breaks where Dynamo broke its graphs" ok \
+		"$($GS analyze --format json "$T/kineto/$c.pt.trace.json.gz" | python3 -c "import json,sys
+a = json.load(sys.stdin); e = json.load(open(sys.argv[1]))
+f = [f['evidence']['resumed_per_step'] for f in a['findings'] if f['id'] == 'torch-graph-breaks']
+want = bool(e.get('dynamo_graph_breaks'))
+print('ok' if (bool(f) and f[0] >= 1) == want else 'analyze %s, Dynamo %s' % (f, e.get('dynamo_graph_breaks')))" "$e")"
 done
 # more configurations (kineto_configs.py), written by export_chrome_trace: the second readings
 # (the fixtures tests/data/kineto/CASE.json.gz, packed into $OUT/kineto_configs.tar.gz)

@@ -6,8 +6,9 @@
  * `host_cpu N fork` runs them in a forked child too (the child exits 0), and exits 5;
  * `host_cpu N dlopen LIB` then loads LIB (libhost_hot.so), runs its hot_in_library for about
  * 0.2 s of CPU and kills itself with SIGKILL (`dlrun`: exits 0 instead); `host_cpu N dlfork LIB` then loads LIB and forks a
- * child that spins 8 ms of CPU (time for a sample, whose record makes the child's ring) and
- * exits (_exit), prints the child's pid and exits 6. */
+ * child that spins 8 ms of CPU (time for a sample), sleeps 5 ms (an OS runtime call over the
+ * threshold under `-t osrt`: a record, which makes the child's ring, however late a loaded
+ * machine's CPU-time timer fires) and exits (_exit), prints the child's pid and exits 6. */
 #include <stdio.h>
 #include <dlfcn.h>
 #include <signal.h>
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
 				sink = spin(sink, 10000);
 				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 			}
+			usleep(5000);
 			_exit(0);
 		}
 		int st;
