@@ -1813,6 +1813,8 @@ static void rule_recompile(struct ctx *x)
 		     "torch._dynamo.config.recompile_limit recompiles a frame runs eagerly.";
 }
 
+static int compile_range(const char *n);
+
 /* PyTorch's profiler names each call of a frame compiled by torch.compile "Torch-Compiled
  * Region: F/C" (frame F, its compile C) and each call of an Inductor graph "## Call
  * CompiledFxGraph KEY ##"; emit_nvtx (profile --pytorch) gives them as NVTX ranges. */
@@ -1844,7 +1846,9 @@ static int cmp_region(const void *p, const void *q)
 	return (x->end < y->end) - (x->end > y->end); /* the outer first */
 }
 
-/* A frame that broke, [s, e): its code outside the Inductor graphs' calls (graphs), into glue.
+/* A frame that broke, [s, e): its code outside the Inductor graphs' calls and torch.compile's
+ * compiling (graphs: the compiling of the first call, torch-recompiles' or the warm-up's), into
+ * glue.
  * Without a graph call inside (another backend than Inductor, an older PyTorch) nothing: its
  * graphs cannot be told from the code between them. */
 static void frame_glue(const struct ulist *graphs, uint64_t s, uint64_t e, ivl_vec *glue)
@@ -1868,7 +1872,8 @@ static void rule_graph_breaks(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 neither, 2 region, 3 graph call */
+	/* by name: 1 none of these, 2 a region, 3 a graph's call or compiling */
+	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1);
 	GS_VEC(struct region) rg = {0};
 	ivl_vec gv = {0}, glue = {0};
 	pivl_vec spans = {0};
@@ -1884,7 +1889,7 @@ static void rule_graph_breaks(struct ctx *x)
 			uint32_t n = r->name < m->nstrings ? r->name : 0;
 			if (!is[n]) {
 				const char *nm = gs_model_str(m, n);
-				is[n] = region_range(nm) ? 2 : graph_call_range(nm) ? 3 : 1;
+				is[n] = region_range(nm) ? 2 : graph_call_range(nm) || compile_range(nm) ? 3 : 1;
 			}
 			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) || is[n] == 1)
 				continue;

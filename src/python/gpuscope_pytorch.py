@@ -8,7 +8,8 @@ without a change to them. When the program imports torch, this module:
   `Optimizer.step#SGD.step` around each optimizer step;
 - wraps every nn.Module's forward in a range named by the module's path in its model, as
   `layer3.1.conv2` (the model itself by its class name, `ResNet`), through PyTorch's global
-  module forward hooks.
+  module forward hooks; not inside code torch.compile traces, where a range would break its
+  graph.
 
 The ranges are NVTX ranges, recorded by gpuscope's NVTX collector like any other. Nothing is
 done before torch is imported, CUDA is never initialised by this module, and any failure is one
@@ -105,11 +106,21 @@ def _modules(torch, nvtx):
             n = names[module]
         return n
 
+    # Inside code torch.compile traces, a range would be a graph break at every module
+    # (Dynamo does not put torch.cuda.nvtx calls in a graph: "torch.* op returned non-Tensor"),
+    # which changes the program: there the hooks do nothing, is_compiling() being a constant
+    # True to Dynamo's tracing and False when run eagerly. The compiled graph runs as one piece;
+    # its modules have no range of their own. (torch.compiler.is_compiling: torch >= 2.3;
+    # torch._dynamo is not imported for an older one, a second's import the program may not do.)
+    compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+
     def before(module, args):
-        push(name_of(module))
+        if not compiling():
+            push(name_of(module))
 
     def after(module, args, output):
-        pop()
+        if not compiling():
+            pop()
 
     hooks = torch.nn.modules.module
     hooks.register_module_forward_pre_hook(before)

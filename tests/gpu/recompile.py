@@ -9,6 +9,9 @@ MODE: shapes -- the batch's sequence length changes at step 6 (128 -> 160 rows):
                 its first change fails a guard and Dynamo recompiles once (torch 2.x on the
                 GPU machine then treats the float as dynamic: no more recompiles)
       static -- the same shapes and values each step: compiled once, in the first step
+      graphbreak -- as static, with torch._dynamo.graph_break() between the two blocks: each
+                step runs the first graph, the break, and the second block's graph in a resume
+                frame (profiled with --pytorch nvtx, for analyze's torch-graph-breaks)
 The model: the MLP block of tests/gpu/torch_measure.py twice, fp32, inference. Prints the steps
 in which Dynamo compiled a frame, by its own counter: the truth tests/gpu/recompile.sh checks
 analyze against."""
@@ -25,16 +28,26 @@ model = torch.nn.Sequential(Block(), Block()).cuda().eval()
 
 
 def fwd(x, scale):
+    if mode == "graphbreak":
+        y = model[0](x)
+        torch._dynamo.graph_break()
+        return model[1](y) * scale
     return model(x) * scale
 
 
-def compiled_frames():
-    """Dynamo's count of frames it compiled (its own counters: the truth the test checks)"""
+def dynamo_count(group, key=None):
+    """Dynamo's own counters (the truth the test checks): one, or a group's sum; None where they
+    moved"""
     try:
         from torch._dynamo.utils import counters
-        return counters["frames"]["ok"]
-    except Exception:  # the counters moved: no truth
+        return counters[group][key] if key else sum(counters[group].values())
+    except Exception:
         return None
+
+
+def compiled_frames():
+    """Dynamo's count of frames it compiled"""
+    return dynamo_count("frames", "ok")
 
 
 run = torch.compile(fwd)
@@ -53,4 +66,5 @@ with torch.no_grad():
         if before is not None and after is not None and after > before:
             compiled_in.append(i)
 print("compiled in steps", compiled_in if compiled_frames() is not None else None, flush=True)
+print("graph breaks", dynamo_count("graph_break"), flush=True)
 print("done", mode, steps, flush=True)

@@ -1674,14 +1674,16 @@ static void test_range_recompile(void **state)
  * inside it calling graph B [40, 55). Between the graphs: [10, 15), [30, 40), [55, 60), 20 ms
  * of which the kernel holds 8: 12 ms a step while the GPU idles. v = 1: the second region on
  * another thread (two frames, no break); v = 2: no graph calls (another backend than
- * Inductor: the code between the graphs unknown, no saving, no finding). */
+ * Inductor: the code between the graphs unknown, no saving, no finding); v = 3: torch.compile
+ * compiling [11, 14) in the frame ("... (dynamo_timed)"), not code between the graphs: 9 ms. */
 static void test_graph_breaks(void **state)
 {
 	(void)state;
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < 4; v++) {
 		struct gs_model m;
 		model_init(&m);
 		m.end_mono = 300 * MS;
+		uint32_t cc = gs_model_add_string(&m, "_compile.compile_inner (dynamo_timed)", 37);
 		uint32_t r0 = gs_model_add_string(&m, "Torch-Compiled Region: 0/0", 26);
 		uint32_t r1 = gs_model_add_string(&m, "Torch-Compiled Region: 1/0", 26);
 		const char *gn = "## Call CompiledFxGraph fabc ##";
@@ -1695,6 +1697,8 @@ static void test_graph_breaks(void **state)
 				range(&m, o + 15 * MS, o + 30 * MS, g, 100, 100);
 				range(&m, o + 40 * MS, o + 55 * MS, g, 100, v == 1 ? 101 : 100);
 			}
+			if (v == 3)
+				range(&m, o + 11 * MS, o + 14 * MS, cc, 100, 100);
 			int32_t l = api(&m, o + 16 * MS, o + 17 * MS, 100, 100, RT_LAUNCH, k + 1);
 			kernel(&m, o + 30 * MS, o + 38 * MS, 100, S_SMALL, l);
 		}
@@ -1702,7 +1706,10 @@ static void test_graph_breaks(void **state)
 		run(&m, &a, NULL, 0);
 		assert_int_equal(a.steps.n, 3);
 		const struct gs_finding *f = find(&a, "torch-graph-breaks");
-		if (v) {
+		if (v == 3) {
+			assert_non_null(f);
+			assert_int_equal(f->saving_ns, 9 * MS);
+		} else if (v) {
 			assert_null(f);
 		} else {
 			assert_non_null(f);
