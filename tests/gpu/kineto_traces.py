@@ -129,36 +129,13 @@ def case_stack_sync(step):
 
 
 def case_recompile(step):
-    from torch_measure import Block
-    model = torch.nn.Sequential(Block(), Block()).to(dev).eval()
-    run = torch.compile(lambda x: model(x))
-    calls = [0]
-
-    def one():
-        # 3 warm-up calls, wait and warm-up steps, then active steps 0, 1, 2: the 7th call (active
-        # step 1) is the first with 160 rows
-        rows = 128 if calls[0] < 6 else 160
-        calls[0] += 1
-        with torch.no_grad():
-            run(torch.randn(rows, 1024, device=dev)).sum().item()
-    return one, dict()
+    from torch_measure import compiled_recompile
+    return compiled_recompile(dev), dict()
 
 
 def case_graphbreak(step):
-    from torch_measure import Block
-    first, second = Block().to(dev).eval(), Block().to(dev).eval()
-
-    def f(x):
-        y = first(x)
-        torch._dynamo.graph_break()
-        return second(y)
-    run = torch.compile(f)
-    x = torch.randn(128, 1024, device=dev)
-
-    def one():
-        with torch.no_grad():
-            run(x).sum().item()
-    return one, dict()
+    from torch_measure import compiled_graph_break
+    return compiled_graph_break(dev), dict()
 
 
 def dynamo_counters():

@@ -7,7 +7,10 @@ role "gpuscope" (the script runs under `gpuscope profile`): inside the NVTX rang
 each iteration in a range "iteration". Role "torch": under torch.profiler (CPU+CUDA), and
 writes {"kernels": N, "kernel_ns": T, "names": [...]} to out, from the Chrome trace
 torch.profiler exports (out + ".trace.json"), whose GPU kernels are the events of category
-"kernel"."""
+"kernel".
+
+compiled_graph_break(device, d) and compiled_recompile(device, d): one() of the torch.compile
+cases of kineto_traces.py (on the GPU) and tests/tools/kineto_compile_cpu.py (on the CPU)."""
 import json
 
 import torch
@@ -53,3 +56,37 @@ def measure(step, role, out=None):
     ks = [e for e in events if e.get("cat") == "kernel"]
     json.dump({"kernels": len(ks), "kernel_ns": int(sum(float(e["dur"]) for e in ks) * 1000),
                "names": sorted({e["name"] for e in ks})}, open(out, "w"))
+
+
+def compiled_graph_break(device, d=1024):
+    """one() of a torch.compile'd function of two Blocks with torch._dynamo.graph_break()
+    between them: every call runs the second block's graph in a resume frame"""
+    first, second = Block(d).to(device).eval(), Block(d).to(device).eval()
+
+    def f(x):
+        y = first(x)
+        torch._dynamo.graph_break()
+        return second(y)
+    run = torch.compile(f)
+    x = torch.randn(128, d, device=device)
+
+    def one():
+        with torch.no_grad():
+            run(x).sum().item()
+    return one
+
+
+def compiled_recompile(device, d=1024):
+    """one() of two Blocks compiled as one, whose batch grows from 128 to 160 rows at the 7th
+    call: with 3 calls before a profile of schedule wait 1, warmup 1, active 3, the second
+    active step, where Dynamo compiles again"""
+    model = torch.nn.Sequential(Block(d), Block(d)).to(device).eval()
+    run = torch.compile(lambda x: model(x))
+    calls = [0]
+
+    def one():
+        rows = 128 if calls[0] < 6 else 160
+        calls[0] += 1
+        with torch.no_grad():
+            run(torch.randn(rows, d, device=device)).sum().item()
+    return one

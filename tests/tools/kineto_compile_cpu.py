@@ -9,9 +9,10 @@ schedule of wait 1, warmup 1, active 3) and OUT_DIR/CASE.expect.json: torch's ve
 rows, and Dynamo's own counters over the active steps: "dynamo_compiled_in" (the active steps, from 0, in
 which it compiled a frame) and "dynamo_graph_breaks" (its count of graph breaks, by the calls
 before and in the profile). Cases:
-  cpu_graphbreak  two MLP blocks with torch._dynamo.graph_break() between them, compiled
-                  before the profile: the second block runs in a resume frame, a compiled
-                  region inside the first's, every step
+  cpu_graphbreak  two MLP blocks (tests/gpu/torch_measure.py's, 256 wide) with
+                  torch._dynamo.graph_break() between them, compiled before the profile: the
+                  second block runs in a resume frame, a compiled region inside the first's,
+                  every step
   cpu_recompile   the two blocks compiled as one; the batch grows from 128 to 160 rows in the
                   second active step, where Dynamo compiles again
 """
@@ -22,63 +23,20 @@ import shutil
 import sys
 
 import torch
+from torch._dynamo.utils import counters
 from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+from torch_measure import compiled_graph_break, compiled_recompile  # noqa: E402
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 torch.manual_seed(0)
 
-
-class Block(torch.nn.Module):
-    """a transformer's MLP block: LayerNorm, Linear d->4d, GELU, Linear 4d->d, residual"""
-
-    def __init__(self, d=256):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(d)
-        self.up = torch.nn.Linear(d, 4 * d)
-        self.down = torch.nn.Linear(4 * d, d)
-
-    def forward(self, x):
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
-
-
-def case_graphbreak():
-    first, second = Block().eval(), Block().eval()
-
-    def f(x):
-        y = first(x)
-        torch._dynamo.graph_break()
-        return second(y)
-    run = torch.compile(f)
-    x = torch.randn(128, 256)
-
-    def one():
-        with torch.no_grad():
-            run(x).sum().item()
-    return one
-
-
-def case_recompile():
-    model = torch.nn.Sequential(Block(), Block()).eval()
-    run = torch.compile(lambda x: model(x))
-    calls = [0]
-
-    def one():
-        # 3 calls before the profile, its wait and warm-up steps, then active steps 0, 1, 2:
-        # the 7th call (active step 1) is the first with 160 rows
-        rows = 128 if calls[0] < 6 else 160
-        calls[0] += 1
-        with torch.no_grad():
-            run(torch.randn(rows, 256)).sum().item()
-    return one
-
-
-from torch._dynamo.utils import counters  # noqa: E402
-
-for name, make in (("cpu_graphbreak", case_graphbreak), ("cpu_recompile", case_recompile)):
+for name, make in (("cpu_graphbreak", compiled_graph_break), ("cpu_recompile", compiled_recompile)):
     counters.clear()
     torch._dynamo.reset()
-    one = make()
+    one = make("cpu", 256)
     for _ in range(3):
         one()
     tmp = os.path.join(out, "tmp_" + name)
