@@ -49,7 +49,7 @@ static const char *time_unit(const char *v, uint64_t *per)
 	return NULL;
 }
 
-/* A streamed report (gs_table_stream: csv, tsv or json, the reports whose rows are final as they
+/* A streamed report (gs_table_stream: any format but table, the reports whose rows are final as they
  * are made) goes out a window of rows at a time: converted to --timeunit, rendered, and
  * written once a MiB has gathered, so that a trace report of millions of rows never holds
  * them all, nor their text. */
@@ -165,9 +165,11 @@ static int run(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'f':
 			fmt = gs_format_parse(optarg, 1u << GS_FMT_TABLE | 1u << GS_FMT_CSV | 1u << GS_FMT_TSV |
-							      1u << GS_FMT_JSON);
+							      1u << GS_FMT_JSON | 1u << GS_FMT_HTABLE |
+							      1u << GS_FMT_HDOC);
 			if (fmt < 0)
-				return gs_usage_error(&gs_cmd_stats, "unknown format '%s' (table, csv, tsv, json)",
+				return gs_usage_error(&gs_cmd_stats,
+						      "unknown format '%s' (table, csv, tsv, json, htable, hdoc)",
 						      optarg);
 			break;
 		case 'h': return 0;
@@ -244,6 +246,8 @@ static int run(int argc, char **argv)
 	int rc = 0;
 	struct gs_render_opts ro;
 	gs_console_opts(out, 0, 1, &ro);
+	if (fmt == GS_FMT_HDOC)
+		gs_render_hdoc_begin(m.path, &sb);
 	if (!nr) {
 		struct gs_table sec[GS_OVERVIEW_SECTIONS];
 		if (gs_overview(&m, &f, sec, &err) < 0) {
@@ -261,7 +265,7 @@ static int run(int argc, char **argv)
 	struct gs_emitter em = {.path = out};
 	struct stream_out so = {(enum gs_format)fmt, unit, per, &sb, &em};
 	struct gs_table_stream ts = {STREAM_WINDOW, stream_flush, &so};
-	if (delimited || fmt == GS_FMT_JSON)
+	if (fmt != GS_FMT_TABLE)
 		f.stream = &ts;
 	ro.drain = drain_table;
 	ro.drain_ctx = &em;
@@ -311,6 +315,8 @@ static int run(int argc, char **argv)
 	}
 	if (fmt == GS_FMT_JSON && n > 1)
 		gs_strbuf_adds(&sb, "\n}\n");
+	if (fmt == GS_FMT_HDOC)
+		gs_render_hdoc_end(&sb);
 	if (!split)
 		rc = gs_emit_end(&em, &sb, !rc) || rc;
 	gs_strbuf_release(&sb);
@@ -335,7 +341,8 @@ const struct gs_command gs_cmd_stats = {
 	"                           trace); may be given again, as nsys's -r. The kernel\n"
 	"                           reports take nsys's arguments: R:base or R:mangled (kernel\n"
 	"                           names), R:nvtx-name (after their NVTX range)\n"
-	"  -f, --format F           table (default; nsys's name: column), csv, tsv or json\n"
+	"  -f, --format F           table (default; nsys's name: column), csv, tsv, json,\n"
+	"                           htable (HTML tables) or hdoc (an HTML document of them)\n"
 	"      --pid P              only process P\n"
 	"      --time A:B           only what starts between A and B after the session start\n"
 	"                           (1.5s:2s, 200ms:, :3s; units s, ms, us, ns; default s)\n"

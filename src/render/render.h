@@ -8,7 +8,8 @@
 #include "../analysis/table.h"
 #include "../util/strbuf.h"
 
-enum gs_format { GS_FMT_TABLE, GS_FMT_CSV, GS_FMT_JSON, GS_FMT_TEXT, GS_FMT_JSONL, GS_FMT_TSV };
+enum gs_format { GS_FMT_TABLE, GS_FMT_CSV, GS_FMT_JSON, GS_FMT_TEXT, GS_FMT_JSONL, GS_FMT_TSV,
+		 GS_FMT_HTABLE, GS_FMT_HDOC };
 
 /* Parse a --format value among the allowed ones (a mask of 1 << enum); -1 if not allowed.
  * "column", nsys stats's name of its console format, is GS_FMT_TABLE. */
@@ -38,6 +39,10 @@ void gs_render_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf
 void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
 		    struct gs_strbuf *out);
 void gs_render_tail(enum gs_format f, uint64_t total, struct gs_strbuf *out);
+/* hdoc (nsys stats's: an HTML document of the tables that htable gives alone): its start,
+ * titled by the trace's path, and its end; the tables go between. */
+void gs_render_hdoc_begin(const char *trace, struct gs_strbuf *out);
+void gs_render_hdoc_end(struct gs_strbuf *out);
 /* The overview's sections: as a console text, compact tables under a title each ("Title:
  * none" for a section without rows); as csv or tsv, the tables one after another; as json, one object
  * that maps each section's name to {"title", "columns" (names in order), "rows" (as a

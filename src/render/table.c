@@ -1,12 +1,13 @@
-/* table.c: render result tables as console columns, CSV, TSV or JSON. */
+/* table.c: render result tables as console columns, CSV, TSV, JSON or HTML. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/alloc.h"
+#include "html.h"
 #include "render.h"
 
-static const char *const fmt_names[] = {"table", "csv", "json", "text", "jsonl", "tsv"};
+static const char *const fmt_names[] = {"table", "csv", "json", "text", "jsonl", "tsv", "htable", "hdoc"};
 
 int gs_format_parse(const char *s, unsigned allowed)
 {
@@ -282,6 +283,74 @@ static void render_csv(const struct gs_table *t, enum gs_format f, struct gs_str
 	csv_rows(t, f, out);
 }
 
+/* An HTML table (nsys stats's htable; hdoc puts the tables in a document): the title and the
+ * report's name as its caption, the column names as its header row, then a row per row; text
+ * escaped, numbers as `table` writes them, in cells of class "n"; an empty cell empty. */
+static void html_head(const struct gs_table *t, struct gs_strbuf *out)
+{
+	gs_strbuf_adds(out, "<table data-report=\"");
+	gs_html_add_text(out, t->name);
+	gs_strbuf_adds(out, "\">\n<caption>");
+	gs_html_add_text(out, t->title);
+	gs_strbuf_adds(out, " (");
+	gs_html_add_text(out, t->name);
+	gs_strbuf_adds(out, ")</caption>\n<thead><tr>");
+	for (size_t c = 0; c < t->ncols; c++) {
+		gs_strbuf_adds(out, "<th>");
+		gs_html_add_text(out, t->cols[c].name);
+		gs_strbuf_adds(out, "</th>");
+	}
+	gs_strbuf_adds(out, "</tr></thead>\n<tbody>\n");
+}
+
+static void html_rows(const struct gs_table *t, struct gs_strbuf *out)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		gs_strbuf_adds(out, "<tr>");
+		for (size_t c = 0; c < t->ncols; c++) {
+			const union gs_cell *v = &t->cells[r * t->ncols + c];
+			if (t->cols[c].type == GS_COL_STR) {
+				gs_strbuf_adds(out, "<td>");
+				gs_html_add_text(out, v->s ? v->s : "");
+			} else {
+				gs_strbuf_adds(out, "<td class=\"n\">");
+				cell_text(&t->cols[c], v, out);
+			}
+			gs_strbuf_adds(out, "</td>");
+		}
+		gs_strbuf_adds(out, "</tr>\n");
+	}
+}
+
+static void html_tail(struct gs_strbuf *out)
+{
+	gs_strbuf_adds(out, "</tbody>\n</table>\n");
+}
+
+static int is_html(enum gs_format f)
+{
+	return f == GS_FMT_HTABLE || f == GS_FMT_HDOC;
+}
+
+void gs_render_hdoc_begin(const char *trace, struct gs_strbuf *out)
+{
+	gs_strbuf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+			    "<title>gpuscope stats: ");
+	gs_html_add_text(out, trace);
+	gs_strbuf_adds(out, "</title>\n<style>\nbody { font-family: sans-serif; }\n"
+			    "table { border-collapse: collapse; margin: 1em 0; }\n"
+			    "caption { text-align: left; font-weight: bold; padding: 0.3em 0; }\n"
+			    "th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; }\n"
+			    "th { background: #f0f0f0; }\n"
+			    "td.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
+			    "</style>\n</head>\n<body>\n");
+}
+
+void gs_render_hdoc_end(struct gs_strbuf *out)
+{
+	gs_strbuf_adds(out, "</body>\n</html>\n");
+}
+
 /* The table's rows as JSON objects, before: how many rows came before them (a streamed
  * table's earlier windows). */
 static void json_rows(const struct gs_table *t, uint64_t before, struct gs_strbuf *out)
@@ -351,6 +420,8 @@ void gs_render_head(const struct gs_table *t, enum gs_format f, struct gs_strbuf
 {
 	if (f == GS_FMT_JSON)
 		json_head(t, out);
+	else if (is_html(f))
+		html_head(t, out);
 	else
 		csv_head(t, f, out);
 }
@@ -360,6 +431,8 @@ void gs_render_rows(const struct gs_table *t, enum gs_format f, uint64_t before,
 {
 	if (f == GS_FMT_JSON)
 		json_rows(t, before, out);
+	else if (is_html(f))
+		html_rows(t, out);
 	else
 		csv_rows(t, f, out);
 }
@@ -369,7 +442,16 @@ void gs_render_tail(enum gs_format f, uint64_t total, struct gs_strbuf *out)
 	if (f == GS_FMT_JSON) {
 		json_tail(total, out);
 		gs_strbuf_addc(out, '\n');
+	} else if (is_html(f)) {
+		html_tail(out);
 	}
+}
+
+static void render_html(const struct gs_table *t, struct gs_strbuf *out)
+{
+	html_head(t, out);
+	html_rows(t, out);
+	html_tail(out);
 }
 
 void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const struct gs_render_opts *o,
@@ -378,6 +460,8 @@ void gs_render_table_opts(const struct gs_table *t, enum gs_format f, const stru
 	switch (f) {
 	case GS_FMT_CSV:
 	case GS_FMT_TSV: render_csv(t, f, out); break;
+	case GS_FMT_HTABLE:
+	case GS_FMT_HDOC: render_html(t, out); break;
 	case GS_FMT_JSON:
 		render_json(t, out);
 		gs_strbuf_addc(out, '\n');
@@ -394,9 +478,13 @@ void gs_render_table(const struct gs_table *t, enum gs_format f, struct gs_strbu
 void gs_render_overview(const struct gs_table *sec, size_t n, enum gs_format f,
 			const struct gs_render_opts *o, struct gs_strbuf *out)
 {
-	if (f == GS_FMT_CSV || f == GS_FMT_TSV) {
-		for (size_t i = 0; i < n; i++)
-			render_csv(&sec[i], f, out);
+	if (f == GS_FMT_CSV || f == GS_FMT_TSV || is_html(f)) {
+		for (size_t i = 0; i < n; i++) {
+			if (is_html(f))
+				render_html(&sec[i], out);
+			else
+				render_csv(&sec[i], f, out);
+		}
 		return;
 	}
 	if (f == GS_FMT_JSON) {

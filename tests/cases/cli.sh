@@ -60,8 +60,35 @@ eq "stats -r a,b tsv -o run.tsv: a file of each" "yes yes" \
 	"$([ -s "$T/two/run_nvtx_sum.tsv" ] && echo yes) $(cmp -s "$T/two/run_cuda_gpu_kern_sum.tsv" <($GS stats -r cuda_gpu_kern_sum -f tsv "$X") && echo yes)"
 has "stats -r a,b tsv -o: names the files" "gpuscope: wrote $T/two/run_nvtx_sum.tsv" "$err"
 eq "stats -f column: the table" "$($GS stats -r cuda_api_sum "$X")" "$($GS stats -r cuda_api_sum -f column "$X")"
+# htable and hdoc (nsys stats's HTML formats): each table's cells, read back by Python's HTML
+# parser, are csv's; hdoc is one document around them, htable the tables alone; a trace report
+# (streamed a window of rows at a time) likewise
+eq "stats htable and hdoc: csv's cells in HTML tables" "same same 3 doc tables" "$(python3 -c '
+import csv, html.parser, subprocess, sys
+def run(f, r):
+    return subprocess.run([sys.argv[1], "stats", "-r", r, "-f", f, sys.argv[2]], capture_output=True, text=True, check=True).stdout
+class Cells(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(); s.rows, s.cell, s.tags = [], None, []
+    def handle_starttag(s, t, a):
+        s.tags.append(t)
+        if t == "tr": s.rows.append([])
+        if t in ("td", "th"): s.cell = ""
+    def handle_endtag(s, t):
+        if t in ("td", "th"): s.rows[-1].append(s.cell); s.cell = None
+    def handle_data(s, d):
+        if s.cell is not None: s.cell += d
+def cells(text):
+    p = Cells(); p.feed(text); p.close(); return p
+r = "cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_trace"
+c = list(csv.reader(run("csv", r).splitlines()))
+t, d = cells(run("htable", r)), cells(run("hdoc", r))
+doc = run("hdoc", r)
+print("same" if t.rows == c and len(c) > 100 else "differ", "same" if d.rows == c else "differ", t.tags.count("table"),
+      "doc" if doc.startswith("<!DOCTYPE html>") and doc.rstrip().endswith("</html>") and "html" not in t.tags else "nodoc",
+      "tables" if d.tags.count("table") == 3 else "")' "$GS" "$R")"
 err=$($GS stats -f xml "$X" 2>&1); eq "stats -f unknown: exit 2" 2 $?
-has "stats -f unknown: lists the formats" "(table, csv, tsv, json)" "$err"
+has "stats -f unknown: lists the formats" "(table, csv, tsv, json, htable, hdoc)" "$err"
 err=$($GS info "$T/junk.gst" 2>&1); eq "junk exits 1" 1 $?; has "junk message" "not a gpuscope trace" "$err"
 # every collector variable is documented, and nothing else is
 env_names=$(sed -n 's/^GS_ENV(\([A-Z_0-9]*\),.*/\1/p' "$ROOT/src/collector/env.def" | sort)

@@ -168,6 +168,32 @@ static void test_render_tsv(void **state)
 	gs_table_release(&t);
 }
 
+/* htable (nsys stats -f htable): the title and name as caption, a header row, text escaped,
+ * numbers in cells of class n, an empty cell empty */
+static void test_render_htable(void **state)
+{
+	(void)state;
+	static const struct gs_column cols[] = {{"Total Time (ns)", GS_COL_NS}, {"Name", GS_COL_STR}};
+	struct gs_table t;
+	gs_table_init(&t, "x_sum", "X & Y", cols, 2);
+	union gs_cell *c = gs_table_row(&t);
+	c[0].i = 1500;
+	c[1].s = gs_xstrdup("k<int, 'a'> \"b\" & c");
+	c = gs_table_row(&t);
+	gs_cell_set_none(&t, c, 0);
+	c[1].s = gs_xstrdup("plain");
+	struct gs_strbuf sb;
+	gs_strbuf_init(&sb);
+	gs_render_table(&t, GS_FMT_HTABLE, &sb);
+	assert_string_equal(sb.buf, "<table data-report=\"x_sum\">\n<caption>X &amp; Y (x_sum)</caption>\n"
+				    "<thead><tr><th>Total Time (ns)</th><th>Name</th></tr></thead>\n<tbody>\n"
+				    "<tr><td class=\"n\">1500</td><td>k&lt;int, &#39;a&#39;&gt; &quot;b&quot; &amp; c</td></tr>\n"
+				    "<tr><td class=\"n\"></td><td>plain</td></tr>\n"
+				    "</tbody>\n</table>\n");
+	gs_strbuf_release(&sb);
+	gs_table_release(&t);
+}
+
 /* A light JSON shape check: balanced brackets outside strings, strings closed, no raw control
  * bytes inside strings. */
 static void json_shape_ok(const char *s)
@@ -404,6 +430,8 @@ static void test_reports_registry(void **state)
 	assert_int_equal(gs_format_parse("tsv", all), GS_FMT_TSV);
 	assert_int_equal(gs_format_parse("column", all), GS_FMT_TABLE); /* nsys's console format */
 	assert_int_equal(gs_format_parse("column", 1u << GS_FMT_CSV), -1);
+	assert_int_equal(gs_format_parse("hdoc", all | 1u << GS_FMT_HDOC), GS_FMT_HDOC);
+	assert_int_equal(gs_format_parse("htable", all), -1);
 	assert_int_equal(gs_format_parse("json", all), GS_FMT_JSON);
 	assert_int_equal(gs_format_parse("table", all), GS_FMT_TABLE);
 	assert_int_equal(gs_format_parse("jsonl", all), -1); /* not allowed here */
@@ -417,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_nvtx_sum_values),
 		cmocka_unit_test(test_nvtx_sum_csv),
 		cmocka_unit_test(test_render_tsv),
+		cmocka_unit_test(test_render_htable),
 		cmocka_unit_test(test_nvtx_sum_json),
 		cmocka_unit_test(test_nvtx_sum_table_text),
 		cmocka_unit_test(test_nvtx_sum_filter),
