@@ -1828,6 +1828,20 @@ static int graph_call_range(const char *n)
 	return !strncmp(n, "## Call CompiledFxGraph", 23);
 }
 
+/* torch.compile's own ranges around each call of compiled code, which repeat but are no
+ * iteration of the program's loop: not step hints (nor its compiling's: gs_an_step_hints) */
+static int torch_compile_range(const char *n)
+{
+	static const char *const prefix[] = {"AOTDispatcher ", "CompiledFunction", "TorchDynamo Cache Lookup",
+					     "Pregraph bytecode"};
+	if (region_range(n) || graph_call_range(n))
+		return 1;
+	for (size_t i = 0; i < GS_ARRAY_SIZE(prefix); i++)
+		if (!strncmp(n, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
 struct region {
 	int32_t tid;
 	uint32_t i; /* range index */
@@ -1988,13 +2002,35 @@ size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_a
 {
 	struct gs_repeat *r;
 	size_t n = gs_model_repeats(m, pid, &r);
+	/* torch.compile's compiling (compile_range, and Dynamo's outermost "dynamo"): the phases of
+	 * its compiling that repeat inside it (backend_compile, ...) are no iteration either */
+	uint8_t *in = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 an instance outside */
+	ivl_vec cv = {0};
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *g = &m->ranges.v[i];
+		const char *nm = gs_model_str(m, g->name);
+		if (!(g->flags & GS_RANGE_OPEN) && (!pid || g->pid == pid) && (compile_range(nm) || !strcmp(nm, "dynamo")))
+			push(&cv, g->start, g->end);
+	}
+	struct ulist cu;
+	ulist_build(&cu, &cv);
+	free(cv.v);
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const struct gs_range *g = &m->ranges.v[i];
+		uint32_t nid = g->name < m->nstrings ? g->name : (uint32_t)m->nstrings;
+		if (!(g->flags & GS_RANGE_OPEN) && (!pid || g->pid == pid) &&
+		    ulist_measure(&cu, g->start, g->end) < g->end - g->start)
+			in[nid] = 1;
+	}
+	ulist_free(&cu);
 	struct tops t;
 	tops_init(&t);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = gs_model_str(m, r[i].name);
-		if (!input_range(name, o))
+		if (!input_range(name, o) && !torch_compile_range(name) && in[r[i].name])
 			tops_addn(&t, name, r[i].ns, r[i].count);
 	}
+	free(in);
 	free(r);
 	return tops_take(&t, out);
 }
@@ -3992,6 +4028,11 @@ static void idle_attribution(struct ctx *x)
 		free(dl.v);
 		ulist_free(&h.wdl);
 	}
+	/* host data whose samples name no compiling (a Python without perf maps: before 3.12, or
+	 * run without them) beside torch.compile's own ranges (profile --pytorch nvtx): the ranges
+	 * say where it compiled */
+	if (id->host_data && !id->compile_ns && !id->recompile_ns && !x->a->warmup_compile_ns)
+		range_recompiles(x);
 	idle_tops(id, t, &w);
 	idle_tops(&x->a->gap_idle, tg, &wg);
 	x->a->gap_idle.main_pid = id->main_pid;

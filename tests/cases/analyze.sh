@@ -301,6 +301,21 @@ for c in compiled_train compiled_graphs; do
 	eq "analyze kineto $c: one compiled region a step, no graph break" "0 0.000 none" \
 		"$($GS analyze --format json "$K/$c.json.gz" | python3 "$ROOT/tests/cases/graph_breaks_ref.py" "$K/$c.json.gz")"
 done
+# a native trace of the same graph break (tests/tools/graphbreak_nvtx.py under `profile
+# --pytorch nvtx`, Python 3.11: CPU samples without Python frames): PyTorch's ranges as NVTX
+# ranges say the first step's compiling (the samples cannot) and, after it, a resumed frame a
+# step (Dynamo counted 1 break); torch.compile's own repeating ranges are no step hints
+GB=$D/graphbreak_nvtx.gst
+for o in "" "--step step"; do
+	out=$(python3 "$CHECK" "$GS" "$GB" $o 2>&1)
+	eq "analyze graphbreak_nvtx $o: schema, sums, step_sum and the step hints agree ($out)" 0 $?
+done
+eq "analyze graphbreak_nvtx: the warm-up's compiling from torch.compile's ranges" "3317.9 0.0 8.244s" \
+	"$(analyze_field "$GB" "'%.1f %.1f %s' % (a['verdict']['warmup']['compile_ms'], a['verdict']['warmup']['import_ms'], a['verdict']['warmup']['time_from'])" --step step)"
+eq "analyze graphbreak_nvtx: after the warm-up, a resumed frame in each of the 9 steps" "9 1 1.884" \
+	"$(analyze_field "$GB" "' '.join('%.4g' % f['evidence'][k] for f in a['findings'] if f['id'] == 'torch-graph-breaks' for k in ('resumed_frames', 'resumed_per_step', 'between_graphs_ms'))" --step step --time 8.244s:)"
+eq "analyze graphbreak_nvtx: the step hints, torch.compile's ranges left out" "step detach" \
+	"$(analyze_field "$GB" "' '.join(h['name'] for h in a['verdict']['step_hints'])")"
 # the same two cases on the GPU (tests/gpu/kineto_traces.py, H100, torch 2.11): the findings
 # fire as Dynamo's counters say, and between the graphs the GPU is busy for part of the host's
 # time (the first graph's kernels run on): the saving is under the trace's whole time there

@@ -14,10 +14,26 @@ usage: analyze_check.py GPUSCOPE TRACE [OPTIONS...]"""
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 
 gs, path, opts = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+
+def call_range(n):
+    """torch.compile's own ranges around each call of compiled code: its compiled regions, graph
+    calls, guards and wrappers (docs/gpuscope-analyze.md, Steps)"""
+    return n.startswith(("Torch-Compiled Region: ", "## Call CompiledFxGraph", "AOTDispatcher ",
+                         "CompiledFunction", "TorchDynamo Cache Lookup", "Pregraph bytecode"))
+
+
+def compiling_range(n):
+    """torch.compile's compiling: "... (dynamo_timed)", entire_frame_compile, and dynamo, the
+    outermost"""
+    return n.endswith(" (dynamo_timed)") or n in ("dynamo", "entire_frame_compile")
+
+
 CLASSES = ["gpu_compute", "gpu_transfer", "host_sync", "host_launch", "input_pipeline",
            "host_compute", "other"]
 bad = []
@@ -135,10 +151,11 @@ else:
             abs(vs["share"] - share) > 1e-6 or abs(vs["import_ms"] * 1e6 - su["import_ns"]) > 1 or
             abs(vs["pyc_ms"] * 1e6 - su["pyc_ns"]) > 1 or abs(vs["compile_ms"] * 1e6 - su["compile_ns"]) > 1)):
         bad.append("verdict.startup %r against %r (share %.6f)" % (vs, su, share))
-# the warm-up's parts: the first step's share of the start-up parts (with host data); without,
-# its compiling from torch.compile's ranges, no imports
+# the warm-up's parts: the first step's share of the start-up parts (with host data whose
+# samples name compiling); else its compiling from torch.compile's ranges, no imports without
+# host data
 wu = v.get("warmup")
-if wu and su and (wu["import_ms"] * 1e6 > su["import_ns"] + 1 or (ia["host_data"] and (
+if wu and su and (wu["import_ms"] * 1e6 > su["import_ns"] + 1 or (ia["host_data"] and su["compile_ns"] and (
         wu["compile_ms"] * 1e6 + su["recompile_ns"] > su["compile_ns"] + 1)) or (not ia["host_data"] and wu["import_ms"]) or
         (wu["import_ms"] + wu["compile_ms"]) * 1e6 > wu["step_ms"] * 1e6 + 1):
     bad.append("verdict.warmup %r against %r" % (wu, su))
@@ -153,8 +170,9 @@ if hr == "missing" or (hr is not None and v["primary"] != "host_compute") or \
     bad.append("verdict.host_range %r" % (hr,))
 # with no steps marked, the ranges that could be: a second reading from the records of a .gst
 # (gpuscope dump): names with two or more closed ranges, all on one thread, each ending before
-# the next starts; no aten:: operator, autograd:: engine range, Python function or data loading;
-# the most time first
+# the next starts; no aten:: operator, autograd:: engine range, Python function, data loading or
+# torch.compile's own range; the most time first. PyTorch's NVTX names (emit_nvtx) come as the
+# model keeps them, without their ", seq = N" and ", op_id = N"
 if path.endswith(".gst") and v["steps_by"] == "run":
     pid = int(opts[opts.index("--pid") + 1]) if "--pid" in opts else 0
     by = {}
@@ -162,12 +180,19 @@ if path.endswith(".gst") and v["steps_by"] == "run":
                                capture_output=True, text=True).stdout.splitlines():
         r = json.loads(line)
         if r.get("event") == "range" and r.get("dur", 0) > 0 and not r["flags"] & 0x08 and (not pid or r["pid"] == pid):
-            by.setdefault(r["name"], []).append((r["start"], r["start"] + r["dur"], r["pid"], r["tid"], r.get("domain", "")))
+            name = re.sub(r", (?:seq|op_id) = -?[0-9]+", "", r["name"])
+            by.setdefault(name, []).append((r["start"], r["start"] + r["dur"], r["pid"], r["tid"], r.get("domain", "")))
+    # names whose every range lies inside torch.compile's compiling (any process's) are its own
+    compiling = sorted((s, e) for n, rs in by.items() if compiling_range(n) for s, e, *_ in rs)
+
+    def inside(s, e):
+        return any(c0 <= s and e <= c1 for c0, c1 in compiling)
     want = []
     for n, rs in by.items():
         rs.sort()
         if len(rs) >= 2 and len({x[2:4] for x in rs}) == 1 and all(b[0] >= p[1] for p, b in zip(rs, rs[1:])) \
-                and not n.startswith(("aten::", "autograd::")) and rs[0][4] != "python" and "dataloader" not in n.lower():
+                and not n.startswith(("aten::", "autograd::")) and rs[0][4] != "python" and "dataloader" not in n.lower() \
+                and not call_range(n) and not all(inside(s, e) for s, e, *_ in rs):
             want.append((n, len(rs), round(sum(e - s for s, e, *_ in rs) / 1e6, 6)))
     want = sorted(want, key=lambda w: (-w[2], w[0]))[:3]
     got = [(h["name"], h["count"], round(h["total_ms"], 6)) for h in v.get("step_hints", [])]

@@ -1620,11 +1620,13 @@ static void test_rule_recompile(void **state)
  * and a 10 ms kernel: torch.compile's own ranges ("KEY (dynamo_timed)", nested) compile in step
  * 0 [11, 61) and again in step 2 [221, 251), [230, 240) nested, where a kernel runs [240, 245):
  * 25 ms of recompiling while the GPU idled in 1 step, and no start-up time (no samples). Ranges
- * of another name (v = 1) or in the first step only (v = 2) are no recompile. */
+ * of another name (v = 1) or in the first step only (v = 2) are no recompile. v = 3: as 0, with
+ * the main thread's CPU samples in native code alone (a Python without perf maps): they name no
+ * compiling, so the ranges still do. */
 static void test_range_recompile(void **state)
 {
 	(void)state;
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < 4; v++) {
 		struct gs_model m;
 		model_init(&m);
 		m.end_mono = 300 * MS;
@@ -1640,19 +1642,27 @@ static void test_range_recompile(void **state)
 		range(&m, 11 * MS, 61 * MS, cc, 100, 100);
 		if (v != 2) {
 			range(&m, 221 * MS, 251 * MS, cc, 100, 100);
-			if (!v)
+			if (v != 1)
 				range(&m, 230 * MS, 240 * MS, fx, 100, 100);
 			kernel(&m, 240 * MS, 245 * MS, 100, S_SMALL, -1);
+		}
+		if (v == 3) {
+			m.sample_period = MS;
+			uint32_t eval = hframe(&m, 100, "_PyEval_EvalFrameDefault");
+			uint32_t py = hframe(&m, 100, "PyObject_Call");
+			uint32_t st[] = {eval, py};
+			hsamples(&m, 100, 100, MS, 300 * MS, st, 2);
 		}
 		struct gs_analysis a;
 		run(&m, &a, NULL, 0);
 		assert_int_equal(a.steps.n, 3);
-		assert_false(a.idle.host_data);
+		assert_int_equal(a.idle.host_data, v == 3);
 		assert_int_equal(a.idle.compile_ns, 0);
-		assert_int_equal(a.idle.recompile_ns, v ? 0 : 25 * MS);
-		assert_int_equal(a.idle.recompile_steps, v ? 0 : 1);
+		assert_int_equal(a.idle.recompile_ns, v % 3 ? 0 : 25 * MS);
+		assert_int_equal(a.idle.recompile_steps, v % 3 ? 0 : 1);
+		assert_int_equal(a.warmup_compile_ns, v == 1 ? 0 : 50 * MS);
 		const struct gs_finding *f = find(&a, "torch-recompiles");
-		if (v) {
+		if (v % 3) {
 			assert_null(f);
 		} else {
 			assert_non_null(f);
