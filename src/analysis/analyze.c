@@ -1892,6 +1892,7 @@ static void rule_graph_breaks(struct ctx *x)
 	ivl_vec gv = {0}, glue = {0};
 	pivl_vec spans = {0};
 	uint64_t breaks = 0, idle = 0;
+	uint8_t *broke = gs_xcalloc(a->steps.n + 1, 1); /* by step: a frame resumed in it */
 	size_t in_steps = 0; /* steps with a break */
 	struct gs_finding tmp;
 	memset(&tmp, 0, sizeof(tmp));
@@ -1920,7 +1921,6 @@ static void rule_graph_breaks(struct ctx *x)
 		ulist_build(&graphs, &gv);
 		rg_m = m;
 		qsort(rg.v, rg.n, sizeof(*rg.v), cmp_region);
-		uint8_t *broke = gs_xcalloc(sc->steps.n + 1, 1);
 		for (size_t i = 0; i < rg.n;) { /* each outermost region and those inside it */
 			const struct gs_range *o = &m->ranges.v[rg.v[i].i];
 			size_t j = i + 1;
@@ -1930,8 +1930,7 @@ static void rule_graph_breaks(struct ctx *x)
 				if (st < 0)
 					continue;
 				breaks++;
-				for (size_t q = 0; q < sc->steps.n; q++)
-					broke[q] |= sc->steps.v[q] == (size_t)st;
+				broke[st] = 1;
 			}
 			if (j > i + 1)
 				frame_glue(&graphs, o->start, o->end, &glue);
@@ -1942,7 +1941,7 @@ static void rule_graph_breaks(struct ctx *x)
 		for (size_t q = 0; q < sc->steps.n; q++) {
 			const struct gs_an_step *st = &a->steps.v[sc->steps.v[q]];
 			uint64_t s0 = 0, s1 = 0;
-			in_steps += broke[q];
+			in_steps += broke[sc->steps.v[q]];
 			for (size_t g = ulist_ending_after(&sc->glue, st->start); g < sc->glue.n && sc->glue.s[g] < st->end; g++) {
 				uint64_t a0 = GS_MAX(sc->glue.s[g], st->start), a1 = GS_MIN(sc->glue.e[g], st->end);
 				idle += (a1 - a0) - ulist_measure(&sc->lv[GS_AN_HOST_LAUNCH], a0, a1);
@@ -1954,8 +1953,8 @@ static void rule_graph_breaks(struct ctx *x)
 			if (s1)
 				ex_offer(x, &tmp, s0, s1, st->whole_run ? x->f->pid : st->pid, -1, -1, -1);
 		}
-		free(broke);
 	}
+	free(broke);
 	free(is);
 	free(rg.v);
 	free(gv.v);
@@ -2005,13 +2004,19 @@ size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_a
 	/* torch.compile's compiling (compile_range, and Dynamo's outermost "dynamo"): the phases of
 	 * its compiling that repeat inside it (backend_compile, ...) are no iteration either */
 	uint8_t *in = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 an instance outside */
+	uint8_t *cn = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 not compiling's, 2 it is */
 	ivl_vec cv = {0};
 	for (size_t i = 0; i < m->ranges.n; i++) {
 		const struct gs_range *g = &m->ranges.v[i];
-		const char *nm = gs_model_str(m, g->name);
-		if (!(g->flags & GS_RANGE_OPEN) && (!pid || g->pid == pid) && (compile_range(nm) || !strcmp(nm, "dynamo")))
+		uint32_t nid = g->name < m->nstrings ? g->name : (uint32_t)m->nstrings;
+		if (!cn[nid]) {
+			const char *nm = gs_model_str(m, nid);
+			cn[nid] = 1 + (uint8_t)(compile_range(nm) || !strcmp(nm, "dynamo"));
+		}
+		if (!(g->flags & GS_RANGE_OPEN) && (!pid || g->pid == pid) && cn[nid] == 2)
 			push(&cv, g->start, g->end);
 	}
+	free(cn);
 	struct ulist cu;
 	ulist_build(&cu, &cv);
 	free(cv.v);
