@@ -1813,7 +1813,24 @@ static void rule_recompile(struct ctx *x)
 		     "torch._dynamo.config.recompile_limit recompiles a frame runs eagerly.";
 }
 
-static int compile_range(const char *n);
+/* A range torch.compile opens around its compiling: PyTorch's dynamo_timed names a
+ * record_function "KEY (dynamo_timed)" (_compile.compile_inner, compile_fx_inner, ...), which a
+ * PyTorch profiler trace keeps as a user annotation and emit_nvtx as an NVTX range */
+static int compile_range(const char *n)
+{
+	size_t l = strlen(n), k = sizeof(" (dynamo_timed)") - 1;
+	return (l > k && !memcmp(n + l - k, " (dynamo_timed)", k)) || !strcmp(n, "entire_frame_compile");
+}
+
+/* The class of range name n by classify, worked out once per name: memo (m->nstrings + 1
+ * bytes, zeroed) holds 1 + each class found */
+static int name_class(const struct gs_model *m, uint8_t *memo, uint32_t n, int (*classify)(const char *))
+{
+	n = n < m->nstrings ? n : (uint32_t)m->nstrings;
+	if (!memo[n])
+		memo[n] = (uint8_t)(1 + classify(gs_model_str(m, n)));
+	return memo[n] - 1;
+}
 
 /* PyTorch's profiler names each call of a frame compiled by torch.compile "Torch-Compiled
  * Region: F/C" (frame F, its compile C) and each call of an Inductor graph "## Call
@@ -1840,6 +1857,19 @@ static int torch_compile_range(const char *n)
 		if (!strncmp(n, prefix[i], strlen(prefix[i])))
 			return 1;
 	return 0;
+}
+
+/* What rule_graph_breaks reads: 1 a compiled region, 2 a graph's call or torch.compile's
+ * compiling, 0 neither */
+static int break_range(const char *n)
+{
+	return region_range(n) ? 1 : graph_call_range(n) || compile_range(n) ? 2 : 0;
+}
+
+/* torch.compile's compiling, with Dynamo's outermost range "dynamo" (step hints) */
+static int compiling_range(const char *n)
+{
+	return compile_range(n) || !strcmp(n, "dynamo");
 }
 
 struct region {
@@ -1886,8 +1916,7 @@ static void rule_graph_breaks(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_analysis *a = x->a;
-	/* by name: 1 none of these, 2 a region, 3 a graph's call or compiling */
-	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1);
+	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1); /* break_range by name */
 	GS_VEC(struct region) rg = {0};
 	ivl_vec gv = {0}, glue = {0};
 	pivl_vec spans = {0};
@@ -1901,14 +1930,10 @@ static void rule_graph_breaks(struct ctx *x)
 		rg.n = gv.n = glue.n = 0;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
-			uint32_t n = r->name < m->nstrings ? r->name : 0;
-			if (!is[n]) {
-				const char *nm = gs_model_str(m, n);
-				is[n] = region_range(nm) ? 2 : graph_call_range(nm) || compile_range(nm) ? 3 : 1;
-			}
-			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) || is[n] == 1)
+			int c = name_class(m, is, r->name, break_range);
+			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) || !c)
 				continue;
-			if (is[n] == 3) {
+			if (c == 2) {
 				push(&gv, r->start, r->end);
 			} else {
 				struct region g = {r->tid, (uint32_t)i};
@@ -2001,19 +2026,15 @@ size_t gs_an_step_hints(const struct gs_model *m, int32_t pid, const struct gs_a
 {
 	struct gs_repeat *r;
 	size_t n = gs_model_repeats(m, pid, &r);
-	/* torch.compile's compiling (compile_range, and Dynamo's outermost "dynamo"): the phases of
-	 * its compiling that repeat inside it (backend_compile, ...) are no iteration either */
+	/* torch.compile's compiling (compiling_range): the phases of its compiling that repeat
+	 * inside it (backend_compile, ...) are no iteration either */
 	uint8_t *in = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 an instance outside */
-	uint8_t *cn = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 not compiling's, 2 it is */
+	uint8_t *cn = gs_xcalloc(m->nstrings + 1, 1); /* compiling_range by name */
 	ivl_vec cv = {0};
 	for (size_t i = 0; i < m->ranges.n; i++) {
 		const struct gs_range *g = &m->ranges.v[i];
-		uint32_t nid = g->name < m->nstrings ? g->name : (uint32_t)m->nstrings;
-		if (!cn[nid]) {
-			const char *nm = gs_model_str(m, nid);
-			cn[nid] = 1 + (uint8_t)(compile_range(nm) || !strcmp(nm, "dynamo"));
-		}
-		if (!(g->flags & GS_RANGE_OPEN) && (!pid || g->pid == pid) && cn[nid] == 2)
+		if (!(g->flags & GS_RANGE_OPEN) && (!pid || g->pid == pid) &&
+		    name_class(m, cn, g->name, compiling_range))
 			push(&cv, g->start, g->end);
 	}
 	free(cn);
@@ -3733,15 +3754,6 @@ static void idle_scope(struct ctx *x, struct hostx *h, struct scope *sc, struct 
 	free(suv.v);
 }
 
-/* A range torch.compile opens around its compiling: PyTorch's dynamo_timed names a
- * record_function "KEY (dynamo_timed)" (_compile.compile_inner, compile_fx_inner, ...), which a
- * PyTorch profiler trace keeps as a user annotation and emit_nvtx as an NVTX range */
-static int compile_range(const char *n)
-{
-	size_t l = strlen(n), k = sizeof(" (dynamo_timed)") - 1;
-	return (l > k && !memcmp(n + l - k, " (dynamo_timed)", k)) || !strcmp(n, "entire_frame_compile");
-}
-
 /* Without host data (a PyTorch profiler trace, no CPU samples): torch.compile's compiling in
  * the steps after the first of each scope, from its own ranges (compile_range) while the GPU
  * idled outside CUDA calls, into the idle's recompile_ns and recompile_steps and x->rcx, as
@@ -3750,17 +3762,15 @@ static void range_recompiles(struct ctx *x)
 {
 	const struct gs_model *m = x->m;
 	struct gs_an_idle *id = &x->a->idle;
-	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1); /* by name: 1 not compile_range, 2 it is */
+	uint8_t *is = gs_xcalloc(m->nstrings + 1, 1); /* compile_range by name */
 	for (size_t k = 0; k < x->sc.n; k++) {
 		const struct scope *sc = &x->sc.v[k];
 		ivl_vec v = {0};
 		int32_t tid = -1, pid = sc->pid;
 		for (size_t i = 0; i < m->ranges.n; i++) {
 			const struct gs_range *r = &m->ranges.v[i];
-			uint32_t n = r->name < m->nstrings ? r->name : 0;
-			if (!is[n])
-				is[n] = 1 + (uint8_t)compile_range(gs_model_str(m, n));
-			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) || is[n] != 2)
+			if ((sc->pid && r->pid != sc->pid) || (r->flags & GS_RANGE_OPEN) ||
+			    !name_class(m, is, r->name, compile_range))
 				continue;
 			push(&v, r->start, r->end);
 			tid = r->tid, pid = r->pid;
